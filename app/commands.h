@@ -1,0 +1,22 @@
+#pragma once
+// The library side of each subcommand: one function each, called by cli/.
+#include "app/pipeline.h"
+#include "health/profile.h"
+
+namespace ibgpu {
+
+struct InventoryOptions {
+  CommonOptions common;
+};
+int run_inventory(MpiSession& session, const InventoryOptions& options);
+
+struct CheckOptions {
+  CommonOptions common;
+  Profile profile = generic_profile();
+};
+int run_check(MpiSession& session, const CheckOptions& options);
+
+// Shared by commands: the first rank on each host describes the host.
+RankResult describe_host(const MpiSession& session, const CommonOptions& options);
+
+}  // namespace ibgpu

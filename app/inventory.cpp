@@ -1,0 +1,22 @@
+#include "app/commands.h"
+#include "health/judge.h"
+
+namespace ibgpu {
+
+RankResult describe_host(const MpiSession& session, const CommonOptions& options) {
+  RankResult mine;
+  if (session.world().self().local_rank != 0) return mine;
+  InventoryOutcome found = collect_inventory(Sysfs(options.sysfs_root), session.world().host());
+  mine.inventory = std::move(found.host);
+  mine.probes = std::move(found.probes);
+  return mine;
+}
+
+int run_inventory(MpiSession& session, const InventoryOptions& options) {
+  Command command;
+  command.run = [&](MpiSession& s) { return describe_host(s, options.common); };
+  command.judge = [](Report& report) { report.summary = summarise_without_verdicts(report.probes); };
+  return execute(session, options.common, command);
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,219 @@
+#include "app/pipeline.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <random>
+
+#include "build_info.h"
+#include "cluster/errors.h"
+#include "cluster/gather.h"
+#include "health/verdict.h"
+#include "reports/atomic_file.h"
+#include "reports/json.h"
+#include "reports/reporter.h"
+
+namespace ibgpu {
+
+using nlohmann::json;
+
+json to_json(const RankResult& r) {
+  return json{{"rank", r.rank},
+              {"host", r.host},
+              {"inventory", r.inventory ? json(*r.inventory) : json(nullptr)},
+              {"probes", r.probes}};
+}
+
+RankResult rank_result_from_json(const json& j) {
+  RankResult r;
+  r.rank = j.at("rank").get<int>();
+  r.host = j.at("host").get<std::string>();
+  if (!j.at("inventory").is_null()) r.inventory = j.at("inventory").get<HostInventory>();
+  r.probes = j.at("probes").get<std::vector<ProbeResult>>();
+  return r;
+}
+
+std::string rfc3339_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+namespace {
+
+std::string new_run_id() {
+  std::random_device rd;
+  char text[17];
+  std::snprintf(text, sizeof text, "%08x%08x", rd(), rd());
+  return text;
+}
+
+ProbeResult lost_rank(const RankPlace& place, double timeout_s) {
+  ProbeResult p;
+  p.id = "cluster.gather";
+  p.status = ProbeStatus::timeout;
+  p.scope = Scope{{place.host}, {place.rank}, {}};
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
+  p.error = "rank " + std::to_string(place.rank) + " on host " + place.host + " sent no results within " +
+            seconds + " s (dead, hung or stopped)";
+  return p;
+}
+
+HostInventory* find_host(std::vector<HostInventory>& hosts, const std::string& name) {
+  for (auto& h : hosts)
+    if (h.name == name) return &h;
+  return nullptr;
+}
+
+}  // namespace
+
+Report assemble(const World& world, const std::vector<std::optional<std::string>>& payloads, double timeout_s) {
+  Report report;
+  report.run.ranks = world.size;
+  for (const auto& host : world.hosts()) {
+    HostInventory h;
+    h.name = host;
+    h.ranks = world.ranks_on(host);
+    report.hosts.push_back(std::move(h));
+  }
+  for (std::size_t r = 0; r < payloads.size(); ++r) {
+    const RankPlace& place = world.places.at(r);
+    if (!payloads[r]) {
+      report.probes.push_back(lost_rank(place, timeout_s));
+      report.run.notes.push_back(*report.probes.back().error);
+      continue;
+    }
+    RankResult result;
+    try {
+      result = rank_result_from_json(json::parse(*payloads[r]));
+    } catch (const std::exception& e) {
+      ProbeResult bad;
+      bad.id = "cluster.gather";
+      bad.status = ProbeStatus::error;
+      bad.scope = Scope{{place.host}, {place.rank}, {}};
+      bad.error = "unreadable results from rank " + std::to_string(r) + ": " + e.what();
+      report.probes.push_back(std::move(bad));
+      continue;
+    }
+    if (result.inventory) {
+      HostInventory* slot = find_host(report.hosts, place.host);
+      std::vector<int> ranks = slot->ranks;
+      *slot = std::move(*result.inventory);
+      slot->name = place.host;
+      slot->ranks = std::move(ranks);
+    }
+    for (auto& p : result.probes) report.probes.push_back(std::move(p));
+  }
+  return report;
+}
+
+void report_usage_error(const std::string& message, const std::string& json_path) {
+  std::cerr << "ibgpu: " << message << '\n';
+  if (json_path.empty()) return;
+  const json doc{{"schema_version", kSchemaVersion},
+                 {"error", {{"kind", "usage"}, {"message", message}}},
+                 {"summary", {{"state", "unknown"}, {"exit_code", kExitUsage}}}};
+  if (json_path == "-") {
+    std::cout << doc.dump(2) << '\n';
+    return;
+  }
+  if (why_not_writable(json_path).empty())
+    write_atomically(json_path, [&](std::ostream& out) { out << doc.dump(2) << '\n'; });
+}
+
+namespace {
+
+// Rank 0 decides whether the run can start (its output path is writable);
+// the others learn it by a broadcast that also has a deadline.
+std::string agree_on_start(MpiSession& session, const CommonOptions& options) {
+  std::string problem;
+  if (session.world().rank == 0 && !options.json_path.empty() && options.json_path != "-")
+    problem = why_not_writable(options.json_path);
+  if (!session.world().mpi) return problem;
+  int go = problem.empty() ? 1 : 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ibcast(&go, 1, MPI_INT, 0, session.comm(), &request), "MPI_Ibcast");
+  if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.timeout_s))))
+    throw CallError("MPI_Ibcast", "rank 0 did not start the run within the timeout");
+  if (!go && problem.empty()) problem = "rank 0 refused the output path";
+  return problem;
+}
+
+void render(const Report& report, const CommonOptions& options) {
+  if (options.json_path != "-") make_reporter(options.format)->render(report, std::cout);
+  std::cout.flush();
+  if (options.json_path.empty()) return;
+  JsonReporter json_out;
+  if (options.json_path == "-") {
+    json_out.render(report, std::cout);
+  } else {
+    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+  }
+}
+
+}  // namespace
+
+int execute(MpiSession& session, const CommonOptions& options, const Command& command) {
+  const World& world = session.world();
+  const std::string started = rfc3339_now();
+  const std::chrono::duration<double> timeout(options.timeout_s);
+  const std::chrono::duration<double> release_wait = 2 * timeout + std::chrono::seconds(10);
+
+  if (std::string problem = agree_on_start(session, options); !problem.empty()) {
+    if (world.rank == 0) report_usage_error(problem, "");
+    return session.end(kExitUsage, true, release_wait);
+  }
+
+  RankResult mine;
+  try {
+    mine = command.run(session);
+  } catch (const std::exception& e) {
+    ProbeResult p;
+    p.id = "cluster.rank";
+    p.status = ProbeStatus::error;
+    p.scope = Scope{{world.host()}, {world.rank}, {}};
+    p.error = e.what();
+    mine.probes.push_back(std::move(p));
+  }
+  mine.rank = world.rank;
+  mine.host = world.host();
+  const std::string payload = to_json(mine).dump();
+
+  if (world.rank != 0) {
+    send_with_deadline(session.comm(), 0, kTagGather, payload, Deadline(timeout));
+    return session.end(0, true, release_wait);
+  }
+
+  std::vector<std::optional<std::string>> payloads{payload};
+  if (world.mpi) {
+    MpiMailbox mailbox(session.comm(), kTagGather);
+    payloads = gather_at_root(mailbox, world.size, payload, Deadline(timeout)).payloads;
+  }
+  bool all_present = true;
+  for (const auto& p : payloads) all_present = all_present && p.has_value();
+
+  Report report = assemble(world, payloads, options.timeout_s);
+  report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};
+  report.run.id = new_run_id();
+  report.run.started = started;
+  report.run.command = options.argv;
+  command.judge(report);
+  report.run.finished = rfc3339_now();
+
+  int exit_code = report.summary.exit_code;
+  try {
+    render(report, options);
+  } catch (const std::exception& e) {
+    std::cerr << "ibgpu: " << e.what() << '\n';
+    exit_code = 3;  // the verdict could not be delivered: never report success
+  }
+  return session.end(exit_code, all_present, release_wait);
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,52 @@
+#pragma once
+// The one path every command takes: run on all ranks -> gather at rank 0
+// (deadline) -> judge -> render. Commands supply the first and third steps.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/world.h"
+#include "reports/report.h"
+
+namespace ibgpu {
+
+struct CommonOptions {
+  std::string json_path;     // "" none, "-" stdout (then no table)
+  std::string format = "table";
+  std::string sysfs_root = "/sys";
+  double timeout_s = 60;     // longest wait for any peer
+  std::vector<std::string> argv;
+};
+
+// What one rank found. The inventory comes from the first rank on each host.
+struct RankResult {
+  int rank = 0;
+  std::string host;
+  std::optional<HostInventory> inventory;
+  std::vector<ProbeResult> probes;
+};
+
+nlohmann::json to_json(const RankResult& r);
+RankResult rank_result_from_json(const nlohmann::json& j);
+
+struct Command {
+  std::function<RankResult(MpiSession&)> run;  // every rank
+  std::function<void(Report&)> judge;          // rank 0, pure
+};
+
+// Assembles rank 0's view from whatever arrived: ranks that sent nothing
+// become `timeout` results naming their host and rank. Pure.
+Report assemble(const World& world, const std::vector<std::optional<std::string>>& payloads, double timeout_s);
+
+// Runs the command and returns the process exit code (may not return when
+// peers were lost: the job is then aborted after the report is written).
+int execute(MpiSession& session, const CommonOptions& options, const Command& command);
+
+// "2026-11-29T17:50:00Z"
+std::string rfc3339_now();
+
+// The one-line usage error, on stderr and, with --json, as a JSON document.
+void report_usage_error(const std::string& message, const std::string& json_path);
+
+}  // namespace ibgpu

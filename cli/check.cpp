@@ -1,0 +1,18 @@
+#include "app/commands.h"
+#include "subcommand.h"
+
+namespace ibgpu::cli {
+
+Subcommand add_check(CLI::App& parent) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* sub = parent.add_subcommand(
+      "check", "Check every host and link and decide which nodes the pool may admit");
+  add_common_options(*sub, options->common);
+  sub->footer(
+      "With the generic profile, a host without a GPU driver or without an RDMA device cannot have\n"
+      "those checks run: they are `unknown` and the exit code is 3, never 0.\n"
+      "Example: mpirun -np 16 --hostfile hosts ibgpu check --json report.json");
+  return {sub, [options](MpiSession& s) { return run_check(s, *options); }, &options->common};
+}
+
+}  // namespace ibgpu::cli

@@ -1,0 +1,73 @@
+// ibgpu: checks GPU nodes and their RDMA fabric before they join a pool.
+#include <iostream>
+#include <string_view>
+
+#include "build_info.h"
+#include "cluster/errors.h"
+#include "health/verdict.h"
+#include "subcommand.h"
+
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit codes (monitoring-plugin convention):\n"
+    "  0   every checked entity is healthy\n"
+    "  1   some entity is degraded (usable, below expectation)\n"
+    "  2   some entity failed (wrong data, below the floor, error, timeout, missing device)\n"
+    "  3   unknown or incomplete: a check could not run or a rank was lost; never reported as healthy\n"
+    "  64  usage or configuration error\n"
+    "Launch with MPI, one rank per GPU: mpirun -np 16 --hostfile hosts ibgpu check";
+
+std::string version_text() {
+  return std::string("ibgpu ") + ibgpu::build::kVersion + " (git " + ibgpu::build::kGit + ", " +
+         ibgpu::build::kCompiler + ", CUDA toolkit at build: " + (ibgpu::build::kCudaToolkit ? "yes" : "no") + ")";
+}
+
+// --json may not have been parsed when parsing fails; find it by hand so the
+// usage error still lands where the caller expects JSON.
+std::string json_path_in(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg == "--json" && i + 1 < argc) return argv[i + 1];
+    if (arg.rfind("--json=", 0) == 0) return std::string(arg.substr(7));
+  }
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ibgpu: measure and judge GPU nodes and their RDMA fabric before they join a shared pool"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+  app.footer(kExitCodes);
+  const std::vector<ibgpu::cli::Subcommand> subcommands{ibgpu::cli::add_check(app),
+                                                        ibgpu::cli::add_inventory(app)};
+  const bool speaker = ibgpu::launcher_rank() == 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return speaker ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    if (speaker) ibgpu::report_usage_error(e.what(), json_path_in(argc, argv));
+    return ibgpu::kExitUsage;
+  }
+
+  for (const auto& sub : subcommands) {
+    if (!sub.app->parsed()) continue;
+    ibgpu::CommonOptions& common = *sub.common;
+    common.argv.assign(argv, argv + argc);
+    ibgpu::install_stop_handlers();
+    try {
+      ibgpu::MpiSession session(argc, argv, std::chrono::duration<double>(common.timeout_s));
+      return sub.run(session);
+    } catch (const ibgpu::UsageError& e) {
+      if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);
+      return ibgpu::kExitUsage;
+    } catch (const std::exception& e) {
+      std::cerr << "ibgpu: " << e.what() << '\n';
+      return 3;
+    }
+  }
+  return ibgpu::kExitUsage;
+}

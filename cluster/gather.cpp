@@ -1,0 +1,70 @@
+#include "cluster/gather.h"
+
+#include <thread>
+
+#include "cluster/errors.h"
+
+namespace ibgpu {
+
+std::vector<int> Gathered::missing() const {
+  std::vector<int> ranks;
+  for (std::size_t r = 0; r < payloads.size(); ++r)
+    if (!payloads[r]) ranks.push_back(static_cast<int>(r));
+  return ranks;
+}
+
+std::optional<std::string> MpiMailbox::try_receive(int source) {
+  int flag = 0;
+  MPI_Status status{};
+  mpi_check(MPI_Iprobe(source, tag_, comm_, &flag, &status), "MPI_Iprobe");
+  if (!flag) return std::nullopt;
+  int count = 0;
+  mpi_check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
+  std::string text(static_cast<std::size_t>(count), '\0');
+  mpi_check(MPI_Recv(text.data(), count, MPI_CHAR, source, tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+  return text;
+}
+
+Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const Deadline& deadline,
+                        std::chrono::microseconds poll_interval) {
+  Gathered out;
+  out.payloads.resize(static_cast<std::size_t>(size));
+  if (size > 0) out.payloads[0] = std::move(own_payload);
+  int outstanding = size - 1;
+  while (outstanding > 0) {
+    for (int r = 1; r < size; ++r) {
+      auto& slot = out.payloads[static_cast<std::size_t>(r)];
+      if (slot) continue;
+      if (auto text = mailbox.try_receive(r)) {
+        slot = std::move(text);
+        --outstanding;
+      }
+    }
+    if (outstanding == 0 || deadline.expired()) break;
+    std::this_thread::sleep_for(poll_interval);
+  }
+  return out;
+}
+
+bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Status* status) {
+  while (true) {
+    int done = 0;
+    mpi_check(MPI_Test(&request, &done, status), "MPI_Test");
+    if (done) return true;
+    if (deadline.expired()) {
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, dest, tag, comm, &request),
+            "MPI_Isend");
+  return wait_with_deadline(request, deadline);
+}
+
+}  // namespace ibgpu

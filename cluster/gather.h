@@ -1,0 +1,53 @@
+#pragma once
+// Per-rank results travel to rank 0 as serialized text. Rank 0 polls with a
+// deadline: a rank that never answers is reported missing, never waited on
+// forever.
+#include <mpi.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/deadline.h"
+
+namespace ibgpu {
+
+inline constexpr int kTagGather = 101;
+inline constexpr int kTagRelease = 102;
+
+// Non-blocking receipt of one whole message from a given rank.
+class Mailbox {
+ public:
+  virtual ~Mailbox() = default;
+  virtual std::optional<std::string> try_receive(int source) = 0;
+};
+
+class MpiMailbox final : public Mailbox {
+ public:
+  MpiMailbox(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {}
+  std::optional<std::string> try_receive(int source) override;
+
+ private:
+  MPI_Comm comm_;
+  int tag_;
+};
+
+struct Gathered {
+  std::vector<std::optional<std::string>> payloads;  // by rank; nullopt: never answered
+  std::vector<int> missing() const;
+};
+
+// Rank 0's side: its own payload plus whatever arrives from ranks 1..size-1
+// before the deadline.
+Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const Deadline& deadline,
+                        std::chrono::microseconds poll_interval = std::chrono::microseconds(200));
+
+// A non-root rank's side: send and wait for completion until the deadline.
+bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline);
+
+// Polls an MPI request until it completes or the deadline expires; on expiry
+// the request is cancelled (when MPI allows) and false is returned.
+bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Status* status = MPI_STATUS_IGNORE);
+
+}  // namespace ibgpu

@@ -1,0 +1,130 @@
+#include "cluster/world.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "cluster/errors.h"
+#include "cluster/gather.h"
+
+namespace ibgpu {
+
+namespace {
+
+constexpr std::size_t kHostLen = 256;
+
+std::string local_host_name() {
+  std::array<char, kHostLen> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
+  return name.data();
+}
+
+}  // namespace
+
+std::vector<std::string> World::hosts() const {
+  std::vector<std::string> names;
+  for (const auto& p : places)
+    if (std::find(names.begin(), names.end(), p.host) == names.end()) names.push_back(p.host);
+  return names;
+}
+
+std::vector<int> World::ranks_on(const std::string& host) const {
+  std::vector<int> ranks;
+  for (const auto& p : places)
+    if (p.host == host) ranks.push_back(p.rank);
+  return ranks;
+}
+
+std::vector<RankPlace> places_from_hosts(const std::vector<std::string>& hosts) {
+  std::vector<RankPlace> places(hosts.size());
+  std::map<std::string, int> seen;
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    places[r].rank = static_cast<int>(r);
+    places[r].host = hosts[r];
+    places[r].local_rank = seen[hosts[r]]++;
+  }
+  for (auto& p : places) p.local_size = seen[p.host];
+  return places;
+}
+
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
+    if (std::getenv(var)) return true;
+  return false;
+}
+
+MpiSession::MpiSession(int& argc, char**& argv, std::chrono::duration<double> startup_timeout) {
+  const std::string host = local_host_name();
+  if (!launched_by_mpi()) {
+    // A single process: no MPI at all, so `ibgpu inventory` works anywhere.
+    world_.places = places_from_hosts({host});
+    set_error_origin(host, 0);
+    return;
+  }
+  int provided = 0;
+  mpi_check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  world_.mpi = true;
+  mpi_check(MPI_Comm_rank(comm_, &world_.rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm_, &world_.size), "MPI_Comm_size");
+  set_error_origin(host, world_.rank);
+
+  std::array<char, kHostLen> mine{};
+  std::strncpy(mine.data(), host.c_str(), kHostLen - 1);
+  std::vector<char> all(kHostLen * static_cast<std::size_t>(world_.size));
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallgather(mine.data(), kHostLen, MPI_CHAR, all.data(), kHostLen, MPI_CHAR, comm_, &request),
+            "MPI_Iallgather");
+  if (!wait_with_deadline(request, Deadline(startup_timeout)))
+    throw CallError("MPI_Iallgather", "not every rank joined within the startup timeout");
+  std::vector<std::string> hosts;
+  for (int r = 0; r < world_.size; ++r) hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * kHostLen);
+  world_.places = places_from_hosts(hosts);
+}
+
+MpiSession::~MpiSession() {
+  if (world_.mpi && !finalized_) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+}
+
+int MpiSession::end(int exit_code, bool all_present, std::chrono::duration<double> wait) {
+  if (!world_.mpi) return exit_code;
+  if (world_.rank == 0) {
+    if (!all_present) MPI_Abort(comm_, exit_code);
+    for (int r = 1; r < world_.size; ++r) {
+      // The release carries the job's exit code so every rank exits alike.
+      if (!send_with_deadline(comm_, r, kTagRelease, std::to_string(exit_code), Deadline(wait)))
+        MPI_Abort(comm_, exit_code);
+    }
+  } else {
+    MpiMailbox mailbox(comm_, kTagRelease);
+    Deadline deadline(wait);
+    std::optional<std::string> release;
+    while (!(release = mailbox.try_receive(0)) && !deadline.expired()) usleep(200);
+    if (!release) MPI_Abort(comm_, 3);  // rank 0 is gone: no report will come from this job
+    exit_code = std::atoi(release->c_str());
+  }
+  MPI_Comm_free(&comm_);
+  MPI_Finalize();
+  finalized_ = true;
+  return exit_code;
+}
+
+}  // namespace ibgpu
+
+namespace ibgpu {
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  return 0;
+}
+}  // namespace ibgpu

@@ -1,0 +1,70 @@
+#pragma once
+// The MPI world as ibgpu sees it: who we are, where, and who else runs.
+// Works under mpirun and srun, and as a single process without a launcher.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "cluster/deadline.h"
+
+namespace ibgpu {
+
+struct RankPlace {
+  int rank = 0;
+  std::string host;
+  int local_rank = 0;  // index among the ranks on the same host
+  int local_size = 1;
+};
+
+struct World {
+  int rank = 0;
+  int size = 1;
+  std::vector<RankPlace> places;  // one per rank, indexed by rank
+  bool mpi = false;               // false: a single process without a launcher
+
+  const RankPlace& self() const { return places.at(static_cast<std::size_t>(rank)); }
+  const std::string& host() const { return self().host; }
+  std::vector<std::string> hosts() const;  // distinct, in rank order of first appearance
+  std::vector<int> ranks_on(const std::string& host) const;
+};
+
+// Local ranks from host names alone, so hosts are what the launcher placed,
+// not what shares memory: "a","b","a" -> local ranks 0,0,1 and sizes 2,1,2.
+std::vector<RankPlace> places_from_hosts(const std::vector<std::string>& hosts);
+
+bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
+
+// Owns MPI_Init/MPI_Finalize, the communicator ibgpu uses (errors returned,
+// never fatal), and the end-of-job protocol that avoids hanging in
+// MPI_Finalize when a peer is lost.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv, std::chrono::duration<double> startup_timeout);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  const World& world() const { return world_; }
+  MPI_Comm comm() const { return comm_; }
+
+  // Ends the job; returns the process exit code. Rank 0 passes its code and
+  // whether every rank answered; the other ranks wait (bounded) for rank 0's
+  // release and take its code. With a peer lost MPI_Finalize can hang
+  // forever, so the job is aborted with the code instead and this does not
+  // return (rank 0 has written its report by then).
+  int end(int exit_code, bool all_present, std::chrono::duration<double> wait);
+
+ private:
+  World world_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool finalized_ = false;
+};
+
+}  // namespace ibgpu
+
+namespace ibgpu {
+// The rank a launcher assigned, readable before MPI_Init (so only rank 0
+// prints usage errors); 0 without a launcher.
+int launcher_rank();
+}  // namespace ibgpu

@@ -1,0 +1,24 @@
+#pragma once
+// Pure judging: results and a profile in, verdicts and the run summary out.
+// No MPI, no I/O.
+#include <vector>
+
+#include "health/profile.h"
+#include "health/verdict.h"
+#include "reports/report.h"
+
+namespace ibgpu {
+
+struct Judgement {
+  std::vector<Verdict> verdicts;
+  RunSummary summary;
+};
+
+Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
+                const Profile& profile);
+
+// For commands that describe rather than judge (inventory): ok and skipped
+// are both fine, errors fail, lost ranks leave the run incomplete.
+RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes);
+
+}  // namespace ibgpu

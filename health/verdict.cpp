@@ -1,0 +1,50 @@
+#include "health/verdict.h"
+
+#include <algorithm>
+
+namespace ibgpu {
+
+const char* to_string(HealthState state) {
+  switch (state) {
+    case HealthState::healthy: return "healthy";
+    case HealthState::degraded: return "degraded";
+    case HealthState::unknown: return "unknown";
+    case HealthState::failed: return "failed";
+  }
+  return "unknown";
+}
+
+const char* to_string(Action action) {
+  switch (action) {
+    case Action::admit: return "admit";
+    case Action::admit_degraded: return "admit_degraded";
+    case Action::drain: return "drain";
+  }
+  return "drain";
+}
+
+std::optional<HealthState> health_state_from_string(const std::string& text) {
+  for (auto s : {HealthState::healthy, HealthState::degraded, HealthState::unknown, HealthState::failed})
+    if (text == to_string(s)) return s;
+  return std::nullopt;
+}
+
+std::optional<Action> action_from_string(const std::string& text) {
+  for (auto a : {Action::admit, Action::admit_degraded, Action::drain})
+    if (text == to_string(a)) return a;
+  return std::nullopt;
+}
+
+HealthState worst(HealthState a, HealthState b) { return std::max(a, b); }
+
+int exit_code_for(HealthState state) {
+  switch (state) {
+    case HealthState::healthy: return 0;
+    case HealthState::degraded: return 1;
+    case HealthState::failed: return 2;
+    case HealthState::unknown: return 3;
+  }
+  return 3;
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,52 @@
+#pragma once
+// What the judge decides: a state per entity with the reasons, an action per
+// node, and the exit code that follows (monitoring-plugin convention).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibgpu {
+
+// Ordered by severity for aggregation: an unknown check outranks a degraded
+// one (an incomplete run must not look better than it is), failed outranks all.
+enum class HealthState { healthy = 0, degraded = 1, unknown = 2, failed = 3 };
+enum class Action { admit, admit_degraded, drain };
+
+const char* to_string(HealthState state);
+const char* to_string(Action action);
+std::optional<HealthState> health_state_from_string(const std::string& text);
+std::optional<Action> action_from_string(const std::string& text);
+HealthState worst(HealthState a, HealthState b);
+
+// 0 healthy, 1 degraded, 2 failed, 3 unknown/incomplete; 64 is a usage error.
+inline constexpr int kExitUsage = 64;
+int exit_code_for(HealthState state);
+
+struct Entity {
+  std::string kind;  // gpu | hca_port | link | node
+  std::string id;    // "node1", "node1/mlx5_0:1", "node1<->node2"
+  bool operator==(const Entity&) const = default;
+};
+
+struct Reason {
+  std::string code;  // IB_PORT_DOWN, PROBE_TIMEOUT, ...
+  std::string message;
+  std::string metric;
+  std::optional<double> value;
+  std::optional<double> threshold;
+};
+
+struct Verdict {
+  Entity entity;
+  HealthState state = HealthState::unknown;
+  std::vector<Reason> reasons;
+  std::optional<Action> action;  // nodes only
+};
+
+struct RunSummary {
+  HealthState state = HealthState::unknown;
+  std::vector<std::string> admit, admit_degraded, drain;
+  int exit_code = 3;
+};
+
+}  // namespace ibgpu

@@ -1,0 +1,194 @@
+#include "probes/inventory.h"
+
+#include <dlfcn.h>
+#include <infiniband/verbs.h>
+#include <mpi.h>
+#include <sys/utsname.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace ibgpu {
+
+namespace {
+
+std::string trim(std::string s) {
+  const auto first = s.find_first_not_of(" \t");
+  const auto last = s.find_last_not_of(" \t");
+  return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0)
+      if (auto colon = line.find(':'); colon != std::string::npos) return trim(line.substr(colon + 1));
+  return "";
+}
+
+// rdma-core names its library after itself: libibverbs.so.1.14.44.0 is rdma-core 44.0.
+void add_rdma_core_version(std::map<std::string, std::string>& versions) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ibv_get_device_list), &info) == 0 || !info.dli_fname) return;
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(info.dli_fname, ec);
+  if (ec) return;
+  const std::string file = real.filename().string();
+  const auto so = file.find(".so.");
+  if (so == std::string::npos) return;
+  const std::string lib_version = file.substr(so + 4);
+  versions["libibverbs"] = lib_version;
+  // 1.14.44.0 -> 44.0
+  if (auto dot = lib_version.find('.', lib_version.find('.') + 1); dot != std::string::npos)
+    versions["rdma_core"] = lib_version.substr(dot + 1);
+}
+
+void add_mpi_version(std::map<std::string, std::string>& versions) {
+  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
+  int len = 0;
+  if (MPI_Get_library_version(text.data(), &len) != MPI_SUCCESS) return;
+  std::string s(text.data(), static_cast<std::size_t>(len));
+  if (auto comma = s.find(','); comma != std::string::npos) s.resize(comma);
+  versions["mpi"] = trim(s);
+}
+
+void add_nccl_version(std::map<std::string, std::string>& versions) {
+  std::vector<std::string> candidates{"libnccl.so.2"};
+  for (const char* var : {"NCCL_HOME", "CUDA_HOME"})
+    if (const char* dir = std::getenv(var)) {
+      candidates.push_back(std::string(dir) + "/lib/libnccl.so.2");
+      candidates.push_back(std::string(dir) + "/lib64/libnccl.so.2");
+    }
+  candidates.push_back("/usr/local/cuda/lib64/libnccl.so.2");
+  DynLib nccl(candidates);
+  if (!nccl.ok()) return;
+  using GetVersion = int (*)(int*);
+  if (auto get = nccl.symbol<GetVersion>("ncclGetVersion")) {
+    int code = 0;
+    if (get(&code) == 0) versions["nccl"] = decode_nccl_version(code);
+  }
+}
+
+}  // namespace
+
+int count_cpu_list(const std::string& list) {
+  int count = 0;
+  std::stringstream in(list);
+  for (std::string part; std::getline(in, part, ',');) {
+    part = trim(part);
+    if (part.empty()) continue;
+    const auto dash = part.find('-');
+    try {
+      if (dash == std::string::npos) {
+        std::stoi(part);
+        ++count;
+      } else {
+        count += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+      }
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return count;
+}
+
+CpuInfo read_cpu_info(const Sysfs& sysfs) {
+  CpuInfo cpu;
+  if (auto online = sysfs.read("devices/system/cpu/online")) cpu.logical_cpus = count_cpu_list(*online);
+  if (auto nodes = sysfs.read("devices/system/node/online")) cpu.numa_nodes = count_cpu_list(*nodes);
+  return cpu;
+}
+
+std::map<std::string, std::string> behaviour_env(const char* const* environ_block) {
+  std::map<std::string, std::string> kept;
+  for (auto p = environ_block; p && *p; ++p) {
+    const std::string entry(*p);
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = entry.substr(0, eq);
+    auto starts = [&](const char* prefix) { return key.rfind(prefix, 0) == 0; };
+    // mpirun passes its own bookkeeping (job ids, daemon URIs) as OMPI_MCA_orte_*, _ess*,
+    // _pmix*: launcher internals, not settings anyone chose.
+    if (starts("OMPI_MCA_orte_") || starts("OMPI_MCA_ess") || starts("OMPI_MCA_pmix") ||
+        starts("OMPI_MCA_initial_wdir"))
+      continue;
+    if (starts("NCCL_") || starts("UCX_") || starts("OMPI_MCA_")) kept[key] = entry.substr(eq + 1);
+  }
+  return kept;
+}
+
+std::string decode_nccl_version(int code) {
+  // Since NCCL 2.9 the code is major*10000 + minor*100 + patch; before, major*1000 + minor*100 + patch.
+  const int major = code >= 10000 ? code / 10000 : code / 1000;
+  const int minor = code >= 10000 ? (code % 10000) / 100 : (code % 1000) / 100;
+  const int patch = code % 100;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_name) {
+  InventoryOutcome out;
+  HostInventory& host = out.host;
+  host.name = host_name;
+  host.cpu = read_cpu_info(sysfs);
+  host.cpu.model = cpu_model();
+  host.env = behaviour_env(environ);
+  if (utsname u{}; uname(&u) == 0) host.versions["kernel"] = u.release;
+  add_rdma_core_version(host.versions);
+  add_mpi_version(host.versions);
+  add_nccl_version(host.versions);
+
+  const Scope scope{{host_name}, {}, {}};
+
+  host.hcas = read_hcas(sysfs);
+  if (host.hcas.empty()) {
+    out.probes.push_back(skipped("inventory.rdma", scope,
+                                 "no RDMA device under " + (sysfs.root() / "class/infiniband").string()));
+  } else {
+    ProbeResult rdma;
+    rdma.id = "inventory.rdma";
+    rdma.scope = scope;
+    int ports = 0, active = 0;
+    for (const auto& hca : host.hcas) {
+      rdma.scope.devices.push_back(hca.name);
+      for (const auto& port : hca.ports) {
+        ++ports;
+        active += port.active() ? 1 : 0;
+      }
+    }
+    rdma.metrics["hca_count"] = Metric::of(static_cast<double>(host.hcas.size()));
+    rdma.metrics["port_count"] = Metric::of(ports);
+    rdma.metrics["active_port_count"] = Metric::of(active);
+    out.probes.push_back(std::move(rdma));
+  }
+
+  Nvml nvml;
+  if (!nvml.ok()) {
+    out.probes.push_back(skipped("inventory.gpu", scope, nvml.why_not()));
+    return out;
+  }
+  ProbeResult gpu;
+  gpu.id = "inventory.gpu";
+  gpu.scope = scope;
+  try {
+    GpuSystem sys = nvml.query();
+    host.gpus = std::move(sys.gpus);
+    if (!sys.driver_version.empty()) host.versions["nvidia_driver"] = sys.driver_version;
+    if (sys.cuda_driver_version)
+      host.versions["cuda_driver"] = std::to_string(*sys.cuda_driver_version / 1000) + "." +
+                                     std::to_string((*sys.cuda_driver_version % 1000) / 10);
+    for (const auto& g : host.gpus) gpu.scope.devices.push_back(g.pci_bus_id);
+    gpu.metrics["gpu_count"] = Metric::of(static_cast<double>(host.gpus.size()));
+  } catch (const std::exception& e) {
+    gpu.status = ProbeStatus::error;
+    gpu.error = e.what();
+  }
+  out.probes.push_back(std::move(gpu));
+  return out;
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,87 @@
+#include "probes/sysfs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace ibgpu {
+
+namespace fs = std::filesystem;
+
+bool Sysfs::exists(const std::string& rel) const {
+  std::error_code ec;
+  return fs::exists(path(rel), ec);
+}
+
+std::optional<std::string> Sysfs::read(const std::string& rel) const {
+  std::ifstream in(path(rel));
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  std::string s = text.str();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+std::optional<long long> Sysfs::read_int(const std::string& rel) const {
+  auto text = read(rel);
+  if (!text) return std::nullopt;
+  long long v = 0;
+  const char* begin = text->data();
+  const char* end = begin + text->size();
+  auto [ptr, ec] = std::from_chars(begin, end, v);
+  if (ec != std::errc{} || ptr == begin) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> Sysfs::list(const std::string& rel) const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(path(rel), ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end(), natural_less);
+  return names;
+}
+
+std::optional<std::string> Sysfs::link_name(const std::string& rel) const {
+  std::error_code ec;
+  fs::path target = fs::read_symlink(path(rel), ec);
+  if (ec) return std::nullopt;
+  return target.filename().string();
+}
+
+std::optional<fs::path> Sysfs::resolve(const std::string& rel) const {
+  std::error_code ec;
+  fs::path resolved = fs::canonical(path(rel), ec);
+  if (ec) return std::nullopt;
+  return resolved;
+}
+
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (da && db) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      const std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,290 @@
+#include "reports/json.h"
+
+#include <stdexcept>
+
+namespace ibgpu {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+json nullable(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+template <class T>
+void read_nullable(const json& j, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    out.reset();
+  } else {
+    out = it->get<T>();
+  }
+}
+
+std::string get_string(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? std::string{} : it->get<std::string>();
+}
+
+json nullable_text(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+}  // namespace
+
+void to_json(json& j, const Stats& s) {
+  j = json{{"n", s.n},     {"min", s.min},   {"p50", s.p50}, {"p90", s.p90},       {"p99", s.p99},
+           {"p999", s.p999}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}};
+}
+
+void from_json(const json& j, Stats& s) {
+  s.n = j.at("n").get<std::size_t>();
+  for (auto [key, field] : {std::pair{"min", &s.min}, {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99},
+                            {"p999", &s.p999}, {"max", &s.max}, {"mean", &s.mean}, {"stddev", &s.stddev}})
+    *field = j.at(key).get<double>();
+}
+
+void to_json(json& j, const Metric& m) {
+  if (m.value) {
+    j = *m.value;
+  } else if (m.summary) {
+    j = *m.summary;
+  } else {
+    j = nullptr;
+  }
+}
+
+void from_json(const json& j, Metric& m) {
+  m = Metric{};
+  if (j.is_number()) m.value = j.get<double>();
+  if (j.is_object()) m.summary = j.get<Stats>();
+}
+
+void to_json(json& j, const Scope& s) {
+  j = json{{"hosts", s.hosts}, {"ranks", s.ranks}, {"devices", s.devices}};
+}
+
+void from_json(const json& j, Scope& s) {
+  s.hosts = j.value("hosts", std::vector<std::string>{});
+  s.ranks = j.value("ranks", std::vector<int>{});
+  s.devices = j.value("devices", std::vector<std::string>{});
+}
+
+void to_json(json& j, const ProbeResult& p) {
+  j = json{{"id", p.id},         {"status", to_string(p.status)}, {"scope", p.scope},
+           {"params", p.params}, {"metrics", p.metrics},          {"reason", nullable(p.reason)},
+           {"error", nullable(p.error)}};
+}
+
+void from_json(const json& j, ProbeResult& p) {
+  p.id = j.at("id").get<std::string>();
+  const auto status = probe_status_from_string(j.at("status").get<std::string>());
+  if (!status) throw std::runtime_error("unknown probe status '" + j.at("status").get<std::string>() + "'");
+  p.status = *status;
+  p.scope = j.value("scope", Scope{});
+  p.params = j.value("params", json::object());
+  p.metrics = j.value("metrics", std::map<std::string, Metric>{});
+  read_nullable(j, "reason", p.reason);
+  read_nullable(j, "error", p.error);
+}
+
+void to_json(json& j, const GpuInfo& g) {
+  j = json{{"index", g.index},
+           {"name", g.name},
+           {"uuid", g.uuid},
+           {"pci_bus_id", g.pci_bus_id},
+           {"memory_total_GiB", nullable(g.memory_total_GiB)}};
+}
+
+void from_json(const json& j, GpuInfo& g) {
+  g.index = j.at("index").get<int>();
+  g.name = get_string(j, "name");
+  g.uuid = get_string(j, "uuid");
+  g.pci_bus_id = get_string(j, "pci_bus_id");
+  read_nullable(j, "memory_total_GiB", g.memory_total_GiB);
+}
+
+namespace {
+
+json coded(const std::optional<CodedState>& s) {
+  return s ? json{{"code", s->code}, {"name", s->name}} : json(nullptr);
+}
+
+std::optional<CodedState> read_coded(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return CodedState{it->at("code").get<int>(), it->at("name").get<std::string>()};
+}
+
+}  // namespace
+
+void to_json(json& j, const IbPort& p) {
+  j = json{{"port", p.port},
+           {"state", coded(p.state)},
+           {"phys_state", coded(p.phys_state)},
+           {"rate", nullable_text(p.rate_text)},
+           {"rate_Gbps", p.rate ? json(p.rate->gbps) : json(nullptr)},
+           {"lanes", p.rate ? nullable(p.rate->lanes) : json(nullptr)},
+           {"speed", p.rate ? nullable_text(p.rate->speed) : json(nullptr)},
+           {"link_layer", nullable_text(p.link_layer)},
+           {"lid", nullable(p.lid)},
+           {"counters", p.counters}};
+}
+
+void from_json(const json& j, IbPort& p) {
+  p.port = j.at("port").get<int>();
+  p.state = read_coded(j, "state");
+  p.phys_state = read_coded(j, "phys_state");
+  p.rate_text = get_string(j, "rate");
+  p.rate = parse_rate(p.rate_text);
+  p.link_layer = get_string(j, "link_layer");
+  read_nullable(j, "lid", p.lid);
+  p.counters = j.value("counters", std::map<std::string, std::uint64_t>{});
+}
+
+void to_json(json& j, const Hca& h) {
+  j = json{{"name", h.name},
+           {"node_guid", nullable_text(h.node_guid)},
+           {"fw_ver", nullable_text(h.fw_ver)},
+           {"board_id", nullable_text(h.board_id)},
+           {"hca_type", nullable_text(h.hca_type)},
+           {"pci_address", nullable_text(h.pci_address)},
+           {"numa_node", nullable(h.numa_node)},
+           {"ports", h.ports}};
+}
+
+void from_json(const json& j, Hca& h) {
+  h.name = j.at("name").get<std::string>();
+  h.node_guid = get_string(j, "node_guid");
+  h.fw_ver = get_string(j, "fw_ver");
+  h.board_id = get_string(j, "board_id");
+  h.hca_type = get_string(j, "hca_type");
+  h.pci_address = get_string(j, "pci_address");
+  read_nullable(j, "numa_node", h.numa_node);
+  h.ports = j.value("ports", std::vector<IbPort>{});
+}
+
+void to_json(json& j, const HostInventory& h) {
+  j = json{{"name", h.name},
+           {"ranks", h.ranks},
+           {"gpus", h.gpus},
+           {"hcas", h.hcas},
+           {"cpu",
+            {{"model", nullable_text(h.cpu.model)},
+             {"logical_cpus", h.cpu.logical_cpus},
+             {"numa_nodes", h.cpu.numa_nodes}}},
+           {"versions", h.versions},
+           {"env", h.env}};
+}
+
+void from_json(const json& j, HostInventory& h) {
+  h.name = j.at("name").get<std::string>();
+  h.ranks = j.value("ranks", std::vector<int>{});
+  h.gpus = j.value("gpus", std::vector<GpuInfo>{});
+  h.hcas = j.value("hcas", std::vector<Hca>{});
+  if (auto cpu = j.find("cpu"); cpu != j.end()) {
+    h.cpu.model = get_string(*cpu, "model");
+    h.cpu.logical_cpus = cpu->value("logical_cpus", 0);
+    h.cpu.numa_nodes = cpu->value("numa_nodes", 0);
+  }
+  h.versions = j.value("versions", std::map<std::string, std::string>{});
+  h.env = j.value("env", std::map<std::string, std::string>{});
+}
+
+void to_json(json& j, const Verdict& v) {
+  json reasons = json::array();
+  for (const auto& r : v.reasons)
+    reasons.push_back(json{{"code", r.code},
+                           {"message", r.message},
+                           {"metric", nullable_text(r.metric)},
+                           {"value", nullable(r.value)},
+                           {"threshold", nullable(r.threshold)}});
+  j = json{{"entity", {{"kind", v.entity.kind}, {"id", v.entity.id}}},
+           {"state", to_string(v.state)},
+           {"reasons", reasons},
+           {"action", v.action ? json(to_string(*v.action)) : json(nullptr)}};
+}
+
+void from_json(const json& j, Verdict& v) {
+  v.entity = Entity{j.at("entity").at("kind").get<std::string>(), j.at("entity").at("id").get<std::string>()};
+  const auto state = health_state_from_string(j.at("state").get<std::string>());
+  if (!state) throw std::runtime_error("unknown verdict state '" + j.at("state").get<std::string>() + "'");
+  v.state = *state;
+  v.reasons.clear();
+  for (const auto& r : j.value("reasons", json::array())) {
+    Reason reason;
+    reason.code = r.at("code").get<std::string>();
+    reason.message = get_string(r, "message");
+    reason.metric = get_string(r, "metric");
+    read_nullable(r, "value", reason.value);
+    read_nullable(r, "threshold", reason.threshold);
+    v.reasons.push_back(std::move(reason));
+  }
+  v.action.reset();
+  if (auto a = j.find("action"); a != j.end() && !a->is_null()) v.action = action_from_string(a->get<std::string>());
+}
+
+void to_json(json& j, const RunSummary& s) {
+  j = json{{"state", to_string(s.state)},
+           {"admit", s.admit},
+           {"admit_degraded", s.admit_degraded},
+           {"drain", s.drain},
+           {"exit_code", s.exit_code}};
+}
+
+void from_json(const json& j, RunSummary& s) {
+  s.state = health_state_from_string(j.at("state").get<std::string>()).value_or(HealthState::unknown);
+  s.admit = j.value("admit", std::vector<std::string>{});
+  s.admit_degraded = j.value("admit_degraded", std::vector<std::string>{});
+  s.drain = j.value("drain", std::vector<std::string>{});
+  s.exit_code = j.at("exit_code").get<int>();
+}
+
+void to_json(json& j, const Report& r) {
+  j = json{{"schema_version", r.schema_version},
+           {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"git", r.tool.git}}},
+           {"run",
+            {{"id", r.run.id},
+             {"started", r.run.started},
+             {"finished", r.run.finished},
+             {"command", r.run.command},
+             {"profile", r.run.profile},
+             {"budget_s", nullable(r.run.budget_s)},
+             {"ranks", r.run.ranks},
+             {"notes", r.run.notes}}},
+           {"hosts", r.hosts},
+           {"probes", r.probes},
+           {"verdicts", r.verdicts},
+           {"summary", r.summary}};
+}
+
+void from_json(const json& j, Report& r) {
+  r.schema_version = j.at("schema_version").get<int>();
+  const json& tool = j.at("tool");
+  r.tool = ToolInfo{tool.at("name").get<std::string>(), get_string(tool, "version"), get_string(tool, "git")};
+  const json& run = j.at("run");
+  r.run.id = get_string(run, "id");
+  r.run.started = get_string(run, "started");
+  r.run.finished = get_string(run, "finished");
+  r.run.command = run.value("command", std::vector<std::string>{});
+  r.run.profile = run.value("profile", json::object());
+  read_nullable(run, "budget_s", r.run.budget_s);
+  r.run.ranks = run.value("ranks", 1);
+  r.run.notes = run.value("notes", std::vector<std::string>{});
+  r.hosts = j.value("hosts", std::vector<HostInventory>{});
+  r.probes = j.value("probes", std::vector<ProbeResult>{});
+  r.verdicts = j.value("verdicts", std::vector<Verdict>{});
+  r.summary = j.at("summary").get<RunSummary>();
+}
+
+Report report_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("schema_version"))
+    throw std::runtime_error("not an ibgpu report: no schema_version");
+  const int version = j.at("schema_version").get<int>();
+  if (version > kSchemaVersion)
+    throw std::runtime_error("report has schema_version " + std::to_string(version) + ", this ibgpu reads up to " +
+                             std::to_string(kSchemaVersion) + ": upgrade ibgpu to read it");
+  return j.get<Report>();
+}
+
+}  // namespace ibgpu

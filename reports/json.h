@@ -1,0 +1,38 @@
+#pragma once
+// JSON form of the result model. Numbers stay numbers, units live in key
+// names, missing values are null. Both directions exist: ranks ship their
+// results to rank 0 as JSON, and saved reports are read back.
+#include <nlohmann/json.hpp>
+
+#include "reports/report.h"
+
+namespace ibgpu {
+
+void to_json(nlohmann::json& j, const Stats& s);
+void from_json(const nlohmann::json& j, Stats& s);
+void to_json(nlohmann::json& j, const Metric& m);
+void from_json(const nlohmann::json& j, Metric& m);
+void to_json(nlohmann::json& j, const Scope& s);
+void from_json(const nlohmann::json& j, Scope& s);
+void to_json(nlohmann::json& j, const ProbeResult& p);
+void from_json(const nlohmann::json& j, ProbeResult& p);
+void to_json(nlohmann::json& j, const GpuInfo& g);
+void from_json(const nlohmann::json& j, GpuInfo& g);
+void to_json(nlohmann::json& j, const IbPort& p);
+void from_json(const nlohmann::json& j, IbPort& p);
+void to_json(nlohmann::json& j, const Hca& h);
+void from_json(const nlohmann::json& j, Hca& h);
+void to_json(nlohmann::json& j, const HostInventory& h);
+void from_json(const nlohmann::json& j, HostInventory& h);
+void to_json(nlohmann::json& j, const Verdict& v);
+void from_json(const nlohmann::json& j, Verdict& v);
+void to_json(nlohmann::json& j, const RunSummary& s);
+void from_json(const nlohmann::json& j, RunSummary& s);
+void to_json(nlohmann::json& j, const Report& r);
+void from_json(const nlohmann::json& j, Report& r);
+
+// Parses a saved report; a newer schema_version than this build knows is a
+// clear error rather than a silent misreading.
+Report report_from_json(const nlohmann::json& j);
+
+}  // namespace ibgpu
