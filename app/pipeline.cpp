@@ -53,16 +53,20 @@ std::string new_run_id() {
   return text;
 }
 
-ProbeResult lost_rank(const RankPlace& place, double timeout_s) {
+ProbeResult lost_rank(const RankPlace& place, const std::string& gave_up) {
   ProbeResult p;
   p.id = "cluster.gather";
   p.status = ProbeStatus::timeout;
   p.scope = Scope{{place.host}, {place.rank}, {}};
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
-  p.error = "rank " + std::to_string(place.rank) + " on host " + place.host + " sent no results within " +
-            seconds + " s (dead, hung or stopped)";
+  p.error = "rank " + std::to_string(place.rank) + " on host " + place.host + " sent no results " + gave_up +
+            " (dead, hung or stopped)";
   return p;
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", s);
+  return text;
 }
 
 HostInventory* find_host(std::vector<HostInventory>& hosts, const std::string& name) {
@@ -73,7 +77,8 @@ HostInventory* find_host(std::vector<HostInventory>& hosts, const std::string& n
 
 }  // namespace
 
-Report assemble(const World& world, const std::vector<std::optional<std::string>>& payloads, double timeout_s) {
+Report assemble(const World& world, const std::vector<std::optional<std::string>>& payloads,
+                const std::string& gave_up) {
   Report report;
   report.run.ranks = world.size;
   for (const auto& host : world.hosts()) {
@@ -85,7 +90,7 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
   for (std::size_t r = 0; r < payloads.size(); ++r) {
     const RankPlace& place = world.places.at(r);
     if (!payloads[r]) {
-      report.probes.push_back(lost_rank(place, timeout_s));
+      report.probes.push_back(lost_rank(place, gave_up));
       report.run.notes.push_back(*report.probes.back().error);
       continue;
     }
@@ -170,6 +175,13 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
     return session.end(kExitUsage, true, release_wait);
   }
 
+  if (world.rank == options.test_stall_rank) {
+    // A test hook: a rank that stops answering, as a hung peer would. It
+    // still obeys SIGTERM so the job can be torn down.
+    const Deadline forever(std::chrono::hours(1));
+    while (!forever.expired()) usleep(10000);
+  }
+
   RankResult mine;
   try {
     mine = command.run(session);
@@ -191,6 +203,7 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   }
 
   std::vector<std::optional<std::string>> payloads{payload};
+  const auto gather_started = Clock::now();
   if (world.mpi) {
     MpiMailbox mailbox(session.comm(), kTagGather);
     payloads = gather_at_root(mailbox, world.size, payload, Deadline(timeout)).payloads;
@@ -198,7 +211,12 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   bool all_present = true;
   for (const auto& p : payloads) all_present = all_present && p.has_value();
 
-  Report report = assemble(world, payloads, options.timeout_s);
+  const std::string gave_up =
+      stop_requested()
+          ? "before the job was stopped (signal after " +
+                seconds_text(std::chrono::duration<double>(Clock::now() - gather_started).count()) + " of waiting)"
+          : "within " + seconds_text(options.timeout_s);
+  Report report = assemble(world, payloads, gave_up);
   report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};
   report.run.id = new_run_id();
   report.run.started = started;

@@ -17,6 +17,7 @@ struct CommonOptions {
   std::string sysfs_root = "/sys";
   double timeout_s = 60;     // longest wait for any peer
   std::vector<std::string> argv;
+  int test_stall_rank = -1;  // hidden, for tests: this rank hangs before sending results
 };
 
 // What one rank found. The inventory comes from the first rank on each host.
@@ -36,8 +37,10 @@ struct Command {
 };
 
 // Assembles rank 0's view from whatever arrived: ranks that sent nothing
-// become `timeout` results naming their host and rank. Pure.
-Report assemble(const World& world, const std::vector<std::optional<std::string>>& payloads, double timeout_s);
+// become `timeout` results naming their host and rank and `gave_up` (how the
+// wait ended, e.g. "within 60 s"). Pure.
+Report assemble(const World& world, const std::vector<std::optional<std::string>>& payloads,
+                const std::string& gave_up);
 
 // Runs the command and returns the process exit code (may not return when
 // peers were lost: the job is then aborted after the report is written).

@@ -18,6 +18,8 @@ void add_common_options(CLI::App& sub, CommonOptions& options) {
                  "Longest wait for any peer, in seconds; a silent rank becomes a `timeout` naming its host")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
+  // Hidden (empty group): lets the tests produce a hung rank on demand.
+  sub.add_option("--test-stall-rank", options.test_stall_rank)->group("");
 }
 
 }  // namespace ibgpu::cli

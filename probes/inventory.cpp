@@ -6,9 +6,11 @@
 #include <sys/utsname.h>
 
 #include <array>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 extern char** environ;
@@ -77,22 +79,25 @@ void add_nccl_version(std::map<std::string, std::string>& versions) {
 }  // namespace
 
 int count_cpu_list(const std::string& list) {
+  auto number = [](const std::string& text) -> std::optional<int> {
+    int v = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc{} || ptr != end || text.empty() || v < 0) return std::nullopt;
+    return v;
+  };
+  // The kernel writes parts "N" or "N-M" with N <= M. Anything else is not a cpulist, and a
+  // partial count ("0-3x" as 4, "3-1" as -1) would be a wrong number rather than no number.
   int count = 0;
   std::stringstream in(list);
   for (std::string part; std::getline(in, part, ',');) {
     part = trim(part);
     if (part.empty()) continue;
     const auto dash = part.find('-');
-    try {
-      if (dash == std::string::npos) {
-        std::stoi(part);
-        ++count;
-      } else {
-        count += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
-      }
-    } catch (const std::exception&) {
-      return 0;
-    }
+    const auto first = number(part.substr(0, dash));
+    const auto last = dash == std::string::npos ? first : number(part.substr(dash + 1));
+    if (!first || !last || *last < *first) return 0;
+    count += *last - *first + 1;
   }
   return count;
 }

@@ -1,0 +1,30 @@
+# `ibgpu check` over 2 ranks: a report whose exit code matches its summary,
+# and verdicts that never call an unchecked host healthy.
+source "$(dirname "$0")/lib.sh"
+out=$WORK/check.json
+mpi 60 2 "$IBGPU" check --json "$out" >"$WORK/stdout"
+validate "$out"
+check_json "$out" "
+assert r['summary']['exit_code'] == $rc, (r['summary'], $rc)
+nodes = [v for v in r['verdicts'] if v['entity']['kind'] == 'node']
+assert len(nodes) == 1
+probes = {p['id']: p for p in r['probes']}
+if any(p['status'] == 'skipped' for p in r['probes']):
+    assert nodes[0]['state'] != 'healthy', nodes[0]
+    assert r['summary']['exit_code'] == 3
+    assert nodes[0]['action'] == 'drain'
+"
+grep -q "^Summary: " "$WORK/stdout" || fail "no summary line"
+# A sysfs fixture with a DOWN port makes that port failed, the node degraded.
+fixture=$IBGPU_SOURCE_DIR/tests/data/sysfs/degraded
+if [ -d "$fixture" ]; then
+  mpi 60 2 "$IBGPU" check --sysfs-root "$fixture" --json "$out" >/dev/null
+  validate "$out"
+  check_json "$out" "
+ports = {v['entity']['id'].split('/')[1]: v for v in r['verdicts'] if v['entity']['kind'] == 'hca_port'}
+down = [k for k, v in ports.items() if v['state'] == 'failed']
+assert down and all(ports[k]['reasons'][0]['code'] == 'IB_PORT_DOWN' for k in down), ports
+assert $rc == r['summary']['exit_code']
+"
+fi
+echo "check over 2 ranks: ok (exit $rc)"

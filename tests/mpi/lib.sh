@@ -1,0 +1,34 @@
+# Sourced by the MPI lane tests: real mpirun, real ranks on this host.
+set -euo pipefail
+: "${IBGPU:?path of the ibgpu binary}" "${IBGPU_SOURCE_DIR:?repository root}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+PY=/usr/bin/python3
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# Failure messages go to the test's own stderr even from inside a redirected call.
+exec 9>&2
+fail() { echo "FAIL: $*" >&9; exit 1; }
+
+# mpi SECONDS NP ARGS...: mpirun under a hard timeout; sets $rc, never aborts the test.
+mpi() {
+  local limit=$1 np=$2 started=$SECONDS; shift 2
+  set +e
+  timeout --kill-after=5 "$limit" mpirun --bind-to none -np "$np" "$@"
+  rc=$?
+  set -e
+  # 137 is also mpirun's own status for a SIGKILLed rank: judge a hang by the clock.
+  if [ $((SECONDS - started)) -ge "$limit" ]; then fail "mpirun hung past ${limit}s: $*"; fi
+}
+
+validate() { "$PY" "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOURCE_DIR/reports/schema/report.schema.json" "$@"; }
+
+# check_json FILE PYTHON: runs PYTHON with `r` bound to the parsed JSON; assert statements fail the test.
+check_json() {
+  "$PY" - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+PY
+}
