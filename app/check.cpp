@@ -5,7 +5,12 @@ namespace ibgpu {
 
 int run_check(MpiSession& session, const CheckOptions& options) {
   Command command;
-  command.run = [&](MpiSession& s) { return describe_host(s, options.common); };
+  command.run = [&](MpiSession& s) {
+    RankResult mine = describe_host(s, options.common);
+    auto net = run_network(s, options.net, options.common.timeout_s);
+    mine.probes.insert(mine.probes.end(), net.begin(), net.end());
+    return mine;
+  };
   command.judge = [&](Report& report) {
     report.run.profile = to_json(options.profile);
     Judgement j = judge(report.hosts, report.probes, options.profile);

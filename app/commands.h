@@ -1,5 +1,6 @@
 #pragma once
 // The library side of each subcommand: one function each, called by cli/.
+#include "app/network.h"
 #include "app/pipeline.h"
 #include "health/profile.h"
 
@@ -13,8 +14,15 @@ int run_inventory(MpiSession& session, const InventoryOptions& options);
 struct CheckOptions {
   CommonOptions common;
   Profile profile = generic_profile();
+  NetOptions net;
 };
 int run_check(MpiSession& session, const CheckOptions& options);
+
+struct ProbeOptions {
+  CommonOptions common;
+  NetOptions net;  // bandwidth or latency only, per subcommand
+};
+int run_probe(MpiSession& session, const ProbeOptions& options);
 
 // Shared by commands: the first rank on each host describes the host.
 RankResult describe_host(const MpiSession& session, const CommonOptions& options);

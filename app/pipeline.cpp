@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "build_info.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/liveness.h"
 #include "health/verdict.h"
 #include "reports/atomic_file.h"
 #include "reports/json.h"
@@ -69,6 +71,16 @@ std::string seconds_text(double s) {
   return text;
 }
 
+// Both ends of a pair report a failed meeting; ranks arrive in order, so the
+// initiator's account (when it has one) is kept and the echo dropped.
+void add_unless_reported(std::vector<ProbeResult>& probes, ProbeResult p) {
+  auto same = [&](const ProbeResult& q) {
+    return q.id == p.id && q.scope.ranks == p.scope.ranks && q.params.value("size_B", json()) == p.params.value("size_B", json());
+  };
+  if (p.scope.ranks.size() == 2 && std::any_of(probes.begin(), probes.end(), same)) return;
+  probes.push_back(std::move(p));
+}
+
 HostInventory* find_host(std::vector<HostInventory>& hosts, const std::string& name) {
   for (auto& h : hosts)
     if (h.name == name) return &h;
@@ -113,7 +125,7 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
       slot->name = place.host;
       slot->ranks = std::move(ranks);
     }
-    for (auto& p : result.probes) report.probes.push_back(std::move(p));
+    for (auto& p : result.probes) add_unless_reported(report.probes, std::move(p));
   }
   return report;
 }
@@ -134,19 +146,21 @@ void report_usage_error(const std::string& message, const std::string& json_path
 
 namespace {
 
-// Rank 0 decides whether the run can start (its output path is writable);
-// the others learn it by a broadcast that also has a deadline.
-std::string agree_on_start(MpiSession& session, const CommonOptions& options) {
-  std::string problem;
-  if (session.world().rank == 0 && !options.json_path.empty() && options.json_path != "-")
+// Every rank says whether it can start (rank 0 also checks its output path);
+// one all-reduce with a deadline makes the answer everyone's.
+std::string agree_on_start(MpiSession& session, const CommonOptions& options, const Command& command) {
+  const World& world = session.world();
+  std::string problem = command.preflight(session);
+  if (problem.empty() && world.rank == 0 && !options.json_path.empty() && options.json_path != "-")
     problem = why_not_writable(options.json_path);
-  if (!session.world().mpi) return problem;
-  int go = problem.empty() ? 1 : 0;
+  if (!world.mpi) return problem;
+  int mine = problem.empty() ? 0 : 1, any = 0;
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Ibcast(&go, 1, MPI_INT, 0, session.comm(), &request), "MPI_Ibcast");
+  mpi_check(MPI_Iallreduce(&mine, &any, 1, MPI_INT, MPI_MAX, session.comm(), &request), "MPI_Iallreduce");
   if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.timeout_s))))
-    throw CallError("MPI_Ibcast", "rank 0 did not start the run within the timeout");
-  if (!go && problem.empty()) problem = "rank 0 refused the output path";
+    throw CallError("MPI_Iallreduce", "not every rank reached the start within the timeout");
+  if (!problem.empty() && world.size > 1) problem = "host " + world.host() + " rank " + std::to_string(world.rank) + ": " + problem;
+  if (any && problem.empty()) return "-";  // another rank has the problem and says so
   return problem;
 }
 
@@ -168,20 +182,26 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   const World& world = session.world();
   const std::string started = rfc3339_now();
   const std::chrono::duration<double> timeout(options.timeout_s);
-  const std::chrono::duration<double> release_wait = 2 * timeout + std::chrono::seconds(10);
+  // Rank 0 waits for slow but living ranks (heartbeats) up to `gather_overall`;
+  // the others must wait for its release at least that long.
+  const std::chrono::duration<double> gather_overall =
+      std::max<std::chrono::duration<double>>(std::chrono::hours(2), 100 * timeout);
+  const std::chrono::duration<double> release_wait = gather_overall + 2 * timeout;
 
-  if (std::string problem = agree_on_start(session, options); !problem.empty()) {
-    if (world.rank == 0) report_usage_error(problem, "");
+  if (std::string problem = agree_on_start(session, options, command); !problem.empty()) {
+    if (problem != "-") report_usage_error(problem, "");
     return session.end(kExitUsage, true, release_wait);
   }
 
   if (world.rank == options.test_stall_rank) {
     // A test hook: a rank that stops answering, as a hung peer would. It
     // still obeys SIGTERM so the job can be torn down.
+    std::cerr << "ibgpu: rank " << world.rank << " stalling (test hook)" << std::endl;
     const Deadline forever(std::chrono::hours(1));
     while (!forever.expired()) usleep(10000);
   }
 
+  if (world.mpi) enable_heartbeats(session.comm(), world.rank, std::max(0.05, options.timeout_s / 5));
   RankResult mine;
   try {
     mine = command.run(session);
@@ -198,7 +218,9 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   const std::string payload = to_json(mine).dump();
 
   if (world.rank != 0) {
-    send_with_deadline(session.comm(), 0, kTagGather, payload, Deadline(timeout));
+    // Rank 0 may still be busy measuring: the send waits as long as rank 0's
+    // own gather would, beating meanwhile so rank 0 knows this rank lives.
+    send_with_deadline(session.comm(), 0, kTagGather, payload, Deadline(gather_overall));
     return session.end(0, true, release_wait);
   }
 
@@ -206,7 +228,10 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   const auto gather_started = Clock::now();
   if (world.mpi) {
     MpiMailbox mailbox(session.comm(), kTagGather);
-    payloads = gather_at_root(mailbox, world.size, payload, Deadline(timeout)).payloads;
+    GatherLimits limits;
+    limits.silence = timeout;
+    limits.overall = gather_overall;
+    payloads = gather_at_root(mailbox, world.size, payload, limits).payloads;
   }
   bool all_present = true;
   for (const auto& p : payloads) all_present = all_present && p.has_value();
@@ -215,7 +240,7 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
       stop_requested()
           ? "before the job was stopped (signal after " +
                 seconds_text(std::chrono::duration<double>(Clock::now() - gather_started).count()) + " of waiting)"
-          : "within " + seconds_text(options.timeout_s);
+          : "and was silent for " + seconds_text(options.timeout_s);
   Report report = assemble(world, payloads, gave_up);
   report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};
   report.run.id = new_run_id();

@@ -34,6 +34,10 @@ RankResult rank_result_from_json(const nlohmann::json& j);
 struct Command {
   std::function<RankResult(MpiSession&)> run;  // every rank
   std::function<void(Report&)> judge;          // rank 0, pure
+  // Every rank, before anything runs: a non-empty answer is a usage or
+  // configuration problem on that rank (e.g. an --hca it does not have), and
+  // the whole job ends with exit 64.
+  std::function<std::string(MpiSession&)> preflight = [](MpiSession&) { return std::string(); };
 };
 
 // Assembles rank 0's view from whatever arrived: ranks that sent nothing

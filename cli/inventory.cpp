@@ -11,7 +11,7 @@ Subcommand add_inventory(CLI::App& parent) {
   sub->footer(
       "Exit codes: 0 every rank reported, 2 a probe failed, 3 some rank sent nothing, 64 usage error.\n"
       "Example: mpirun -np 16 --hostfile hosts ibgpu inventory --json inventory.json");
-  return {sub, [options](MpiSession& s) { return run_inventory(s, *options); }, &options->common};
+  return {sub, [options](MpiSession& s) { return run_inventory(s, *options); }, [] {}, &options->common};
 }
 
 }  // namespace ibgpu::cli

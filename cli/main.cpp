@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   app.footer(kExitCodes);
-  const std::vector<ibgpu::cli::Subcommand> subcommands{ibgpu::cli::add_check(app),
-                                                        ibgpu::cli::add_inventory(app)};
+  std::vector<ibgpu::cli::Subcommand> subcommands{ibgpu::cli::add_check(app), ibgpu::cli::add_inventory(app)};
+  for (auto& sub : ibgpu::cli::add_probe(app)) subcommands.push_back(std::move(sub));
   const bool speaker = ibgpu::launcher_rank() == 0;
   try {
     app.parse(argc, argv);
@@ -57,6 +57,12 @@ int main(int argc, char** argv) {
     if (!sub.app->parsed()) continue;
     ibgpu::CommonOptions& common = *sub.common;
     common.argv.assign(argv, argv + argc);
+    try {
+      sub.validate();
+    } catch (const ibgpu::UsageError& e) {
+      if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);
+      return ibgpu::kExitUsage;
+    }
     ibgpu::install_stop_handlers();
     try {
       ibgpu::MpiSession session(argc, argv, std::chrono::duration<double>(common.timeout_s));

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "app/network.h"
 #include "app/pipeline.h"
 #include "cluster/world.h"
 
@@ -13,12 +14,24 @@ namespace ibgpu::cli {
 struct Subcommand {
   CLI::App* app = nullptr;
   std::function<int(MpiSession&)> run;
+  std::function<void()> validate;   // before MPI starts; throws UsageError
   CommonOptions* common = nullptr;  // for timeouts and error output
 };
 
 void add_common_options(CLI::App& sub, CommonOptions& options);
 
+// Network options arrive as text and are checked after parsing, so a bad
+// size is a usage error that names the token.
+struct NetCliText {
+  std::string sizes, min, max;
+  std::string pairs = "all";
+  int iters = 0;
+};
+void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind);
+void finish_net_options(NetOptions& net, const NetCliText& text);  // throws UsageError
+
 Subcommand add_inventory(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);
+std::vector<Subcommand> add_probe(CLI::App& parent);
 
 }  // namespace ibgpu::cli

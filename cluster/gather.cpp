@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cluster/errors.h"
+#include "cluster/liveness.h"
 
 namespace ibgpu {
 
@@ -25,29 +26,52 @@ std::optional<std::string> MpiMailbox::try_receive(int source) {
   return text;
 }
 
-Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const Deadline& deadline,
-                        std::chrono::microseconds poll_interval) {
+std::vector<int> MpiMailbox::heard_from() {
+  std::vector<int> ranks;
+  while (true) {
+    int flag = 0;
+    MPI_Status status{};
+    mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, kTagHeartbeat, comm_, &flag, &status), "MPI_Iprobe");
+    if (!flag) return ranks;
+    int beat = 0;
+    mpi_check(MPI_Recv(&beat, 1, MPI_INT, status.MPI_SOURCE, kTagHeartbeat, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    ranks.push_back(status.MPI_SOURCE);
+  }
+}
+
+Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const GatherLimits& limits,
+                        const ClockFn& clock) {
   Gathered out;
   out.payloads.resize(static_cast<std::size_t>(size));
   if (size > 0) out.payloads[0] = std::move(own_payload);
+  const Deadline overall(limits.overall, clock);
+  const auto silence = std::chrono::duration_cast<Clock::duration>(limits.silence);
+  std::vector<Clock::time_point> last_heard(static_cast<std::size_t>(std::max(size, 0)), clock());
   int outstanding = size - 1;
   while (outstanding > 0) {
+    for (int r : mailbox.heard_from())
+      if (r > 0 && r < size) last_heard[static_cast<std::size_t>(r)] = clock();
+    bool someone_alive = false;
+    const auto now = clock();
     for (int r = 1; r < size; ++r) {
       auto& slot = out.payloads[static_cast<std::size_t>(r)];
       if (slot) continue;
       if (auto text = mailbox.try_receive(r)) {
         slot = std::move(text);
         --outstanding;
+      } else if (now - last_heard[static_cast<std::size_t>(r)] < silence) {
+        someone_alive = true;
       }
     }
-    if (outstanding == 0 || deadline.expired()) break;
-    std::this_thread::sleep_for(poll_interval);
+    if (outstanding == 0 || !someone_alive || overall.expired()) break;
+    std::this_thread::sleep_for(limits.poll_interval);
   }
   return out;
 }
 
 bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Status* status) {
   while (true) {
+    heartbeat();
     int done = 0;
     mpi_check(MPI_Test(&request, &done, status), "MPI_Test");
     if (done) return true;

@@ -16,17 +16,20 @@ namespace ibgpu {
 inline constexpr int kTagGather = 101;
 inline constexpr int kTagRelease = 102;
 
-// Non-blocking receipt of one whole message from a given rank.
+// Non-blocking receipt of one whole message from a given rank, and of the
+// heartbeats that say a rank is still at work.
 class Mailbox {
  public:
   virtual ~Mailbox() = default;
   virtual std::optional<std::string> try_receive(int source) = 0;
+  virtual std::vector<int> heard_from() = 0;  // ranks that beat since the last call
 };
 
 class MpiMailbox final : public Mailbox {
  public:
   MpiMailbox(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {}
   std::optional<std::string> try_receive(int source) override;
+  std::vector<int> heard_from() override;
 
  private:
   MPI_Comm comm_;
@@ -38,10 +41,16 @@ struct Gathered {
   std::vector<int> missing() const;
 };
 
-// Rank 0's side: its own payload plus whatever arrives from ranks 1..size-1
-// before the deadline.
-Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const Deadline& deadline,
-                        std::chrono::microseconds poll_interval = std::chrono::microseconds(200));
+// Rank 0's side: its own payload plus whatever arrives from ranks 1..size-1.
+// A rank is given up on once it has been silent (no result, no heartbeat)
+// for `silence`; `overall` bounds the whole wait regardless.
+struct GatherLimits {
+  std::chrono::duration<double> silence{60};
+  std::chrono::duration<double> overall{3600};
+  std::chrono::microseconds poll_interval{200};
+};
+Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const GatherLimits& limits,
+                        const ClockFn& clock = &Clock::now);
 
 // A non-root rank's side: send and wait for completion until the deadline.
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -18,6 +19,8 @@ namespace {
 constexpr std::size_t kHostLen = 256;
 
 std::string local_host_name() {
+  // Containers often carry a random hostname; the operator may name the node instead.
+  if (const char* forced = std::getenv("IBGPU_HOSTNAME"); forced && *forced) return forced;
   std::array<char, kHostLen> name{};
   if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
   return name.data();
@@ -81,19 +84,27 @@ MpiSession::MpiSession(int& argc, char**& argv, std::chrono::duration<double> st
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Iallgather(mine.data(), kHostLen, MPI_CHAR, all.data(), kHostLen, MPI_CHAR, comm_, &request),
             "MPI_Iallgather");
-  if (!wait_with_deadline(request, Deadline(startup_timeout)))
-    throw CallError("MPI_Iallgather", "not every rank joined within the startup timeout");
+  if (!wait_with_deadline(request, Deadline(startup_timeout))) {
+    // No world, no report: say so and end the job rather than hang in MPI_Finalize.
+    if (world_.rank == 0)
+      std::fprintf(stderr, "ibgpu: not every rank joined within %g s of starting (a rank is dead or stopped)\n",
+                   startup_timeout.count());
+    MPI_Abort(comm_, 3);
+  }
   std::vector<std::string> hosts;
   for (int r = 0; r < world_.size; ++r) hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * kHostLen);
   world_.places = places_from_hosts(hosts);
 }
 
 MpiSession::~MpiSession() {
-  if (world_.mpi && !finalized_) {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
-  }
+  if (!world_.mpi || finalized_) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  // Leaving without end(): something failed. A peer may be dead or stopped,
+  // and MPI_Finalize would then hang forever; end the whole job instead.
+  if (world_.size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+  MPI_Finalize();
 }
 
 int MpiSession::end(int exit_code, bool all_present, std::chrono::duration<double> wait) {

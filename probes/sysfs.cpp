@@ -1,10 +1,10 @@
 #include "probes/sysfs.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 namespace ibgpu {
@@ -19,10 +19,14 @@ bool Sysfs::exists(const std::string& rel) const {
 std::optional<std::string> Sysfs::read(const std::string& rel) const {
   std::ifstream in(path(rel));
   if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
+  // open() succeeds on an attribute whose show() fails (EINVAL for an unsupported counter or
+  // rate, EISDIR for a directory); only the read fails. istream::read turns that into badbit,
+  // whereas `out << in.rdbuf()` swallows it and leaves an empty string that looks like data.
+  std::string s;
+  std::array<char, 4096> buf{};
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+    s.append(buf.data(), static_cast<std::size_t>(in.gcount()));
   if (in.bad()) return std::nullopt;
-  std::string s = text.str();
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   return s;
 }
@@ -34,7 +38,8 @@ std::optional<long long> Sysfs::read_int(const std::string& rel) const {
   const char* begin = text->data();
   const char* end = begin + text->size();
   auto [ptr, ec] = std::from_chars(begin, end, v);
-  if (ec != std::errc{} || ptr == begin) return std::nullopt;
+  // The whole text must be the number: "0x1a" is not 0 and "12abc" is not 12.
+  if (ec != std::errc{} || ptr != end) return std::nullopt;
   return v;
 }
 

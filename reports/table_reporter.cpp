@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "probes/stats.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -61,6 +62,11 @@ void print_hosts(const Report& r, std::ostream& out) {
   TextTable table({{"host"}, {"ranks"}, {"gpus", Align::right}, {"hcas", Align::right},
                    {"ports up", Align::right}, {"cpus", Align::right}, {"numa", Align::right}, {"versions"}});
   for (const auto& h : r.hosts) {
+    // A command that does not describe hosts (probe) lists them by name only.
+    if (h.versions.empty()) {
+      table.add_row({h.name, join_ints(h.ranks), "-", "-", "-", "-", "-", ""});
+      continue;
+    }
     std::vector<std::string> versions;
     for (const auto& key : {"rdma_core", "mpi", "nccl", "nvidia_driver", "cuda_driver"})
       if (auto it = h.versions.find(key); it != h.versions.end()) versions.push_back(it->first + " " + it->second);
@@ -97,10 +103,44 @@ void print_devices(const Report& r, std::ostream& out) {
   }
 }
 
+bool is_network(const ProbeResult& p) { return p.id.rfind("net.", 0) == 0 && p.scope.hosts.size() == 2; }
+
 void print_probes(const Report& r, std::ostream& out) {
   TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
-  for (const auto& p : r.probes) table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
+  for (const auto& p : r.probes)
+    if (!is_network(p)) table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
+  if (table.empty()) return;
   out << "\nProbes\n";
+  table.print(out, "  ");
+}
+
+std::string metric_cell(const ProbeResult& p, const std::string& name, double Stats::*field = nullptr) {
+  auto it = p.metrics.find(name);
+  if (it == p.metrics.end()) return "";
+  const Metric& m = it->second;
+  if (field && m.summary) return format_number((*m.summary).*field);
+  if (!field && m.value) return format_number(*m.value);
+  return "";
+}
+
+// Per pair and size, perftest-like: bandwidth and latency columns side by side.
+void print_network(const Report& r, std::ostream& out) {
+  TextTable table({{"probe"}, {"pair"}, {"ranks"}, {"size", Align::right}, {"status"},
+                   {"GB/s", Align::right}, {"Gb/s", Align::right}, {"peak GB/s", Align::right},
+                   {"Mpps", Align::right}, {"p50 us", Align::right}, {"p99 us", Align::right},
+                   {"max us", Align::right}, {"note"}});
+  for (const auto& p : r.probes) {
+    if (!is_network(p)) continue;
+    const auto size = p.params.find("size_B");
+    table.add_row({p.id, scope_text(p.scope), join_ints(p.scope.ranks),
+                   size != p.params.end() ? format_size(size->get<std::size_t>()) : "-", to_string(p.status),
+                   metric_cell(p, "bw_avg_GBps"), metric_cell(p, "bw_avg_Gbps"), metric_cell(p, "bw_peak_GBps"),
+                   metric_cell(p, "msg_rate_Mpps"), metric_cell(p, "lat_us", &Stats::p50),
+                   metric_cell(p, "lat_us", &Stats::p99), metric_cell(p, "lat_us", &Stats::max),
+                   p.error.value_or(p.reason.value_or(""))});
+  }
+  if (table.empty()) return;
+  out << "\nNetwork\n";
   table.print(out, "  ");
 }
 
@@ -123,6 +163,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_hosts(r, out);
   print_devices(r, out);
   print_probes(r, out);
+  print_network(r, out);
   print_verdicts(r, out);
   for (const auto& note : r.run.notes) out << "\nnote: " << note;
   if (!r.run.notes.empty()) out << '\n';

@@ -18,25 +18,45 @@ struct FakeClock {
 };
 
 // Ranks deliver their payload after `polls` attempts; absent ranks never do.
+// Ranks in `beating` send a heartbeat on every poll until they deliver.
 class ScriptedMailbox : public Mailbox {
  public:
   std::map<int, std::pair<int, std::string>> script;  // rank -> (polls before delivery, payload)
   std::map<int, int> polls;
+  std::map<int, int> beating;  // rank -> heartbeats left to send
 
   std::optional<std::string> try_receive(int source) override {
+    ++polls[source];
     auto it = script.find(source);
     if (it == script.end()) return std::nullopt;
-    if (++polls[source] < it->second.first) return std::nullopt;
+    if (polls[source] < it->second.first) return std::nullopt;
+    beating.erase(source);
     return it->second.second;
   }
+  std::vector<int> heard_from() override {
+    std::vector<int> ranks;
+    for (auto& [rank, left] : beating)
+      if (left > 0) {
+        --left;
+        ranks.push_back(rank);
+      }
+    return ranks;
+  }
 };
+
+GatherLimits limits(double silence_s, double overall_s = 3600) {
+  GatherLimits l;
+  l.silence = std::chrono::duration<double>(silence_s);
+  l.overall = std::chrono::duration<double>(overall_s);
+  l.poll_interval = std::chrono::microseconds(0);
+  return l;
+}
 
 TEST(GatherAtRoot, CollectsEveryRankThatAnswers) {
   FakeClock clock;
   ScriptedMailbox mailbox;
   mailbox.script = {{1, {1, "one"}}, {2, {5, "two"}}, {3, {3, "three"}}};
-  const Deadline deadline(std::chrono::seconds(1), [&] { return clock.tick(); });
-  const Gathered g = gather_at_root(mailbox, 4, "zero", deadline, std::chrono::microseconds(0));
+  const Gathered g = gather_at_root(mailbox, 4, "zero", limits(1), [&] { return clock.tick(); });
   ASSERT_EQ(g.payloads.size(), 4u);
   EXPECT_EQ(*g.payloads[0], "zero");
   EXPECT_EQ(*g.payloads[1], "one");
@@ -49,8 +69,7 @@ TEST(GatherAtRoot, RankThatNeverAnswersIsMissingAndTheWaitEnds) {
   FakeClock clock;
   ScriptedMailbox mailbox;
   mailbox.script = {{1, {2, "one"}}, {3, {1, "three"}}};  // rank 2 is silent
-  const Deadline deadline(std::chrono::milliseconds(500), [&] { return clock.tick(); });
-  const Gathered g = gather_at_root(mailbox, 4, "zero", deadline, std::chrono::microseconds(0));
+  const Gathered g = gather_at_root(mailbox, 4, "zero", limits(0.5), [&] { return clock.tick(); });
   EXPECT_EQ(g.missing(), std::vector<int>{2});
   EXPECT_EQ(*g.payloads[1], "one");
   EXPECT_EQ(*g.payloads[3], "three");
@@ -63,14 +82,45 @@ TEST(GatherAtRoot, LateAnswerAfterTheDeadlineIsNotWaitedFor) {
   FakeClock clock;
   ScriptedMailbox mailbox;
   mailbox.script = {{1, {1000, "late"}}};
-  const Deadline deadline(std::chrono::milliseconds(100), [&] { return clock.tick(); });
-  const Gathered g = gather_at_root(mailbox, 2, "zero", deadline, std::chrono::microseconds(0));
+  const Gathered g = gather_at_root(mailbox, 2, "zero", limits(0.1), [&] { return clock.tick(); });
+  EXPECT_EQ(g.missing(), std::vector<int>{1});
+}
+
+TEST(GatherAtRoot, BusyRankThatKeepsBeatingIsWaitedForPastTheSilenceLimit) {
+  // Rank 1 needs 300 polls (far past a 0.1 s silence limit at 10 ms a read)
+  // but beats all along: it is slow, not lost.
+  FakeClock clock;
+  ScriptedMailbox mailbox;
+  mailbox.script = {{1, {300, "slow but alive"}}};
+  mailbox.beating = {{1, 1000}};
+  const Gathered g = gather_at_root(mailbox, 2, "zero", limits(0.1), [&] { return clock.tick(); });
+  EXPECT_TRUE(g.missing().empty());
+  EXPECT_EQ(*g.payloads[1], "slow but alive");
+}
+
+TEST(GatherAtRoot, RankThatStopsBeatingIsGivenUpAfterTheSilenceLimit) {
+  FakeClock clock;
+  ScriptedMailbox mailbox;
+  mailbox.script = {{1, {100000, "never"}}};
+  mailbox.beating = {{1, 50}};  // alive for a while, then silent (a SIGSTOP)
+  const Gathered g = gather_at_root(mailbox, 2, "zero", limits(0.2), [&] { return clock.tick(); });
+  EXPECT_EQ(g.missing(), std::vector<int>{1});
+  EXPECT_GT(mailbox.polls[1], 50);   // waited while it beat
+  EXPECT_LT(mailbox.polls[1], 200);  // and not much longer
+}
+
+TEST(GatherAtRoot, OverallLimitEndsEvenAnEndlessBeat) {
+  FakeClock clock;
+  ScriptedMailbox mailbox;
+  mailbox.script = {{1, {1000000, "never"}}};
+  mailbox.beating = {{1, 1000000}};
+  const Gathered g = gather_at_root(mailbox, 2, "zero", limits(0.1, 5), [&] { return clock.tick(); });
   EXPECT_EQ(g.missing(), std::vector<int>{1});
 }
 
 TEST(GatherAtRoot, SingleRankNeedsNoMailbox) {
   ScriptedMailbox mailbox;
-  const Gathered g = gather_at_root(mailbox, 1, "only", Deadline(std::chrono::seconds(1)));
+  const Gathered g = gather_at_root(mailbox, 1, "only", limits(1));
   EXPECT_EQ(*g.payloads[0], "only");
   EXPECT_TRUE(mailbox.polls.empty());
 }

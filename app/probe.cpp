@@ -1,0 +1,17 @@
+#include "app/commands.h"
+#include "health/judge.h"
+
+namespace ibgpu {
+
+int run_probe(MpiSession& session, const ProbeOptions& options) {
+  Command command;
+  command.run = [&](MpiSession& s) {
+    RankResult mine;
+    mine.probes = run_network(s, options.net, options.common.timeout_s);
+    return mine;
+  };
+  command.judge = [](Report& report) { report.summary = summarise_without_verdicts(report.probes); };
+  return execute(session, options.common, command);
+}
+
+}  // namespace ibgpu

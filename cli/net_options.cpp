@@ -1,0 +1,79 @@
+#include "cluster/errors.h"
+#include "probes/stats.h"
+#include "subcommand.h"
+
+namespace ibgpu::cli {
+
+namespace {
+
+std::vector<std::size_t> sizes_or_sweep(const std::string& list, const std::string& min, const std::string& max,
+                                        const std::vector<std::size_t>& fallback) {
+  try {
+    if (!list.empty()) return parse_sizes(list);
+    if (!min.empty() || !max.empty())
+      return size_sweep(parse_size(min.empty() ? max : min), parse_size(max.empty() ? min : max));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return fallback;
+}
+
+}  // namespace
+
+void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind) {
+  sub.add_option("--transport", net.transport,
+                 "verbs (RDMA writes on the HCAs), mpi (MPI point-to-point: the host network), or auto "
+                 "(verbs where both ends have an active port, else mpi; the report says which ran)")
+      ->check(CLI::IsMember({"verbs", "mpi", "auto"}))
+      ->capture_default_str();
+  sub.add_option("--sizes", text.sizes, std::string("Message sizes for ") + kind + ", e.g. 8,64K,8M")
+      ->type_name("LIST");
+  sub.add_option("--min", text.min, "Smallest size of a doubling sweep (with --max)")->type_name("SIZE");
+  sub.add_option("--max", text.max, "Largest size of a doubling sweep")->type_name("SIZE");
+  sub.add_option("--iters", text.iters, "Timed iterations per size (0: fitted to a byte budget for bandwidth)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--warmup", net.settings.warmup, "Untimed iterations first (0: a tenth of --iters)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--pairs", text.pairs,
+                 "all: every host pair in N-1 concurrent rounds; quick: one round, every host once; "
+                 "or a list of host indices 0-1,2-3")
+      ->capture_default_str();
+  sub.add_flag("--loopback", net.pairs.loopback, "Also pair ranks on the same host (tests a host's own path)");
+  sub.add_option("--hca", net.hca, "Rails to use, e.g. mlx5_0:1,mlx5_3:1 (default: every active port)")
+      ->delimiter(',');
+  sub.add_option("--gid-index", net.settings.gid_index, "RoCE GID index (default: IPv4-mapped RoCE v2)");
+  sub.add_option("--mem", net.settings.mem, "Where verbs buffers live: host, gpu (GPUDirect RDMA), auto")
+      ->check(CLI::IsMember({"host", "gpu", "auto"}))
+      ->capture_default_str();
+  sub.add_option("--window", net.settings.window, "MPI bandwidth: sends in flight per iteration")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub.add_option("--tx-depth", net.settings.tx_depth, "Verbs bandwidth: work requests in flight")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+void finish_net_options(NetOptions& net, const NetCliText& text) {
+  net.settings.bw_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.bw_sizes);
+  net.settings.lat_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.lat_sizes);
+  validate_sizes(net.settings.bw_sizes, "bandwidth");
+  validate_sizes(net.settings.lat_sizes, "latency");
+  if (text.iters > 0) {
+    net.settings.bw_iters = text.iters;
+    net.settings.lat_iters = text.iters;
+  }
+  if (text.pairs == "all") {
+    net.pairs.mode = PairMode::all;
+  } else if (text.pairs == "quick") {
+    net.pairs.mode = PairMode::quick;
+  } else {
+    net.pairs.mode = PairMode::list;
+    try {
+      net.pairs.list = parse_pair_list(text.pairs);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--pairs: ") + e.what());
+    }
+  }
+}
+
+}  // namespace ibgpu::cli

@@ -1,0 +1,34 @@
+#pragma once
+// Pair scheduling for point-to-point probes. Pairs in one round share no node,
+// so a round can run concurrently without two tests competing for one NIC.
+#include <string>
+#include <vector>
+
+namespace ibgpu {
+
+struct NodePair {
+  int a = 0;  // a < b once normalised
+  int b = 0;
+  bool operator==(const NodePair&) const = default;
+};
+using Round = std::vector<NodePair>;
+
+// All pairs of n nodes in rounds of concurrent, disjoint pairs (circle method):
+// n even: n-1 rounds of n/2 pairs; n odd: n rounds of (n-1)/2 pairs, one node idle per round.
+// Every unordered pair exactly once, no node twice in a round; n < 2 gives no rounds.
+std::vector<Round> all_pairs_rounds(int n);
+
+// `--pairs quick`: one round in which every node takes part once. For odd n the last
+// node would sit out, so it gets a second round of one pair with node 0.
+std::vector<Round> quick_rounds(int n);
+
+// An explicit pair list: validated (0 <= a, b < n, a != b), normalised to a < b, duplicates
+// dropped, then packed first-fit into rounds in order of first appearance.
+// Throws std::invalid_argument naming the bad pair.
+std::vector<Round> rounds_from_pairs(const std::vector<NodePair>& pairs, int n);
+
+// Parses "0-1,2-3" (node indices, as written: not normalised, not range-checked; that needs n
+// and is done by rounds_from_pairs). Throws std::invalid_argument naming the bad token.
+std::vector<NodePair> parse_pair_list(const std::string& text);
+
+}  // namespace ibgpu

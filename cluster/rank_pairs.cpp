@@ -1,0 +1,56 @@
+#include "cluster/rank_pairs.h"
+
+#include <algorithm>
+
+namespace ibgpu {
+
+namespace {
+
+RankRound expand(const World& world, const std::vector<std::string>& hosts, const Round& host_round) {
+  RankRound round;
+  for (const NodePair& hp : host_round) {
+    const std::vector<int> left = world.ranks_on(hosts[static_cast<std::size_t>(hp.a)]);
+    const std::vector<int> right = world.ranks_on(hosts[static_cast<std::size_t>(hp.b)]);
+    // ranks_on lists ranks in rank order, which is local-rank order.
+    for (std::size_t i = 0; i < std::min(left.size(), right.size()); ++i)
+      round.push_back(RankPair{std::min(left[i], right[i]), std::max(left[i], right[i])});
+  }
+  return round;
+}
+
+// Local ranks 0-1, 2-3, ... on every host at once: each host's own HCA (or shared memory) path.
+RankRound loopback_round(const World& world, const std::vector<std::string>& hosts) {
+  RankRound round;
+  for (const auto& host : hosts) {
+    const std::vector<int> ranks = world.ranks_on(host);
+    for (std::size_t i = 0; i + 1 < ranks.size(); i += 2) round.push_back(RankPair{ranks[i], ranks[i + 1]});
+  }
+  return round;
+}
+
+}  // namespace
+
+std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan) {
+  const std::vector<std::string> hosts = world.hosts();
+  const int n = static_cast<int>(hosts.size());
+  std::vector<Round> host_rounds;
+  switch (plan.mode) {
+    case PairMode::all: host_rounds = all_pairs_rounds(n); break;
+    case PairMode::quick: host_rounds = quick_rounds(n); break;
+    case PairMode::list: host_rounds = rounds_from_pairs(plan.list, n); break;
+  }
+  std::vector<RankRound> rounds;
+  for (const Round& hr : host_rounds)
+    if (RankRound r = expand(world, hosts, hr); !r.empty()) rounds.push_back(std::move(r));
+  if (plan.loopback)
+    if (RankRound r = loopback_round(world, hosts); !r.empty()) rounds.push_back(std::move(r));
+  return rounds;
+}
+
+const RankPair* find_pair(const RankRound& round, int rank) {
+  for (const auto& p : round)
+    if (p.a == rank || p.b == rank) return &p;
+  return nullptr;
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,35 @@
+#pragma once
+// From a schedule of host pairs to the rank pairs that run concurrently:
+// within a host pair, ranks with the same local rank meet (one rank per GPU
+// and rail is the usual launch, so each rail is tested against its twin).
+#include <string>
+#include <vector>
+
+#include "cluster/pairs.h"
+#include "cluster/world.h"
+
+namespace ibgpu {
+
+struct RankPair {
+  int a = 0;  // a < b
+  int b = 0;
+  bool operator==(const RankPair&) const = default;
+};
+using RankRound = std::vector<RankPair>;
+
+enum class PairMode { all, quick, list };
+
+struct PairPlan {
+  PairMode mode = PairMode::all;
+  std::vector<NodePair> list;  // host indices, for PairMode::list
+  bool loopback = false;       // also pair ranks on the same host
+};
+
+// Host indices follow World::hosts() order. Throws std::invalid_argument for
+// a pair list that names hosts that do not exist.
+std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan);
+
+// The pair a rank takes part in during a round, if any.
+const RankPair* find_pair(const RankRound& round, int rank);
+
+}  // namespace ibgpu

@@ -1,0 +1,192 @@
+#include "probes/net/mpi_transport.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "cluster/deadline.h"
+#include "cluster/errors.h"
+#include "cluster/liveness.h"
+#include "probes/stats.h"
+
+namespace ibgpu {
+
+namespace {
+
+enum Tag { kReady = 0, kData = 1, kAck = 2, kPing = 3, kPong = 4 };
+
+// Thrown inside a measurement when a wait runs out; turned into a result.
+struct PeerSilent {
+  std::string what;
+};
+
+// Spins on the requests (no sleeping: latency samples depend on it) until
+// all complete, or the peer has been silent (no completion, no heartbeat)
+// for the timeout; then cancels them and throws.
+void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const char* waiting_for) {
+  const double limit_s = ctx.timeout_s;
+  const std::chrono::duration<double> silence(limit_s);
+  Deadline deadline(silence);
+  for (unsigned spins = 0;; ++spins) {
+    heartbeat();
+    if ((spins & 4095u) == 0 && heard_from(ctx.peer)) deadline = Deadline(silence);
+    int done = 0;
+    mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    if (done) return;
+    if ((spins & 255u) == 0 && deadline.expired()) {
+      for (auto& r : requests)
+        if (r != MPI_REQUEST_NULL) {
+          MPI_Cancel(&r);
+          MPI_Request_free(&r);
+        }
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", limit_s);
+      throw PeerSilent{std::string(stop_requested() ? "stopped while waiting for " : "no ") + waiting_for +
+                       " from host " + ctx.peer_host + " rank " + std::to_string(ctx.peer) +
+                       (stop_requested() ? "" : std::string(": silent for ") + seconds + " s")};
+    }
+  }
+}
+
+MPI_Request post_send(const void* buf, std::size_t bytes, const PairContext& ctx, int tag) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  mpi_check(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, ctx.peer, ctx.tag + tag, ctx.comm, &r), "MPI_Isend");
+  return r;
+}
+
+MPI_Request post_recv(void* buf, std::size_t bytes, const PairContext& ctx, int tag) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  mpi_check(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, ctx.peer, ctx.tag + tag, ctx.comm, &r), "MPI_Irecv");
+  return r;
+}
+
+// Both sides arrive before timing starts, so a late peer does not count as a
+// slow link. A partner still busy with a dead peer of its own keeps beating,
+// so it is waited for.
+void rendezvous(const PairContext& ctx) {
+  int mine = ctx.self, theirs = -1;
+  std::vector<MPI_Request> rs{post_recv(&theirs, sizeof theirs, ctx, kReady), post_send(&mine, sizeof mine, ctx, kReady)};
+  wait_all(rs, ctx, "handshake");
+}
+
+using Seconds = std::chrono::duration<double>;
+
+ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
+  ProbeResult r = pair_result("net.mpi.bw", ctx, size);
+  const int window = effective_window(size, settings.window);
+  const int iters = fitted_bw_iters(size, window, settings.bw_iters);
+  const int warmup = warmup_for(iters, settings.warmup);
+  r.params["window"] = window;
+  r.params["iters"] = iters;
+  r.params["warmup"] = warmup;
+  r.params["transport"] = "mpi";
+
+  std::vector<char> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), 1);
+  int ack = 0;
+  std::vector<MPI_Request> rs(static_cast<std::size_t>(window));
+  std::vector<double> per_iteration_s;
+  rendezvous(ctx);
+  Clock::time_point start{};
+  for (int it = 0; it < warmup + iters; ++it) {
+    if (it == warmup) start = Clock::now();
+    const auto t0 = Clock::now();
+    if (ctx.initiator) {
+      for (int w = 0; w < window; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer.data(), size, ctx, kData);
+      wait_all(rs, ctx, "data receipt");
+      std::vector<MPI_Request> a{post_recv(&ack, sizeof ack, ctx, kAck)};
+      wait_all(a, ctx, "acknowledgement");
+    } else {
+      for (int w = 0; w < window; ++w)
+        rs[static_cast<std::size_t>(w)] = post_recv(buffer.data() + size * static_cast<std::size_t>(w), size, ctx, kData);
+      wait_all(rs, ctx, "data");
+      std::vector<MPI_Request> a{post_send(&ack, sizeof ack, ctx, kAck)};
+      wait_all(a, ctx, "acknowledgement receipt");
+    }
+    if (it >= warmup) per_iteration_s.push_back(Seconds(Clock::now() - t0).count());
+  }
+  const double elapsed = Seconds(Clock::now() - start).count();
+  const double bytes = static_cast<double>(size) * window * iters;
+  const double fastest = *std::min_element(per_iteration_s.begin(), per_iteration_s.end());
+  r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(bytes, elapsed));
+  r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(bytes, elapsed));
+  r.metrics["bw_peak_GBps"] = Metric::of(gbytes_per_s(static_cast<double>(size) * window, fastest));
+  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(static_cast<double>(window) * iters, elapsed));
+  return r;
+}
+
+ProbeResult measure_lat(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
+  ProbeResult r = pair_result("net.mpi.lat", ctx, size);
+  const int iters = std::max(1, settings.lat_iters);
+  const int warmup = warmup_for(iters, settings.warmup);
+  r.params["iters"] = iters;
+  r.params["warmup"] = warmup;
+  r.params["transport"] = "mpi";
+  std::vector<char> out(std::max<std::size_t>(size, 1), 1), in(std::max<std::size_t>(size, 1), 0);
+  std::vector<double> samples_us;
+  samples_us.reserve(static_cast<std::size_t>(iters));
+  std::vector<MPI_Request> rs(2);
+  rendezvous(ctx);
+  for (int it = 0; it < warmup + iters; ++it) {
+    if (ctx.initiator) {
+      const auto t0 = Clock::now();
+      rs[0] = post_recv(in.data(), size, ctx, kPong);
+      rs[1] = post_send(out.data(), size, ctx, kPing);
+      wait_all(rs, ctx, "pong");
+      if (it >= warmup) samples_us.push_back(Seconds(Clock::now() - t0).count() * 1e6 / 2);
+    } else {
+      std::vector<MPI_Request> ping{post_recv(in.data(), size, ctx, kPing)};
+      wait_all(ping, ctx, "ping");
+      std::vector<MPI_Request> pong{post_send(out.data(), size, ctx, kPong)};
+      wait_all(pong, ctx, "pong receipt");
+    }
+  }
+  if (ctx.initiator) r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
+  return r;
+}
+
+template <class Measure>
+std::vector<ProbeResult> each_size(const PairContext& ctx, const std::vector<std::size_t>& sizes, const char* id,
+                                   Measure measure) {
+  std::vector<ProbeResult> results;
+  for (std::size_t size : sizes) {
+    try {
+      ProbeResult r = measure(size);
+      // The initiator reports a completed measurement; the responder only speaks up when something broke.
+      if (ctx.initiator) results.push_back(std::move(r));
+    } catch (const PeerSilent& e) {
+      ProbeResult r = pair_result(id, ctx, size);
+      r.status = ProbeStatus::timeout;
+      r.error = e.what;
+      results.push_back(std::move(r));
+      break;  // the peer is gone: the remaining sizes would each wait the full timeout
+    } catch (const std::exception& e) {
+      ProbeResult r = pair_result(id, ctx, size);
+      r.status = ProbeStatus::error;
+      r.error = e.what();
+      results.push_back(std::move(r));
+      break;
+    }
+  }
+  return results;
+}
+
+}  // namespace
+
+int effective_window(std::size_t size, int requested) {
+  constexpr std::size_t kReceiveBudget = 64u << 20;
+  const std::size_t fits = std::max<std::size_t>(1, kReceiveBudget / std::max<std::size_t>(size, 1));
+  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(1, requested)), fits));
+}
+
+std::vector<ProbeResult> MpiTransport::bandwidth(const PairContext& ctx, const NetSettings& settings) {
+  return each_size(ctx, settings.bw_sizes, "net.mpi.bw",
+                   [&](std::size_t size) { return measure_bw(ctx, settings, size); });
+}
+
+std::vector<ProbeResult> MpiTransport::latency(const PairContext& ctx, const NetSettings& settings) {
+  return each_size(ctx, settings.lat_sizes, "net.mpi.lat",
+                   [&](std::size_t size) { return measure_lat(ctx, settings, size); });
+}
+
+}  // namespace ibgpu

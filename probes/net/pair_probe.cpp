@@ -1,0 +1,31 @@
+#include "probes/net/pair_probe.h"
+
+#include <algorithm>
+
+namespace ibgpu {
+
+int fitted_bw_iters(std::size_t size, int per_iteration_messages, int requested) {
+  if (requested > 0) return requested;
+  // 256 MiB per size keeps a full-rate NDR link busy ~5 ms and a slow TCP path well under a second.
+  constexpr double kBudgetBytes = 256.0 * 1024 * 1024;
+  const double per_iteration = static_cast<double>(std::max<std::size_t>(size, 1)) * per_iteration_messages;
+  return static_cast<int>(std::clamp(kBudgetBytes / per_iteration, 4.0, 200.0));
+}
+
+int warmup_for(int iters, int requested) { return requested > 0 ? requested : std::max(1, iters / 10); }
+
+ProbeResult pair_result(const std::string& id, const PairContext& ctx, std::size_t size) {
+  ProbeResult r;
+  r.id = id;
+  const bool first = ctx.initiator;
+  r.scope.hosts = first ? std::vector<std::string>{ctx.self_host, ctx.peer_host}
+                        : std::vector<std::string>{ctx.peer_host, ctx.self_host};
+  r.scope.ranks = first ? std::vector<int>{ctx.self, ctx.peer} : std::vector<int>{ctx.peer, ctx.self};
+  if (!ctx.self_device.empty())
+    r.scope.devices = first ? std::vector<std::string>{ctx.self_device, ctx.peer_device}
+                            : std::vector<std::string>{ctx.peer_device, ctx.self_device};
+  r.params["size_B"] = size;
+  return r;
+}
+
+}  // namespace ibgpu

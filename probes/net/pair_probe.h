@@ -1,0 +1,57 @@
+#pragma once
+// Point-to-point measurements between two ranks. Both ranks of a pair call
+// the same transport method with mirrored contexts; the initiator (lower
+// rank) reports the results. A peer that dies or hangs is a `timeout`
+// result, never a hang: every wait obeys `timeout_s`.
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "probes/result.h"
+
+namespace ibgpu {
+
+struct PairContext {
+  MPI_Comm comm = MPI_COMM_NULL;  // errors returned, not fatal
+  int self = 0;
+  int peer = 0;
+  bool initiator = false;  // self < peer
+  std::string self_host, peer_host;
+  int tag = 0;  // unique to this pair meeting; a transport may use tag..tag+15
+  double timeout_s = 60;
+  std::string self_device, peer_device;  // rail, e.g. "mlx5_0:1"; empty for MPI
+};
+
+struct NetSettings {
+  std::vector<std::size_t> bw_sizes{65536, 1 << 20, 8 << 20};
+  std::vector<std::size_t> lat_sizes{8};
+  int bw_iters = 0;  // 0: fitted per size to a byte budget
+  int lat_iters = 1000;
+  int warmup = 0;  // 0: a tenth of the iterations, at least one
+  int window = 64;  // MPI: sends in flight per iteration (OSU)
+  int tx_depth = 128;  // verbs: work requests in flight (perftest)
+  int gid_index = -1;  // verbs on RoCE: -1 picks one (IPv4-mapped RoCE v2 first)
+  std::string mem = "host";  // verbs buffers: host | gpu | auto
+};
+
+class PairTransport {
+ public:
+  virtual ~PairTransport() = default;
+  virtual std::string name() const = 0;  // "mpi", "verbs"
+  // One result per size, ids "net.<transport>.<kind>"; scope hosts and ranks
+  // ordered initiator first.
+  virtual std::vector<ProbeResult> bandwidth(const PairContext& ctx, const NetSettings& settings) = 0;
+  virtual std::vector<ProbeResult> latency(const PairContext& ctx, const NetSettings& settings) = 0;
+};
+
+// Iterations for a bandwidth run of `size` bytes: enough to move a fixed
+// budget, bounded so small messages do not take forever.
+int fitted_bw_iters(std::size_t size, int per_iteration_messages, int requested);
+int warmup_for(int iters, int requested);
+
+// The result skeleton every pair probe fills in.
+ProbeResult pair_result(const std::string& id, const PairContext& ctx, std::size_t size);
+
+}  // namespace ibgpu

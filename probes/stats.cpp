@@ -1,0 +1,148 @@
+#include "probes/stats.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+namespace ibgpu {
+
+namespace {
+
+// The rank is computed in integers (percentile in parts per 10000): ceil(0.999 * n) in
+// floating point can land one rank off when p * n is meant to be a whole number.
+double nearest_rank(const std::vector<double>& sorted, std::size_t per_10000) {
+  const std::size_t n = sorted.size();
+  const std::size_t rank = (per_10000 * n + 9999) / 10000;
+  return sorted[std::clamp<std::size_t>(rank, 1, n) - 1];
+}
+
+double rate(double amount, double seconds, double unit) { return seconds > 0 ? amount / seconds / unit : 0.0; }
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return text.substr(first, last - first + 1);
+}
+
+std::string lowered(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// K, M, G, each optionally followed by B or iB; a bare B is bytes. Returns 0 for anything else.
+std::size_t multiplier(const std::string& suffix) {
+  std::string rest = lowered(suffix);
+  std::size_t factor = 1;
+  if (!rest.empty()) {
+    const auto unit = std::string_view("kmg").find(rest.front());
+    if (unit != std::string_view::npos) {
+      factor = std::size_t{1} << (10 * (unit + 1));
+      rest.erase(0, 1);
+    }
+  }
+  if (rest.empty() || rest == "b" || (factor > 1 && rest == "ib")) return factor;
+  return 0;
+}
+
+[[noreturn]] void bad_size(const std::string& text, const std::string& why) {
+  throw std::invalid_argument("invalid size '" + text + "': " + why);
+}
+
+}  // namespace
+
+Stats summarize(std::vector<double> samples) {
+  Stats s;
+  s.n = samples.size();
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  s.min = samples.front();
+  s.max = samples.back();
+  s.p50 = nearest_rank(samples, 5000);
+  s.p90 = nearest_rank(samples, 9000);
+  s.p99 = nearest_rank(samples, 9900);
+  s.p999 = nearest_rank(samples, 9990);
+  const double n = static_cast<double>(s.n);
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / n;
+  // Two passes: summing squares first and subtracting mean^2 cancels badly for tight latencies.
+  double squares = 0;
+  for (const double x : samples) squares += (x - s.mean) * (x - s.mean);
+  s.stddev = std::sqrt(squares / n);
+  return s;
+}
+
+Stats summarize_latency(std::vector<double> samples_us, std::size_t drop) {
+  if (samples_us.size() > 1) {
+    const std::size_t keep = samples_us.size() - std::min(drop, samples_us.size() - 1);
+    std::nth_element(samples_us.begin(), samples_us.begin() + static_cast<std::ptrdiff_t>(keep - 1), samples_us.end());
+    samples_us.resize(keep);
+  }
+  return summarize(std::move(samples_us));
+}
+
+double gbytes_per_s(double bytes, double seconds) { return rate(bytes, seconds, 1e9); }
+double gbits_per_s(double bytes, double seconds) { return rate(bytes * 8, seconds, 1e9); }
+double mpps(double messages, double seconds) { return rate(messages, seconds, 1e6); }
+
+std::size_t parse_size(const std::string& text) {
+  const std::string token = trimmed(text);
+  if (token.empty()) bad_size(text, "empty");
+  std::size_t value = 0;
+  const char* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+  if (ec == std::errc::result_out_of_range) bad_size(text, "too large");
+  if (ec != std::errc{}) bad_size(text, "expected a byte count such as 4096, 64K, 8M or 1G");
+  const std::size_t factor = multiplier(std::string(ptr, end));
+  if (factor == 0) bad_size(text, "unknown unit '" + std::string(ptr, end) + "' (use K, M or G)");
+  if (value > std::numeric_limits<std::size_t>::max() / factor) bad_size(text, "too large");
+  return value * factor;
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& list) {
+  std::vector<std::size_t> sizes;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = list.find(',', start);
+    sizes.push_back(parse_size(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+std::vector<std::size_t> size_sweep(std::size_t min, std::size_t max, std::size_t factor) {
+  if (min == 0) throw std::invalid_argument("size sweep: minimum size must be at least 1 byte");
+  if (min > max)
+    throw std::invalid_argument("size sweep: minimum " + format_size(min) + " is above maximum " + format_size(max));
+  if (factor < 2) throw std::invalid_argument("size sweep: factor must be at least 2");
+  std::vector<std::size_t> sizes;
+  for (std::size_t s = min;; s *= factor) {
+    sizes.push_back(s);
+    if (s == max) break;
+    // Comparing against max / factor keeps s * factor from overflowing near SIZE_MAX.
+    if (s > max / factor) {
+      sizes.push_back(max);
+      break;
+    }
+  }
+  return sizes;
+}
+
+std::string format_size(std::size_t bytes) {
+  constexpr std::array<std::pair<char, unsigned>, 3> kUnits{{{'G', 30}, {'M', 20}, {'K', 10}}};
+  if (bytes != 0)
+    for (const auto& [unit, shift] : kUnits) {
+      const std::size_t factor = std::size_t{1} << shift;
+      if (bytes % factor == 0) return std::to_string(bytes / factor) + unit;
+    }
+  return std::to_string(bytes);
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,37 @@
+#pragma once
+// Statistics and unit arithmetic for every probe, in one place and in double
+// precision: perftest's integer temporaries give a stddev of 0 below 1 us.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "probes/result.h"
+
+namespace ibgpu {
+
+// Percentiles by nearest rank (p-th percentile = sorted[ceil(p*n)-1]), mean and population
+// stddev (divide by n). Empty input gives n = 0 and zeros.
+Stats summarize(std::vector<double> samples);
+
+// perftest drops the largest `drop` samples (2 by default) before summarising latency, so one
+// stray interrupt does not set the max; at least one sample is always kept.
+Stats summarize_latency(std::vector<double> samples_us, std::size_t drop = 2);
+
+// Rates in decimal units (1e9 bytes, 1e9 bits, 1e6 messages), as perftest and nccl-tests report.
+// A non-positive duration has no meaningful rate and gives 0.
+double gbytes_per_s(double bytes, double seconds);
+double gbits_per_s(double bytes, double seconds);
+double mpps(double messages, double seconds);
+
+// "64K", "8MiB", "1g", "8B", "4096": binary multiples (K = 1024), case-insensitive.
+// Throws std::invalid_argument naming the token.
+std::size_t parse_size(const std::string& text);
+// "8,64K,8M": in the order given. Throws on any bad or empty token.
+std::vector<std::size_t> parse_sizes(const std::string& list);
+// min, min*factor, ... and max itself even when it is not on the ladder.
+// Throws std::invalid_argument if min == 0, min > max or factor < 2.
+std::vector<std::size_t> size_sweep(std::size_t min, std::size_t max, std::size_t factor = 2);
+// The largest exact binary unit: 8 -> "8", 65536 -> "64K", 3000 -> "3000". parse_size reads it back.
+std::string format_size(std::size_t bytes);
+
+}  // namespace ibgpu

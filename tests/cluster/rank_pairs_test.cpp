@@ -1,0 +1,95 @@
+#include "cluster/rank_pairs.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ibgpu {
+namespace {
+
+World world_of(const std::vector<std::string>& hosts) {
+  World w;
+  w.size = static_cast<int>(hosts.size());
+  w.places = places_from_hosts(hosts);
+  w.mpi = true;
+  return w;
+}
+
+TEST(RankRounds, TwoHostsFourRailsMeetRailToRail) {
+  // Ranks 0-3 on a, 4-7 on b: one round, rail i of a with rail i of b.
+  const World w = world_of({"a", "a", "a", "a", "b", "b", "b", "b"});
+  const auto rounds = rank_rounds(w, PairPlan{});
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0], (RankRound{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+}
+
+TEST(RankRounds, InterleavedPlacementStillPairsByLocalRank) {
+  // srun --distribution=cyclic: ranks alternate between hosts.
+  const World w = world_of({"a", "b", "a", "b"});
+  const auto rounds = rank_rounds(w, PairPlan{});
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0], (RankRound{{0, 1}, {2, 3}}));
+}
+
+TEST(RankRounds, EveryHostPairOnceAndNoRankTwiceInARound) {
+  std::vector<std::string> hosts;
+  for (int h = 0; h < 9; ++h)
+    for (int r = 0; r < 2; ++r) hosts.push_back("h" + std::to_string(h));
+  const World w = world_of(hosts);
+  const auto rounds = rank_rounds(w, PairPlan{});
+  EXPECT_EQ(rounds.size(), 9u);  // 9 hosts: odd, 9 rounds
+  std::set<std::pair<int, int>> seen;
+  for (const auto& round : rounds) {
+    std::set<int> busy;
+    for (const auto& p : round) {
+      EXPECT_LT(p.a, p.b);
+      EXPECT_TRUE(busy.insert(p.a).second);
+      EXPECT_TRUE(busy.insert(p.b).second);
+      EXPECT_NE(w.places[static_cast<std::size_t>(p.a)].host, w.places[static_cast<std::size_t>(p.b)].host);
+      EXPECT_TRUE(seen.insert({p.a, p.b}).second);
+    }
+  }
+  EXPECT_EQ(seen.size(), 9u * 8 / 2 * 2);  // 36 host pairs x 2 rails
+}
+
+TEST(RankRounds, OneHostHasNoPairsUnlessLoopback) {
+  const World w = world_of({"a", "a", "a"});
+  EXPECT_TRUE(rank_rounds(w, PairPlan{}).empty());
+  PairPlan loop;
+  loop.loopback = true;
+  const auto rounds = rank_rounds(w, loop);
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0], (RankRound{{0, 1}}));  // rank 2 has no partner on its host
+}
+
+TEST(RankRounds, UnevenRankCountsPairWhatExists) {
+  const World w = world_of({"a", "a", "b"});
+  const auto rounds = rank_rounds(w, PairPlan{});
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0], (RankRound{{0, 2}}));
+}
+
+TEST(RankRounds, ExplicitListAndQuickMode) {
+  const World w = world_of({"a", "b", "c", "d"});
+  PairPlan list;
+  list.mode = PairMode::list;
+  list.list = {{0, 3}};
+  const auto rounds = rank_rounds(w, list);
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0], (RankRound{{0, 3}}));
+  PairPlan quick;
+  quick.mode = PairMode::quick;
+  EXPECT_EQ(rank_rounds(w, quick).size(), 1u);
+  list.list = {{0, 7}};
+  EXPECT_THROW(rank_rounds(w, list), std::invalid_argument);
+}
+
+TEST(FindPair, FindsEitherSide) {
+  const RankRound round{{0, 4}, {1, 5}};
+  EXPECT_EQ(find_pair(round, 5)->a, 1);
+  EXPECT_EQ(find_pair(round, 0)->b, 4);
+  EXPECT_EQ(find_pair(round, 2), nullptr);
+}
+
+}  // namespace
+}  // namespace ibgpu

@@ -1,0 +1,278 @@
+// Golden tests for the reporters and the JSON Schema contract.
+//
+// The table and JSON output of a fixed report are compared with checked-in
+// files. After an intended change to the output, regenerate them with
+//   IBGPU_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
+// and review the difference with git diff.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "app/pipeline.h"
+#include "reports/json.h"
+#include "reports/reporter.h"
+#include "tests/reports/report_fixture.h"
+
+namespace ibgpu {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kGoldenDir = fs::path(IBGPU_TEST_DATA) / "golden";
+const fs::path kSchema = fs::path(IBGPU_SOURCE_DIR) / "reports/schema/report.schema.json";
+const fs::path kValidator = fs::path(IBGPU_SOURCE_DIR) / "tests/tools/validate_json.py";
+constexpr const char* kPython = "/usr/bin/python3";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string render(const Reporter& reporter, const Report& report) {
+  std::ostringstream out;
+  reporter.render(report, out);
+  return out.str();
+}
+
+// Private to this process: other builds of these tests may run at the same time.
+fs::path temp_path(const std::string& name) {
+  return fs::path(::testing::TempDir()) / ("ibgpu_" + std::to_string(::getpid()) + "_" + name);
+}
+
+bool updating_golden() {
+  const char* flag = std::getenv("IBGPU_UPDATE_GOLDEN");
+  return flag && std::string(flag) == "1";
+}
+
+// Says where the texts first differ, so a failure reads without a diff tool.
+std::string first_difference(const std::string& expected, const std::string& actual) {
+  std::istringstream e(expected), a(actual);
+  std::string el, al;
+  for (int line = 1;; ++line) {
+    const bool more_e = static_cast<bool>(std::getline(e, el));
+    const bool more_a = static_cast<bool>(std::getline(a, al));
+    if (!more_e && !more_a) return "texts differ only in the final newline";
+    if (!more_e || !more_a || el != al)
+      return "first difference at line " + std::to_string(line) + "\n  golden: " + (more_e ? el : "<end>") +
+             "\n  actual: " + (more_a ? al : "<end>");
+  }
+}
+
+// Compares with the golden file, or rewrites it when IBGPU_UPDATE_GOLDEN=1.
+void expect_golden(const std::string& name, const std::string& actual) {
+  const fs::path path = kGoldenDir / name;
+  if (updating_golden()) {
+    write_text(path, actual);
+    GTEST_SKIP() << "IBGPU_UPDATE_GOLDEN=1: rewrote " << path << " (nothing compared); review it with git diff";
+  }
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing; create it with IBGPU_UPDATE_GOLDEN=1";
+  const std::string expected = read_text(path);
+  EXPECT_TRUE(expected == actual) << name << " differs from the golden file " << path << ": "
+                                  << first_difference(expected, actual)
+                                  << "\nIf the change is intended, rerun with IBGPU_UPDATE_GOLDEN=1 and review git diff.";
+}
+
+TEST(ReporterGolden, TableMatchesCheckedInText) {
+  expect_golden("report.table.txt", render(TableReporter{}, testing::sample_report()));
+}
+
+TEST(ReporterGolden, JsonMatchesCheckedInText) {
+  expect_golden("report.json", render(JsonReporter{}, testing::sample_report()));
+}
+
+TEST(ReporterGolden, MakeReporterGivesEveryListedFormat) {
+  for (const auto& format : reporter_formats()) EXPECT_NE(make_reporter(format), nullptr) << format;
+  EXPECT_EQ(make_reporter("yaml"), nullptr);
+}
+
+TEST(ReportJson, RoundTripIsLossless) {
+  const json first = testing::sample_report();
+  const Report back = report_from_json(first);
+  const json second = back;
+  EXPECT_EQ(first, second) << "first:\n" << first.dump(2) << "\nsecond:\n" << second.dump(2);
+  // And through the text form, as a saved report is read.
+  EXPECT_EQ(json(report_from_json(json::parse(render(JsonReporter{}, back)))), first);
+}
+
+TEST(ReportJson, RejectsNewerSchemaVersionWithUpgradeHint) {
+  json doc = testing::sample_report();
+  doc["schema_version"] = kSchemaVersion + 1;
+  try {
+    report_from_json(doc);
+    FAIL() << "a schema_version " << kSchemaVersion + 1 << " report was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("upgrade"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReportJson, RejectsDocumentWithoutSchemaVersion) {
+  json doc = testing::sample_report();
+  doc.erase("schema_version");
+  EXPECT_THROW(report_from_json(doc), std::exception);
+}
+
+TEST(ReportJson, MissingMetricStaysNull) {
+  const json doc = testing::sample_report();
+  const json& written = doc.at("probes").at(3).at("metrics").at("msg_rate_Mpps");
+  ASSERT_TRUE(written.is_null()) << written;
+
+  const Report back = report_from_json(doc);
+  const Metric& metric = back.probes.at(3).metrics.at("msg_rate_Mpps");
+  EXPECT_FALSE(metric.value.has_value());
+  EXPECT_FALSE(metric.summary.has_value());
+  EXPECT_FALSE(metric.typical().has_value());
+  EXPECT_TRUE(json(back).at("probes").at(3).at("metrics").at("msg_rate_Mpps").is_null());
+}
+
+TEST(ReportJson, MetricKindsKeepTheirShape) {
+  const Report back = report_from_json(json(testing::sample_report()));
+  const Metric& bw = back.probes.at(3).metrics.at("bw_avg_GBps");
+  ASSERT_TRUE(bw.value.has_value());
+  EXPECT_FALSE(bw.summary.has_value());
+  EXPECT_DOUBLE_EQ(*bw.value, 11.5);
+  const Metric& lat = back.probes.at(2).metrics.at("lat_us");
+  EXPECT_FALSE(lat.value.has_value());
+  ASSERT_TRUE(lat.summary.has_value());
+  EXPECT_EQ(lat.summary->n, 1000u);
+  EXPECT_DOUBLE_EQ(lat.summary->p999, 7.5);
+  EXPECT_DOUBLE_EQ(*lat.typical(), 2.125);
+}
+
+// ---- the schema -------------------------------------------------------------
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs the repository's validator with the system python (the one whose
+// jsonschema module CI installs).
+Outcome validate(const std::vector<fs::path>& files) {
+  // One log per test: ctest may run the tests in parallel.
+  const fs::path log =
+      temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
+  std::string command = std::string(kPython) + " '" + kValidator.string() + "' '" + kSchema.string() + "'";
+  for (const auto& f : files) command += " '" + f.string() + "'";
+  command += " > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  Outcome out;
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  out.output = read_text(log);
+  return out;
+}
+
+// Empty when the validator can run here, else why not.
+std::string why_validator_cannot_run() {
+  if (!fs::exists(kPython)) return std::string(kPython) + " not found";
+  const std::string probe = std::string(kPython) + " -c 'import jsonschema' > /dev/null 2>&1";
+  if (std::system(probe.c_str()) != 0)
+    return std::string("python module jsonschema missing for ") + kPython + " (apt-get install python3-jsonschema)";
+  return "";
+}
+
+class ReportSchema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = why_validator_cannot_run(); !why.empty()) GTEST_SKIP() << why;
+  }
+
+  // The sample report's JSON, changed by `edit`, written to a temporary file.
+  static fs::path sample_with(const std::string& name, const std::function<void(json&)>& edit) {
+    json doc = testing::sample_report();
+    edit(doc);
+    const fs::path path = temp_path(name);
+    write_text(path, doc.dump(2));
+    return path;
+  }
+};
+
+TEST_F(ReportSchema, GoldenJsonIsValid) {
+  const Outcome out = validate({kGoldenDir / "report.json"});
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+}
+
+TEST_F(ReportSchema, FreshlyRenderedJsonIsValid) {
+  const fs::path path = temp_path("sample_report.json");
+  write_text(path, render(JsonReporter{}, testing::sample_report()));
+  const Outcome out = validate({path});
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+}
+
+TEST_F(ReportSchema, UsageErrorDocumentIsValid) {
+  const fs::path path = temp_path("usage_error.json");
+  fs::remove(path);
+  report_usage_error("--profile: file not found: nope.toml", path.string());
+  ASSERT_TRUE(fs::exists(path));
+  const Outcome out = validate({path});
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+}
+
+TEST_F(ReportSchema, RejectsUnknownProbeStatus) {
+  const Outcome out = validate({sample_with("bogus_status.json", [](json& doc) {
+    doc["probes"][3]["status"] = "bogus";
+  })});
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("$.probes[3].status"), std::string::npos) << out.output;
+}
+
+TEST_F(ReportSchema, RejectsStringWhereNumberBelongs) {
+  const Outcome out = validate({sample_with("string_number.json", [](json& doc) {
+    doc["probes"][3]["metrics"]["bw_avg_GBps"] = "11.5";
+    doc["verdicts"][3]["reasons"][0]["threshold"] = "4";
+  })});
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("$.probes[3].metrics.bw_avg_GBps"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("$.verdicts[3].reasons[0].threshold"), std::string::npos) << out.output;
+}
+
+TEST_F(ReportSchema, RejectsOtherContractBreaks) {
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> breaks{
+      {"schema_version 2", [](json& d) { d["schema_version"] = 2; }},
+      {"missing summary", [](json& d) { d.erase("summary"); }},
+      {"extra key in a probe", [](json& d) { d["probes"][0]["extra"] = 1; }},
+      {"probe id with capitals", [](json& d) { d["probes"][0]["id"] = "Net.Verbs"; }},
+      {"stats without p999", [](json& d) { d["probes"][2]["metrics"]["lat_us"].erase("p999"); }},
+      {"unknown entity kind", [](json& d) { d["verdicts"][0]["entity"]["kind"] = "switch"; }},
+      {"action on a port", [](json& d) { d["verdicts"][2]["action"] = "drain"; }},
+      {"exit code not matching state", [](json& d) { d["summary"]["exit_code"] = 0; }},
+      {"missing value as a string", [](json& d) { d["hosts"][0]["gpus"][1]["memory_total_GiB"] = "n/a"; }},
+  };
+  // One validator run for all of them: python starts slowly.
+  std::vector<fs::path> files;
+  for (std::size_t i = 0; i < breaks.size(); ++i)
+    files.push_back(sample_with("break_" + std::to_string(i) + ".json", breaks[i].second));
+  const Outcome out = validate(files);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  for (std::size_t i = 0; i < breaks.size(); ++i) {
+    EXPECT_EQ(out.output.find(files[i].string() + ": valid"), std::string::npos)
+        << breaks[i].first << " was not rejected:\n" << out.output;
+    EXPECT_NE(out.output.find(files[i].string() + ": $"), std::string::npos)
+        << breaks[i].first << ": no error with a JSON path:\n" << out.output;
+  }
+}
+
+TEST_F(ReportSchema, UnreadableFileIsAUsageError) {
+  const Outcome out = validate({temp_path("no_such_file.json")});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+}
+
+}  // namespace
+}  // namespace ibgpu
