@@ -17,6 +17,7 @@ int run_check(MpiSession& session, const CheckOptions& options) {
     report.verdicts = std::move(j.verdicts);
     report.summary = std::move(j.summary);
   };
+  command.preflight = [&](MpiSession& s) { return network_preflight(s.world(), options.net); };
   return execute(session, options.common, command);
 }
 

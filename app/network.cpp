@@ -1,6 +1,9 @@
 #include "app/network.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <optional>
 #include <limits>
 #include <memory>
 
@@ -8,6 +11,8 @@
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "probes/net/mpi_transport.h"
+#include "probes/net/verbs/device_select.h"
+#include "probes/net/verbs/verbs_transport.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -15,11 +20,61 @@ namespace ibgpu {
 namespace {
 
 constexpr int kTagNetBase = 1000;
-constexpr int kTagsPerMeeting = 16;
+constexpr int kTagsPerMeeting = 32;  // transports use tag..tag+15; the meeting itself the last one
+constexpr int kTagNegotiate = kTagsPerMeeting - 1;
+
+// What each side of a pair brings to the meeting: whether it can run verbs
+// and on which rail. Fixed layout, sent as bytes.
+struct Offer {
+  int verbs_ok = 0;
+  char rail[64] = {};
+  char why_not[192] = {};
+};
+
+Offer local_offer(const std::string& rail, const std::string& verbs_problem) {
+  Offer o;
+  o.verbs_ok = verbs_problem.empty() && !rail.empty() ? 1 : 0;
+  std::snprintf(o.rail, sizeof o.rail, "%s", rail.c_str());
+  std::snprintf(o.why_not, sizeof o.why_not, "%s", verbs_problem.c_str());
+  return o;
+}
+
+// Exchanges offers; nullopt when the partner stays silent.
+std::optional<Offer> meet(const PairContext& ctx, const Offer& mine) {
+  Offer theirs;
+  std::vector<MPI_Request> rs(2);
+  mpi_check(MPI_Irecv(&theirs, sizeof theirs, MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[0]),
+            "MPI_Irecv");
+  mpi_check(MPI_Isend(&mine, sizeof mine, MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[1]),
+            "MPI_Isend");
+  if (!wait_for_peer(rs, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) return std::nullopt;
+  theirs.rail[sizeof theirs.rail - 1] = '\0';
+  theirs.why_not[sizeof theirs.why_not - 1] = '\0';
+  return theirs;
+}
+
+std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions& options) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", ctx.timeout_s);
+  std::vector<ProbeResult> out;
+  for (const char* kind : {"bw", "lat"}) {
+    if ((kind[0] == 'b' && !options.bandwidth) || (kind[0] == 'l' && !options.latency)) continue;
+    ProbeResult r = pair_result(std::string("net.") + (options.transport == "verbs" ? "verbs." : "mpi.") +
+                                    (options.transport == "verbs" ? (kind[0] == 'b' ? "write_bw" : "write_lat") : kind),
+                                ctx, 0);
+    r.params.erase("size_B");
+    r.status = ProbeStatus::timeout;
+    r.error = std::string(stop_requested() ? "stopped while meeting" : "no answer to the meeting from") + " host " +
+              ctx.peer_host + " rank " + std::to_string(ctx.peer) +
+              (stop_requested() ? "" : std::string(": silent for ") + seconds + " s");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& options, const std::string& why) {
   std::vector<ProbeResult> out;
-  if (!ctx.initiator) return out;
+  if (!ctx.initiator) return out;  // one account of a pair is enough
   if (options.bandwidth) out.push_back(pair_result("net.verbs.write_bw", ctx, 0));
   if (options.latency) out.push_back(pair_result("net.verbs.write_lat", ctx, 0));
   for (auto& r : out) {
@@ -28,6 +83,13 @@ std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& 
     r.params.erase("size_B");
   }
   return out;
+}
+
+// Ranks on a host share its rails round-robin by local rank (one rank per GPU
+// is the usual launch; topology-aware choice comes with the GPU-HCA map).
+std::string rail_for(const World& world, const std::vector<std::string>& rails) {
+  if (rails.empty()) return "";
+  return rails[static_cast<std::size_t>(world.self().local_rank) % rails.size()];
 }
 
 int partner_of(const RankPair& pair, int rank) { return pair.a == rank ? pair.b : pair.a; }
@@ -40,6 +102,25 @@ int next_partner(const std::vector<RankRound>& rounds, std::size_t from, int ran
 }
 
 }  // namespace
+
+std::string network_preflight(const World& world, const NetOptions& options) {
+  if (options.transport == "mpi" || options.hca.empty()) return "";
+  // An --hca this host does not have is the operator's mistake: say so before anything runs.
+  const verbs::Survey survey = verbs::survey_devices();
+  try {
+    for (const auto& spec : options.hca) {
+      const verbs::DeviceSpec parsed = verbs::parse_device_spec(spec);
+      const bool exists = std::any_of(survey.devices.begin(), survey.devices.end(),
+                                      [&](const verbs::DeviceSurvey& d) { return d.name == parsed.device; });
+      if (!exists && options.transport == "verbs")
+        return "--hca " + spec + ": no such RDMA device on host " + world.host() +
+               (survey.devices.empty() ? " (it has none)" : "");
+    }
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
 
 void validate_sizes(const std::vector<std::size_t>& sizes, const char* what) {
   constexpr std::size_t kMax = std::size_t{1} << 30;  // MPI counts are int; buffers must fit memory
@@ -71,6 +152,15 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     return results;
   }
   MpiTransport mpi;
+  VerbsTransport verbs;
+  // Verbs availability and this rank's rail are the host's facts, asked once.
+  std::string verbs_problem;
+  std::string rail;
+  if (options.transport != "mpi") {
+    verbs_problem = verbs_unavailable_reason();
+    rail = rail_for(world, options.hca.empty() && verbs_problem.empty() ? active_ports() : options.hca);
+  }
+  const Offer mine = local_offer(rail, verbs_problem);
   const bool progress = world.rank == 0 && rounds.size() > 1;
   for (std::size_t k = 0; k < rounds.size(); ++k) {
     if (progress)
@@ -88,12 +178,30 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     ctx.peer_host = world.places.at(static_cast<std::size_t>(ctx.peer)).host;
     ctx.tag = kTagNetBase + static_cast<int>(k) * kTagsPerMeeting;
     ctx.timeout_s = timeout_s;
-    if (options.transport == "verbs") {
-      auto s = skipped_pair(ctx, options, "verbs transport not built into this ibgpu yet");
+    ctx.self_device = rail;
+
+    const std::optional<Offer> theirs = meet(ctx, mine);
+    if (!theirs) {
+      auto lost = silent_partner(ctx, options);
+      results.insert(results.end(), lost.begin(), lost.end());
+      continue;
+    }
+    ctx.peer_device = theirs->rail;
+    const bool both_verbs = mine.verbs_ok && theirs->verbs_ok;
+    if (options.transport == "verbs" && !both_verbs) {
+      const std::string why = !mine.verbs_ok ? "host " + ctx.self_host + ": " + verbs_problem
+                                             : "host " + ctx.peer_host + ": " + theirs->why_not;
+      auto s = skipped_pair(ctx, options, why);
       results.insert(results.end(), s.begin(), s.end());
       continue;
     }
-    PairTransport& transport = mpi;
+    const bool use_verbs = options.transport != "mpi" && both_verbs;
+    if (!use_verbs) ctx.self_device = ctx.peer_device = "";
+    PairTransport& transport = use_verbs ? static_cast<PairTransport&>(verbs) : mpi;
+    // With --transport auto the report says which ran and why.
+    const std::string choice = use_verbs        ? "verbs: both ends have an active port"
+                               : !mine.verbs_ok ? "mpi: host " + ctx.self_host + ": " + verbs_problem
+                                                : "mpi: host " + ctx.peer_host + ": " + theirs->why_not;
     std::vector<ProbeResult> got;
     if (options.bandwidth) got = transport.bandwidth(ctx, options.settings);
     const bool peer_lost = !got.empty() && got.back().status == ProbeStatus::timeout;
@@ -103,6 +211,7 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     }
     for (auto& r : got) {
       r.params["round"] = k;
+      if (options.transport == "auto") r.params["transport_choice"] = choice;
       results.push_back(std::move(r));
     }
   }

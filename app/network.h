@@ -23,6 +23,10 @@ struct NetOptions {
 
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s);
 
+// Every rank, before anything runs: an --hca the host lacks is a usage
+// error (empty answer when fine).
+std::string network_preflight(const World& world, const NetOptions& options);
+
 // Refuses sizes MPI or memory cannot take, with the reason (UsageError).
 void validate_sizes(const std::vector<std::size_t>& sizes, const char* what);
 

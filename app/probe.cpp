@@ -10,7 +10,8 @@ int run_probe(MpiSession& session, const ProbeOptions& options) {
     mine.probes = run_network(s, options.net, options.common.timeout_s);
     return mine;
   };
-  command.judge = [](Report& report) { report.summary = summarise_without_verdicts(report.probes); };
+  command.judge = [](Report& report) { report.summary = summarise_without_verdicts(report.probes, SkippedMeans::incomplete); };
+  command.preflight = [&](MpiSession& s) { return network_preflight(s.world(), options.net); };
   return execute(session, options.common, command);
 }
 

@@ -84,6 +84,26 @@ bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Stat
   }
 }
 
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence) {
+  Deadline deadline(silence);
+  for (unsigned spins = 0;; ++spins) {
+    heartbeat();
+    int done = 0;
+    mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    if (done) return true;
+    if ((spins & 4095u) == 0 && heard_from(peer)) deadline = Deadline(silence);
+    if ((spins & 255u) == 0 && deadline.expired()) {
+      for (auto& r : requests)
+        if (r != MPI_REQUEST_NULL) {
+          MPI_Cancel(&r);
+          MPI_Request_free(&r);
+        }
+      return false;
+    }
+  }
+}
+
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, dest, tag, comm, &request),

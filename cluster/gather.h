@@ -55,6 +55,12 @@ Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, con
 // A non-root rank's side: send and wait for completion until the deadline.
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline);
 
+// Spins (no sleeping: latency samples depend on it) until every request
+// completes, or `peer` has shown no sign of life (no completion, no
+// heartbeat) for `silence`; then cancels them and returns false. Ends at once
+// when a stop was requested.
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence);
+
 // Polls an MPI request until it completes or the deadline expires; on expiry
 // the request is cancelled (when MPI allows) and false is returned.
 bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Status* status = MPI_STATUS_IGNORE);

@@ -147,11 +147,13 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   return out;
 }
 
-RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes) {
+RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes, SkippedMeans skipped) {
   RunSummary s;
   s.state = HealthState::healthy;
   for (const auto& p : probes) {
     if (p.status == ProbeStatus::timeout) s.state = worst(s.state, HealthState::unknown);
+    if (p.status == ProbeStatus::skipped && skipped == SkippedMeans::incomplete)
+      s.state = worst(s.state, HealthState::unknown);
     if (p.status == ProbeStatus::error || p.status == ProbeStatus::failed) s.state = worst(s.state, HealthState::failed);
   }
   s.exit_code = exit_code_for(s.state);

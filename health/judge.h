@@ -17,8 +17,10 @@ struct Judgement {
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile);
 
-// For commands that describe rather than judge (inventory): ok and skipped
-// are both fine, errors fail, lost ranks leave the run incomplete.
-RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes);
+// For commands that describe or measure rather than judge (inventory, probe):
+// errors fail, lost ranks leave the run incomplete, and a skipped probe is
+// fine for a description (absence is data) but leaves a measurement incomplete.
+enum class SkippedMeans { fine, incomplete };
+RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes, SkippedMeans skipped);
 
 }  // namespace ibgpu

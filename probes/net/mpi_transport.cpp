@@ -6,7 +6,7 @@
 
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
-#include "cluster/liveness.h"
+#include "cluster/gather.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -20,33 +20,14 @@ struct PeerSilent {
   std::string what;
 };
 
-// Spins on the requests (no sleeping: latency samples depend on it) until
-// all complete, or the peer has been silent (no completion, no heartbeat)
-// for the timeout; then cancels them and throws.
+// Waits for the pair's requests; a silent peer ends the measurement.
 void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const char* waiting_for) {
-  const double limit_s = ctx.timeout_s;
-  const std::chrono::duration<double> silence(limit_s);
-  Deadline deadline(silence);
-  for (unsigned spins = 0;; ++spins) {
-    heartbeat();
-    if ((spins & 4095u) == 0 && heard_from(ctx.peer)) deadline = Deadline(silence);
-    int done = 0;
-    mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
-              "MPI_Testall");
-    if (done) return;
-    if ((spins & 255u) == 0 && deadline.expired()) {
-      for (auto& r : requests)
-        if (r != MPI_REQUEST_NULL) {
-          MPI_Cancel(&r);
-          MPI_Request_free(&r);
-        }
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%g", limit_s);
-      throw PeerSilent{std::string(stop_requested() ? "stopped while waiting for " : "no ") + waiting_for +
-                       " from host " + ctx.peer_host + " rank " + std::to_string(ctx.peer) +
-                       (stop_requested() ? "" : std::string(": silent for ") + seconds + " s")};
-    }
-  }
+  if (wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) return;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", ctx.timeout_s);
+  throw PeerSilent{std::string(stop_requested() ? "stopped while waiting for " : "no ") + waiting_for +
+                   " from host " + ctx.peer_host + " rank " + std::to_string(ctx.peer) +
+                   (stop_requested() ? "" : std::string(": silent for ") + seconds + " s")};
 }
 
 MPI_Request post_send(const void* buf, std::size_t bytes, const PairContext& ctx, int tag) {

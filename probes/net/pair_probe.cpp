@@ -6,10 +6,13 @@ namespace ibgpu {
 
 int fitted_bw_iters(std::size_t size, int per_iteration_messages, int requested) {
   if (requested > 0) return requested;
-  // 256 MiB per size keeps a full-rate NDR link busy ~5 ms and a slow TCP path well under a second.
+  // Move 256 MiB per size, in at most 5000 messages (perftest's default count):
+  // small messages stop at the count, large ones at the byte budget.
   constexpr double kBudgetBytes = 256.0 * 1024 * 1024;
-  const double per_iteration = static_cast<double>(std::max<std::size_t>(size, 1)) * per_iteration_messages;
-  return static_cast<int>(std::clamp(kBudgetBytes / per_iteration, 4.0, 200.0));
+  constexpr double kMaxMessages = 5000;
+  const double messages = std::max(per_iteration_messages, 1);
+  const double per_iteration = static_cast<double>(std::max<std::size_t>(size, 1)) * messages;
+  return static_cast<int>(std::clamp(kBudgetBytes / per_iteration, 4.0, std::max(4.0, kMaxMessages / messages)));
 }
 
 int warmup_for(int iters, int requested) { return requested > 0 ? requested : std::max(1, iters / 10); }

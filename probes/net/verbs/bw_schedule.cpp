@@ -20,13 +20,13 @@ std::size_t slot_offset(int index, std::size_t size, std::size_t region_bytes) {
   return (static_cast<std::size_t>(index) % slots) * size;
 }
 
-double peak_message_rate(const std::vector<Progress>& marks, long long min_messages) {
+double peak_message_rate(const std::vector<Progress>& marks, long long min_messages, double min_seconds) {
   double best = 0;
   std::size_t from = 0;
   for (std::size_t i = 1; i < marks.size(); ++i) {
     const long long messages = marks[i].messages - marks[from].messages;
     const double seconds = marks[i].seconds - marks[from].seconds;
-    if (messages < std::max(1LL, min_messages)) continue;
+    if (messages < std::max(1LL, min_messages) || seconds < min_seconds) continue;
     if (seconds > 0) best = std::max(best, static_cast<double>(messages) / seconds);
     from = i;
   }

@@ -24,9 +24,11 @@ struct Progress {
   long long messages = 0;
 };
 
-// The best rate over stretches of at least `min_messages` consecutive
-// completions, in messages per second; 0 when there is no such stretch.
-// Marks are in time order, the first being {0, 0}.
-double peak_message_rate(const std::vector<Progress>& marks, long long min_messages);
+// The best rate over consecutive stretches holding at least `min_messages`
+// completions and lasting at least `min_seconds`, in messages per second; 0
+// when there is no such stretch. Marks are in time order, the first {0, 0}.
+// The time floor matters: completions reach the CQ in bursts (Soft-RoCE
+// especially), and a burst polled at once would claim an absurd rate.
+double peak_message_rate(const std::vector<Progress>& marks, long long min_messages, double min_seconds);
 
 }  // namespace ibgpu::verbs

@@ -14,7 +14,8 @@ constexpr std::size_t kMessageOffset = kWireBytes - kMessageBytes - 1;  // text 
 
 template <class T>
 void put(WireBytes& out, std::size_t at, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) out[at + i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i));
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    out[at + i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i));
 }
 
 template <class T>
@@ -100,8 +101,9 @@ std::optional<Notice> decode_notice(const WireBytes& in) {
 
 std::string incompatibility(const ConnectionInfo& mine, const ConnectionInfo& peer) {
   if (mine.link_layer != peer.link_layer)
-    return std::string("link layers differ (") + (mine.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand") +
-           " here, " + (peer.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand") + " on the peer)";
+    return std::string("link layers differ (") +
+           (mine.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand") + " here, " +
+           (peer.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand") + " on the peer)";
   if (mine.link_layer != IBV_LINK_LAYER_ETHERNET) return {};
   // RoCE v1 frames and RoCE v2 UDP packets never meet, and a v2 GRH cannot mix address families.
   if (mine.gid_type != peer.gid_type)

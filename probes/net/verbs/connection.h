@@ -24,12 +24,12 @@ enum class SetupState : std::uint8_t { ready = 0, failed = 1, skipped = 2, usage
 
 struct ConnectionInfo {
   SetupState state = SetupState::ready;
-  std::string message;  // at most kMessageBytes on the wire; longer text is cut
+  std::string message;    // at most kMessageBytes on the wire; longer text is cut
   std::uint16_t lid = 0;  // 0 on RoCE
   std::uint32_t qpn = 0;
   std::uint32_t psn = 0;  // 24 bits
   std::uint32_t rkey = 0;
-  std::uint64_t addr = 0;  // start of the receive region (an iova for GPU memory)
+  std::uint64_t addr = 0;          // start of the receive region (an iova for GPU memory)
   std::uint64_t region_bytes = 0;  // writable bytes at addr
   Gid gid{};
   std::int32_t gid_index = -1;

@@ -108,7 +108,8 @@ std::string unavailable_reason(const Survey& survey) {
   std::vector<std::string> why;
   for (const auto& device : survey.devices) {
     if (!device.problem.empty()) why.push_back(device.name + " " + device.problem);
-    for (const auto& port : device.ports) why.push_back(device.name + ":" + std::to_string(port.port) + " " + port.state);
+    for (const auto& port : device.ports)
+      why.push_back(device.name + ":" + std::to_string(port.port) + " " + port.state);
     if (device.problem.empty() && device.ports.empty()) why.push_back(device.name + " has no ports");
   }
   return "no ACTIVE RDMA port (" + join(why) + ")";

@@ -1,10 +1,9 @@
 #pragma once
 // Which RDMA device and port a pair probe uses, and whether verbs can run on
 // this host at all (so the caller can choose verbs, MPI, or report `skipped`).
+#include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <stdexcept>
 
 namespace ibgpu {
 
@@ -43,7 +42,7 @@ struct DeviceSurvey {
   std::vector<PortState> ports;
 };
 struct Survey {
-  std::string problem;  // why the device list itself is empty or missing
+  std::string problem;                // why the device list itself is empty or missing
   std::vector<DeviceSurvey> devices;  // natural name order (mlx5_2 before mlx5_10)
 };
 

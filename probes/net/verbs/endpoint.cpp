@@ -36,7 +36,8 @@ Endpoint::Endpoint(const EndpointOptions& options) {
   context_ = open_device(device);
   check_rc(ibv_query_port(context_.get(), port_, &port_attr_), "ibv_query_port");
   if (port_attr_.state != IBV_PORT_ACTIVE)
-    throw std::runtime_error("RDMA port " + name_ + " is " + ibv_port_state_str(port_attr_.state) + ", not PORT_ACTIVE");
+    throw std::runtime_error("RDMA port " + name_ + " is " + ibv_port_state_str(port_attr_.state) +
+                             ", not PORT_ACTIVE");
   path_mtu_ = port_attr_.active_mtu;
   // RoCE has no LIDs: every packet carries a GRH, so a GID is mandatory there.
   // On InfiniBand the LID routes, and a GRH is used only when asked for.
@@ -172,8 +173,8 @@ void Endpoint::connect(const ConnectionInfo& peer) {
   modify(qp_.get(), rts_transition(psn_), "ibv_modify_qp(RTS)");
 }
 
-void Endpoint::post_write(std::size_t local, std::size_t remote, std::size_t length, std::uint64_t wr_id,
-                          bool signaled, bool inline_data) {
+void Endpoint::post_write(std::size_t local, std::size_t remote, std::size_t length, std::uint64_t wr_id, bool signaled,
+                          bool inline_data) {
   ibv_sge sge{};
   sge.addr = base_address() + region_bytes_ + local;
   sge.length = static_cast<std::uint32_t>(length);

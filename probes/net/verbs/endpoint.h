@@ -10,10 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "probes/net/verbs/connection.h"
 #include "probes/net/verbs/gpu_memory.h"
@@ -47,7 +46,7 @@ class Endpoint {
   void post_write(std::size_t local, std::size_t remote, std::size_t length, std::uint64_t wr_id, bool signaled,
                   bool inline_data);
   void post_send(std::size_t length, std::uint64_t wr_id, bool inline_data);  // always signalled
-  void post_recv(std::uint64_t wr_id);  // the whole receive region
+  void post_recv(std::uint64_t wr_id);                                        // the whole receive region
   int poll(ibv_wc* completions, int max) { return verbs::poll_cq(cq_.get(), max, completions); }
 
   // CPU-visible regions; nullptr when the buffer is GPU memory.

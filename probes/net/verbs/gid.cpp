@@ -17,9 +17,12 @@ namespace {
 
 GidType from_verbs(std::uint32_t type) {
   switch (type) {
-    case IBV_GID_TYPE_ROCE_V1: return GidType::roce_v1;
-    case IBV_GID_TYPE_ROCE_V2: return GidType::roce_v2;
-    default: return GidType::ib;
+    case IBV_GID_TYPE_ROCE_V1:
+      return GidType::roce_v1;
+    case IBV_GID_TYPE_ROCE_V2:
+      return GidType::roce_v2;
+    default:
+      return GidType::ib;
   }
 }
 
@@ -35,9 +38,12 @@ GidEntry from_verbs(const ibv_gid_entry& e) {
 
 const char* to_string(GidType type) {
   switch (type) {
-    case GidType::roce_v1: return "RoCE v1";
-    case GidType::roce_v2: return "RoCE v2";
-    case GidType::ib: break;
+    case GidType::roce_v1:
+      return "RoCE v1";
+    case GidType::roce_v2:
+      return "RoCE v2";
+    case GidType::ib:
+      break;
   }
   return "IB";
 }
@@ -90,8 +96,8 @@ GidEntry select_gid(const std::vector<GidEntry>& table, int requested, const std
     valid += (valid.empty() ? "" : ", ") + std::to_string(entry.index) + " (" + to_string(entry.type) + " " +
              format_gid(entry.gid) + ")";
   }
-  throw UsageError("GID index " + std::to_string(requested) + " on " + where + " is empty or invalid (valid: " +
-                   (valid.empty() ? std::string("none") : valid) + ")");
+  throw UsageError("GID index " + std::to_string(requested) + " on " + where +
+                   " is empty or invalid (valid: " + (valid.empty() ? std::string("none") : valid) + ")");
 }
 
 std::vector<GidEntry> read_gid_table(ibv_context* context, std::uint8_t port, int port_table_len) {
@@ -123,8 +129,10 @@ std::vector<GidEntry> read_gid_table(ibv_context* context, std::uint8_t port, in
     ibv_gid_entry entry{};
     int rc = ibv_query_gid_ex(context, port, static_cast<std::uint32_t>(index), &entry, 0);
     if (rc < 0) rc = errno;
-    if (rc == 0) out.push_back(from_verbs(entry));
-    else if (rc != ENODATA && first_error == 0) first_error = rc;
+    if (rc == 0)
+      out.push_back(from_verbs(entry));
+    else if (rc != ENODATA && first_error == 0)
+      first_error = rc;
   }
   if (out.empty() && first_error != 0) throw_errno("ibv_query_gid_ex", first_error);
   return out;

@@ -52,8 +52,7 @@ GpuMemory::GpuMemory(std::size_t bytes) : driver_(std::make_unique<Driver>()) {
   d.mem_free = d.lib.symbol<decltype(d.mem_free)>("cuMemFree_v2");
   d.error_string = d.lib.symbol<decltype(d.error_string)>("cuGetErrorString");
   d.range_handle = d.lib.symbol<decltype(d.range_handle)>("cuMemGetHandleForAddressRange");
-  if (!d.init || !d.device_get || !d.ctx_retain || !d.ctx_release || !d.ctx_set_current || !d.mem_alloc ||
-      !d.mem_free)
+  if (!d.init || !d.device_get || !d.ctx_retain || !d.ctx_release || !d.ctx_set_current || !d.mem_alloc || !d.mem_free)
     throw CallError("dlsym", "libcuda.so.1 lacks a CUDA 11 driver entry point (driver too old?)");
   d.check(d.init(0), "cuInit");
   d.check(d.device_get(&device_, 0), "cuDeviceGet");
@@ -72,8 +71,11 @@ GpuMemory::GpuMemory(std::size_t bytes) : driver_(std::make_unique<Driver>()) {
 }
 
 GpuMemory::GpuMemory(GpuMemory&& other) noexcept
-    : driver_(std::move(other.driver_)), device_(other.device_), address_(std::exchange(other.address_, 0)),
-      bytes_(std::exchange(other.bytes_, 0)), fd_(std::exchange(other.fd_, -1)) {}
+    : driver_(std::move(other.driver_)),
+      device_(other.device_),
+      address_(std::exchange(other.address_, 0)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 GpuMemory::~GpuMemory() {
   if (fd_ >= 0) close(fd_);

@@ -21,6 +21,7 @@ enum TagOffset : int {
   kBwConnect = 0,
   kBwReady = 1,
   kBwDone = 2,
+  kBwAbort = 3,
   kLatConnect = 8,
   kLatReady = 9,
   kLatSync = 10,
@@ -36,14 +37,16 @@ std::string size_problem(const Endpoint& ep, std::size_t size, bool cpu_visible)
 
 // Initiator only: RDMA writes into the peer's receive region, tx_depth in
 // flight, CQ moderation, timed from the first post to the last completion.
-ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size);
+ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size,
+                             AbortWatch& abort);
 
 // Both sides: write ping-pong (each side spins on the last byte of its
 // receive region) or send/recv ping-pong (receives pre-posted). The
 // initiator's result carries lat_us; the responder's only its status.
 ProbeResult measure_write_lat(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size,
                               AbortWatch& abort);
+// `problem`, when not empty, is a local failure to announce at the start instead of running.
 ProbeResult measure_send_lat(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size,
-                             AbortWatch& abort);
+                             AbortWatch& abort, const std::string& problem = {});
 
 }  // namespace ibgpu::verbs

@@ -1,11 +1,10 @@
-#include "probes/net/verbs/measure.h"
-
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <vector>
 
 #include "probes/net/verbs/bw_schedule.h"
+#include "probes/net/verbs/measure.h"
 #include "probes/stats.h"
 
 namespace ibgpu::verbs {
@@ -17,14 +16,14 @@ using Seconds = std::chrono::duration<double>;
 // Posts `count` writes keeping up to the send depth in flight and returns the
 // seconds from the first post to the last completion. `marks`, when given,
 // records progress at every completion batch.
-double stream_writes(Endpoint& ep, const PairContext& ctx, std::size_t size, int count, int every,
-                     const Deadline& run, std::vector<Progress>* marks) {
+double stream_writes(Endpoint& ep, const PairContext& ctx, std::size_t size, int count, int every, const Deadline& run,
+                     AbortWatch& abort, std::vector<Progress>* marks) {
   if (count <= 0) return 0;
   const std::string peer = peer_name(ctx);
   const std::size_t region = std::min<std::size_t>(ep.region_bytes(), ep.peer().region_bytes);
   const int depth = ep.send_depth();
   std::array<ibv_wc, 16> wc{};
-  Waiter waiter(ctx, "write completion", &run);
+  Waiter waiter(ctx, "write completion", &run, &abort);
   int posted = 0, completed = 0;
   const auto start = Clock::now();
   auto last = start;
@@ -65,7 +64,8 @@ std::string size_problem(const Endpoint& ep, std::size_t size, bool cpu_visible)
   return {};
 }
 
-ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size) {
+ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size,
+                             AbortWatch& abort) {
   ProbeResult r = pair_result(kWriteBwId, ctx, size);
   r.params.update(ep.describe());
   r.params["transport"] = "verbs";
@@ -80,17 +80,17 @@ ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSett
 
   // One budget for the whole size: the responder waits on it (see VerbsTransport::bandwidth).
   const Deadline run{Seconds(ctx.timeout_s)};
-  stream_writes(ep, ctx, size, warmup, every, run, nullptr);
+  stream_writes(ep, ctx, size, warmup, every, run, abort, nullptr);
   std::vector<Progress> marks;
-  const double elapsed = stream_writes(ep, ctx, size, iters, every, run, &marks);
+  const double elapsed = stream_writes(ep, ctx, size, iters, every, run, abort, &marks);
 
   const double bytes = static_cast<double>(size) * iters;
   r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(bytes, elapsed));
   r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(bytes, elapsed));
   r.metrics["msg_rate_Mpps"] = Metric::of(mpps(iters, elapsed));
-  // Peak over stretches of a tenth of the run (at least one signal interval),
-  // so a single early completion batch cannot claim an absurd rate.
-  const double peak = peak_message_rate(marks, std::max<long long>(every, iters / 10));
+  // Peak over stretches of at least a tenth of the run, in messages (and one
+  // signal interval) and in time: a burst of completions cannot claim a rate.
+  const double peak = peak_message_rate(marks, std::max<long long>(every, iters / 10), elapsed / 10);
   if (peak > 0) r.metrics["bw_peak_GBps"] = Metric::of(peak * static_cast<double>(size) / 1e9);
   return r;
 }

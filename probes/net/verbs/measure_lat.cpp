@@ -1,10 +1,10 @@
-#include "probes/net/verbs/measure.h"
-
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstring>
 #include <vector>
 
+#include "probes/net/verbs/measure.h"
 #include "probes/stats.h"
 
 namespace ibgpu::verbs {
@@ -22,7 +22,7 @@ struct LatencyPlan {
 // Both sides agree the size can run (and the receive region is clean) before
 // either writes; a local problem is told to the peer instead of leaving it waiting.
 LatencyPlan start_size(ProbeResult& r, Endpoint& ep, const PairContext& ctx, const NetSettings& settings,
-                       std::size_t size) {
+                       std::size_t size, std::string problem = {}) {
   r.params.update(ep.describe());
   r.params["transport"] = "verbs";
   LatencyPlan plan;
@@ -35,11 +35,11 @@ LatencyPlan start_size(ProbeResult& r, Endpoint& ep, const PairContext& ctx, con
   r.params["warmup"] = plan.warmup;
   r.params["inline"] = plan.inline_data;
 
-  const std::string problem = size_problem(ep, size, true);
+  if (problem.empty()) problem = size_problem(ep, size, true);
   if (problem.empty()) std::memset(ep.receive_region(), 0, size);
-  const auto reply = swap_images(ctx, kLatSync, encode(Notice{problem.empty() ? NoticeCode::ok : NoticeCode::error, problem}),
-                                 ctx.timeout_s);
-  if (!problem.empty()) throw std::runtime_error(problem);
+  const auto reply = swap_images(
+      ctx, kLatSync, encode(Notice{problem.empty() ? NoticeCode::ok : NoticeCode::error, problem}), ctx.timeout_s);
+  if (!problem.empty()) throw AnnouncedFailure(problem);
   if (!reply) throw WaitExpired(silence_text(ctx, "start of the latency run", ctx.timeout_s));
   const auto notice = decode_notice(*reply);
   if (!notice || notice->code != NoticeCode::ok)
@@ -85,8 +85,7 @@ void await(Endpoint& ep, const PairContext& ctx, AbortWatch& abort, const std::s
 
 // The peer's write has landed when the last byte of the message shows this
 // round's mark: HCAs place an RDMA write in address order (perftest relies on it).
-void spin_until(volatile const std::uint8_t* last_byte, std::uint8_t mark, const PairContext& ctx,
-                AbortWatch& abort) {
+void spin_until(volatile const std::uint8_t* last_byte, std::uint8_t mark, const PairContext& ctx, AbortWatch& abort) {
   Waiter waiter(ctx, "write", nullptr, &abort);
   while (*last_byte != mark) waiter.tick();
 }
@@ -132,9 +131,9 @@ ProbeResult measure_write_lat(Endpoint& ep, const PairContext& ctx, const NetSet
 }
 
 ProbeResult measure_send_lat(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size,
-                             AbortWatch& abort) {
+                             AbortWatch& abort, const std::string& problem) {
   ProbeResult r = pair_result(kSendLatId, ctx, size);
-  const LatencyPlan plan = start_size(r, ep, ctx, settings, size);
+  const LatencyPlan plan = start_size(r, ep, ctx, settings, size, problem);
   const std::string peer = peer_name(ctx);
   std::vector<double> samples_us;
   samples_us.reserve(static_cast<std::size_t>(plan.iters));

@@ -25,6 +25,13 @@ class PeerFailed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A failure of our own that the peer has already been told about: recorded
+// here, with nothing more to send.
+class AnnouncedFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 std::string peer_name(const PairContext& ctx);  // "host b rank 1"
 std::string self_name(const PairContext& ctx);  // "host a rank 0"
 // "no completion from host b rank 1 within 60 s"; "stopped while waiting for completion from host b rank 1".

@@ -43,8 +43,8 @@ QpTransition rtr_transition(const ConnectionInfo& peer, const PathInfo& path) {
     ah.grh.traffic_class = 0;
     ah.grh.flow_label = 0;
   }
-  t.mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-           IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+  t.mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+           IBV_QP_MIN_RNR_TIMER;
   return t;
 }
 
@@ -56,8 +56,8 @@ QpTransition rts_transition(std::uint32_t sq_psn) {
   t.attr.retry_cnt = kRetryCount;
   t.attr.rnr_retry = kRnrRetry;
   t.attr.max_rd_atomic = 1;
-  t.mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-           IBV_QP_MAX_QP_RD_ATOMIC;
+  t.mask =
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
   return t;
 }
 

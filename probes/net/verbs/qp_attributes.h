@@ -32,8 +32,8 @@ inline constexpr std::uint8_t kHopLimit = 64;
 // This side's view of the path, decided before RTR.
 struct PathInfo {
   std::uint8_t port = 1;
-  bool use_grh = false;  // always on Ethernet (RoCE); on InfiniBand only when a GID index was given
-  int gid_index = -1;    // the source GID (sgid_index) when use_grh
+  bool use_grh = false;        // always on Ethernet (RoCE); on InfiniBand only when a GID index was given
+  int gid_index = -1;          // the source GID (sgid_index) when use_grh
   ibv_mtu mtu = IBV_MTU_1024;  // both ends' active MTUs, the smaller
 };
 

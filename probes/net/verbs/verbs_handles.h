@@ -53,7 +53,7 @@ using QueuePair = Owned<ibv_qp, &ibv_destroy_qp>;
 class DeviceList {
  public:
   DeviceList() = default;
-  static DeviceList get();  // throws CallError when the verbs stack itself is missing
+  static DeviceList get();                                // throws CallError when the verbs stack itself is missing
   static DeviceList adopt(ibv_device** list, int count);  // from ibv_get_device_list
   ~DeviceList() { reset(); }
   DeviceList(DeviceList&& other) noexcept

@@ -29,7 +29,9 @@ Setup failed(ProbeStatus status, std::string text, bool report) {
   return s;
 }
 
-ProbeStatus status_of(SetupState state) { return state == SetupState::skipped ? ProbeStatus::skipped : ProbeStatus::error; }
+ProbeStatus status_of(SetupState state) {
+  return state == SetupState::skipped ? ProbeStatus::skipped : ProbeStatus::error;
+}
 
 // What this side tells the peer about a failure of its own: CallErrors name
 // host and rank already, other errors get them here.
@@ -41,8 +43,8 @@ std::string local_text(const PairContext& ctx, const std::exception& e) {
 // Once both sides know both outcomes, the initiator alone reports a failure
 // (naming whichever side failed); when the swap itself failed, each side
 // reports what it knows.
-Setup shared_outcome(const PairContext& ctx, bool mine_ok, ProbeStatus mine_status, const std::string& mine_text, bool peer_ok,
-            ProbeStatus peer_status, const std::string& peer_text) {
+Setup shared_outcome(const PairContext& ctx, bool mine_ok, ProbeStatus mine_status, const std::string& mine_text,
+                     bool peer_ok, ProbeStatus peer_status, const std::string& peer_text) {
   std::string text;
   ProbeStatus status = ProbeStatus::skipped;
   if (!mine_ok) {
@@ -90,7 +92,8 @@ Setup establish(const PairContext& ctx, const EndpointOptions& options, int conn
   }
   const bool peer_ok = peer->state == SetupState::ready;
   if (!mine_ok || !peer_ok)
-    return shared_outcome(ctx, mine_ok, status_of(mine.state), mine.message, peer_ok, status_of(peer->state), peer->message);
+    return shared_outcome(ctx, mine_ok, status_of(mine.state), mine.message, peer_ok, status_of(peer->state),
+                          peer->message);
   if (const auto why = incompatibility(mine, *peer); !why.empty())
     return failed(ProbeStatus::error, why + " (" + self_name(ctx) + " with " + peer_name(ctx) + ")", ctx.initiator);
 
@@ -116,6 +119,17 @@ Setup establish(const PairContext& ctx, const EndpointOptions& options, int conn
   return s;
 }
 
+// MPI failing underneath (not a silent peer: an error code) is this side's error.
+Setup establish_or_fail(const PairContext& ctx, const EndpointOptions& options, int connect_tag, int ready_tag) {
+  try {
+    return establish(ctx, options, connect_tag, ready_tag);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    return failed(ProbeStatus::error, e.what(), true);
+  }
+}
+
 ProbeResult base_result(const char* id, const PairContext& ctx, std::size_t size, const nlohmann::json& params) {
   ProbeResult r = pair_result(id, ctx, size);
   r.params.update(params);
@@ -127,8 +141,10 @@ ProbeResult failure_result(const char* id, const PairContext& ctx, std::size_t s
                            const std::string& text, const nlohmann::json& params) {
   ProbeResult r = base_result(id, ctx, size, params);
   r.status = status;
-  if (status == ProbeStatus::skipped) r.reason = text;
-  else r.error = text;
+  if (status == ProbeStatus::skipped)
+    r.reason = text;
+  else
+    r.error = text;
   return r;
 }
 
@@ -159,16 +175,22 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
   options.region_bytes = largest(settings.bw_sizes, 64 * 1024);
   options.send_depth = std::max(1, settings.tx_depth);
   options.recv_depth = 1;
-  Setup setup = establish(ctx, options, kBwConnect, kBwReady);
+  Setup setup = establish_or_fail(ctx, options, kBwConnect, kBwReady);
   if (!setup.endpoint) return setup_results(setup, ctx, {kWriteBwId}, settings.bw_sizes);
 
   std::vector<ProbeResult> results;
+  // A responder that gives up says so, and the initiator (listening once
+  // completions have stopped for a while) ends its run at once.
+  AbortWatch abort(ctx, kBwAbort);
   for (const std::size_t size : settings.bw_sizes) {
     ProbeResult r = base_result(kWriteBwId, ctx, size, setup.params);
     Notice mine;
     if (ctx.initiator) {
       try {
-        r = measure_write_bw(*setup.endpoint, ctx, settings, size);
+        r = measure_write_bw(*setup.endpoint, ctx, settings, size, abort);
+      } catch (const PeerFailed& e) {
+        results.push_back(failure_result(kWriteBwId, ctx, size, ProbeStatus::error, e.what(), setup.params));
+        break;  // the responder has left: no end-of-run swap to wait for
       } catch (const WaitExpired& e) {
         r = failure_result(kWriteBwId, ctx, size, ProbeStatus::timeout, e.what(), setup.params);
       } catch (const std::exception& e) {
@@ -181,11 +203,22 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
     // the initiator to say the run ended (the initiator's run is bounded by
     // timeout_s, so twice that plus slack is never too short).
     const double patience = ctx.initiator ? ctx.timeout_s : 2 * ctx.timeout_s + 5;
-    const auto reply = swap_images(ctx, kBwDone, encode(mine), patience);
+    std::optional<WireBytes> reply;
+    try {
+      reply = swap_images(ctx, kBwDone, encode(mine), patience);
+      if (!reply && r.status == ProbeStatus::ok) {
+        r.status = ProbeStatus::timeout;
+        r.error = silence_text(ctx, "end-of-run message", patience) +
+                  (r.metrics.empty() ? "" : " (measured, but the peer did not confirm the end of the run)");
+      }
+    } catch (const std::exception& e) {  // MPI itself failed
+      if (r.status == ProbeStatus::ok) {
+        r.status = ProbeStatus::error;
+        r.error = e.what();
+      }
+    }
     if (!reply) {
-      r.status = ProbeStatus::timeout;
-      r.error = silence_text(ctx, "end-of-run message", patience) +
-                (r.metrics.empty() ? "" : " (measured, but the peer did not confirm the end of the run)");
+      if (!ctx.initiator) abort.notify(r.error.value_or("the responder stopped"));
       results.push_back(std::move(r));
       break;
     }
@@ -212,7 +245,7 @@ std::vector<ProbeResult> VerbsTransport::latency(const PairContext& ctx, const N
   options.send_depth = 16;
   options.recv_depth = kPrepostedReceives;
   options.max_inline = 220;  // perftest's default for latency
-  Setup setup = establish(ctx, options, kLatConnect, kLatReady);
+  Setup setup = establish_or_fail(ctx, options, kLatConnect, kLatReady);
   if (!setup.endpoint) return setup_results(setup, ctx, {kWriteLatId, kSendLatId}, settings.lat_sizes);
   Endpoint& ep = *setup.endpoint;
 
@@ -239,6 +272,9 @@ std::vector<ProbeResult> VerbsTransport::latency(const PairContext& ctx, const N
       } catch (const PeerFailed& e) {
         stopped = true;
         if (ctx.initiator) results.push_back(failure_result(id, ctx, size, ProbeStatus::error, e.what(), setup.params));
+      } catch (const AnnouncedFailure& e) {
+        stopped = true;
+        results.push_back(failure_result(id, ctx, size, ProbeStatus::error, e.what(), setup.params));
       } catch (const WaitExpired& e) {
         stopped = true;
         give_up(e.what());
@@ -251,16 +287,17 @@ std::vector<ProbeResult> VerbsTransport::latency(const PairContext& ctx, const N
     }
   };
   run_sizes(kWriteLatId, [&](std::size_t size) { return measure_write_lat(ep, ctx, settings, size, abort); });
+  // Writes never consume receives; sends do. They are posted before the first
+  // send_lat swap, so before the peer can send; a failure here is told to the
+  // peer in that swap, where it is listening.
+  std::string prepost_problem;
   try {
-    // Writes never consume receives; sends do. Posted before the next swap, so before the peer's first send.
     for (int i = 0; i < kPrepostedReceives && !stopped; ++i) ep.post_recv(kRecvBit);
   } catch (const std::exception& e) {
-    stopped = true;
-    give_up(e.what());
-    results.push_back(failure_result(kSendLatId, ctx, settings.lat_sizes.empty() ? 0 : settings.lat_sizes.front(),
-                                     ProbeStatus::error, e.what(), setup.params));
+    prepost_problem = e.what();
   }
-  run_sizes(kSendLatId, [&](std::size_t size) { return measure_send_lat(ep, ctx, settings, size, abort); });
+  run_sizes(kSendLatId,
+            [&](std::size_t size) { return measure_send_lat(ep, ctx, settings, size, abort, prepost_problem); });
   return results;
 }
 

@@ -112,7 +112,8 @@ TEST(UnavailableReason, SaysWhyNothingCanRun) {
 // the "usable" side of these is checked in the Soft-RoCE VM lane.
 TEST(VerbsOnThisHost, NoDeviceMeansAReasonAndNoPorts) {
   const std::string reason = ibgpu::verbs_unavailable_reason();
-  if (reason.empty()) GTEST_SKIP() << "an RDMA device with an ACTIVE port exists here: " << ibgpu::active_ports().front();
+  if (reason.empty())
+    GTEST_SKIP() << "an RDMA device with an ACTIVE port exists here: " << ibgpu::active_ports().front();
   EXPECT_NE(reason.find("no "), std::string::npos) << reason;
   EXPECT_TRUE(ibgpu::active_ports().empty());
 }

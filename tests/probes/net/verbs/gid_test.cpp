@@ -9,7 +9,9 @@
 namespace ibgpu::verbs {
 namespace {
 
-Gid link_local(std::uint8_t last) { return {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, last}; }
+Gid link_local(std::uint8_t last) {
+  return {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, last};
+}
 Gid ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
   return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, a, b, c, d};
 }
@@ -44,7 +46,8 @@ TEST(ChooseGid, OrderOfTheTableDoesNotMatter) {
 }
 
 TEST(ChooseGid, RoutableBeatsIpv4LinkLocal) {
-  const std::vector<GidEntry> table{{0, ipv4(169, 254, 1, 1), GidType::roce_v2}, {1, ipv6_global(), GidType::roce_v2},
+  const std::vector<GidEntry> table{{0, ipv4(169, 254, 1, 1), GidType::roce_v2},
+                                    {1, ipv6_global(), GidType::roce_v2},
                                     {2, ipv4(192, 168, 1, 7), GidType::roce_v2}};
   EXPECT_EQ(choose_gid(table), 2);
   EXPECT_EQ(choose_gid({table[0], table[1]}), 1);
