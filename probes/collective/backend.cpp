@@ -1,0 +1,30 @@
+#include "probes/collective/backend.h"
+
+#include <cstdio>
+
+#include "cluster/deadline.h"
+#include "cluster/errors.h"
+
+namespace ibgpu {
+
+namespace {
+
+std::string timeout_text(const std::string& waited_for, double timeout_s) {
+  if (stop_requested()) return "stopped while waiting for " + waited_for + " (" + error_origin() + ")";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
+  return "no completion of " + waited_for + " within " + seconds + " s (" + error_origin() +
+         "): a rank is stopped, dead or stuck";
+}
+
+}  // namespace
+
+CollectiveTimeout::CollectiveTimeout(const std::string& waited_for, double timeout_s)
+    : std::runtime_error(timeout_text(waited_for, timeout_s)), waited_for_(waited_for) {}
+
+std::string describe_allreduce(const char* call, bool in_place, std::size_t count, DType type) {
+  return std::string(call) + " of " + std::to_string(count) + " x " + to_string(type) +
+         (in_place ? ", in-place" : ", out-of-place");
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,102 @@
+#pragma once
+// The CUDA runtime loaded at run time (libcudart via dlopen) through a small
+// typed table, and one move-only owner per handle the NCCL backend uses.
+// Declared here so no CUDA header or library is needed to build ibgpu.
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "probes/dynlib.h"
+
+namespace ibgpu {
+
+struct CudaRuntime {
+  using Error = int;  // cudaError_t
+  using Stream = struct CUstream_st*;
+  using Event = struct CUevent_st*;
+  static constexpr Error kSuccess = 0;
+  static constexpr Error kNotReady = 600;                     // cudaErrorNotReady
+  static constexpr int kHostToDevice = 1, kDeviceToHost = 2;  // cudaMemcpyKind
+  static constexpr unsigned kStreamNonBlocking = 0x01;
+  static constexpr unsigned kEventDisableTiming = 0x02;
+
+  DynLib lib;
+  Error (*get_device_count)(int*) = nullptr;
+  Error (*set_device)(int) = nullptr;
+  Error (*mem_alloc)(void**, std::size_t) = nullptr;
+  Error (*mem_free)(void*) = nullptr;
+  Error (*memset_async)(void*, int, std::size_t, Stream) = nullptr;
+  Error (*memcpy_async)(void*, const void*, std::size_t, int, Stream) = nullptr;
+  Error (*stream_create)(Stream*, unsigned) = nullptr;  // cudaStreamCreateWithFlags
+  Error (*stream_destroy)(Stream) = nullptr;
+  Error (*stream_query)(Stream) = nullptr;
+  Error (*event_create)(Event*, unsigned) = nullptr;  // cudaEventCreateWithFlags
+  Error (*event_record)(Event, Stream) = nullptr;
+  Error (*event_query)(Event) = nullptr;
+  Error (*event_destroy)(Event) = nullptr;
+  const char* (*error_string)(Error) = nullptr;
+
+  // Loads libcudart.so.13, .12, then the unversioned name. Empty on success,
+  // else why not, e.g. "libcudart.so not found: ...".
+  std::string load();
+  std::string describe(Error rc) const;  // "out of memory (2)"
+  // CUDA's convention: a return code, named by cudaGetErrorString. Throws CallError.
+  void check(Error rc, const char* call) const;
+};
+
+// cudaMalloc'd device memory on the current device. Freeing never throws.
+class CudaBuffer {
+ public:
+  CudaBuffer() = default;
+  CudaBuffer(const CudaRuntime& cuda, std::size_t bytes);
+  ~CudaBuffer();
+  CudaBuffer(CudaBuffer&& other) noexcept
+      : cuda_(other.cuda_), pointer_(std::exchange(other.pointer_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  CudaBuffer& operator=(CudaBuffer&& other) noexcept;
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
+
+  void* get() const { return pointer_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  const CudaRuntime* cuda_ = nullptr;
+  void* pointer_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class CudaStream {
+ public:
+  CudaStream() = default;
+  explicit CudaStream(const CudaRuntime& cuda);  // non-blocking: no implicit sync with stream 0
+  ~CudaStream();
+  CudaStream(CudaStream&& other) noexcept : cuda_(other.cuda_), stream_(std::exchange(other.stream_, nullptr)) {}
+  CudaStream& operator=(CudaStream&&) = delete;
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+
+  CudaRuntime::Stream get() const { return stream_; }
+
+ private:
+  const CudaRuntime* cuda_ = nullptr;
+  CudaRuntime::Stream stream_ = nullptr;
+};
+
+class CudaEvent {
+ public:
+  CudaEvent() = default;
+  explicit CudaEvent(const CudaRuntime& cuda);  // timing disabled: only completion is asked
+  ~CudaEvent();
+  CudaEvent(CudaEvent&& other) noexcept : cuda_(other.cuda_), event_(std::exchange(other.event_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&&) = delete;
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  CudaRuntime::Event get() const { return event_; }
+
+ private:
+  const CudaRuntime* cuda_ = nullptr;
+  CudaRuntime::Event event_ = nullptr;
+};
+
+}  // namespace ibgpu

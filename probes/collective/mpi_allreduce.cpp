@@ -1,0 +1,144 @@
+#include "probes/collective/mpi_allreduce.h"
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+#include "cluster/deadline.h"
+#include "cluster/errors.h"
+#include "cluster/gather.h"
+#include "cluster/liveness.h"
+#include "probes/collective/pattern.h"
+
+namespace ibgpu {
+
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+
+MPI_Datatype mpi_type(DType type) {
+  switch (type) {
+    case DType::f32:
+      return MPI_FLOAT;
+    case DType::f64:
+      return MPI_DOUBLE;
+    case DType::i32:
+      return MPI_INT32_T;
+    case DType::f16:
+    case DType::bf16:
+      break;
+  }
+  throw std::invalid_argument(std::string("MPI cannot sum ") + to_string(type));
+}
+
+// wait_with_deadline sleeps 50 us between polls: fine for the check, but in the
+// timed loop it would put a floor under every small-message iteration. This
+// spins, looking at the clock and sending heartbeats every 256 polls. On
+// expiry the request is left alone: the standard forbids cancelling or freeing
+// a collective's request.
+bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
+  for (unsigned polls = 0;; ++polls) {
+    int done = 0;
+    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return true;
+    if ((polls & 255u) == 255u) {
+      heartbeat();
+      if (deadline.expired()) return false;
+    }
+  }
+}
+
+}  // namespace
+
+MpiAllReduce::MpiAllReduce(MPI_Comm comm, double timeout_s) : comm_(comm), timeout_s_(timeout_s) {}
+
+MpiAllReduce::~MpiAllReduce() {
+  if (!abandoned_) return;
+  // MPI may still complete the abandoned all-reduce into these buffers; the
+  // job ends soon after a timeout, so leaking them is the safe choice.
+  static_cast<void>(new std::vector<std::byte>(std::move(send_)));
+  static_cast<void>(new std::vector<std::byte>(std::move(recv_)));
+}
+
+std::string MpiAllReduce::unavailable_reason() {
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  if (!initialised || finalised) return "MPI is not initialised (ibgpu was not started by mpirun or srun)";
+  if (comm_ == MPI_COMM_NULL) return "no MPI communicator";
+  return {};
+}
+
+std::string MpiAllReduce::unsupported(DType type, std::size_t count) const {
+  if (type == DType::f16 || type == DType::bf16)
+    return std::string("MPI has no ") + to_string(type) + " sum (MPI_SUM covers float, double and int32); use " +
+           "--dtype float, or the nccl backend for " + to_string(type);
+  if (count > static_cast<std::size_t>(INT_MAX))
+    return "MPI counts are int: " + std::to_string(count) + " elements exceed " + std::to_string(INT_MAX) +
+           "; use a smaller size";
+  return {};
+}
+
+void MpiAllReduce::prepare(std::size_t max_bytes, DType type) {
+  if (std::string why = unsupported(type, max_bytes / dtype_size(type)); !why.empty()) throw UsageError(why);
+  if (abandoned_) throw std::logic_error("mpi all-reduce used again after a timeout");
+  mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  // Zeros: timed in-place sums of zeros stay zero, never denormal or inf (both slow on some CPUs).
+  if (send_.size() < max_bytes) send_.assign(max_bytes, std::byte{0});
+  if (recv_.size() < max_bytes) recv_.assign(max_bytes, std::byte{0});
+}
+
+void MpiAllReduce::require(std::size_t count, DType type) const {
+  if (abandoned_) throw std::logic_error("mpi all-reduce used again after a timeout");
+  if (std::string why = unsupported(type, count); !why.empty()) throw UsageError(why);
+  if (count * dtype_size(type) > recv_.size())
+    throw std::logic_error("mpi all-reduce of " + std::to_string(count * dtype_size(type)) +
+                           " B exceeds the prepared " + std::to_string(recv_.size()) + " B");
+}
+
+MPI_Request MpiAllReduce::start(bool in_place, std::size_t count, DType type) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
+  mpi_check(MPI_Iallreduce(input, recv_.data(), static_cast<int>(count), mpi_type(type), MPI_SUM, comm_, &request),
+            "MPI_Iallreduce");
+  return request;
+}
+
+double MpiAllReduce::run_timed(bool in_place, std::size_t count, DType type, int warmup, int iters) {
+  require(count, type);
+  if (iters < 1 || warmup < 0) throw std::invalid_argument("run_timed: iters >= 1 and warmup >= 0 required");
+  const Seconds timeout(timeout_s_);
+  Clock::time_point started{};
+  for (int it = 0; it < warmup + iters; ++it) {
+    if (it == warmup) started = Clock::now();
+    MPI_Request request = start(in_place, count, type);
+    if (!spin_until_complete(request, Deadline(timeout))) {
+      abandoned_ = true;
+      throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (iteration " +
+                                  std::to_string(it + 1) + " of " + std::to_string(warmup + iters) + ")",
+                              timeout_s_);
+    }
+  }
+  return Seconds(Clock::now() - started).count() / iters;
+}
+
+std::uint64_t MpiAllReduce::check(bool in_place, std::size_t count, DType type) {
+  require(count, type);
+  std::byte* input = in_place ? recv_.data() : send_.data();
+  fill_pattern(type, rank_, size_, count, input);
+  if (rank_ == faults.corrupt_input_rank && count > 0) negate_element(type, input, count / 2);
+  // Poisoned (NaN, or -1 for int32): an all-reduce that writes nothing cannot pass.
+  if (!in_place) std::memset(recv_.data(), 0xff, count * dtype_size(type));
+  MPI_Request request = start(in_place, count, type);
+  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s_)))) {
+    abandoned_ = true;
+    throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (correctness check)",
+                            timeout_s_);
+  }
+  if (rank_ == faults.corrupt_result_rank && count > 0) flip_lowest_bit(type, recv_.data(), count / 2);
+  return count_wrong(type, recv_.data(), size_, count);
+}
+
+}  // namespace ibgpu

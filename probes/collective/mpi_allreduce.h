@@ -1,0 +1,43 @@
+#pragma once
+// All-reduce with MPI on host memory: measures the host network (and MPI's
+// transport choice), available wherever ibgpu runs under a launcher.
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "probes/collective/backend.h"
+
+namespace ibgpu {
+
+class MpiAllReduce final : public AllReduceBackend {
+ public:
+  // `comm` must return errors, not abort (MpiSession's communicator does).
+  // Each all-reduce gets `timeout_s` to complete.
+  MpiAllReduce(MPI_Comm comm, double timeout_s);
+  ~MpiAllReduce() override;
+  MpiAllReduce(const MpiAllReduce&) = delete;
+  MpiAllReduce& operator=(const MpiAllReduce&) = delete;
+
+  std::string name() const override { return "mpi"; }
+  std::string unavailable_reason() override;
+  // Sums float, double and int32; MPI has no half or bfloat16 type. Counts are ints.
+  std::string unsupported(DType type, std::size_t count) const override;
+
+  void prepare(std::size_t max_bytes, DType type) override;
+  double run_timed(bool in_place, std::size_t count, DType type, int warmup, int iters) override;
+  std::uint64_t check(bool in_place, std::size_t count, DType type) override;
+
+ private:
+  void require(std::size_t count, DType type) const;
+  MPI_Request start(bool in_place, std::size_t count, DType type);
+
+  MPI_Comm comm_;
+  double timeout_s_;
+  int rank_ = 0, size_ = 1;
+  std::vector<std::byte> send_, recv_;
+  // A wait timed out and its request is still in MPI's hands; the buffers must outlive it.
+  bool abandoned_ = false;
+};
+
+}  // namespace ibgpu

@@ -1,0 +1,196 @@
+#include "probes/collective/run_allreduce.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+
+#include "cluster/deadline.h"
+#include "cluster/errors.h"
+#include "cluster/gather.h"
+#include "probes/collective/allreduce_results.h"
+#include "probes/collective/pattern.h"
+
+namespace ibgpu {
+
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+
+std::vector<std::size_t> validate(const AllReduceBackend& backend, const World& world,
+                                  const AllReduceSettings& settings) {
+  if (settings.sizes.empty()) throw UsageError("all-reduce: no message sizes given");
+  if (settings.iters < 1) throw UsageError("all-reduce: iterations must be at least 1");
+  if (settings.warmup < 0) throw UsageError("all-reduce: warmup iterations cannot be negative");
+  if (!settings.in_place && !settings.out_of_place) throw UsageError("all-reduce: neither in-place nor out-of-place");
+  if (!(settings.timeout_s > 0)) throw UsageError("all-reduce: the timeout must be positive");
+  std::vector<std::size_t> counts;
+  try {
+    counts = element_counts(settings.sizes, settings.dtype);
+    if (settings.check) check_pattern_fits(settings.dtype, world.size);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("all-reduce: ") + e.what());
+  }
+  for (std::size_t count : counts)
+    if (std::string why = backend.unsupported(settings.dtype, count); !why.empty())
+      throw UsageError(backend.name() + " all-reduce: " + why);
+  return counts;
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
+// How many ranks raise a flag; nullopt when not every rank answered in time.
+std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, double timeout_s) {
+  if (!world.mpi) return mine ? 1 : 0;
+  int flag = mine ? 1 : 0, total = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallreduce(&flag, &total, 1, MPI_INT, MPI_SUM, comm, &request), "MPI_Iallreduce");
+  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) return std::nullopt;
+  return total;
+}
+
+// Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.
+std::optional<std::vector<RankOutcome>> gather_outcomes(MPI_Comm comm, const World& world, const RankOutcome& mine,
+                                                        double timeout_s) {
+  if (!world.mpi) return std::vector<RankOutcome>{mine};
+  // A wrong count travels as a double (exact below 2^53); -1 means not checked.
+  const double sent[2] = {mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0};
+  std::vector<double> all(world.rank == 0 ? 2 * static_cast<std::size_t>(world.size) : 0);
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Igather(sent, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, comm, &request), "MPI_Igather");
+  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) return std::nullopt;
+  std::vector<RankOutcome> outcomes;
+  for (std::size_t r = 0; r + 1 < all.size(); r += 2) {
+    RankOutcome o;
+    o.seconds = all[r];
+    if (all[r + 1] >= 0) o.wrong = static_cast<std::uint64_t>(all[r + 1]);
+    outcomes.push_back(o);
+  }
+  return outcomes;
+}
+
+ProbeResult own_result(const std::string& id, ProbeStatus status, const World& world, const std::string& device,
+                       nlohmann::json params, std::string text) {
+  ProbeResult r;
+  r.id = id;
+  r.status = status;
+  r.scope = rank_scope(world, device);
+  r.params = std::move(params);
+  if (status == ProbeStatus::skipped)
+    r.reason = std::move(text);
+  else
+    r.error = std::move(text);
+  return r;
+}
+
+std::string not_agreed(const char* stage, double timeout_s) {
+  return std::string("not every rank reached the all-reduce ") + stage + " within " + seconds_text(timeout_s) + " s (" +
+         error_origin() + "): a rank is stopped, dead or stuck";
+}
+
+}  // namespace
+
+std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm, const World& world,
+                                       const AllReduceSettings& settings) {
+  const std::string reason = backend.unavailable_reason();
+  const std::vector<std::size_t> counts = validate(backend, world, settings);
+  const std::string id = allreduce_probe_id(backend.name());
+  const double timeout_s = settings.timeout_s;
+  nlohmann::json sweep = {{"sizes_B", settings.sizes},
+                          {"dtype", to_string(settings.dtype)},
+                          {"iters", settings.iters},
+                          {"warmup", settings.warmup},
+                          {"nranks", world.size}};
+  std::vector<ProbeResult> results;
+
+  // 1. Can every rank run the backend? NCCL needs all ranks or none.
+  const auto unavailable = count_flags(comm, world, !reason.empty(), timeout_s);
+  if (!reason.empty()) {
+    results.push_back(own_result(id, ProbeStatus::skipped, world, "", sweep, reason));
+    return results;
+  }
+  if (!unavailable) {
+    results.push_back(own_result(id, ProbeStatus::timeout, world, "", sweep, not_agreed("start", timeout_s)));
+    return results;
+  }
+  if (*unavailable > 0) {
+    if (world.rank == 0) {
+      ProbeResult r = skipped(id, world_scope(world),
+                              std::to_string(*unavailable) + " of " + std::to_string(world.size) +
+                                  " ranks cannot run " + backend.name() + " (see their results)");
+      r.params = sweep;
+      results.push_back(std::move(r));
+    }
+    return results;
+  }
+  const std::string device = backend.device();
+
+  // 2. Buffers (and for NCCL the communicator); the ranks agree before measuring.
+  std::optional<ProbeResult> prepare_failure;
+  try {
+    backend.prepare(*std::max_element(settings.sizes.begin(), settings.sizes.end()), settings.dtype);
+  } catch (const CollectiveTimeout& e) {
+    prepare_failure = own_result(id, ProbeStatus::timeout, world, device, sweep, e.what());
+  } catch (const std::exception& e) {
+    prepare_failure = own_result(id, ProbeStatus::error, world, device, sweep, e.what());
+  }
+  const auto unprepared = count_flags(comm, world, prepare_failure.has_value(), timeout_s);
+  if (prepare_failure) {
+    results.push_back(std::move(*prepare_failure));
+    return results;
+  }
+  if (!unprepared) {
+    results.push_back(own_result(id, ProbeStatus::timeout, world, device, sweep, not_agreed("setup", timeout_s)));
+    return results;
+  }
+  if (*unprepared > 0) {
+    if (world.rank == 0) {
+      ProbeResult r =
+          own_result(id, ProbeStatus::error, world, device, sweep,
+                     std::to_string(*unprepared) + " of " + std::to_string(world.size) +
+                         " ranks could not set up the " + backend.name() + " all-reduce (see their results)");
+      r.scope = world_scope(world);
+      results.push_back(std::move(r));
+    }
+    return results;
+  }
+
+  // 3. The sweep: timed, then checked, then gathered, size by size.
+  std::vector<bool> modes;
+  if (settings.out_of_place) modes.push_back(false);
+  if (settings.in_place) modes.push_back(true);
+  for (std::size_t i = 0; i < settings.sizes.size(); ++i) {
+    for (bool in_place : modes) {
+      AllReduceCase c{settings.sizes[i], counts[i],       settings.dtype, in_place,
+                      settings.iters,    settings.warmup, world.size};
+      RankOutcome mine;
+      try {
+        mine.seconds = backend.run_timed(in_place, c.count, c.dtype, c.warmup, c.iters);
+        if (settings.check) mine.wrong = backend.check(in_place, c.count, c.dtype);
+      } catch (const CollectiveTimeout& e) {
+        results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c), e.what()));
+        return results;
+      } catch (const std::exception& e) {
+        results.push_back(own_result(id, ProbeStatus::error, world, device, allreduce_params(c), e.what()));
+        return results;
+      }
+      const auto outcomes = gather_outcomes(comm, world, mine, timeout_s);
+      if (!outcomes) {
+        results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
+                                     not_agreed("timing gather", timeout_s)));
+        return results;
+      }
+      if (world.rank == 0) results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
+      if (mine.wrong && *mine.wrong > 0)
+        results.push_back(wrong_data_result(backend.name(), c, *mine.wrong, world, device));
+    }
+  }
+  return results;
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,42 @@
+#pragma once
+// The all-reduce probe: every rank runs the same sweep of sizes, out-of-place
+// and in-place, times it, checks the result, and rank 0 reports the aggregate.
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "cluster/world.h"
+#include "probes/collective/backend.h"
+#include "probes/result.h"
+
+namespace ibgpu {
+
+struct AllReduceSettings {
+  std::vector<std::size_t> sizes{std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{64} << 20};  // bytes
+  DType dtype = DType::f32;
+  int iters = 20;
+  int warmup = 5;
+  bool out_of_place = true;
+  bool in_place = true;
+  bool check = true;      // re-fill with the pattern, run once untimed, compare bit-exactly
+  double timeout_s = 60;  // every wait: one all-reduce, an agreement, the gathering of times
+};
+
+// Every rank calls it with the same settings (without MPI, world.mpi false: a
+// single process, `comm` unused). Results, id collective.<backend>.all_reduce:
+// - rank 0: one per (size, in-place) with params {size_B, count, dtype,
+//   in_place, iters, warmup, nranks} and the metrics of allreduce_summary;
+// - any rank whose check found wrong elements: a `failed` result of its own;
+// - a rank whose wait ran out or whose call failed: a `timeout` or `error`
+//   result of its own, and the sweep ends there (the ranks no longer agree
+//   on which collective comes next);
+// - a rank that cannot run the backend: `skipped` with its reason; no rank
+//   runs the sweep then, and rank 0, if it could have, reports it skipped.
+// Throws UsageError, before any communication, for settings no rank can run:
+// a size that is not a whole number of elements, a type the backend cannot sum,
+// more ranks than the correctness pattern allows, iters < 1.
+std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm, const World& world,
+                                       const AllReduceSettings& settings);
+
+}  // namespace ibgpu
