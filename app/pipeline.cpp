@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <random>
@@ -131,7 +132,9 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
 }
 
 void report_usage_error(const std::string& message, const std::string& json_path) {
-  std::cerr << "ibgpu: " << message << '\n';
+  // One write, so lines from several ranks do not interleave.
+  const std::string line = "ibgpu: " + message + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
   if (json_path.empty()) return;
   const json doc{{"schema_version", kSchemaVersion},
                  {"error", {{"kind", "usage"}, {"message", message}}},
@@ -189,7 +192,8 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   const std::chrono::duration<double> release_wait = gather_overall + 2 * timeout;
 
   if (std::string problem = agree_on_start(session, options, command); !problem.empty()) {
-    if (problem != "-") report_usage_error(problem, "");
+    // Each rank with a problem says it on stderr; rank 0 also writes the JSON error document.
+    if (problem != "-") report_usage_error(problem, world.rank == 0 ? options.json_path : "");
     return session.end(kExitUsage, true, release_wait);
   }
 
