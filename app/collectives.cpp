@@ -139,6 +139,14 @@ std::vector<Placement> default_placements(const World& world) {
   return out;
 }
 
+CollectiveOptions check_allreduce_defaults() {
+  CollectiveOptions o;
+  o.settings.sizes = {std::size_t{1} << 20, std::size_t{16} << 20};
+  o.settings.iters = 10;
+  o.settings.warmup = 2;
+  return o;
+}
+
 std::string collectives_preflight(const MpiSession& session, const CollectiveOptions& options) {
   const AllReduceSettings& s = options.settings;
   try {

@@ -36,6 +36,9 @@ struct CollectiveOptions {
   int test_corrupt_rank = -1;
 };
 
+// What `ibgpu check` runs: backend auto, 1M and 16M floats, 10 iterations.
+CollectiveOptions check_allreduce_defaults();
+
 // Every rank, before anything runs: sizes that are not whole elements, a type
 // the chosen backend cannot sum, more ranks than the exact-sum pattern allows.
 // Empty when fine, else the usage error.

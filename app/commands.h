@@ -16,6 +16,8 @@ struct CheckOptions {
   CommonOptions common;
   Profile profile = generic_profile();
   NetOptions net;
+  bool collectives = true;  // the all-reduce step, after the network probes
+  CollectiveOptions allreduce = check_allreduce_defaults();
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 
