@@ -85,7 +85,8 @@ bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Stat
   }
 }
 
-bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence) {
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
+                   std::chrono::microseconds nap) {
   Deadline deadline(silence);
   for (unsigned spins = 0;; ++spins) {
     heartbeat();
@@ -93,6 +94,7 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
     mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
               "MPI_Testall");
     if (done) return true;
+    if (nap.count() > 0) std::this_thread::sleep_for(nap);
     if ((spins & 4095u) == 0 && heard_from(peer)) deadline = Deadline(silence);
     if ((spins & 255u) == 0 && deadline.expired()) {
       for (auto& r : requests)

@@ -59,8 +59,11 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 // Spins (no sleeping: latency samples depend on it) until every request
 // completes, or `peer` has shown no sign of life (no completion, no
 // heartbeat) for `silence`; then cancels them and returns false. Ends at once
-// when a stop was requested.
-bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence);
+// when a stop was requested. A non-zero `nap` sleeps that long between tests
+// instead: for a side that only waits while its CPU should stay free (the
+// responder of an RDMA bandwidth run, where Soft-RoCE's "HCA" is that CPU).
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
+                   std::chrono::microseconds nap = {});
 
 // Every rank of `comm` checks in with rank 0, which waits for each rank until it
 // has been silent (no check-in, no heartbeat) for `silence`, and then tells the
