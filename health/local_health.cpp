@@ -57,9 +57,12 @@ bool is_port_probe(const ProbeResult& p) { return starts_with(p.id, "ib.port.");
 
 // A skipped, failed or errored local probe, as its entity's state and reason.
 std::optional<std::pair<HealthState, Reason>> outcome_problem(const ProbeResult& p) {
-  auto text = [&](const std::optional<std::string>& s, const char* fallback) { return p.id + ": " + s.value_or(fallback); };
+  auto text = [&](const std::optional<std::string>& s, const char* fallback) {
+    return p.id + ": " + s.value_or(fallback);
+  };
   switch (p.status) {
-    case ProbeStatus::ok: return std::nullopt;
+    case ProbeStatus::ok:
+      return std::nullopt;
     case ProbeStatus::skipped:
       return std::pair{HealthState::unknown, reason("CHECK_SKIPPED", text(p.reason, "skipped"), p.id, {}, {})};
     case ProbeStatus::timeout:
@@ -109,12 +112,15 @@ void judge_ports(Book& book, const HostInventory& host, const LocalLimits& limit
       if (!port.rate) continue;
       if (limits.port_rate_gbps && port.rate->gbps < *limits.port_rate_gbps)
         book.add(entity, HealthState::degraded,
-                 reason("IB_PORT_RATE_LOW", "trained at " + port.rate_text + ", expected " +
-                        number_text(*limits.port_rate_gbps) + " Gb/s", "rate_Gbps", port.rate->gbps, *limits.port_rate_gbps));
+                 reason("IB_PORT_RATE_LOW",
+                        "trained at " + port.rate_text + ", expected " + number_text(*limits.port_rate_gbps) + " Gb/s",
+                        "rate_Gbps", port.rate->gbps, *limits.port_rate_gbps));
       if (limits.port_width && port.rate->lanes && *port.rate->lanes < *limits.port_width)
         book.add(entity, HealthState::degraded,
-                 reason("IB_PORT_WIDTH_LOW", "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
-                        std::to_string(*limits.port_width) + "X", "lanes", *port.rate->lanes, *limits.port_width));
+                 reason("IB_PORT_WIDTH_LOW",
+                        "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
+                            std::to_string(*limits.port_width) + "X",
+                        "lanes", *port.rate->lanes, *limits.port_width));
       // sysfs shows no port capability; the HCA generation bounds the speed.
       const auto best = max_ib_speed(hca.hca_type);
       if (best && port.link_layer == "InfiniBand" && speed_rank(port.rate->speed) >= 0 &&
@@ -147,8 +153,10 @@ void judge_counters(Book& book, const Entity& entity, const ProbeResult& p, cons
       {"symbol_error", "IB_SYMBOL_ERRORS", &LocalLimits::symbol_error_per_hour_degraded},
       {"link_error_recovery", "IB_LINK_ERROR_RECOVERY", &LocalLimits::link_error_recovery_per_hour_degraded},
       {"port_rcv_errors", "IB_RCV_ERRORS", &LocalLimits::port_rcv_errors_per_hour_degraded},
-      {"local_link_integrity_errors", "IB_LINK_INTEGRITY_ERRORS", &LocalLimits::local_link_integrity_errors_per_hour_degraded},
-      {"excessive_buffer_overrun_errors", "IB_BUFFER_OVERRUN", &LocalLimits::excessive_buffer_overrun_errors_per_hour_degraded},
+      {"local_link_integrity_errors", "IB_LINK_INTEGRITY_ERRORS",
+       &LocalLimits::local_link_integrity_errors_per_hour_degraded},
+      {"excessive_buffer_overrun_errors", "IB_BUFFER_OVERRUN",
+       &LocalLimits::excessive_buffer_overrun_errors_per_hour_degraded},
   };
   for (const auto& rule : rules) {
     const std::string name = std::string(rule.counter) + "_per_hour";
@@ -177,10 +185,12 @@ bool flag_set(const ProbeResult& p, const std::string& name) { return metric(p, 
 
 void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
   auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
-                 std::optional<double> threshold) { book.add(gpu, s, reason(code, std::move(message), name, metric(p, name), threshold)); };
+                 std::optional<double> threshold) {
+    book.add(gpu, s, reason(code, std::move(message), name, metric(p, name), threshold));
+  };
   if (auto n = metric(p, "ecc_uncorrected_volatile"); n && *n > 0)
-    add(HealthState::failed, "GPU_ECC_UNCORRECTABLE", number_text(*n) + " uncorrectable ECC errors since the driver loaded",
-        "ecc_uncorrected_volatile", 0.0);
+    add(HealthState::failed, "GPU_ECC_UNCORRECTABLE",
+        number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
   if (auto on = metric(p, "ecc_enabled"); on && *on == 0)
     add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", "ecc_enabled", 1.0);
   if (flag_set(p, "remap_failed"))
@@ -188,10 +198,11 @@ void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const
   if (flag_set(p, "remap_pending"))
     add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
   if (flag_set(p, "retired_pages_pending"))
-    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending", 0.0);
+    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending",
+        0.0);
   if (flag_set(p, "thermal_slowdown"))
-    add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN", "clocks slowed by temperature (thermal or hardware slowdown active)",
-        "thermal_slowdown", 0.0);
+    add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
+        "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
   if (flag_set(p, "power_slowdown"))
     add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
   if (auto t = metric(p, "temp_C")) {
@@ -212,8 +223,8 @@ void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const
         "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
   const auto links = metric(p, "nvlink_links"), up = metric(p, "nvlink_links_up");
   if (links && up && *up < *links)
-    add(HealthState::failed, "GPU_NVLINK_DOWN", number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down",
-        "nvlink_links_up", links);
+    add(HealthState::failed, "GPU_NVLINK_DOWN",
+        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
   if (limits.require_persistence_mode)
     if (auto pm = metric(p, "persistence_mode"); pm && *pm == 0)
       add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
@@ -223,8 +234,9 @@ void judge_gpu_bandwidth(Book& book, const Entity& gpu, const ProbeResult& p, co
   auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
     const auto v = metric(p, name);
     if (limit && v && *v < *limit)
-      book.add(gpu, HealthState::degraded,
-               reason(code, std::string(name) + " " + number_text(*v) + " below " + number_text(*limit), name, v, limit));
+      book.add(
+          gpu, HealthState::degraded,
+          reason(code, std::string(name) + " " + number_text(*v) + " below " + number_text(*limit), name, v, limit));
   };
   floor("h2d_GBps", limits.gpu_copy_min_GBps, "GPU_COPY_BW_LOW");
   floor("d2h_GBps", limits.gpu_copy_min_GBps, "GPU_COPY_BW_LOW");
@@ -236,8 +248,9 @@ void judge_xids(Book& book, const Entity& entity, const ProbeResult& p) {
   const double hardware = metric(p, "xid_hardware_events").value_or(0);
   if (all <= 0) return;
   const std::string codes = p.params.contains("xids") ? p.params["xids"].dump() : "";
-  book.add(entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
-           reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", metric(p, "xid_last"), {}));
+  book.add(
+      entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
+      reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", metric(p, "xid_last"), {}));
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
@@ -256,9 +269,10 @@ void roll_up_gpus(Book& book, const std::string& host) {
   if (worst_gpu == HealthState::healthy) return;
   HealthState node = worst_gpu;
   if (worst_gpu == HealthState::failed && usable > 0) node = HealthState::degraded;
-  book.add({"node", host}, node,
-           reason("GPUS_UNHEALTHY", std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
-                  "usable_gpu_count", usable, total));
+  book.add(
+      {"node", host}, node,
+      reason("GPUS_UNHEALTHY", std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
+             "usable_gpu_count", usable, total));
 }
 
 }  // namespace
@@ -276,7 +290,8 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
     if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
       book.add(node, HealthState::failed,
                reason("GPU_MISSING",
-                      std::to_string(host.gpus.size()) + " GPUs found, profile expects " + std::to_string(*limits.expect_gpus),
+                      std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
+                          std::to_string(*limits.expect_gpus),
                       "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
     for (const auto& gpu : host.gpus) book.at({"gpu", host.name + "/" + gpu_device_name(gpu.index)});
 
@@ -289,9 +304,9 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
         entity = Entity{is_gpu_probe(p) ? "gpu" : "hca_port", host.name + "/" + device};
       if (auto problem = outcome_problem(p)) {
         // A profile that declares none of a device makes its absence expected.
-        const bool expected = p.status == ProbeStatus::skipped && device.empty() &&
-                              ((is_gpu_probe(p) && limits.expect_gpus == 0) ||
-                               (is_port_probe(p) && limits.expect_active_ports == 0));
+        const bool expected =
+            p.status == ProbeStatus::skipped && device.empty() &&
+            ((is_gpu_probe(p) && limits.expect_gpus == 0) || (is_port_probe(p) && limits.expect_active_ports == 0));
         if (!expected) book.add(entity, problem->first, std::move(problem->second));
         continue;
       }
@@ -317,16 +332,16 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
     }
     // A GPU the inventory lists but no health record covers was not checked.
     for (const auto& gpu : host.gpus) {
-        const std::string name = gpu_device_name(gpu.index);
-        const bool checked = std::any_of(probes.begin(), probes.end(), [&](const ProbeResult& p) {
-          return p.id == kGpuHealthProbe && p.scope.hosts.size() == 1 && p.scope.hosts[0] == host.name &&
-                 !p.scope.devices.empty() && p.scope.devices[0] == name;
-        });
-        if (!checked)
-          book.add({"gpu", host.name + "/" + name}, HealthState::unknown,
-                   reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
-                          kGpuHealthProbe, {}, {}));
-      }
+      const std::string name = gpu_device_name(gpu.index);
+      const bool checked = std::any_of(probes.begin(), probes.end(), [&](const ProbeResult& p) {
+        return p.id == kGpuHealthProbe && p.scope.hosts.size() == 1 && p.scope.hosts[0] == host.name &&
+               !p.scope.devices.empty() && p.scope.devices[0] == name;
+      });
+      if (!checked)
+        book.add({"gpu", host.name + "/" + name}, HealthState::unknown,
+                 reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
+                        kGpuHealthProbe, {}, {}));
+    }
     roll_up_gpus(book, host.name);
   }
   return book.take();

@@ -124,8 +124,7 @@ std::vector<ProbeResult> kernel_log_results(const std::string& host, const Kerne
 std::vector<ProbeResult> check_kernel_log(const std::string& host, const std::string& kmsg_path) {
   const Scope scope{{host}, {}, {}};
   const int fd = ::open(kmsg_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return {skipped(kKernelLogProbe, scope, "cannot read " + kmsg_path + ": " + std::strerror(errno))};
+  if (fd < 0) return {skipped(kKernelLogProbe, scope, "cannot read " + kmsg_path + ": " + std::strerror(errno))};
   std::string text;
   std::array<char, 8192> record{};  // one read returns one record
   std::string failure;

@@ -8,9 +8,12 @@ namespace ibgpu {
 
 const char* to_string(PciProximity p) {
   switch (p) {
-    case PciProximity::same_switch: return "same_switch";
-    case PciProximity::same_numa: return "same_numa";
-    case PciProximity::other: return "other";
+    case PciProximity::same_switch:
+      return "same_switch";
+    case PciProximity::same_numa:
+      return "same_numa";
+    case PciProximity::other:
+      return "other";
   }
   return "other";
 }

@@ -96,8 +96,8 @@ DeviceCount device_count() {
   const cudaError_t rc = cudaGetDeviceCount(&out.count);
   if (rc != cudaSuccess) {
     out.count = 0;
-    out.error = std::string("no CUDA driver or device: cudaGetDeviceCount returned ") + cudaGetErrorString(rc) +
-                " (" + std::to_string(rc) + ")";
+    out.error = std::string("no CUDA driver or device: cudaGetDeviceCount returned ") + cudaGetErrorString(rc) + " (" +
+                std::to_string(rc) + ")";
   }
   return out;
 }

@@ -23,7 +23,8 @@ std::vector<ProbeResult> all_skipped(const std::string& host, const std::string&
 std::string device_name(const std::vector<GpuInfo>& gpus, int cuda_device) {
   const std::string pci = cuda_kernels::pci_bus_id(cuda_device);
   for (const auto& g : gpus)
-    if (!pci.empty() && normalize_pci_address(g.pci_bus_id) == normalize_pci_address(pci)) return gpu_device_name(g.index);
+    if (!pci.empty() && normalize_pci_address(g.pci_bus_id) == normalize_pci_address(pci))
+      return gpu_device_name(g.index);
   return gpu_device_name(cuda_device);
 }
 

@@ -5,11 +5,16 @@
 namespace ibgpu {
 
 const std::vector<std::string>& port_error_counters() {
-  static const std::vector<std::string> names{
-      "symbol_error",          "link_error_recovery",           "link_downed",
-      "port_rcv_errors",       "port_rcv_remote_physical_errors", "port_xmit_discards",
-      "local_link_integrity_errors", "excessive_buffer_overrun_errors", "port_xmit_wait",
-      "VL15_dropped"};
+  static const std::vector<std::string> names{"symbol_error",
+                                              "link_error_recovery",
+                                              "link_downed",
+                                              "port_rcv_errors",
+                                              "port_rcv_remote_physical_errors",
+                                              "port_xmit_discards",
+                                              "local_link_integrity_errors",
+                                              "excessive_buffer_overrun_errors",
+                                              "port_xmit_wait",
+                                              "VL15_dropped"};
   return names;
 }
 

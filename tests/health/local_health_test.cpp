@@ -26,7 +26,8 @@ HostInventory host_from(const std::string& fixture, const std::string& name = "n
 }
 
 const Verdict* find(const std::vector<Verdict>& vs, const std::string& kind, const std::string& id) {
-  auto it = std::find_if(vs.begin(), vs.end(), [&](const Verdict& v) { return v.entity.kind == kind && v.entity.id == id; });
+  auto it =
+      std::find_if(vs.begin(), vs.end(), [&](const Verdict& v) { return v.entity.kind == kind && v.entity.id == id; });
   return it == vs.end() ? nullptr : &*it;
 }
 
@@ -73,7 +74,7 @@ TEST(LocalHealthPorts, HdrPortOnAnNdrHcaIsDegradedForRateAndCapability) {
   EXPECT_EQ(rate->value, 200.0);
   EXPECT_EQ(rate->threshold, 400.0);
   EXPECT_NE(reason(v, "IB_PORT_SPEED_BELOW_CAPABILITY"), nullptr);  // MT4129 trains to NDR
-  EXPECT_EQ(reason(v, "IB_PORT_WIDTH_LOW"), nullptr);                // still 4X
+  EXPECT_EQ(reason(v, "IB_PORT_WIDTH_LOW"), nullptr);               // still 4X
 }
 
 TEST(LocalHealthPorts, TwoLaneNdrPortIsDegradedForWidthButNotSpeed) {
@@ -221,8 +222,8 @@ TEST(LocalHealthGpu, EachRuleOnOneSpoiledValue) {
     SCOPED_TRACE(c.name);
     GpuHealth bad = good_gpu(1);
     c.spoil(bad);
-    const auto vs = judge_local_health({gpu_host(2)},
-                                       {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
+    const auto vs = judge_local_health(
+        {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
     const Verdict* v = find(vs, "gpu", "g1/gpu1");
     ASSERT_NE(v, nullptr);
     EXPECT_EQ(v->state, c.state);
@@ -245,8 +246,9 @@ TEST(LocalHealthGpu, IdleGpuAtALowerPcieGenerationIsNotDowntrained) {
 TEST(LocalHealthGpu, TemperatureLimitsApplyOnlyWhenSet) {
   GpuHealth hot = good_gpu(0);
   hot.temp_C = 91;
-  EXPECT_EQ(find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, LocalLimits{}), "gpu", "g1/gpu0")->state,
-            HealthState::healthy);
+  EXPECT_EQ(
+      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, LocalLimits{}), "gpu", "g1/gpu0")->state,
+      HealthState::healthy);
   LocalLimits limits;
   limits.gpu_temp_degraded_C = 85;
   limits.gpu_temp_failed_C = 95;
@@ -309,8 +311,8 @@ TEST(LocalHealthGpu, SkippedCudaProbeOnAGpuIsUnknownAndWrongComputeFails) {
 TEST(LocalHealthGpu, OneFailedGpuOfTwoLeavesTheNodeDegradedWithTheUsableCount) {
   GpuHealth bad = good_gpu(1);
   bad.remap_pending = true;
-  const auto vs =
-      judge_local_health({gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
+  const auto vs = judge_local_health(
+      {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
   const Verdict* node = find(vs, "node", "g1");
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(node->state, HealthState::degraded);
@@ -326,14 +328,15 @@ TEST(LocalHealthKernelLog, HardwareXidFailsItsGpuAndAnApplicationXidDegrades) {
   const auto findings = parse_kernel_log(
       "[  10.0] NVRM: Xid (PCI:0000:19:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"
       "[  11.0] NVRM: Xid (PCI:0000:18:00): 13, pid=2, name=python, Graphics Exception\n");
-  const auto vs = judge_local_health({gpu_host(2)},
-                                     [&] {
-                                       auto p = kernel_log_results("g1", findings, "fixture");
-                                       p.push_back(gpu_health_result("g1", good_gpu(0)));
-                                       p.push_back(gpu_health_result("g1", good_gpu(1)));
-                                       return p;
-                                     }(),
-                                     LocalLimits{});
+  const auto vs = judge_local_health(
+      {gpu_host(2)},
+      [&] {
+        auto p = kernel_log_results("g1", findings, "fixture");
+        p.push_back(gpu_health_result("g1", good_gpu(0)));
+        p.push_back(gpu_health_result("g1", good_gpu(1)));
+        return p;
+      }(),
+      LocalLimits{});
   EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::failed);
   EXPECT_EQ(reason(find(vs, "gpu", "g1/gpu1"), "GPU_XID")->value, 79.0);
   EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::degraded);
@@ -361,7 +364,8 @@ TEST(LocalHealthInJudge, ProfileExpectationsReachTheLocalRules) {
   profile.expect_gpus = 1;
   HostInventory h = host_from("degraded");
   const Judgement j = judge({h}, {}, profile);
-  const auto node = std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
+  const auto node =
+      std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
   ASSERT_NE(node, j.verdicts.end());
   EXPECT_NE(reason(&*node, "GPU_MISSING"), nullptr);
   EXPECT_EQ(node->state, HealthState::failed);
@@ -375,7 +379,8 @@ TEST(LocalHealthInJudge, OnlyPortDegradedLeavesTheNodeDegradedNotFailed) {
   rate.rate_text = "200 Gb/sec (4X HDR)";
   rate.rate = parse_rate(rate.rate_text);
   const Judgement j = judge({h}, {}, Profile{});
-  const auto node = std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
+  const auto node =
+      std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
   ASSERT_NE(node, j.verdicts.end());
   EXPECT_EQ(node->state, HealthState::degraded);
   EXPECT_EQ(node->action, Action::admit_degraded);
