@@ -1,4 +1,5 @@
 #include "app/commands.h"
+#include "app/local_checks.h"
 #include "health/judge.h"
 
 namespace ibgpu {
@@ -7,6 +8,13 @@ int run_check(MpiSession& session, const CheckOptions& options) {
   Command command;
   command.run = [&](MpiSession& s) {
     RankResult mine = describe_host(s, options.common);
+    const Sysfs sysfs(options.common.sysfs_root);
+    std::optional<PortCounterWatch> counters;
+    if (mine.inventory) {
+      auto local = run_local_checks(*mine.inventory);
+      mine.probes.insert(mine.probes.end(), local.begin(), local.end());
+      counters.emplace(sysfs, *mine.inventory);
+    }
     auto net = run_network(s, options.net, options.common.timeout_s);
     mine.probes.insert(mine.probes.end(), net.begin(), net.end());
     if (options.collectives) {
@@ -14,6 +22,11 @@ int run_check(MpiSession& session, const CheckOptions& options) {
       allreduce.settings.timeout_s = options.common.timeout_s;
       auto sums = run_collectives(s, allreduce);
       mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
+    }
+    // Error counters over everything that moved data: the pair probes and the all-reduce.
+    if (counters) {
+      auto deltas = counters->finish();
+      mine.probes.insert(mine.probes.end(), deltas.begin(), deltas.end());
     }
     return mine;
   };

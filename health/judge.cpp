@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "health/local_health.h"
+
 namespace ibgpu {
 
 namespace {
-
-std::string port_id(const std::string& host, const Hca& hca, const IbPort& port) {
-  return host + "/" + hca.name + ":" + std::to_string(port.port);
-}
 
 std::string link_id(const Scope& scope) { return scope.hosts.at(0) + "<->" + scope.hosts.at(1); }
 
@@ -42,47 +40,15 @@ class VerdictBook {
     v.state = worst(v.state, state);
     if (reason) v.reasons.push_back(std::move(*reason));
   }
+  void merge(Verdict v) {
+    for (auto& r : v.reasons) add(v.entity, v.state, std::move(r));
+    add(v.entity, v.state, std::nullopt);
+  }
   std::vector<Verdict> take() { return std::move(verdicts_); }
 
  private:
   std::vector<Verdict> verdicts_;
 };
-
-void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& profile) {
-  int active = 0;
-  for (const auto& hca : host.hcas)
-    for (const auto& port : hca.ports) {
-      const Entity entity{"hca_port", port_id(host.name, hca, port)};
-      const bool link_up = port.phys_state && port.phys_state->code == 5;
-      if (port.active() && link_up) {
-        ++active;
-        book.add(entity, HealthState::healthy, std::nullopt);
-        continue;
-      }
-      const std::string state = port.state ? port.state->name : "unreadable";
-      const std::string phys = port.phys_state ? port.phys_state->name : "unreadable";
-      book.add(entity, HealthState::failed,
-               Reason{"IB_PORT_DOWN", "state " + state + ", physical state " + phys, "state",
-                      port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0});
-    }
-  if (profile.expect_active_ports && active < *profile.expect_active_ports)
-    book.add({"node", host.name}, HealthState::failed,
-             Reason{"IB_PORTS_MISSING",
-                    std::to_string(active) + " active RDMA ports, profile expects " +
-                        std::to_string(*profile.expect_active_ports),
-                    "active_port_count", static_cast<double>(active),
-                    static_cast<double>(*profile.expect_active_ports)});
-}
-
-void judge_gpu_count(VerdictBook& book, const HostInventory& host, const Profile& profile) {
-  if (!profile.expect_gpus) return;
-  const int found = static_cast<int>(host.gpus.size());
-  if (found < *profile.expect_gpus)
-    book.add({"node", host.name}, HealthState::failed,
-             Reason{"GPU_MISSING",
-                    std::to_string(found) + " GPUs found, profile expects " + std::to_string(*profile.expect_gpus),
-                    "gpu_count", static_cast<double>(found), static_cast<double>(*profile.expect_gpus)});
-}
 
 // A profile that declares none of a device makes its absence expected.
 bool expected_absent(const ProbeResult& p, const Profile& profile) {
@@ -115,11 +81,13 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   VerdictBook book;
   for (const auto& host : hosts) {
     book.at({"node", host.name});
-    judge_ports(book, host, profile);
-    judge_gpu_count(book, host, profile);
   }
+  LocalLimits local;
+  local.expect_gpus = profile.expect_gpus;
+  local.expect_active_ports = profile.expect_active_ports;
+  for (auto& v : judge_local_health(hosts, probes, local)) book.merge(std::move(v));
   for (const auto& p : probes) {
-    if (expected_absent(p, profile)) continue;
+    if (expected_absent(p, profile) || is_local_probe(p)) continue;
     auto [state, reason] = probe_outcome(p);
     if (p.scope.hosts.size() == 2) {
       book.add({"link", link_id(p.scope)}, state, std::move(reason));
@@ -131,12 +99,16 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   // A node carries its ports' state: a failed rail leaves the node usable with fewer rails.
   for (auto& node : verdicts) {
     if (node.entity.kind != "node") continue;
-    bool some_port_up = false, some_port_down = false;
+    // A degraded or unknown port passes its state on as it is.
+    bool some_port_up = false;
+    HealthState worst_port = HealthState::healthy;
     for (const auto& v : verdicts)
-      if (v.entity.kind == "hca_port" && v.entity.id.rfind(node.entity.id + "/", 0) == 0)
-        (v.state == HealthState::healthy ? some_port_up : some_port_down) = true;
-    if (some_port_down)
-      node.state = worst(node.state, some_port_up ? HealthState::degraded : HealthState::failed);
+      if (v.entity.kind == "hca_port" && v.entity.id.rfind(node.entity.id + "/", 0) == 0) {
+        some_port_up = some_port_up || v.state == HealthState::healthy;
+        worst_port = worst(worst_port, v.state);
+      }
+    if (worst_port == HealthState::failed && some_port_up) worst_port = HealthState::degraded;
+    node.state = worst(node.state, worst_port);
     node.action = node.state == HealthState::healthy    ? Action::admit
                   : node.state == HealthState::degraded ? Action::admit_degraded
                                                         : Action::drain;

@@ -187,6 +187,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
       host.versions["cuda_driver"] = std::to_string(*sys.cuda_driver_version / 1000) + "." +
                                      std::to_string((*sys.cuda_driver_version % 1000) / 10);
     for (const auto& g : host.gpus) gpu.scope.devices.push_back(g.pci_bus_id);
+    host.topology = gpu_hca_affinity(sysfs, host.gpus, host.hcas);
     gpu.metrics["gpu_count"] = Metric::of(static_cast<double>(host.gpus.size()));
   } catch (const std::exception& e) {
     gpu.status = ProbeStatus::error;

@@ -8,6 +8,7 @@
 #include "probes/ib/ports.h"
 #include "probes/result.h"
 #include "probes/sysfs.h"
+#include "probes/topology.h"
 
 namespace ibgpu {
 
@@ -22,6 +23,7 @@ struct HostInventory {
   std::vector<int> ranks;  // filled in when results are gathered
   std::vector<GpuInfo> gpus;
   std::vector<Hca> hcas;
+  std::vector<GpuHcaAffinity> topology;  // nearest HCA per GPU
   CpuInfo cpu;
   std::map<std::string, std::string> versions;  // rdma_core, openmpi, nccl, nvidia_driver, kernel, ...
   std::map<std::string, std::string> env;       // only NCCL_*, UCX_*, OMPI_MCA_*: never the whole environment

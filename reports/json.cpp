@@ -164,11 +164,31 @@ void from_json(const json& j, Hca& h) {
   h.ports = j.value("ports", std::vector<IbPort>{});
 }
 
+void to_json(json& j, const GpuHcaAffinity& a) {
+  j = json{{"gpu", a.gpu},
+           {"gpu_pci", nullable_text(a.gpu_pci)},
+           {"gpu_numa_node", nullable(a.gpu_numa_node)},
+           {"hca", nullable_text(a.hca)},
+           {"hca_pci", nullable_text(a.hca_pci)},
+           {"proximity", a.proximity ? json(to_string(*a.proximity)) : json(nullptr)}};
+}
+
+void from_json(const json& j, GpuHcaAffinity& a) {
+  a.gpu = j.at("gpu").get<int>();
+  a.gpu_pci = get_string(j, "gpu_pci");
+  read_nullable(j, "gpu_numa_node", a.gpu_numa_node);
+  a.hca = get_string(j, "hca");
+  a.hca_pci = get_string(j, "hca_pci");
+  a.proximity.reset();
+  if (auto p = j.find("proximity"); p != j.end() && !p->is_null()) a.proximity = pci_proximity_from_string(p->get<std::string>());
+}
+
 void to_json(json& j, const HostInventory& h) {
   j = json{{"name", h.name},
            {"ranks", h.ranks},
            {"gpus", h.gpus},
            {"hcas", h.hcas},
+           {"topology", h.topology},
            {"cpu",
             {{"model", nullable_text(h.cpu.model)},
              {"logical_cpus", h.cpu.logical_cpus},
@@ -182,6 +202,7 @@ void from_json(const json& j, HostInventory& h) {
   h.ranks = j.value("ranks", std::vector<int>{});
   h.gpus = j.value("gpus", std::vector<GpuInfo>{});
   h.hcas = j.value("hcas", std::vector<Hca>{});
+  h.topology = j.value("topology", std::vector<GpuHcaAffinity>{});
   if (auto cpu = j.find("cpu"); cpu != j.end()) {
     h.cpu.model = get_string(*cpu, "model");
     h.cpu.logical_cpus = cpu->value("logical_cpus", 0);

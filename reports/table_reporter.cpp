@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "probes/stats.h"
@@ -101,6 +102,17 @@ void print_devices(const Report& r, std::ostream& out) {
     out << "\nRDMA ports\n";
     ports.print(out, "  ");
   }
+  TextTable topology({{"host"}, {"gpu", Align::right}, {"gpu pci"}, {"numa", Align::right}, {"nearest hca"},
+                      {"hca pci"}, {"proximity"}});
+  for (const auto& h : r.hosts)
+    for (const auto& a : h.topology)
+      topology.add_row({h.name, std::to_string(a.gpu), a.gpu_pci.empty() ? "-" : a.gpu_pci,
+                        a.gpu_numa_node ? std::to_string(*a.gpu_numa_node) : "-", a.hca.empty() ? "-" : a.hca,
+                        a.hca_pci.empty() ? "-" : a.hca_pci, a.proximity ? to_string(*a.proximity) : "-"});
+  if (!topology.empty()) {
+    out << "\nGPU to HCA affinity\n";
+    topology.print(out, "  ");
+  }
 }
 
 bool is_network(const ProbeResult& p) { return p.id.rfind("net.", 0) == 0 && p.scope.hosts.size() == 2; }
@@ -110,12 +122,74 @@ bool is_allreduce_row(const ProbeResult& p) {
   return p.id.rfind("collective.", 0) == 0 && p.status == ProbeStatus::ok && p.params.contains("size_B");
 }
 
+bool is_local_check(const ProbeResult& p) {
+  for (const char* prefix : {"gpu.", "ib.port.", "node.kernel_log"})
+    if (p.id.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 void print_probes(const Report& r, std::ostream& out) {
   TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
   for (const auto& p : r.probes)
-    if (!is_network(p) && !is_allreduce_row(p)) table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
+    if (!is_network(p) && !is_local_check(p) && !is_allreduce_row(p))
+      table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
   if (table.empty()) return;
   out << "\nProbes\n";
+  table.print(out, "  ");
+}
+
+std::optional<double> value_of(const ProbeResult& p, const std::string& name) {
+  auto it = p.metrics.find(name);
+  return it == p.metrics.end() ? std::nullopt : it->second.typical();
+}
+
+// Counts, generations and widths read better without decimals.
+std::string whole_or_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  return format_number(v);
+}
+
+// The few values an operator reads first; the JSON has them all.
+std::string local_detail(const ProbeResult& p) {
+  if (p.error) return *p.error;
+  if (p.reason) return *p.reason;
+  std::vector<std::string> parts;
+  auto add = [&](const std::string& label, const std::string& name, const std::string& unit = "") {
+    if (auto v = value_of(p, name)) parts.push_back(label + " " + whole_or_number(*v) + unit);
+  };
+  auto pair = [&](const std::string& label, const std::string& a, const std::string& b, const std::string& sep) {
+    const auto x = value_of(p, a), y = value_of(p, b);
+    if (x && y) parts.push_back(label + " " + whole_or_number(*x) + sep + whole_or_number(*y));
+  };
+  if (p.id == "gpu.nvml.health") {
+    add("temp", "temp_C", " C");
+    pair("ecc uncorrected vol/agg", "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate", "/");
+    pair("remap pending/failed", "remap_pending", "remap_failed", "/");
+    pair("pcie gen", "pcie_gen", "pcie_gen_max", " of ");
+    pair("width", "pcie_width", "pcie_width_max", " of ");
+    pair("nvlink up", "nvlink_links_up", "nvlink_links", " of ");
+    pair("slowdown thermal/power", "thermal_slowdown", "power_slowdown", "/");
+  } else if (p.id == "ib.port.counters") {
+    for (const auto& [name, m] : p.metrics) {
+      const auto suffix = name.rfind("_delta");
+      if (suffix == std::string::npos || suffix + 6 != name.size() || !m.value || *m.value == 0) continue;
+      const std::string counter = name.substr(0, suffix);
+      const auto rate = value_of(p, counter + "_per_hour");
+      parts.push_back(counter + " +" + whole_or_number(*m.value) + (rate ? " (" + format_number(*rate) + "/h)" : ""));
+    }
+    if (parts.empty()) parts.push_back("no error counter rose");
+  } else {
+    for (const auto& [name, metric] : p.metrics) parts.push_back(metric_text(name, metric));
+  }
+  return join(parts, ", ");
+}
+
+void print_local(const Report& r, std::ostream& out) {
+  TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
+  for (const auto& p : r.probes)
+    if (is_local_check(p)) table.add_row({p.id, scope_text(p.scope), to_string(p.status), local_detail(p)});
+  if (table.empty()) return;
+  out << "\nLocal checks\n";
   table.print(out, "  ");
 }
 
@@ -237,6 +311,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_hosts(r, out);
   print_devices(r, out);
   print_probes(r, out);
+  print_local(r, out);
   print_network(r, out);
   print_allreduce(r, out);
   print_verdicts(r, out);

@@ -8,6 +8,13 @@ namespace {
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
+constexpr int kEnabled = 1;                             // NVML_FEATURE_ENABLED
+constexpr int kUncorrected = 1;                         // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr int kVolatile = 0, kAggregate = 1;            // nvmlEccCounterType_t
+constexpr int kRetiredMultipleSbe = 0, kRetiredDbe = 1;  // nvmlPageRetirementCause_t
+constexpr int kTemperatureGpu = 0;                      // NVML_TEMPERATURE_GPU
+constexpr unsigned int kNvlinkMaxLinks = 18;            // NVML_NVLINK_MAX_LINKS
 
 struct NvmlPciInfo {  // nvmlPciInfo_t, as filled by nvmlDeviceGetPciInfo_v3
   char busIdLegacy[16];
@@ -31,6 +38,21 @@ struct Nvml::Table {
   nvmlReturn_t (*memory_info)(nvmlDevice_t, NvmlMemory*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;
   nvmlReturn_t (*cuda_driver_version)(int*) = nullptr;
+  // Health queries (all optional: older drivers and consumer GPUs lack some).
+  nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;  // current, pending (nvmlEnableState_t)
+  nvmlReturn_t (*total_ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
+  nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned int*, unsigned long long*) = nullptr;
+  nvmlReturn_t (*retired_pages_pending)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*) = nullptr;
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
+  nvmlReturn_t (*clocks_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*performance_state)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*pcie_gen)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*pcie_gen_max)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*pcie_width_max)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int*) = nullptr;
+  nvmlReturn_t (*persistence_mode)(nvmlDevice_t, int*) = nullptr;
 };
 
 namespace {
@@ -60,6 +82,23 @@ Nvml::Nvml() : lib_({"libnvidia-ml.so.1"}) {
   t.memory_info = lib_.symbol<decltype(t.memory_info)>("nvmlDeviceGetMemoryInfo");
   t.driver_version = lib_.symbol<decltype(t.driver_version)>("nvmlSystemGetDriverVersion");
   t.cuda_driver_version = lib_.symbol<decltype(t.cuda_driver_version)>("nvmlSystemGetCudaDriverVersion_v2");
+  t.ecc_mode = lib_.symbol<decltype(t.ecc_mode)>("nvmlDeviceGetEccMode");
+  t.total_ecc_errors = lib_.symbol<decltype(t.total_ecc_errors)>("nvmlDeviceGetTotalEccErrors");
+  t.retired_pages = lib_.symbol<decltype(t.retired_pages)>("nvmlDeviceGetRetiredPages");
+  t.retired_pages_pending = lib_.symbol<decltype(t.retired_pages_pending)>("nvmlDeviceGetRetiredPagesPendingStatus");
+  t.remapped_rows = lib_.symbol<decltype(t.remapped_rows)>("nvmlDeviceGetRemappedRows");
+  t.temperature = lib_.symbol<decltype(t.temperature)>("nvmlDeviceGetTemperature");
+  // Renamed in driver 535; older libraries export only the Throttle spelling.
+  t.clocks_event_reasons = lib_.symbol<decltype(t.clocks_event_reasons)>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (!t.clocks_event_reasons)
+    t.clocks_event_reasons = lib_.symbol<decltype(t.clocks_event_reasons)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  t.performance_state = lib_.symbol<decltype(t.performance_state)>("nvmlDeviceGetPerformanceState");
+  t.pcie_gen = lib_.symbol<decltype(t.pcie_gen)>("nvmlDeviceGetCurrPcieLinkGeneration");
+  t.pcie_gen_max = lib_.symbol<decltype(t.pcie_gen_max)>("nvmlDeviceGetMaxPcieLinkGeneration");
+  t.pcie_width = lib_.symbol<decltype(t.pcie_width)>("nvmlDeviceGetCurrPcieLinkWidth");
+  t.pcie_width_max = lib_.symbol<decltype(t.pcie_width_max)>("nvmlDeviceGetMaxPcieLinkWidth");
+  t.nvlink_state = lib_.symbol<decltype(t.nvlink_state)>("nvmlDeviceGetNvLinkState");
+  t.persistence_mode = lib_.symbol<decltype(t.persistence_mode)>("nvmlDeviceGetPersistenceMode");
   if (!t.init || !t.shutdown || !t.error_string || !t.device_count || !t.handle_by_index) {
     why_not_ = lib_.path() + " lacks the NVML entry points ibgpu needs (driver too old?)";
     return;
@@ -99,6 +138,86 @@ GpuSystem Nvml::query() const {
     sys.gpus.push_back(std::move(gpu));
   }
   return sys;
+}
+
+namespace {
+
+// Runs an optional NVML query; nullopt when the entry point is absent or the
+// call fails (NOT_SUPPORTED on GPUs without the feature is the common case).
+template <class Fn, class... Args>
+bool asked(Fn fn, Args... args) {
+  return fn && fn(args...) == kNvmlSuccess;
+}
+
+std::optional<double> unsigned_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int*), nvmlDevice_t dev) {
+  unsigned int v = 0;
+  if (!asked(fn, dev, &v)) return std::nullopt;
+  return static_cast<double>(v);
+}
+
+std::optional<bool> enabled_query(nvmlReturn_t (*fn)(nvmlDevice_t, int*), nvmlDevice_t dev) {
+  int v = 0;
+  if (!asked(fn, dev, &v)) return std::nullopt;
+  return v == kEnabled;
+}
+
+}  // namespace
+
+std::vector<GpuHealth> Nvml::query_health() const {
+  if (!initialised_) throw std::logic_error("Nvml::query_health without a loaded driver: " + why_not_);
+  const Table& t = *table_;
+  std::vector<GpuHealth> out;
+  unsigned int count = 0;
+  nvml_check(t.error_string, t.device_count(&count), "nvmlDeviceGetCount");
+  for (unsigned int i = 0; i < count; ++i) {
+    nvmlDevice_t dev = nullptr;
+    nvml_check(t.error_string, t.handle_by_index(i, &dev), "nvmlDeviceGetHandleByIndex");
+    GpuHealth h;
+    h.index = static_cast<int>(i);
+    if (NvmlPciInfo pci{}; asked(t.pci_info, dev, &pci)) h.pci_bus_id = pci.busId;
+    if (int current = 0, pending = 0; asked(t.ecc_mode, dev, &current, &pending)) h.ecc_enabled = current == kEnabled;
+    if (unsigned long long n = 0; asked(t.total_ecc_errors, dev, kUncorrected, kVolatile, &n))
+      h.ecc_uncorrected_volatile = static_cast<double>(n);
+    if (unsigned long long n = 0; asked(t.total_ecc_errors, dev, kUncorrected, kAggregate, &n))
+      h.ecc_uncorrected_aggregate = static_cast<double>(n);
+    // With a zero-sized buffer NVML answers the page count (INSUFFICIENT_SIZE when non-zero).
+    for (auto [cause, field] : {std::pair{kRetiredDbe, &h.retired_pages_dbe}, {kRetiredMultipleSbe, &h.retired_pages_sbe}}) {
+      unsigned int pages = 0;
+      if (!t.retired_pages) continue;
+      const nvmlReturn_t rc = t.retired_pages(dev, cause, &pages, nullptr);
+      if (rc == kNvmlSuccess || rc == kNvmlInsufficientSize) *field = static_cast<double>(pages);
+    }
+    h.retired_pages_pending = enabled_query(t.retired_pages_pending, dev);
+    if (unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
+        asked(t.remapped_rows, dev, &corr, &unc, &pending, &failed)) {
+      h.remapped_rows_correctable = corr;
+      h.remapped_rows_uncorrectable = unc;
+      h.remap_pending = pending != 0;
+      h.remap_failed = failed != 0;
+    }
+    if (unsigned int temp = 0; asked(t.temperature, dev, kTemperatureGpu, &temp)) h.temp_C = temp;
+    if (unsigned long long reasons = 0; asked(t.clocks_event_reasons, dev, &reasons)) h.clocks_event_reasons = reasons;
+    if (int pstate = 0; asked(t.performance_state, dev, &pstate)) h.pstate = pstate;
+    h.pcie_gen = unsigned_query(t.pcie_gen, dev);
+    h.pcie_gen_max = unsigned_query(t.pcie_gen_max, dev);
+    h.pcie_width = unsigned_query(t.pcie_width, dev);
+    h.pcie_width_max = unsigned_query(t.pcie_width_max, dev);
+    if (t.nvlink_state) {
+      // A link index the GPU lacks answers NOT_SUPPORTED or INVALID_ARGUMENT.
+      int total = 0, up = 0;
+      for (unsigned int link = 0; link < kNvlinkMaxLinks; ++link) {
+        int active = 0;
+        if (t.nvlink_state(dev, link, &active) != kNvmlSuccess) continue;
+        ++total;
+        up += active == kEnabled ? 1 : 0;
+      }
+      h.nvlink_links_total = total;
+      h.nvlink_links_up = up;
+    }
+    h.persistence_mode = enabled_query(t.persistence_mode, dev);
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 }  // namespace ibgpu

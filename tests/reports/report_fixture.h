@@ -65,6 +65,9 @@ inline Report sample_report() {
   down.link_layer = "InfiniBand";
   mlx5_1.ports = {down};
   node1.hcas = {mlx5_0, mlx5_1};
+  // GPU0 shares a PCIe switch with mlx5_0; GPU1 could not be placed.
+  node1.topology = {GpuHcaAffinity{0, "0000:17:00.0", 0, "mlx5_0", "0000:18:00.0", PciProximity::same_switch},
+                    GpuHcaAffinity{1, "0000:2a:00.0", std::nullopt, "", "", std::nullopt}};
   node1.cpu = CpuInfo{"Intel(R) Xeon(R) Platinum 8480+", 224, 2};
   node1.versions = {{"rdma_core", "50.0"},        {"mpi", "Open MPI v4.1.4"}, {"nccl", "2.28.3"},
                     {"nvidia_driver", "580.65.06"}, {"cuda_driver", "13.0"},    {"kernel", "6.1.0-18-amd64"}};
@@ -134,7 +137,25 @@ inline Report sample_report() {
   gather.scope = Scope{{"node2"}, {2}, {}};
   gather.error = r.run.notes.front();
 
-  r.probes = {gpus, rdma, lat, bw, write_bw, nccl, memory_bw, allreduce, gather};
+  // Local checks: NVML values (one unsupported, so null) and a port's counter deltas over the run.
+  ProbeResult nvml;
+  nvml.id = "gpu.nvml.health";
+  nvml.scope = Scope{{"node1"}, {}, {"gpu0"}};
+  nvml.params = {{"gpu_index", 0}, {"pci_bus_id", "00000000:17:00.0"}};
+  nvml.metrics = {{"temp_C", Metric::of(41)},          {"ecc_uncorrected_volatile", Metric::of(0)},
+                  {"ecc_uncorrected_aggregate", Metric::of(0)}, {"pcie_gen", Metric::of(5)},
+                  {"pcie_gen_max", Metric::of(5)},     {"pcie_width", Metric::of(16)},
+                  {"pcie_width_max", Metric::of(16)},  {"nvlink_links", Metric::of(18)},
+                  {"nvlink_links_up", Metric::of(18)}, {"remap_pending", Metric::of(0)},
+                  {"remap_failed", Metric::missing()}};
+  ProbeResult counters;
+  counters.id = "ib.port.counters";
+  counters.scope = Scope{{"node1"}, {}, {"mlx5_0:1"}};
+  counters.params = {{"interval_s", 30.0}};
+  counters.metrics = {{"symbol_error_delta", Metric::of(3)}, {"symbol_error_per_hour", Metric::of(360)},
+                      {"link_downed_delta", Metric::of(0)}, {"link_downed_per_hour", Metric::of(0)}};
+
+  r.probes = {gpus, rdma, lat, bw, write_bw, nccl, memory_bw, allreduce, gather, nvml, counters};
 
   r.verdicts = {
       Verdict{{"gpu", "node1/gpu0"},

@@ -1,0 +1,350 @@
+#include "health/local_health.h"
+
+#include <algorithm>
+#include <map>
+
+#include "probes/gpu/gpu_health.h"
+#include "probes/ib/counters.h"
+#include "probes/kernel_log.h"
+#include "probes/topology.h"
+
+namespace ibgpu {
+
+namespace {
+
+// Verdicts in first-seen order; a state only ever gets worse.
+class Book {
+ public:
+  Verdict& at(const Entity& e) {
+    auto it = std::find_if(verdicts_.begin(), verdicts_.end(), [&](const Verdict& v) { return v.entity == e; });
+    if (it != verdicts_.end()) return *it;
+    verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
+    return verdicts_.back();
+  }
+  void add(const Entity& e, HealthState state, std::optional<Reason> reason = std::nullopt) {
+    Verdict& v = at(e);
+    v.state = worst(v.state, state);
+    if (reason) v.reasons.push_back(std::move(*reason));
+  }
+  const std::vector<Verdict>& all() const { return verdicts_; }
+  std::vector<Verdict> take() { return std::move(verdicts_); }
+
+ private:
+  std::vector<Verdict> verdicts_;
+};
+
+Reason reason(std::string code, std::string message, std::string metric, std::optional<double> value,
+              std::optional<double> threshold) {
+  return Reason{std::move(code), std::move(message), std::move(metric), value, threshold};
+}
+
+std::string number_text(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::optional<double> metric(const ProbeResult& p, const std::string& name) {
+  auto it = p.metrics.find(name);
+  return it == p.metrics.end() ? std::nullopt : it->second.typical();
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool is_gpu_probe(const ProbeResult& p) { return starts_with(p.id, "gpu."); }
+bool is_port_probe(const ProbeResult& p) { return starts_with(p.id, "ib.port."); }
+
+// A skipped, failed or errored local probe, as its entity's state and reason.
+std::optional<std::pair<HealthState, Reason>> outcome_problem(const ProbeResult& p) {
+  auto text = [&](const std::optional<std::string>& s, const char* fallback) {
+    return p.id + ": " + s.value_or(fallback);
+  };
+  switch (p.status) {
+    case ProbeStatus::ok:
+      return std::nullopt;
+    case ProbeStatus::skipped:
+      return std::pair{HealthState::unknown, reason("CHECK_SKIPPED", text(p.reason, "skipped"), p.id, {}, {})};
+    case ProbeStatus::timeout:
+      return std::pair{HealthState::failed, reason("PROBE_TIMEOUT", text(p.error, "timeout"), p.id, {}, {})};
+    case ProbeStatus::failed:
+      return std::pair{HealthState::failed, reason(p.id == "gpu.cuda.compute" ? "GPU_COMPUTE_WRONG" : "PROBE_FAILED",
+                                                   text(p.error, "failed"), p.id, {}, {})};
+    case ProbeStatus::error:
+      return std::pair{HealthState::failed, reason("PROBE_ERROR", text(p.error, "error"), p.id, {}, {})};
+  }
+  return std::nullopt;
+}
+
+// ---- RDMA ports ---------------------------------------------------------------
+
+// The fastest InfiniBand speed each ConnectX generation trains to (hca_type
+// is the PCI device id the mlx5 driver reports).
+std::optional<std::string> max_ib_speed(const std::string& hca_type) {
+  static const std::map<std::string, std::string> table{
+      {"MT4119", "EDR"}, {"MT4121", "EDR"}, {"MT4123", "HDR"}, {"MT4129", "NDR"}, {"MT4131", "XDR"}};
+  auto it = table.find(hca_type);
+  return it == table.end() ? std::nullopt : std::optional(it->second);
+}
+
+int speed_rank(const std::string& speed) {
+  static const std::vector<std::string> order{"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"};
+  auto it = std::find(order.begin(), order.end(), speed);
+  return it == order.end() ? -1 : static_cast<int>(it - order.begin());
+}
+
+void judge_ports(Book& book, const HostInventory& host, const LocalLimits& limits) {
+  int active = 0;
+  for (const auto& hca : host.hcas)
+    for (const auto& port : hca.ports) {
+      const Entity entity{"hca_port", host.name + "/" + port_name(hca, port)};
+      const bool link_up = port.phys_state && port.phys_state->code == 5;
+      if (!port.active() || !link_up) {
+        const std::string state = port.state ? port.state->name : "unreadable";
+        const std::string phys = port.phys_state ? port.phys_state->name : "unreadable";
+        book.add(entity, HealthState::failed,
+                 reason("IB_PORT_DOWN", "state " + state + ", physical state " + phys, "state",
+                        port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
+        continue;
+      }
+      ++active;
+      book.add(entity, HealthState::healthy);
+      if (!port.rate) continue;
+      if (limits.port_rate_gbps && port.rate->gbps < *limits.port_rate_gbps)
+        book.add(entity, HealthState::degraded,
+                 reason("IB_PORT_RATE_LOW",
+                        "trained at " + port.rate_text + ", expected " + number_text(*limits.port_rate_gbps) + " Gb/s",
+                        "rate_Gbps", port.rate->gbps, *limits.port_rate_gbps));
+      if (limits.port_width && port.rate->lanes && *port.rate->lanes < *limits.port_width)
+        book.add(entity, HealthState::degraded,
+                 reason("IB_PORT_WIDTH_LOW",
+                        "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
+                            std::to_string(*limits.port_width) + "X",
+                        "lanes", *port.rate->lanes, *limits.port_width));
+      // sysfs shows no port capability; the HCA generation bounds the speed.
+      const auto best = max_ib_speed(hca.hca_type);
+      if (best && port.link_layer == "InfiniBand" && speed_rank(port.rate->speed) >= 0 &&
+          speed_rank(port.rate->speed) < speed_rank(*best))
+        book.add(entity, HealthState::degraded,
+                 reason("IB_PORT_SPEED_BELOW_CAPABILITY",
+                        "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + *best, "speed",
+                        speed_rank(port.rate->speed), speed_rank(*best)));
+    }
+  if (limits.expect_active_ports && active < *limits.expect_active_ports)
+    book.add({"node", host.name}, HealthState::failed,
+             reason("IB_PORTS_MISSING",
+                    std::to_string(active) + " active RDMA ports, profile expects " +
+                        std::to_string(*limits.expect_active_ports),
+                    "active_port_count", active, *limits.expect_active_ports));
+}
+
+struct CounterRule {
+  const char* counter;
+  const char* code;
+  double LocalLimits::*limit;
+};
+
+void judge_counters(Book& book, const Entity& entity, const ProbeResult& p, const LocalLimits& limits) {
+  if (auto downed = metric(p, "link_downed_delta"); downed && *downed > 0)
+    book.add(entity, HealthState::failed,
+             reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
+                    "link_downed_delta", *downed, 0.0));
+  static const std::vector<CounterRule> rules{
+      {"symbol_error", "IB_SYMBOL_ERRORS", &LocalLimits::symbol_error_per_hour_degraded},
+      {"link_error_recovery", "IB_LINK_ERROR_RECOVERY", &LocalLimits::link_error_recovery_per_hour_degraded},
+      {"port_rcv_errors", "IB_RCV_ERRORS", &LocalLimits::port_rcv_errors_per_hour_degraded},
+      {"local_link_integrity_errors", "IB_LINK_INTEGRITY_ERRORS",
+       &LocalLimits::local_link_integrity_errors_per_hour_degraded},
+      {"excessive_buffer_overrun_errors", "IB_BUFFER_OVERRUN",
+       &LocalLimits::excessive_buffer_overrun_errors_per_hour_degraded},
+  };
+  for (const auto& rule : rules) {
+    const std::string name = std::string(rule.counter) + "_per_hour";
+    const auto rate = metric(p, name);
+    const double limit = limits.*rule.limit;
+    if (!rate || *rate <= limit) continue;
+    const auto delta = metric(p, std::string(rule.counter) + "_delta");
+    book.add(entity, HealthState::degraded,
+             reason(rule.code,
+                    std::string(rule.counter) + " rose by " + number_text(delta.value_or(0)) + " during the run (" +
+                        number_text(*rate) + " per hour, limit " + number_text(limit) + ")",
+                    name, *rate, limit));
+  }
+}
+
+const Hca* find_hca(const HostInventory& host, const std::string& device) {
+  for (const auto& hca : host.hcas)
+    if (hca.name == device || (!hca.pci_address.empty() && normalize_pci_address(hca.pci_address) == device))
+      return &hca;
+  return nullptr;
+}
+
+// ---- GPUs -----------------------------------------------------------------------
+
+bool flag_set(const ProbeResult& p, const std::string& name) { return metric(p, name).value_or(0) != 0; }
+
+void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
+  auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
+                 std::optional<double> threshold) {
+    book.add(gpu, s, reason(code, std::move(message), name, metric(p, name), threshold));
+  };
+  if (auto n = metric(p, "ecc_uncorrected_volatile"); n && *n > 0)
+    add(HealthState::failed, "GPU_ECC_UNCORRECTABLE",
+        number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
+  if (auto on = metric(p, "ecc_enabled"); on && *on == 0)
+    add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", "ecc_enabled", 1.0);
+  if (flag_set(p, "remap_failed"))
+    add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", "remap_failed", 0.0);
+  if (flag_set(p, "remap_pending"))
+    add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
+  if (flag_set(p, "retired_pages_pending"))
+    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending",
+        0.0);
+  if (flag_set(p, "thermal_slowdown"))
+    add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
+        "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
+  if (flag_set(p, "power_slowdown"))
+    add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
+  if (auto t = metric(p, "temp_C")) {
+    if (limits.gpu_temp_failed_C && *t >= *limits.gpu_temp_failed_C)
+      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_failed_C);
+    else if (limits.gpu_temp_degraded_C && *t >= *limits.gpu_temp_degraded_C)
+      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_degraded_C);
+  }
+  const auto width = metric(p, "pcie_width"), width_max = metric(p, "pcie_width_max");
+  if (width && width_max && *width < *width_max)
+    add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
+        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), "pcie_width", width_max);
+  // GPUs drop the link generation when idle to save power: only at full
+  // performance (P0) is a lower generation a training fault.
+  const auto gen = metric(p, "pcie_gen"), gen_max = metric(p, "pcie_gen_max"), pstate = metric(p, "pstate");
+  if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
+    add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
+        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
+  const auto links = metric(p, "nvlink_links"), up = metric(p, "nvlink_links_up");
+  if (links && up && *up < *links)
+    add(HealthState::failed, "GPU_NVLINK_DOWN",
+        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
+  if (limits.require_persistence_mode)
+    if (auto pm = metric(p, "persistence_mode"); pm && *pm == 0)
+      add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
+}
+
+void judge_gpu_bandwidth(Book& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
+  auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
+    const auto v = metric(p, name);
+    if (limit && v && *v < *limit)
+      book.add(
+          gpu, HealthState::degraded,
+          reason(code, std::string(name) + " " + number_text(*v) + " below " + number_text(*limit), name, v, limit));
+  };
+  floor("h2d_GBps", limits.gpu_copy_min_GBps, "GPU_COPY_BW_LOW");
+  floor("d2h_GBps", limits.gpu_copy_min_GBps, "GPU_COPY_BW_LOW");
+  floor("mem_bw_GBps", limits.gpu_mem_bw_min_GBps, "GPU_MEM_BW_LOW");
+}
+
+void judge_xids(Book& book, const Entity& entity, const ProbeResult& p) {
+  const double all = metric(p, "xid_events").value_or(0);
+  const double hardware = metric(p, "xid_hardware_events").value_or(0);
+  if (all <= 0) return;
+  const std::string codes = p.params.contains("xids") ? p.params["xids"].dump() : "";
+  book.add(
+      entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
+      reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", metric(p, "xid_last"), {}));
+}
+
+// Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
+void roll_up_gpus(Book& book, const std::string& host) {
+  int total = 0, usable = 0;
+  HealthState worst_gpu = HealthState::healthy;
+  std::string bad;
+  for (const auto& v : book.all()) {
+    if (v.entity.kind != "gpu" || !starts_with(v.entity.id, host + "/")) continue;
+    ++total;
+    worst_gpu = worst(worst_gpu, v.state);
+    if (v.state == HealthState::healthy || v.state == HealthState::degraded) ++usable;
+    if (v.state != HealthState::healthy)
+      bad += (bad.empty() ? "" : ", ") + v.entity.id.substr(host.size() + 1) + " " + to_string(v.state);
+  }
+  if (worst_gpu == HealthState::healthy) return;
+  HealthState node = worst_gpu;
+  if (worst_gpu == HealthState::failed && usable > 0) node = HealthState::degraded;
+  book.add(
+      {"node", host}, node,
+      reason("GPUS_UNHEALTHY", std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
+             "usable_gpu_count", usable, total));
+}
+
+}  // namespace
+
+bool is_local_probe(const ProbeResult& probe) {
+  return is_gpu_probe(probe) || is_port_probe(probe) || starts_with(probe.id, kKernelLogProbe);
+}
+
+std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
+                                        const LocalLimits& limits) {
+  Book book;
+  for (const auto& host : hosts) {
+    const Entity node{"node", host.name};
+    judge_ports(book, host, limits);
+    if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
+      book.add(node, HealthState::failed,
+               reason("GPU_MISSING",
+                      std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
+                          std::to_string(*limits.expect_gpus),
+                      "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
+    for (const auto& gpu : host.gpus) book.at({"gpu", host.name + "/" + gpu_device_name(gpu.index)});
+
+    for (const auto& p : probes) {
+      if (!is_local_probe(p) || p.scope.hosts.size() != 1 || p.scope.hosts[0] != host.name) continue;
+      const std::string device = p.scope.devices.empty() ? "" : p.scope.devices[0];
+      // Without a device the result speaks for the whole host.
+      Entity entity = node;
+      if (!device.empty() && (is_gpu_probe(p) || is_port_probe(p)))
+        entity = Entity{is_gpu_probe(p) ? "gpu" : "hca_port", host.name + "/" + device};
+      if (auto problem = outcome_problem(p)) {
+        // A profile that declares none of a device makes its absence expected.
+        const bool expected =
+            p.status == ProbeStatus::skipped && device.empty() &&
+            ((is_gpu_probe(p) && limits.expect_gpus == 0) || (is_port_probe(p) && limits.expect_active_ports == 0));
+        if (!expected) book.add(entity, problem->first, std::move(problem->second));
+        continue;
+      }
+      if (p.id == kGpuHealthProbe) judge_gpu_health(book, entity, p, limits);
+      if (is_gpu_probe(p)) judge_gpu_bandwidth(book, entity, p, limits);
+      if (p.id == kPortCountersProbe) judge_counters(book, entity, p, limits);
+      if (p.id == kKernelLogXidProbe) {
+        Entity target = node;
+        for (const auto& gpu : host.gpus)
+          if (!device.empty() && starts_with(normalize_pci_address(gpu.pci_bus_id), device))
+            target = Entity{"gpu", host.name + "/" + gpu_device_name(gpu.index)};
+        judge_xids(book, target, p);
+      }
+      if (p.id == kKernelLogLinkProbe) {
+        const double drops = metric(p, "link_down_events").value_or(0);
+        const Hca* hca = find_hca(host, device);
+        if (!hca || drops < limits.link_down_events_degraded) continue;
+        for (const auto& port : hca->ports)
+          book.add({"hca_port", host.name + "/" + port_name(*hca, port)}, HealthState::degraded,
+                   reason("IB_LINK_FLAP", number_text(drops) + " link drops in the kernel log since boot",
+                          "link_down_events", drops, limits.link_down_events_degraded));
+      }
+    }
+    // A GPU the inventory lists but no health record covers was not checked.
+    for (const auto& gpu : host.gpus) {
+      const std::string name = gpu_device_name(gpu.index);
+      const bool checked = std::any_of(probes.begin(), probes.end(), [&](const ProbeResult& p) {
+        return p.id == kGpuHealthProbe && p.scope.hosts.size() == 1 && p.scope.hosts[0] == host.name &&
+               !p.scope.devices.empty() && p.scope.devices[0] == name;
+      });
+      if (!checked)
+        book.add({"gpu", host.name + "/" + name}, HealthState::unknown,
+                 reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
+                        kGpuHealthProbe, {}, {}));
+    }
+    roll_up_gpus(book, host.name);
+  }
+  return book.take();
+}
+
+}  // namespace ibgpu

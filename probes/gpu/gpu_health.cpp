@@ -1,0 +1,72 @@
+#include "probes/gpu/gpu_health.h"
+
+namespace ibgpu {
+
+namespace {
+
+Metric number(const std::optional<double>& v) { return v ? Metric::of(*v) : Metric::missing(); }
+Metric flag(const std::optional<bool>& v) { return v ? Metric::of(*v ? 1.0 : 0.0) : Metric::missing(); }
+Metric integer(const std::optional<int>& v) { return v ? Metric::of(static_cast<double>(*v)) : Metric::missing(); }
+
+}  // namespace
+
+std::string gpu_device_name(int index) { return "gpu" + std::to_string(index); }
+
+ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
+  ProbeResult r;
+  r.id = kGpuHealthProbe;
+  r.scope = Scope{{host}, {}, {gpu_device_name(h.index)}};
+  r.params = {{"gpu_index", h.index}, {"pci_bus_id", h.pci_bus_id}};
+  auto& m = r.metrics;
+  m["ecc_enabled"] = flag(h.ecc_enabled);
+  m["ecc_uncorrected_volatile"] = number(h.ecc_uncorrected_volatile);
+  m["ecc_uncorrected_aggregate"] = number(h.ecc_uncorrected_aggregate);
+  m["retired_pages_dbe"] = number(h.retired_pages_dbe);
+  m["retired_pages_sbe"] = number(h.retired_pages_sbe);
+  m["retired_pages_pending"] = flag(h.retired_pages_pending);
+  m["remapped_rows_correctable"] = number(h.remapped_rows_correctable);
+  m["remapped_rows_uncorrectable"] = number(h.remapped_rows_uncorrectable);
+  m["remap_pending"] = flag(h.remap_pending);
+  m["remap_failed"] = flag(h.remap_failed);
+  m["temp_C"] = number(h.temp_C);
+  std::optional<bool> thermal, power;
+  if (h.clocks_event_reasons) {
+    const auto bits = *h.clocks_event_reasons;
+    m["clocks_event_reasons"] = Metric::of(static_cast<double>(bits));
+    thermal = (bits & (kClocksSwThermalSlowdown | kClocksHwThermalSlowdown | kClocksHwSlowdown)) != 0;
+    power = (bits & kClocksHwPowerBrakeSlowdown) != 0;
+  } else {
+    m["clocks_event_reasons"] = Metric::missing();
+  }
+  m["thermal_slowdown"] = flag(thermal);
+  m["power_slowdown"] = flag(power);
+  m["pstate"] = integer(h.pstate);
+  m["pcie_gen"] = number(h.pcie_gen);
+  m["pcie_gen_max"] = number(h.pcie_gen_max);
+  m["pcie_width"] = number(h.pcie_width);
+  m["pcie_width_max"] = number(h.pcie_width_max);
+  m["nvlink_links"] = integer(h.nvlink_links_total);
+  m["nvlink_links_up"] = integer(h.nvlink_links_up);
+  m["persistence_mode"] = flag(h.persistence_mode);
+  return r;
+}
+
+std::vector<ProbeResult> check_gpu_health(const std::string& host) {
+  const Scope scope{{host}, {}, {}};
+  Nvml nvml;
+  if (!nvml.ok()) return {skipped(kGpuHealthProbe, scope, nvml.why_not())};
+  std::vector<ProbeResult> out;
+  try {
+    for (const auto& health : nvml.query_health()) out.push_back(gpu_health_result(host, health));
+  } catch (const std::exception& e) {
+    ProbeResult r;
+    r.id = kGpuHealthProbe;
+    r.status = ProbeStatus::error;
+    r.scope = scope;
+    r.error = e.what();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace ibgpu

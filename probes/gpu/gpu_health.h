@@ -1,0 +1,33 @@
+#pragma once
+// The `gpu.nvml.health` probe: one result per GPU with the values NVML
+// reports (ECC, retired pages, remapped rows, temperature, clock events,
+// PCIe link, NVLink, persistence mode), each with its unit in the key.
+#include <string>
+#include <vector>
+
+#include "probes/gpu/nvml.h"
+#include "probes/result.h"
+
+namespace ibgpu {
+
+inline constexpr const char* kGpuHealthProbe = "gpu.nvml.health";
+
+// nvmlClocksEventReason* bits that mean the GPU is slowed by heat or by a
+// power brake: degraded. SW power cap (0x4) is routine under load and idle
+// (0x1) is no fault, so neither is judged.
+inline constexpr unsigned long long kClocksHwSlowdown = 0x8;
+inline constexpr unsigned long long kClocksSwThermalSlowdown = 0x20;
+inline constexpr unsigned long long kClocksHwThermalSlowdown = 0x40;
+inline constexpr unsigned long long kClocksHwPowerBrakeSlowdown = 0x80;
+
+// "gpu3" for NVML index 3: the device name every gpu.* probe puts in its scope.
+std::string gpu_device_name(int index);
+
+// Pure: the record of one GPU's health values (missing values are null).
+ProbeResult gpu_health_result(const std::string& host, const GpuHealth& health);
+
+// Loads NVML and records every GPU; one `skipped` result with the reason when
+// NVML is unavailable, one `error` result when a query fails on a present driver.
+std::vector<ProbeResult> check_gpu_health(const std::string& host);
+
+}  // namespace ibgpu

@@ -1,0 +1,122 @@
+#include "probes/topology.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace ibgpu {
+
+const char* to_string(PciProximity p) {
+  switch (p) {
+    case PciProximity::same_switch:
+      return "same_switch";
+    case PciProximity::same_numa:
+      return "same_numa";
+    case PciProximity::other:
+      return "other";
+  }
+  return "other";
+}
+
+std::optional<PciProximity> pci_proximity_from_string(const std::string& text) {
+  for (auto p : {PciProximity::same_switch, PciProximity::same_numa, PciProximity::other})
+    if (text == to_string(p)) return p;
+  return std::nullopt;
+}
+
+std::string normalize_pci_address(const std::string& address) {
+  std::string a = address;
+  for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // NVML pads the domain to 8 digits; the kernel writes 4.
+  const auto colon = a.find(':');
+  if (colon != std::string::npos && colon > 4 && a.find_first_not_of('0') >= colon - 4) a = a.substr(colon - 4);
+  return a;
+}
+
+std::optional<PciPlace> read_pci_place(const Sysfs& sysfs, const std::string& rel) {
+  const auto resolved = sysfs.resolve(rel);
+  if (!resolved) return std::nullopt;
+  static const std::regex function(R"(^[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$)");
+  static const std::regex bridge(R"(^pci[0-9a-f]{4,}:[0-9a-f]{2}$)");
+  PciPlace place;
+  for (const auto& part : *resolved) {
+    const std::string name = part.string();
+    if (std::regex_match(name, bridge)) {
+      place.host_bridge = name;
+      place.path.clear();
+    } else if (!place.host_bridge.empty() && std::regex_match(name, function)) {
+      place.path.push_back(name);
+    }
+  }
+  if (place.host_bridge.empty() || place.path.empty()) return std::nullopt;
+  place.address = place.path.back();
+  // numa_node is -1 when the platform does not say.
+  if (auto numa = sysfs.read_int(rel + "/numa_node"); numa && *numa >= 0) place.numa_node = static_cast<int>(*numa);
+  return place;
+}
+
+namespace {
+
+// PCI functions above both devices (their shared bridges).
+std::size_t shared_bridges(const PciPlace& a, const PciPlace& b) {
+  if (a.host_bridge != b.host_bridge) return 0;
+  std::size_t n = 0;
+  while (n + 1 < a.path.size() && n + 1 < b.path.size() && a.path[n] == b.path[n]) ++n;
+  return n;
+}
+
+}  // namespace
+
+PciProximity pci_proximity(const PciPlace& a, const PciPlace& b) {
+  if (shared_bridges(a, b) > 0) return PciProximity::same_switch;
+  if (a.numa_node && b.numa_node && *a.numa_node == *b.numa_node) return PciProximity::same_numa;
+  return PciProximity::other;
+}
+
+std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vector<GpuInfo>& gpus,
+                                             const std::vector<Hca>& hcas) {
+  struct Placed {
+    const Hca* hca;
+    PciPlace place;
+  };
+  std::vector<Placed> placed;
+  for (const auto& hca : hcas)
+    if (auto place = read_pci_place(sysfs, "class/infiniband/" + hca.name + "/device"))
+      placed.push_back(Placed{&hca, std::move(*place)});
+
+  std::vector<GpuHcaAffinity> out;
+  for (const auto& gpu : gpus) {
+    GpuHcaAffinity a;
+    a.gpu = gpu.index;
+    a.gpu_pci = normalize_pci_address(gpu.pci_bus_id);
+    const auto place = a.gpu_pci.empty() ? std::nullopt : read_pci_place(sysfs, "bus/pci/devices/" + a.gpu_pci);
+    if (place) {
+      a.gpu_numa_node = place->numa_node;
+      const Placed* best = nullptr;
+      for (const auto& candidate : placed) {
+        if (!best) {
+          best = &candidate;
+          continue;
+        }
+        const auto p = pci_proximity(*place, candidate.place), q = pci_proximity(*place, best->place);
+        if (p < q || (p == q && shared_bridges(*place, candidate.place) > shared_bridges(*place, best->place)))
+          best = &candidate;
+      }
+      if (best) {
+        a.hca = best->hca->name;
+        a.hca_pci = best->place.address;
+        a.proximity = pci_proximity(*place, best->place);
+      }
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu) {
+  for (const auto& a : topology)
+    if (a.gpu == gpu) return a.hca;
+  return "";
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,56 @@
+#pragma once
+// GPU-to-HCA affinity from the PCI tree in sysfs: for each GPU the nearest
+// RDMA device (same PCIe switch > same NUMA node > other), so the network
+// probes can put each GPU's traffic on its own rail.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probes/gpu/nvml.h"
+#include "probes/ib/ports.h"
+#include "probes/sysfs.h"
+
+namespace ibgpu {
+
+enum class PciProximity { same_switch = 0, same_numa = 1, other = 2 };  // nearest first
+const char* to_string(PciProximity p);
+std::optional<PciProximity> pci_proximity_from_string(const std::string& text);
+
+// Where a PCI function sits: its host bridge ("pci0000:15") and the chain of
+// functions from the root port down to itself, as /sys/devices shows them.
+struct PciPlace {
+  std::string address;            // 0000:17:00.0
+  std::string host_bridge;        // pci0000:15
+  std::vector<std::string> path;  // 0000:15:01.0, 0000:16:00.0, 0000:17:00.0
+  std::optional<int> numa_node;
+};
+
+// "00000000:17:00.0" (NVML) or "0000:17:00.0" -> "0000:17:00.0", lower case.
+std::string normalize_pci_address(const std::string& address);
+
+// Resolves the symlink `rel` (e.g. bus/pci/devices/0000:17:00.0 or
+// class/infiniband/mlx5_0/device) to its place; nullopt when it is not a PCI device.
+std::optional<PciPlace> read_pci_place(const Sysfs& sysfs, const std::string& rel);
+
+// Pure: same_switch when both hang below a common bridge (they share the root
+// port), same_numa when their NUMA nodes are known and equal, else other.
+PciProximity pci_proximity(const PciPlace& a, const PciPlace& b);
+
+struct GpuHcaAffinity {
+  int gpu = 0;  // NVML index
+  std::string gpu_pci;
+  std::optional<int> gpu_numa_node;
+  std::string hca;  // nearest RDMA device, "" when none could be placed
+  std::string hca_pci;
+  std::optional<PciProximity> proximity;  // nullopt when the GPU or every HCA could not be placed
+};
+
+// For each GPU the nearest HCA; ties go to the longer shared PCI path, then
+// to the first HCA in natural order.
+std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vector<GpuInfo>& gpus,
+                                             const std::vector<Hca>& hcas);
+
+// The HCA a GPU's traffic should use ("" when unknown): for rail selection.
+std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu);
+
+}  // namespace ibgpu

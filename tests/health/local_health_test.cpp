@@ -1,0 +1,391 @@
+// Local health rules: RDMA ports from fixture sysfs trees in kernel format,
+// counter deltas between two reads, and GPU rules from recorded NVML values.
+#include "health/local_health.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "health/judge.h"
+#include "probes/gpu/gpu_health.h"
+#include "probes/ib/counters.h"
+#include "probes/kernel_log.h"
+
+namespace ibgpu {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
+
+HostInventory host_from(const std::string& fixture, const std::string& name = "n1") {
+  HostInventory h;
+  h.name = name;
+  h.hcas = read_hcas(Sysfs(kFixtures / fixture));
+  return h;
+}
+
+const Verdict* find(const std::vector<Verdict>& vs, const std::string& kind, const std::string& id) {
+  auto it =
+      std::find_if(vs.begin(), vs.end(), [&](const Verdict& v) { return v.entity.kind == kind && v.entity.id == id; });
+  return it == vs.end() ? nullptr : &*it;
+}
+
+const Reason* reason(const Verdict* v, const std::string& code) {
+  if (!v) return nullptr;
+  auto it = std::find_if(v->reasons.begin(), v->reasons.end(), [&](const Reason& r) { return r.code == code; });
+  return it == v->reasons.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> codes(const Verdict* v) {
+  std::vector<std::string> out;
+  if (v)
+    for (const auto& r : v->reasons) out.push_back(r.code);
+  return out;
+}
+
+// ---- RDMA ports from fixture trees ---------------------------------------------
+
+TEST(LocalHealthPorts, HealthyNdrPortsMeetTheNdrExpectation) {
+  LocalLimits limits;
+  limits.port_rate_gbps = 400;
+  limits.port_width = 4;
+  limits.expect_active_ports = 2;
+  const auto vs = judge_local_health({host_from("cx7-ndr")}, {}, limits);
+  for (const std::string id : {"n1/mlx5_0:1", "n1/mlx5_1:1"}) {
+    const Verdict* v = find(vs, "hca_port", id);
+    ASSERT_NE(v, nullptr) << id;
+    EXPECT_EQ(v->state, HealthState::healthy) << id;
+    EXPECT_TRUE(v->reasons.empty()) << id;
+  }
+  EXPECT_EQ(reason(find(vs, "node", "n1"), "IB_PORTS_MISSING"), nullptr);
+}
+
+TEST(LocalHealthPorts, HdrPortOnAnNdrHcaIsDegradedForRateAndCapability) {
+  LocalLimits limits;
+  limits.port_rate_gbps = 400;
+  const auto vs = judge_local_health({host_from("degraded")}, {}, limits);
+  const Verdict* v = find(vs, "hca_port", "n1/mlx5_0:1");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->state, HealthState::degraded);
+  const Reason* rate = reason(v, "IB_PORT_RATE_LOW");
+  ASSERT_NE(rate, nullptr);
+  EXPECT_EQ(rate->metric, "rate_Gbps");
+  EXPECT_EQ(rate->value, 200.0);
+  EXPECT_EQ(rate->threshold, 400.0);
+  EXPECT_NE(reason(v, "IB_PORT_SPEED_BELOW_CAPABILITY"), nullptr);  // MT4129 trains to NDR
+  EXPECT_EQ(reason(v, "IB_PORT_WIDTH_LOW"), nullptr);               // still 4X
+}
+
+TEST(LocalHealthPorts, TwoLaneNdrPortIsDegradedForWidthButNotSpeed) {
+  LocalLimits limits;
+  limits.port_width = 4;
+  const auto vs = judge_local_health({host_from("degraded")}, {}, limits);
+  const Verdict* v = find(vs, "hca_port", "n1/mlx5_1:1");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->state, HealthState::degraded);
+  const Reason* width = reason(v, "IB_PORT_WIDTH_LOW");
+  ASSERT_NE(width, nullptr);
+  EXPECT_EQ(width->value, 2.0);
+  EXPECT_EQ(width->threshold, 4.0);
+  EXPECT_EQ(reason(v, "IB_PORT_SPEED_BELOW_CAPABILITY"), nullptr);
+  EXPECT_EQ(reason(v, "IB_PORT_RATE_LOW"), nullptr);  // no rate expectation given
+}
+
+TEST(LocalHealthPorts, DownPortFailsAndCountsAgainstExpectedPorts) {
+  LocalLimits limits;
+  limits.expect_active_ports = 4;
+  const auto vs = judge_local_health({host_from("degraded")}, {}, limits);
+  const Verdict* down = find(vs, "hca_port", "n1/mlx5_2:1");
+  ASSERT_NE(down, nullptr);
+  EXPECT_EQ(down->state, HealthState::failed);
+  EXPECT_EQ(codes(down), std::vector<std::string>{"IB_PORT_DOWN"});
+  const Reason* missing = reason(find(vs, "node", "n1"), "IB_PORTS_MISSING");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_EQ(missing->value, 3.0);
+  EXPECT_EQ(missing->threshold, 4.0);
+}
+
+TEST(LocalHealthPorts, EthernetPortIsNotHeldToInfinibandCapability) {
+  const auto vs = judge_local_health({host_from("degraded")}, {}, LocalLimits{});
+  const Verdict* roce = find(vs, "hca_port", "n1/mlx5_3:1");
+  ASSERT_NE(roce, nullptr);
+  EXPECT_EQ(roce->state, HealthState::healthy);
+}
+
+// ---- counters: two reads of a port that errs during the run --------------------------
+
+std::vector<ProbeResult> fixture_deltas(double seconds) {
+  const auto before = snapshot_counters(Sysfs(kFixtures / "counters-before"), 100.0);
+  const auto after = snapshot_counters(Sysfs(kFixtures / "counters-after"), 100.0 + seconds);
+  return counter_deltas("n1", before, after);
+}
+
+TEST(LocalHealthCounters, LinkDownedDuringTheRunFailsThePort) {
+  const auto vs = judge_local_health({host_from("counters-after")}, fixture_deltas(600), LocalLimits{});
+  const Verdict* v = find(vs, "hca_port", "n1/mlx5_0:1");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->state, HealthState::failed);
+  const Reason* downed = reason(v, "IB_LINK_DOWNED");
+  ASSERT_NE(downed, nullptr);
+  EXPECT_EQ(downed->value, 1.0);
+}
+
+TEST(LocalHealthCounters, SymbolErrorRateIsJudgedPerHourNotAsAnyError) {
+  // symbol_error rose 2 -> 29 (27 errors) and link_error_recovery 0 -> 1.
+  LocalLimits limits;
+  limits.symbol_error_per_hour_degraded = 100;
+  limits.link_error_recovery_per_hour_degraded = 100;
+  // 27 in 10 minutes is 162 per hour: over the limit.
+  auto vs = judge_local_health({host_from("counters-after")}, fixture_deltas(600), limits);
+  const Reason* fast = reason(find(vs, "hca_port", "n1/mlx5_0:1"), "IB_SYMBOL_ERRORS");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_DOUBLE_EQ(*fast->value, 162.0);
+  EXPECT_EQ(fast->threshold, 100.0);
+  EXPECT_EQ(reason(find(vs, "hca_port", "n1/mlx5_0:1"), "IB_LINK_ERROR_RECOVERY"), nullptr);  // 6 per hour
+  // The same 27 over two hours is 13.5 per hour: within the limit.
+  vs = judge_local_health({host_from("counters-after")}, fixture_deltas(7200), limits);
+  EXPECT_EQ(reason(find(vs, "hca_port", "n1/mlx5_0:1"), "IB_SYMBOL_ERRORS"), nullptr);
+}
+
+TEST(LocalHealthCounters, QuietCountersLeaveAHealthyPortHealthy) {
+  const auto snap = snapshot_counters(Sysfs(kFixtures / "counters-before"), 0);
+  auto later = snap;
+  later.taken_s = 60;
+  const auto vs = judge_local_health({host_from("counters-before")}, counter_deltas("n1", snap, later), LocalLimits{});
+  const Verdict* v = find(vs, "hca_port", "n1/mlx5_0:1");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->state, HealthState::healthy);
+}
+
+// ---- GPUs from recorded NVML values ---------------------------------------------------
+
+HostInventory gpu_host(int gpus) {
+  HostInventory h;
+  h.name = "g1";
+  for (int i = 0; i < gpus; ++i) {
+    char pci[32];
+    std::snprintf(pci, sizeof pci, "00000000:%02X:00.0", 0x18 + i);
+    h.gpus.push_back(GpuInfo{i, "NVIDIA H200", "GPU-" + std::to_string(i), pci, 139.8});
+  }
+  return h;
+}
+
+GpuHealth good_gpu(int index) {
+  GpuHealth g;
+  g.index = index;
+  g.ecc_enabled = true;
+  g.ecc_uncorrected_volatile = 0;
+  g.ecc_uncorrected_aggregate = 0;
+  g.retired_pages_pending = false;
+  g.remap_pending = false;
+  g.remap_failed = false;
+  g.temp_C = 40;
+  g.clocks_event_reasons = 0x1;  // idle: no fault
+  g.pstate = 0;
+  g.pcie_gen = 5;
+  g.pcie_gen_max = 5;
+  g.pcie_width = 16;
+  g.pcie_width_max = 16;
+  g.nvlink_links_total = 18;
+  g.nvlink_links_up = 18;
+  g.persistence_mode = true;
+  return g;
+}
+
+struct GpuCase {
+  std::string name;
+  void (*spoil)(GpuHealth&);
+  HealthState state;
+  std::string code;
+};
+
+TEST(LocalHealthGpu, EachRuleOnOneSpoiledValue) {
+  const std::vector<GpuCase> cases{
+      {"volatile uncorrectable ECC", [](GpuHealth& g) { g.ecc_uncorrected_volatile = 2; }, HealthState::failed,
+       "GPU_ECC_UNCORRECTABLE"},
+      {"ECC off", [](GpuHealth& g) { g.ecc_enabled = false; }, HealthState::degraded, "GPU_ECC_DISABLED"},
+      {"remap pending", [](GpuHealth& g) { g.remap_pending = true; }, HealthState::failed, "GPU_REMAP_PENDING"},
+      {"remap failed", [](GpuHealth& g) { g.remap_failed = true; }, HealthState::failed, "GPU_REMAP_FAILED"},
+      {"retirement pending", [](GpuHealth& g) { g.retired_pages_pending = true; }, HealthState::failed,
+       "GPU_RETIRED_PAGES_PENDING"},
+      {"HW thermal slowdown", [](GpuHealth& g) { g.clocks_event_reasons = 0x40; }, HealthState::degraded,
+       "GPU_THERMAL_SLOWDOWN"},
+      {"SW thermal slowdown", [](GpuHealth& g) { g.clocks_event_reasons = 0x20 | 0x4; }, HealthState::degraded,
+       "GPU_THERMAL_SLOWDOWN"},
+      {"power brake", [](GpuHealth& g) { g.clocks_event_reasons = 0x80; }, HealthState::degraded, "GPU_POWER_SLOWDOWN"},
+      {"x8 of x16", [](GpuHealth& g) { g.pcie_width = 8; }, HealthState::degraded, "GPU_PCIE_DOWNTRAINED"},
+      {"Gen4 of Gen5 at P0", [](GpuHealth& g) { g.pcie_gen = 4; }, HealthState::degraded, "GPU_PCIE_DOWNTRAINED"},
+      {"one NVLink down", [](GpuHealth& g) { g.nvlink_links_up = 17; }, HealthState::failed, "GPU_NVLINK_DOWN"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    GpuHealth bad = good_gpu(1);
+    c.spoil(bad);
+    const auto vs = judge_local_health(
+        {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
+    const Verdict* v = find(vs, "gpu", "g1/gpu1");
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->state, c.state);
+    EXPECT_EQ(codes(v), std::vector<std::string>{c.code});
+    const Verdict* healthy = find(vs, "gpu", "g1/gpu0");
+    ASSERT_NE(healthy, nullptr);
+    EXPECT_EQ(healthy->state, HealthState::healthy);
+    EXPECT_TRUE(healthy->reasons.empty());
+  }
+}
+
+TEST(LocalHealthGpu, IdleGpuAtALowerPcieGenerationIsNotDowntrained) {
+  GpuHealth idle = good_gpu(0);
+  idle.pcie_gen = 1;  // power saving at P8
+  idle.pstate = 8;
+  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", idle)}, LocalLimits{});
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::healthy);
+}
+
+TEST(LocalHealthGpu, TemperatureLimitsApplyOnlyWhenSet) {
+  GpuHealth hot = good_gpu(0);
+  hot.temp_C = 91;
+  EXPECT_EQ(
+      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, LocalLimits{}), "gpu", "g1/gpu0")->state,
+      HealthState::healthy);
+  LocalLimits limits;
+  limits.gpu_temp_degraded_C = 85;
+  limits.gpu_temp_failed_C = 95;
+  auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, limits);
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::degraded);
+  hot.temp_C = 96;
+  vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, limits);
+  const Verdict* v = find(vs, "gpu", "g1/gpu0");
+  EXPECT_EQ(v->state, HealthState::failed);
+  ASSERT_NE(reason(v, "GPU_TEMP_HIGH"), nullptr);
+  EXPECT_EQ(reason(v, "GPU_TEMP_HIGH")->threshold, 95.0);
+}
+
+TEST(LocalHealthGpu, MissingGpusFailTheNode) {
+  LocalLimits limits;
+  limits.expect_gpus = 8;
+  const auto vs = judge_local_health({gpu_host(7)}, {}, limits);
+  const Reason* r = reason(find(vs, "node", "g1"), "GPU_MISSING");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(find(vs, "node", "g1")->state, HealthState::failed);
+  EXPECT_EQ(r->value, 7.0);
+  EXPECT_EQ(r->threshold, 8.0);
+}
+
+TEST(LocalHealthGpu, SkippedNvmlLeavesTheNodeUnknownUnlessNoGpusAreExpected) {
+  const HostInventory cpu_only = gpu_host(0);
+  const std::vector<ProbeResult> probes{skipped(kGpuHealthProbe, Scope{{"g1"}, {}, {}}, "libnvidia-ml.so.1 not found")};
+  auto vs = judge_local_health({cpu_only}, probes, LocalLimits{});
+  EXPECT_EQ(find(vs, "node", "g1")->state, HealthState::unknown);
+  EXPECT_NE(reason(find(vs, "node", "g1"), "CHECK_SKIPPED"), nullptr);
+  LocalLimits none;
+  none.expect_gpus = 0;
+  vs = judge_local_health({cpu_only}, probes, none);
+  const Verdict* node = find(vs, "node", "g1");
+  EXPECT_TRUE(node == nullptr || node->state == HealthState::healthy);
+}
+
+TEST(LocalHealthGpu, GpuWithoutAHealthRecordIsUnknownNeverHealthy) {
+  const auto vs = judge_local_health({gpu_host(2)}, {gpu_health_result("g1", good_gpu(0))}, LocalLimits{});
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::healthy);
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::unknown);
+}
+
+TEST(LocalHealthGpu, SkippedCudaProbeOnAGpuIsUnknownAndWrongComputeFails) {
+  ProbeResult copy = skipped("gpu.cuda.copy_bw", Scope{{"g1"}, {}, {"gpu0"}}, "no CUDA driver");
+  ProbeResult compute;
+  compute.id = "gpu.cuda.compute";
+  compute.status = ProbeStatus::failed;
+  compute.scope = Scope{{"g1"}, {}, {"gpu1"}};
+  compute.error = "3 of 100 results wrong";
+  const auto vs = judge_local_health(
+      {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", good_gpu(1)), copy, compute},
+      LocalLimits{});
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::unknown);
+  EXPECT_NE(reason(find(vs, "gpu", "g1/gpu0"), "CHECK_SKIPPED"), nullptr);
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::failed);
+  EXPECT_NE(reason(find(vs, "gpu", "g1/gpu1"), "GPU_COMPUTE_WRONG"), nullptr);
+}
+
+TEST(LocalHealthGpu, OneFailedGpuOfTwoLeavesTheNodeDegradedWithTheUsableCount) {
+  GpuHealth bad = good_gpu(1);
+  bad.remap_pending = true;
+  const auto vs = judge_local_health(
+      {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
+  const Verdict* node = find(vs, "node", "g1");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->state, HealthState::degraded);
+  const Reason* usable = reason(node, "GPUS_UNHEALTHY");
+  ASSERT_NE(usable, nullptr);
+  EXPECT_EQ(usable->value, 1.0);
+  EXPECT_EQ(usable->threshold, 2.0);
+}
+
+// ---- kernel log findings ------------------------------------------------------------
+
+TEST(LocalHealthKernelLog, HardwareXidFailsItsGpuAndAnApplicationXidDegrades) {
+  const auto findings = parse_kernel_log(
+      "[  10.0] NVRM: Xid (PCI:0000:19:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"
+      "[  11.0] NVRM: Xid (PCI:0000:18:00): 13, pid=2, name=python, Graphics Exception\n");
+  const auto vs = judge_local_health(
+      {gpu_host(2)},
+      [&] {
+        auto p = kernel_log_results("g1", findings, "fixture");
+        p.push_back(gpu_health_result("g1", good_gpu(0)));
+        p.push_back(gpu_health_result("g1", good_gpu(1)));
+        return p;
+      }(),
+      LocalLimits{});
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::failed);
+  EXPECT_EQ(reason(find(vs, "gpu", "g1/gpu1"), "GPU_XID")->value, 79.0);
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::degraded);
+}
+
+TEST(LocalHealthKernelLog, RepeatedLinkDropsOnAnHcaDegradeItsPorts) {
+  std::string log;
+  for (int i = 0; i < 3; ++i) log += "mlx5_core 0000:17:00.0: mlx5_0: Port 1 link state changed to DOWN\n";
+  const auto probes = kernel_log_results("n1", parse_kernel_log(log), "fixture");
+  auto vs = judge_local_health({host_from("cx7-ndr")}, probes, LocalLimits{});
+  const Verdict* flapping = find(vs, "hca_port", "n1/mlx5_0:1");
+  EXPECT_EQ(flapping->state, HealthState::degraded);
+  EXPECT_EQ(reason(flapping, "IB_LINK_FLAP")->value, 3.0);
+  EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_1:1")->state, HealthState::healthy);
+  LocalLimits tolerant;
+  tolerant.link_down_events_degraded = 4;
+  vs = judge_local_health({host_from("cx7-ndr")}, probes, tolerant);
+  EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_0:1")->state, HealthState::healthy);
+}
+
+// ---- through the general judge --------------------------------------------------------
+
+TEST(LocalHealthInJudge, ProfileExpectationsReachTheLocalRules) {
+  Profile profile;
+  profile.expect_gpus = 1;
+  HostInventory h = host_from("degraded");
+  const Judgement j = judge({h}, {}, profile);
+  const auto node =
+      std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
+  ASSERT_NE(node, j.verdicts.end());
+  EXPECT_NE(reason(&*node, "GPU_MISSING"), nullptr);
+  EXPECT_EQ(node->state, HealthState::failed);
+  EXPECT_EQ(node->action, Action::drain);
+}
+
+TEST(LocalHealthInJudge, OnlyPortDegradedLeavesTheNodeDegradedNotFailed) {
+  HostInventory h = host_from("cx7-ndr");
+  h.hcas.resize(1);
+  auto& rate = h.hcas.at(0).ports.at(0);
+  rate.rate_text = "200 Gb/sec (4X HDR)";
+  rate.rate = parse_rate(rate.rate_text);
+  const Judgement j = judge({h}, {}, Profile{});
+  const auto node =
+      std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
+  ASSERT_NE(node, j.verdicts.end());
+  EXPECT_EQ(node->state, HealthState::degraded);
+  EXPECT_EQ(node->action, Action::admit_degraded);
+  EXPECT_EQ(j.summary.exit_code, 1);
+}
+
+}  // namespace
+}  // namespace ibgpu
