@@ -28,7 +28,7 @@ Finding judge_against_fleet(const Measurement& m, const std::unordered_map<std::
   const bool floor = m.sense == LimitSense::floor;
   const double limit = floor ? median * rules.bw_fraction_of_median : median * rules.lat_multiple_of_median;
   if (floor ? m.value >= limit : m.value <= limit) return {};
-  const std::string message = m.probe->id + " " + m.metric + " " + format_value(m.value) +
+  const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
                               (floor ? " under " + format_value(rules.bw_fraction_of_median)
                                      : " over " + format_value(rules.lat_multiple_of_median)) +
                               " x the fleet median " + format_value(median);

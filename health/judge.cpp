@@ -160,15 +160,16 @@ Entity measured_entity(const ProbeResult& p) {
 
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
                         std::vector<PairObservation>& pairs) {
-  const std::vector<Measurement> measurements = extract_measurements(probes, profile);
+  std::vector<Measurement> measurements = extract_measurements(probes, profile);
   const auto medians = fleet_medians(measurements, profile.fleet);
   // Re-tests of the same entity and kind: the mildest measurement counts.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
-  for (const auto& m : measurements) {
+  for (auto& m : measurements) {
     Finding f = judge_measurement(m, medians, profile.fleet);
     if (is_pair_probe(*m.probe)) {
-      pairs.push_back(PairObservation{m.kind, endpoint(*m.probe, 0), endpoint(*m.probe, 1), f.state, f.reason});
+      pairs.push_back(PairObservation{std::move(m.kind), endpoint(*m.probe, 0), endpoint(*m.probe, 1), f.state,
+                                      std::move(f.reason)});
       continue;
     }
     Entity e = measured_entity(*m.probe);
@@ -186,6 +187,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   VerdictBook book;
   judge_inventory(book, hosts, profile);
   std::vector<PairObservation> pairs;
+  pairs.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
   judge_outcomes(book, probes, profile, pairs);
   judge_measurements(book, probes, profile, pairs);
   for (auto& blame : localise(pairs)) book.add(blame.entity, blame.state, std::move(blame.reason));

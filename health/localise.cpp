@@ -1,6 +1,7 @@
 #include "health/localise.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,26 +11,46 @@ namespace ibgpu {
 
 namespace {
 
-std::string unit_key(const Endpoint& e) { return e.device.empty() ? e.host : e.host + "/" + e.device; }
+// Host and rail, by reference into the observations: no string is built per lookup.
+struct UnitKey {
+  std::string_view host, device;
+  bool operator==(const UnitKey&) const = default;
+  bool operator<(const UnitKey& o) const { return host != o.host ? host < o.host : device < o.device; }
+};
+UnitKey unit_key(const Endpoint& e) { return {e.host, e.device}; }
+
+std::size_t mix(std::size_t h, std::string_view s) {
+  return h ^ (std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+struct UnitKeyHash {
+  std::size_t operator()(const UnitKey& k) const { return mix(mix(0, k.host), k.device); }
+};
+struct PairKey {
+  std::string_view group;
+  UnitKey a, b;
+  bool operator==(const PairKey&) const = default;
+};
+struct PairKeyHash {
+  std::size_t operator()(const PairKey& k) const {
+    return mix(mix(mix(mix(mix(0, k.group), k.a.host), k.a.device), k.b.host), k.b.device);
+  }
+};
+
+using Observations = std::vector<const PairObservation*>;
 
 // Re-tests folded into one observation per (group, pair): the mildest wins,
 // so a pair is bad only when every measurement of it is bad.
-std::vector<PairObservation> merge_retests(const std::vector<PairObservation>& observations) {
-  std::vector<PairObservation> merged;
-  std::unordered_map<std::string, std::size_t> index;
+Observations merge_retests(const std::vector<PairObservation>& observations) {
+  Observations merged;
+  std::unordered_map<PairKey, std::size_t, PairKeyHash> index;
   merged.reserve(observations.size());
   index.reserve(observations.size());
   for (const auto& o : observations) {
-    std::string ka = unit_key(o.a), kb = unit_key(o.b);
+    UnitKey ka = unit_key(o.a), kb = unit_key(o.b);
     if (kb < ka) std::swap(ka, kb);
-    auto [it, fresh] = index.try_emplace(o.group + '\x1f' + ka + '\x1f' + kb, merged.size());
-    if (fresh) {
-      merged.push_back(o);
-    } else if (o.state < merged[it->second].state) {
-      PairObservation& kept = merged[it->second];
-      kept.state = o.state;
-      kept.reason = o.reason;
-    }
+    auto [it, fresh] = index.try_emplace(PairKey{o.group, ka, kb}, merged.size());
+    if (fresh) merged.push_back(&o);
+    else if (o.state < merged[it->second]->state) merged[it->second] = &o;
   }
   return merged;
 }
@@ -42,14 +63,13 @@ struct Unit {
   std::vector<std::size_t> bad_pairs = {};  // indices into the merged observations
 };
 
-Reason summarise(const std::string& who, const Unit& u, const std::vector<PairObservation>& pairs,
-                 HealthState& state) {
+Reason summarise(const std::string& who, const Unit& u, const Observations& pairs, HealthState& state) {
   // The worst bad pair gives the code and threshold, the median of the bad
   // values the figure: one reason per culprit, however many peers it has.
   const PairObservation* worst_pair = nullptr;
   std::vector<double> values;
   for (std::size_t i : u.bad_pairs) {
-    const PairObservation& o = pairs[i];
+    const PairObservation& o = *pairs[i];
     if (!worst_pair || o.state > worst_pair->state) worst_pair = &o;
     if (o.reason && o.reason->value) values.push_back(*o.reason->value);
   }
@@ -67,10 +87,10 @@ Reason summarise(const std::string& who, const Unit& u, const std::vector<PairOb
   return r;
 }
 
-void localise_group(const std::vector<std::size_t>& members, const std::vector<PairObservation>& pairs,
+void localise_group(const std::vector<std::size_t>& members, const Observations& pairs,
                     std::vector<Blame>& out) {
   std::vector<Unit> units;
-  std::unordered_map<std::string, std::size_t> unit_index;
+  std::unordered_map<UnitKey, std::size_t, UnitKeyHash> unit_index;
   std::vector<std::pair<std::size_t, std::size_t>> ends(members.size());
   auto unit_of = [&](const Endpoint& e) {
     auto [it, fresh] = unit_index.try_emplace(unit_key(e), units.size());
@@ -78,7 +98,7 @@ void localise_group(const std::vector<std::size_t>& members, const std::vector<P
     return it->second;
   };
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const PairObservation& o = pairs[members[m]];
+    const PairObservation& o = (*pairs[members[m]]);
     ends[m] = {unit_of(o.a), unit_of(o.b)};
     const bool bad = o.state != HealthState::healthy;
     for (std::size_t u : {ends[m].first, ends[m].second}) {
@@ -91,7 +111,7 @@ void localise_group(const std::vector<std::size_t>& members, const std::vector<P
   }
   for (auto& u : units) u.candidate = u.bad >= 2 && 2 * u.bad > u.total;
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const bool bad = pairs[members[m]].state != HealthState::healthy;
+    const bool bad = (*pairs[members[m]]).state != HealthState::healthy;
     auto [a, b] = ends[m];
     for (auto [self, peer] : {std::pair{a, b}, std::pair{b, a}}) {
       if (units[peer].candidate) continue;
@@ -138,7 +158,7 @@ void localise_group(const std::vector<std::size_t>& members, const std::vector<P
     }
   }
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const PairObservation& o = pairs[members[m]];
+    const PairObservation& o = (*pairs[members[m]]);
     if (o.state == HealthState::healthy || units[ends[m].first].culprit || units[ends[m].second].culprit) continue;
     Blame b{{"link", o.a.host + "<->" + o.b.host}, o.state, {}};
     b.reason = o.reason.value_or(Reason{"PAIR_BAD", "", o.group, std::nullopt, std::nullopt});
@@ -151,19 +171,19 @@ void localise_group(const std::vector<std::size_t>& members, const std::vector<P
 }  // namespace
 
 std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
-  const std::vector<PairObservation> pairs = merge_retests(observations);
-  std::vector<std::string> group_order;
-  std::unordered_map<std::string, std::vector<std::size_t>> groups;
+  const Observations pairs = merge_retests(observations);
+  std::vector<std::string_view> group_order;
+  std::unordered_map<std::string_view, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    auto [it, fresh] = groups.try_emplace(pairs[i].group);
-    if (fresh) group_order.push_back(pairs[i].group);
+    auto [it, fresh] = groups.try_emplace(pairs[i]->group);
+    if (fresh) group_order.push_back(pairs[i]->group);
     it->second.push_back(i);
   }
   std::vector<Blame> out;
   for (const auto& g : group_order) {
     const auto& members = groups[g];
     const bool any_bad = std::any_of(members.begin(), members.end(),
-                                     [&](std::size_t i) { return pairs[i].state != HealthState::healthy; });
+                                     [&](std::size_t i) { return pairs[i]->state != HealthState::healthy; });
     if (any_bad) localise_group(members, pairs, out);
   }
   return out;

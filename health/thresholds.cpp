@@ -80,11 +80,12 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     return *size >= std::min(min_size, it == largest.end() ? *size : it->second);
   };
   std::vector<Measurement> out;
-  auto add = [&](const ProbeResult& p, const std::string& metric, std::optional<double> value, LimitSense sense,
+  auto add = [&](const ProbeResult& p, const char* metric, std::optional<double> value, LimitSense sense,
                  const Limit& limit, const char* low, const char* outlier) {
     if (!value) return;
     out.push_back(Measurement{&p, kind_of(p) + ":" + metric, metric, *value, sense, limit, low, outlier});
   };
+  out.reserve(probes.size() * 3 / 2);
   for (const auto& p : probes) {
     if (p.status != ProbeStatus::ok) continue;
     if (is_bw_probe(p) && is_pair_probe(p)) {
@@ -123,7 +124,7 @@ Finding judge_absolute(const Measurement& m) {
   const bool floor = m.sense == LimitSense::floor;
   auto beyond = [&](double limit) { return floor ? m.value < limit : m.value > limit; };
   auto finding = [&](HealthState state, double limit, const char* level) {
-    const std::string message = m.probe->id + " " + m.metric + " " + format_value(m.value) +
+    const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
                                 (floor ? " below the " : " above the ") + level + " " + format_value(limit);
     return Finding{state, Reason{m.low_code, message, m.metric, m.value, limit}};
   };
