@@ -125,7 +125,8 @@ std::vector<Entity> local_entities(const ProbeResult& p) {
 }
 
 Endpoint endpoint(const ProbeResult& p, std::size_t side) {
-  return {p.scope.hosts.at(side), p.scope.devices.size() == 2 ? p.scope.devices[side] : std::string()};
+  return {p.scope.hosts.at(side), p.scope.devices.size() == 2 ? p.scope.devices[side] : std::string(),
+          p.scope.ranks.size() == 2 ? p.scope.ranks[side] : -1};
 }
 
 std::string link_id(const ProbeResult& p) { return p.scope.hosts.at(0) + "<->" + p.scope.hosts.at(1); }

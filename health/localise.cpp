@@ -28,11 +28,13 @@ struct UnitKeyHash {
 struct PairKey {
   std::string_view group;
   UnitKey a, b;
+  int rank_a = -1, rank_b = -1;
   bool operator==(const PairKey&) const = default;
 };
 struct PairKeyHash {
   std::size_t operator()(const PairKey& k) const {
-    return mix(mix(mix(mix(mix(0, k.group), k.a.host), k.a.device), k.b.host), k.b.device);
+    const std::size_t h = mix(mix(mix(mix(mix(0, k.group), k.a.host), k.a.device), k.b.host), k.b.device);
+    return h ^ (static_cast<std::size_t>(static_cast<unsigned>(k.rank_a)) * 31 + static_cast<unsigned>(k.rank_b));
   }
 };
 
@@ -46,13 +48,32 @@ Observations merge_retests(const std::vector<PairObservation>& observations) {
   merged.reserve(observations.size());
   index.reserve(observations.size());
   for (const auto& o : observations) {
-    UnitKey ka = unit_key(o.a), kb = unit_key(o.b);
-    if (kb < ka) std::swap(ka, kb);
-    auto [it, fresh] = index.try_emplace(PairKey{o.group, ka, kb}, merged.size());
+    PairKey key{o.group, unit_key(o.a), unit_key(o.b), o.a.rank, o.b.rank};
+    if (key.b < key.a) {
+      std::swap(key.a, key.b);
+      std::swap(key.rank_a, key.rank_b);
+    }
+    auto [it, fresh] = index.try_emplace(key, merged.size());
     if (fresh) merged.push_back(&o);
     else if (o.state < merged[it->second]->state) merged[it->second] = &o;
   }
   return merged;
+}
+
+// One edge per (group, unit pair): the worst of its rank pairs.
+Observations merge_edges(const Observations& pairs) {
+  Observations edges;
+  std::unordered_map<PairKey, std::size_t, PairKeyHash> index;
+  edges.reserve(pairs.size());
+  index.reserve(pairs.size());
+  for (const PairObservation* o : pairs) {
+    PairKey key{o->group, unit_key(o->a), unit_key(o->b)};
+    if (key.b < key.a) std::swap(key.a, key.b);
+    auto [it, fresh] = index.try_emplace(key, edges.size());
+    if (fresh) edges.push_back(o);
+    else if (o->state > edges[it->second]->state) edges[it->second] = o;
+  }
+  return edges;
 }
 
 struct Unit {
@@ -171,7 +192,7 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
 }  // namespace
 
 std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
-  const Observations pairs = merge_retests(observations);
+  const Observations pairs = merge_edges(merge_retests(observations));
   std::vector<std::string_view> group_order;
   std::unordered_map<std::string_view, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < pairs.size(); ++i) {

@@ -14,11 +14,14 @@ namespace ibgpu {
 struct Endpoint {
   std::string host;
   std::string device;  // rail "mlx5_0:1"; empty when not known (MPI)
+  int rank = -1;       // tells apart several rank pairs between the same rails or hosts
 };
 
 // One judged measurement of one pair. Several observations of the same pair
-// and group are re-tests: the pair is bad only when every one of them is
-// (a re-test confirms), and then as bad as the mildest.
+// (same group, hosts, rails and ranks) are re-tests: the pair is bad only when
+// every one of them is (a re-test confirms), and then as bad as the mildest.
+// Different rank pairs between the same two units (MPI: hosts) are one edge,
+// as bad as the worst of them, so peers are counted once.
 struct PairObservation {
   std::string group;  // what was measured: "net.verbs.write_bw@8388608:bw_avg_GBps"
   Endpoint a, b;

@@ -121,3 +121,31 @@ TEST(PlanRetests, ManySuspectsFewGoodHostsStillDisjoint) {
 
 }  // namespace
 }  // namespace ibgpu
+
+namespace ibgpu {
+namespace {
+
+PairObservation ranked(const std::string& a, int ra, const std::string& b, int rb, HealthState state) {
+  PairObservation o = obs(a, b, state);
+  o.a.rank = ra;
+  o.b.rank = rb;
+  return o;
+}
+
+TEST(Localise, SeveralRankPairsBetweenTwoHostsAreOnePeer) {
+  // MPI, 4 ranks per host, one round: a and b meet through 4 rank pairs, all
+  // bad. They are one peer to each other, so the link is blamed, not both nodes.
+  std::vector<PairObservation> o;
+  for (int r = 0; r < 4; ++r) {
+    o.push_back(ranked("a", r, "b", 4 + r, kBad));
+    o.push_back(ranked("c", 8 + r, "d", 12 + r, kGood));
+  }
+  EXPECT_EQ(blamed(localise(o)), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  // One slow rank pair of four is not hidden by the other three.
+  o[0] = ranked("a", 0, "b", 4, kBad);
+  for (int r = 1; r < 4; ++r) o[2 * static_cast<std::size_t>(r)] = ranked("a", r, "b", 4 + r, kGood);
+  EXPECT_EQ(blamed(localise(o)), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+}
+
+}  // namespace
+}  // namespace ibgpu
