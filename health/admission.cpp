@@ -24,11 +24,12 @@ struct NodeParts {
 
 bool usable(HealthState s) { return s == HealthState::healthy || s == HealthState::degraded; }
 
-// What a node's GPUs (or rails) make of the node: all usable and healthy
-// change nothing; some excluded or degraded leave it degraded; none usable
-// leaves it as bad as they are.
+// What a node's GPUs (or rails) make of the node: all healthy change
+// nothing; a failed one among usable others leaves it degraded; none usable
+// leaves it as bad as they are. An unchecked (unknown) part keeps the node
+// unknown: it is excluded, and the node is not admitted on a guess.
 HealthState fold(const std::vector<Component>& parts, bool gpu) {
-  bool any = false, some_usable = false, all_healthy = true;
+  bool any = false, some_usable = false, all_healthy = true, some_unknown = false;
   HealthState worst_excluded = HealthState::healthy;
   for (const auto& c : parts) {
     if (c.gpu != gpu) continue;
@@ -36,9 +37,11 @@ HealthState fold(const std::vector<Component>& parts, bool gpu) {
     if (usable(c.state)) some_usable = true;
     else worst_excluded = worst(worst_excluded, c.state);
     if (c.state != HealthState::healthy) all_healthy = false;
+    if (c.state == HealthState::unknown) some_unknown = true;
   }
   if (!any || all_healthy) return HealthState::healthy;
-  return some_usable ? HealthState::degraded : worst_excluded;
+  const HealthState state = some_usable ? HealthState::degraded : worst_excluded;
+  return some_unknown ? worst(state, HealthState::unknown) : state;
 }
 
 }  // namespace

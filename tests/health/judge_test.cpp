@@ -233,6 +233,16 @@ TEST(Judge, SkippedCheckIsUnknownNeverHealthy) {
   EXPECT_EQ(j.summary.exit_code, 3);
 }
 
+TEST(Judge, UncheckedGpuKeepsTheNodeUnknown) {
+  auto run = synthetic_run(FleetShape{});
+  run.probes.push_back(skipped("gpu.cuda.mem_bw", Scope{{"node11"}, {91}, {"cuda:3"}}, "no CUDA toolkit at build time"));
+  const Judgement j = judge(run.hosts, run.probes, generic_profile());
+  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"gpu node11/gpu3", HealthState::unknown},
+                                                              {"node node11", HealthState::unknown}}));
+  EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{{"node11", Action::drain}}));
+  EXPECT_EQ(verdict(j, "node", "node11").excluded, std::vector<std::string>{"gpu3"});
+}
+
 TEST(Judge, RetestThatPassesClearsADegradedPair) {
   const int a = 3, b = partner_in_round(64, 1, 3);
   auto run = synthetic_run(FleetShape{}, [&](int x, int y, int rail, PairShape& s) {
