@@ -16,7 +16,8 @@ namespace {
 class VerdictBook {
  public:
   Verdict& at(const Entity& e) {
-    auto [it, fresh] = index_.try_emplace(e.kind + '\x1f' + e.id, verdicts_.size());
+    // One index per kind: the lookup needs no key built from kind and id.
+    auto [it, fresh] = index_[e.kind].try_emplace(e.id, verdicts_.size());
     if (fresh) verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
     return verdicts_[it->second];
   }
@@ -29,7 +30,7 @@ class VerdictBook {
 
  private:
   std::vector<Verdict> verdicts_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;
 };
 
 // ---- Inventory rules: ports up, GPU and port counts. -----------------------
