@@ -1,77 +1,161 @@
 #include "health/judge.h"
 
-#include <algorithm>
-#include <map>
+#include <unordered_map>
 
+#include "health/admission.h"
+#include "health/fleet.h"
 #include "health/local_health.h"
+#include "health/localise.h"
+#include "health/thresholds.h"
 
 namespace ibgpu {
 
 namespace {
 
-std::string link_id(const Scope& scope) { return scope.hosts.at(0) + "<->" + scope.hosts.at(1); }
-
-// The state a probe's outcome contributes, with its reason.
-std::pair<HealthState, std::optional<Reason>> probe_outcome(const ProbeResult& p) {
-  switch (p.status) {
-    case ProbeStatus::ok: return {HealthState::healthy, std::nullopt};
-    case ProbeStatus::skipped:
-      return {HealthState::unknown, Reason{"CHECK_SKIPPED", p.id + ": " + p.reason.value_or("skipped"), p.id, std::nullopt, std::nullopt}};
-    case ProbeStatus::timeout:
-      return {HealthState::failed, Reason{"PROBE_TIMEOUT", p.id + ": " + p.error.value_or("timeout"), p.id, std::nullopt, std::nullopt}};
-    case ProbeStatus::failed:
-      return {HealthState::failed, Reason{"PROBE_FAILED", p.id + ": " + p.error.value_or("failed"), p.id, std::nullopt, std::nullopt}};
-    case ProbeStatus::error:
-      return {HealthState::failed, Reason{"PROBE_ERROR", p.id + ": " + p.error.value_or("error"), p.id, std::nullopt, std::nullopt}};
-  }
-  return {HealthState::unknown, std::nullopt};
-}
-
+// Verdicts by entity, in order of first mention: the worst state wins and
+// the reasons accumulate.
 class VerdictBook {
  public:
   Verdict& at(const Entity& e) {
-    auto it = std::find_if(verdicts_.begin(), verdicts_.end(), [&](const Verdict& v) { return v.entity == e; });
-    if (it != verdicts_.end()) return *it;
-    verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
-    return verdicts_.back();
+    // One index per kind: the lookup needs no key built from kind and id.
+    auto [it, fresh] = index_[e.kind].try_emplace(e.id, verdicts_.size());
+    if (fresh) verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
+    return verdicts_[it->second];
   }
   void add(const Entity& e, HealthState state, std::optional<Reason> reason) {
     Verdict& v = at(e);
     v.state = worst(v.state, state);
     if (reason) v.reasons.push_back(std::move(*reason));
   }
-  void merge(Verdict v) {
-    for (auto& r : v.reasons) add(v.entity, v.state, std::move(r));
-    add(v.entity, v.state, std::nullopt);
-  }
   std::vector<Verdict> take() { return std::move(verdicts_); }
 
  private:
   std::vector<Verdict> verdicts_;
+  std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;
 };
+
+// ---- The node's own hardware: health/local_health.cpp. ---------------------
+
+LocalLimits local_limits(const Profile& profile) {
+  LocalLimits l;
+  l.expect_gpus = profile.node.expect_gpus;
+  l.expect_active_ports = profile.node.expect_active_ports;
+  l.port_rate_gbps = profile.node.port_rate_gbps;
+  l.port_width = profile.node.port_width;
+  if (profile.counters.symbol_error_per_hour_degraded)
+    l.symbol_error_per_hour_degraded = *profile.counters.symbol_error_per_hour_degraded;
+  if (profile.counters.link_error_recovery_per_hour_degraded)
+    l.link_error_recovery_per_hour_degraded = *profile.counters.link_error_recovery_per_hour_degraded;
+  // GPU copy and memory bandwidth are judged with the other measurements (limits and fleet rules).
+  return l;
+}
+
+void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
+                 const Profile& profile) {
+  for (const auto& host : hosts) book.at({"node", host.name});
+  for (auto& v : judge_local_health(hosts, probes, local_limits(profile))) {
+    for (auto& r : v.reasons) book.add(v.entity, v.state, std::move(r));
+    book.add(v.entity, v.state, std::nullopt);
+  }
+}
+
+// ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------
+
+// The state a probe's outcome contributes, with its reason.
+Finding probe_outcome(const ProbeResult& p) {
+  auto reason = [&](const char* code, const std::string& text) {
+    return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};
+  };
+  switch (p.status) {
+    case ProbeStatus::ok: return {};
+    case ProbeStatus::skipped:
+      return {HealthState::unknown, reason("CHECK_SKIPPED", p.reason.value_or("skipped"))};
+    case ProbeStatus::timeout:
+      return {HealthState::failed, reason("PROBE_TIMEOUT", p.error.value_or("timeout"))};
+    case ProbeStatus::error: return {HealthState::failed, reason("PROBE_ERROR", p.error.value_or("error"))};
+    case ProbeStatus::failed: {
+      auto wrong = p.metrics.find("wrong_elements");
+      if (is_allreduce_probe(p) && wrong != p.metrics.end() && wrong->second.typical().value_or(0) > 0)
+        return {HealthState::failed, Reason{"ALLREDUCE_WRONG_DATA", p.id + ": " + p.error.value_or("wrong data"),
+                                            "wrong_elements", wrong->second.typical(), 0.0}};
+      return {HealthState::failed, reason("PROBE_FAILED", p.error.value_or("failed"))};
+    }
+  }
+  return {HealthState::unknown, std::nullopt};
+}
 
 // A profile that declares none of a device makes its absence expected.
 bool expected_absent(const ProbeResult& p, const Profile& profile) {
   if (p.status != ProbeStatus::skipped) return false;
-  if (p.id == "inventory.gpu") return profile.expect_gpus == 0;
-  if (p.id == "inventory.rdma") return profile.expect_active_ports == 0;
+  if (p.id == "inventory.gpu") return profile.node.expect_gpus == 0;
+  if (p.id == "inventory.rdma") return profile.node.expect_active_ports == 0;
   return false;
 }
 
-RunSummary summarise(const std::vector<Verdict>& verdicts) {
-  RunSummary s;
-  s.state = verdicts.empty() ? HealthState::unknown : HealthState::healthy;
-  for (const auto& v : verdicts) {
-    s.state = worst(s.state, v.state);
-    if (!v.action) continue;
-    switch (*v.action) {
-      case Action::admit: s.admit.push_back(v.entity.id); break;
-      case Action::admit_degraded: s.admit_degraded.push_back(v.entity.id); break;
-      case Action::drain: s.drain.push_back(v.entity.id); break;
+std::vector<Entity> local_entities(const ProbeResult& p) {
+  if (p.scope.hosts.size() == 1 && p.scope.devices.size() == 1 &&
+      (p.id.rfind("gpu.", 0) == 0 || is_allreduce_probe(p)))
+    return {{"gpu", p.scope.hosts[0] + "/" + gpu_name(p.scope.devices[0])}};
+  std::vector<Entity> out;
+  for (const auto& h : p.scope.hosts) out.push_back({"node", h});
+  return out;
+}
+
+Endpoint endpoint(const ProbeResult& p, std::size_t side) {
+  return {p.scope.hosts.at(side), p.scope.devices.size() == 2 ? p.scope.devices[side] : std::string(),
+          p.scope.ranks.size() == 2 ? p.scope.ranks[side] : -1};
+}
+
+std::string link_id(const ProbeResult& p) { return p.scope.hosts.at(0) + "<->" + p.scope.hosts.at(1); }
+
+// Pair failures go to localisation (a dead node times out with all its
+// peers); everything else lands on its own entity.
+void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
+                    std::vector<PairObservation>& pairs) {
+  for (const auto& p : probes) {
+    if (expected_absent(p, profile) || is_local_probe(p)) continue;  // judged by judge_local
+    Finding f = probe_outcome(p);
+    if (is_pair_probe(p)) {
+      if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+        book.add({"link", link_id(p)}, f.state, std::move(f.reason));
+      } else {
+        pairs.push_back(PairObservation{p.id + ":outcome", endpoint(p, 0), endpoint(p, 1), f.state, f.reason});
+      }
+      continue;
     }
+    for (const auto& e : local_entities(p)) book.add(e, f.state, f.reason);
   }
-  s.exit_code = exit_code_for(s.state);
-  return s;
+}
+
+// ---- Measurements: profile limits, fleet rules, localisation. --------------
+
+Entity measured_entity(const ProbeResult& p) {
+  const auto& hosts = p.scope.hosts;
+  if (hosts.size() == 1) return local_entities(p).front();
+  if (hosts.size() == 2) return {"link", link_id(p)};
+  return {"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
+}
+
+void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
+                        std::vector<PairObservation>& pairs) {
+  std::vector<Measurement> measurements = extract_measurements(probes, profile);
+  const auto medians = fleet_medians(measurements, profile.fleet);
+  // Re-tests of the same entity and kind: the mildest measurement counts.
+  std::vector<std::pair<Entity, Finding>> local;
+  std::unordered_map<std::string, std::size_t> local_index;
+  for (auto& m : measurements) {
+    Finding f = judge_measurement(m, medians, profile.fleet);
+    if (is_pair_probe(*m.probe)) {
+      pairs.push_back(PairObservation{std::move(m.kind), endpoint(*m.probe, 0), endpoint(*m.probe, 1), f.state,
+                                      std::move(f.reason)});
+      continue;
+    }
+    Entity e = measured_entity(*m.probe);
+    auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + e.kind + '\x1f' + e.id, local.size());
+    if (fresh) local.emplace_back(std::move(e), std::move(f));
+    else if (f.state < local[it->second].second.state) local[it->second].second = std::move(f);
+  }
+  for (auto& [e, f] : local) book.add(e, f.state, std::move(f.reason));
 }
 
 }  // namespace
@@ -79,43 +163,17 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile) {
   VerdictBook book;
-  for (const auto& host : hosts) {
-    book.at({"node", host.name});
-  }
-  LocalLimits local;
-  local.expect_gpus = profile.expect_gpus;
-  local.expect_active_ports = profile.expect_active_ports;
-  for (auto& v : judge_local_health(hosts, probes, local)) book.merge(std::move(v));
-  for (const auto& p : probes) {
-    if (expected_absent(p, profile) || is_local_probe(p)) continue;
-    auto [state, reason] = probe_outcome(p);
-    if (p.scope.hosts.size() == 2) {
-      book.add({"link", link_id(p.scope)}, state, std::move(reason));
-    } else {
-      for (const auto& h : p.scope.hosts) book.add({"node", h}, state, reason);
-    }
-  }
-  std::vector<Verdict> verdicts = book.take();
-  // A node carries its ports' state: a failed rail leaves the node usable with fewer rails.
-  for (auto& node : verdicts) {
-    if (node.entity.kind != "node") continue;
-    // A degraded or unknown port passes its state on as it is.
-    bool some_port_up = false;
-    HealthState worst_port = HealthState::healthy;
-    for (const auto& v : verdicts)
-      if (v.entity.kind == "hca_port" && v.entity.id.rfind(node.entity.id + "/", 0) == 0) {
-        some_port_up = some_port_up || v.state == HealthState::healthy;
-        worst_port = worst(worst_port, v.state);
-      }
-    if (worst_port == HealthState::failed && some_port_up) worst_port = HealthState::degraded;
-    node.state = worst(node.state, worst_port);
-    node.action = node.state == HealthState::healthy    ? Action::admit
-                  : node.state == HealthState::degraded ? Action::admit_degraded
-                                                        : Action::drain;
-  }
+  judge_local(book, hosts, probes, profile);
+  std::vector<PairObservation> pairs;
+  pairs.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
+  judge_outcomes(book, probes, profile, pairs);
+  judge_measurements(book, probes, profile, pairs);
+  for (auto& blame : localise(pairs)) book.add(blame.entity, blame.state, std::move(blame.reason));
+
   Judgement out;
-  out.summary = summarise(verdicts);
-  out.verdicts = std::move(verdicts);
+  out.verdicts = book.take();
+  decide_admission(out.verdicts, hosts);
+  out.summary = summarise(out.verdicts);
   return out;
 }
 

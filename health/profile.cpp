@@ -4,12 +4,51 @@ namespace ibgpu {
 
 Profile generic_profile() { return Profile{}; }
 
+namespace {
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json limit(const Limit& l, LimitSense sense) {
+  return {{"failed", opt(l.failed)}, {"degraded", opt(l.degraded)},
+          {"sense", sense == LimitSense::floor ? "floor" : "ceiling"}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Profile& p) {
-  auto opt = [](const std::optional<int>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  constexpr auto floor = LimitSense::floor;
+  constexpr auto ceiling = LimitSense::ceiling;
   return {{"name", p.name},
           {"description", p.description},
-          {"expect_gpus", opt(p.expect_gpus)},
-          {"expect_active_ports", opt(p.expect_active_ports)}};
+          {"source", p.source},
+          {"node",
+           {{"expect_gpus", opt(p.node.expect_gpus)},
+            {"expect_active_ports", opt(p.node.expect_active_ports)},
+            {"port_rate_gbps", opt(p.node.port_rate_gbps)},
+            {"port_width", opt(p.node.port_width)}}},
+          {"counters",
+           {{"symbol_error_per_hour_degraded", opt(p.counters.symbol_error_per_hour_degraded)},
+            {"link_error_recovery_per_hour_degraded", opt(p.counters.link_error_recovery_per_hour_degraded)}}},
+          {"network",
+           {{"bw_min_size_B", p.network.bw_min_size_B},
+            {"verbs_bw_GBps", limit(p.network.verbs_bw_GBps, floor)},
+            {"mpi_bw_GBps", limit(p.network.mpi_bw_GBps, floor)},
+            {"lat_p50_us", limit(p.network.lat_p50_us, ceiling)},
+            {"lat_p99_us", limit(p.network.lat_p99_us, ceiling)}}},
+          {"allreduce",
+           {{"min_size_B", p.allreduce.min_size_B},
+            {"node_busbw_GBps", limit(p.allreduce.node_busbw_GBps, floor)},
+            {"rail_busbw_GBps", limit(p.allreduce.rail_busbw_GBps, floor)}}},
+          {"gpu",
+           {{"copy_bw_GBps", limit(p.gpu.copy_bw_GBps, floor)}, {"mem_bw_GBps", limit(p.gpu.mem_bw_GBps, floor)}}},
+          {"fleet",
+           {{"enabled", p.fleet.enabled},
+            {"bw_fraction_of_median", p.fleet.bw_fraction_of_median},
+            {"lat_multiple_of_median", p.fleet.lat_multiple_of_median},
+            {"min_fleet_size", p.fleet.min_fleet_size}}}};
 }
 
 }  // namespace ibgpu

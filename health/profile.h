@@ -1,7 +1,11 @@
 #pragma once
 // What a node of a given kind should have and reach. The `generic` profile
-// expects nothing in particular: whatever exists is checked, and what cannot
-// be checked is unknown.
+// expects nothing in particular: whatever exists is checked, fleet-relative
+// rules catch the outliers, and what cannot be checked is unknown.
+//
+// Profiles are TOML files (profiles/*.toml, see profile_file.h); the
+// thresholds a run applied are recorded in its report (to_json).
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -9,11 +13,72 @@
 
 namespace ibgpu {
 
+// What a host of this kind has (TOML table [node]). Unset: not checked.
+struct NodeExpectations {
+  std::optional<int> expect_gpus;          // per host; 0 declares a CPU-only node
+  std::optional<int> expect_active_ports;  // per host; 0 declares a node without RDMA
+  std::optional<double> port_rate_gbps;    // link rate each active port should train to
+  std::optional<int> port_width;           // lanes (4 for 4X)
+};
+
+// IB error counter rates over a probe (TOML table [counters]). On PAM4 links
+// (HDR/NDR) a few symbol errors are normal: judge rates, not counts.
+struct CounterLimits {
+  std::optional<double> symbol_error_per_hour_degraded;
+  std::optional<double> link_error_recovery_per_hour_degraded;
+};
+
+// One metric's limits. For bandwidths they are floors (below `failed` is
+// failed, below `degraded` is degraded); for latencies they are ceilings.
+struct Limit {
+  std::optional<double> failed;
+  std::optional<double> degraded;
+  bool empty() const { return !failed && !degraded; }
+};
+
+enum class LimitSense { floor, ceiling };
+
+struct NetworkLimits {
+  // Bandwidth limits apply at this message size and above: small messages
+  // measure per-message overhead, not the link.
+  std::size_t bw_min_size_B = std::size_t{8} << 20;
+  Limit verbs_bw_GBps;  // per rail, RDMA write
+  Limit mpi_bw_GBps;    // per pair over MPI
+  Limit lat_p50_us;     // ceilings, every latency size
+  Limit lat_p99_us;
+};
+
+struct AllReduceLimits {
+  std::size_t min_size_B = std::size_t{1} << 30;  // judge busbw at large messages only
+  Limit node_busbw_GBps;  // all GPUs of one node
+  Limit rail_busbw_GBps;  // across nodes (one rail or the whole fabric)
+};
+
+struct GpuLimits {
+  Limit copy_bw_GBps;  // gpu.cuda.copy_bw (host<->device)
+  Limit mem_bw_GBps;   // gpu.cuda.mem_bw (device memory)
+};
+
+// Rules relative to the fleet median of the same measurement (probe id,
+// message size, transport): they catch a link below its peers but above the
+// floors, and never flag a uniformly slower cluster.
+struct FleetRules {
+  bool enabled = true;
+  double bw_fraction_of_median = 0.85;  // bandwidth under this fraction is an outlier
+  double lat_multiple_of_median = 2.0;  // latency over this multiple is an outlier
+  int min_fleet_size = 8;               // fewer measurements of a kind: no fleet rule
+};
+
 struct Profile {
   std::string name = "generic";
   std::string description = "no hardware expectations: checks what is present, unknown for what cannot run";
-  std::optional<int> expect_gpus;          // per host; 0 declares a CPU-only node
-  std::optional<int> expect_active_ports;  // per host; 0 declares a node without RDMA
+  std::string source = "built-in";  // the file it came from
+  NodeExpectations node = {};
+  CounterLimits counters = {};
+  NetworkLimits network = {};
+  AllReduceLimits allreduce = {};
+  GpuLimits gpu = {};
+  FleetRules fleet = {};
 };
 
 Profile generic_profile();

@@ -41,6 +41,10 @@ struct Verdict {
   HealthState state = HealthState::unknown;
   std::vector<Reason> reasons;
   std::optional<Action> action;  // nodes only
+  // Nodes only: the GPUs ("gpu3") and rails ("mlx5_0:1") the pool may use,
+  // and those it must not (failed or unchecked).
+  std::vector<std::string> usable = {};
+  std::vector<std::string> excluded = {};
 };
 
 struct RunSummary {

@@ -224,6 +224,11 @@ void to_json(json& j, const Verdict& v) {
            {"state", to_string(v.state)},
            {"reasons", reasons},
            {"action", v.action ? json(to_string(*v.action)) : json(nullptr)}};
+  // Nodes list the GPUs and rails admission may use and those it excluded.
+  if (v.entity.kind == "node") {
+    j["usable"] = v.usable;
+    j["excluded"] = v.excluded;
+  }
 }
 
 void from_json(const json& j, Verdict& v) {
@@ -243,6 +248,8 @@ void from_json(const json& j, Verdict& v) {
   }
   v.action.reset();
   if (auto a = j.find("action"); a != j.end() && !a->is_null()) v.action = action_from_string(a->get<std::string>());
+  v.usable = j.value("usable", std::vector<std::string>{});
+  v.excluded = j.value("excluded", std::vector<std::string>{});
 }
 
 void to_json(json& j, const RunSummary& s) {

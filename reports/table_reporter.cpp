@@ -302,6 +302,25 @@ void print_verdicts(const Report& r, std::ostream& out) {
   table.print(out, "  ");
 }
 
+// One line per node: what the pool may do with it and with which parts.
+void print_admission(const Report& r, std::ostream& out) {
+  TextTable table({{"node"}, {"state"}, {"action"}, {"gpus", Align::right}, {"rails", Align::right}, {"excluded"}});
+  for (const auto& v : r.verdicts) {
+    if (v.entity.kind != "node") continue;
+    auto count = [&](bool gpu) {
+      auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
+      const auto usable = std::count_if(v.usable.begin(), v.usable.end(), is_kind);
+      const auto all = usable + std::count_if(v.excluded.begin(), v.excluded.end(), is_kind);
+      return all == 0 ? std::string("-") : std::to_string(usable) + "/" + std::to_string(all);
+    };
+    table.add_row({v.entity.id, to_string(v.state), v.action ? to_string(*v.action) : "-", count(true), count(false),
+                   v.excluded.empty() ? "-" : join(v.excluded, ",")});
+  }
+  if (table.empty()) return;
+  out << "\nAdmission\n";
+  table.print(out, "  ");
+}
+
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
@@ -315,6 +334,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_network(r, out);
   print_allreduce(r, out);
   print_verdicts(r, out);
+  print_admission(r, out);
   for (const auto& note : r.run.notes) out << "\nnote: " << note;
   if (!r.run.notes.empty()) out << '\n';
   out << "\nSummary: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;

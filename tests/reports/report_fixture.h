@@ -182,12 +182,16 @@ inline Report sample_report() {
               HealthState::degraded,
               {Reason{"IB_RAIL_DOWN", "1 of 2 RDMA ports active", "active_port_count", 1.0, 2.0},
                Reason{"GPU_UNUSABLE", "GPU1 failed its checks; usable GPUs: GPU0", "", 1.0, std::nullopt}},
-              Action::admit_degraded},
+              Action::admit_degraded,
+              {"gpu0", "mlx5_0:1"},
+              {"gpu1", "mlx5_1:1"}},
       Verdict{{"node", "node2"},
               HealthState::failed,
               {Reason{"PROBE_TIMEOUT", "cluster.gather: " + *gather.error, "cluster.gather", std::nullopt,
                       std::nullopt}},
-              Action::drain},
+              Action::drain,
+              {},
+              {}},
   };
 
   r.summary.state = HealthState::failed;

@@ -1,0 +1,225 @@
+#include "health/profile_file.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+namespace ibgpu {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Walks one table, hands each known key to its reader and refuses the rest,
+// so a typo in a threshold is an error rather than a silently unset limit.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string origin, std::string path)
+      : table_(table), origin_(std::move(origin)), path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& what) const {
+    throw ProfileError(origin_ + ":" + std::to_string(node.source().begin.line) + ": " + what);
+  }
+
+  std::string key_name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  void on(const std::string& key, std::function<void(const toml::node&)> read) { readers_[key] = std::move(read); }
+
+  void read() {
+    for (auto&& [key, node] : table_) {
+      auto it = readers_.find(std::string(key.str()));
+      if (it == readers_.end()) fail(node, "unknown key '" + key_name(std::string(key.str())) + "'");
+      it->second(node);
+    }
+  }
+
+  TableReader sub(const toml::node& node, const std::string& key) const {
+    if (!node.is_table()) fail(node, "'" + key_name(key) + "' must be a table");
+    return TableReader(*node.as_table(), origin_, key_name(key));
+  }
+
+  double number(const toml::node& node, const std::string& key) const {
+    if (!node.is_number()) fail(node, "'" + key_name(key) + "' must be a number");
+    return *node.value<double>();
+  }
+
+  int integer(const toml::node& node, const std::string& key, std::int64_t min = 0) const {
+    if (!node.is_integer()) fail(node, "'" + key_name(key) + "' must be an integer");
+    const std::int64_t v = *node.value<std::int64_t>();
+    if (v < min || v > (std::int64_t{1} << 40)) fail(node, "'" + key_name(key) + "' out of range");
+    return static_cast<int>(std::min<std::int64_t>(v, std::numeric_limits<int>::max()));
+  }
+
+  std::size_t size(const toml::node& node, const std::string& key) const {
+    if (!node.is_integer() || *node.value<std::int64_t>() < 1)
+      fail(node, "'" + key_name(key) + "' must be a positive integer (bytes)");
+    return static_cast<std::size_t>(*node.value<std::int64_t>());
+  }
+
+  std::string text(const toml::node& node, const std::string& key) const {
+    if (!node.is_string()) fail(node, "'" + key_name(key) + "' must be a string");
+    return *node.value<std::string>();
+  }
+
+  bool boolean(const toml::node& node, const std::string& key) const {
+    if (!node.is_boolean()) fail(node, "'" + key_name(key) + "' must be true or false");
+    return *node.value<bool>();
+  }
+
+ private:
+  const toml::table& table_;
+  std::string origin_, path_;
+  std::map<std::string, std::function<void(const toml::node&)>> readers_;
+};
+
+void read_limit(TableReader& parent, const std::string& key, Limit& out, LimitSense sense) {
+  parent.on(key, [&parent, key, &out, sense](const toml::node& node) {
+    TableReader t = parent.sub(node, key);
+    const std::string name = t.key_name("");
+    t.on("failed", [&](const toml::node& n) {
+      out.failed = t.number(n, "failed");
+      if (*out.failed < 0) t.fail(n, "'" + t.key_name("failed") + "' must not be negative");
+    });
+    t.on("degraded", [&](const toml::node& n) {
+      out.degraded = t.number(n, "degraded");
+      if (*out.degraded < 0) t.fail(n, "'" + t.key_name("degraded") + "' must not be negative");
+    });
+    t.read();
+    if (out.failed && out.degraded) {
+      if (sense == LimitSense::floor && *out.degraded < *out.failed)
+        t.fail(node, "'" + parent.key_name(key) + "': degraded level below the failed floor (a floor: degraded >= failed)");
+      if (sense == LimitSense::ceiling && *out.degraded > *out.failed)
+        t.fail(node, "'" + parent.key_name(key) + "': degraded level above the failed ceiling (a ceiling: degraded <= failed)");
+    }
+  });
+}
+
+void read_profile(const toml::table& root, const std::string& origin, Profile& p) {
+  constexpr auto floor = LimitSense::floor;
+  constexpr auto ceiling = LimitSense::ceiling;
+  TableReader top(root, origin, "");
+  top.on("name", [&](const toml::node& n) { p.name = top.text(n, "name"); });
+  top.on("description", [&](const toml::node& n) { p.description = top.text(n, "description"); });
+  top.on("node", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "node");
+    t.on("expect_gpus", [&](const toml::node& v) { p.node.expect_gpus = t.integer(v, "expect_gpus"); });
+    t.on("expect_active_ports",
+         [&](const toml::node& v) { p.node.expect_active_ports = t.integer(v, "expect_active_ports"); });
+    t.on("port_rate_gbps", [&](const toml::node& v) { p.node.port_rate_gbps = t.number(v, "port_rate_gbps"); });
+    t.on("port_width", [&](const toml::node& v) { p.node.port_width = t.integer(v, "port_width", 1); });
+    t.read();
+  });
+  top.on("counters", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "counters");
+    t.on("symbol_error_per_hour_degraded", [&](const toml::node& v) {
+      p.counters.symbol_error_per_hour_degraded = t.number(v, "symbol_error_per_hour_degraded");
+    });
+    t.on("link_error_recovery_per_hour_degraded", [&](const toml::node& v) {
+      p.counters.link_error_recovery_per_hour_degraded = t.number(v, "link_error_recovery_per_hour_degraded");
+    });
+    t.read();
+  });
+  top.on("network", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "network");
+    t.on("bw_min_size_B", [&](const toml::node& v) { p.network.bw_min_size_B = t.size(v, "bw_min_size_B"); });
+    read_limit(t, "verbs_bw_GBps", p.network.verbs_bw_GBps, floor);
+    read_limit(t, "mpi_bw_GBps", p.network.mpi_bw_GBps, floor);
+    read_limit(t, "lat_p50_us", p.network.lat_p50_us, ceiling);
+    read_limit(t, "lat_p99_us", p.network.lat_p99_us, ceiling);
+    t.read();
+  });
+  top.on("allreduce", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "allreduce");
+    t.on("min_size_B", [&](const toml::node& v) { p.allreduce.min_size_B = t.size(v, "min_size_B"); });
+    read_limit(t, "node_busbw_GBps", p.allreduce.node_busbw_GBps, floor);
+    read_limit(t, "rail_busbw_GBps", p.allreduce.rail_busbw_GBps, floor);
+    t.read();
+  });
+  top.on("gpu", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "gpu");
+    read_limit(t, "copy_bw_GBps", p.gpu.copy_bw_GBps, floor);
+    read_limit(t, "mem_bw_GBps", p.gpu.mem_bw_GBps, floor);
+    t.read();
+  });
+  top.on("fleet", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "fleet");
+    t.on("enabled", [&](const toml::node& v) { p.fleet.enabled = t.boolean(v, "enabled"); });
+    t.on("bw_fraction_of_median", [&](const toml::node& v) {
+      p.fleet.bw_fraction_of_median = t.number(v, "bw_fraction_of_median");
+      if (p.fleet.bw_fraction_of_median <= 0 || p.fleet.bw_fraction_of_median > 1)
+        t.fail(v, "'fleet.bw_fraction_of_median' must be in (0, 1]");
+    });
+    t.on("lat_multiple_of_median", [&](const toml::node& v) {
+      p.fleet.lat_multiple_of_median = t.number(v, "lat_multiple_of_median");
+      if (p.fleet.lat_multiple_of_median < 1) t.fail(v, "'fleet.lat_multiple_of_median' must be at least 1");
+    });
+    t.on("min_fleet_size", [&](const toml::node& v) { p.fleet.min_fleet_size = t.integer(v, "min_fleet_size", 2); });
+    t.read();
+  });
+  top.read();
+}
+
+bool looks_like_path(const std::string& spec) {
+  return spec.find('/') != std::string::npos || (spec.size() > 5 && spec.substr(spec.size() - 5) == ".toml");
+}
+
+}  // namespace
+
+Profile parse_profile(const std::string& text, const std::string& origin) {
+  Profile p;
+  p.source = origin;
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw ProfileError(origin + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  read_profile(root, origin, p);
+  return p;
+}
+
+Profile load_profile_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ProfileError(path.string() + ": cannot read the profile file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_profile(text.str(), path.string());
+}
+
+std::vector<fs::path> profile_search_dirs(const fs::path& exe_dir) {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("IBGPU_PROFILE_DIR"); env && *env) dirs.emplace_back(env);
+  if (!exe_dir.empty()) dirs.push_back(exe_dir / ".." / "share" / "ibgpu" / "profiles");
+#ifdef IBGPU_SOURCE_DIR
+  dirs.push_back(fs::path(IBGPU_SOURCE_DIR) / "profiles");
+#endif
+  return dirs;
+}
+
+Profile resolve_profile(const std::string& spec, const std::vector<fs::path>& dirs) {
+  if (spec.empty()) throw ProfileError("--profile: empty profile name");
+  if (looks_like_path(spec)) {
+    std::error_code ec;
+    if (!fs::is_regular_file(spec, ec)) throw ProfileError("--profile " + spec + ": no such profile file");
+    return load_profile_file(spec);
+  }
+  std::string searched;
+  for (const auto& dir : dirs) {
+    const fs::path candidate = dir / (spec + ".toml");
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return load_profile_file(candidate);
+    searched += (searched.empty() ? "" : ", ") + dir.lexically_normal().string();
+  }
+  if (spec == "generic") return generic_profile();
+  throw ProfileError("--profile " + spec + ": no profile of that name (looked for " + spec + ".toml in " +
+                     (searched.empty() ? std::string("no directory") : searched) +
+                     "; set IBGPU_PROFILE_DIR or give a file path)");
+}
+
+}  // namespace ibgpu

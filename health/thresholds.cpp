@@ -1,0 +1,143 @@
+#include "health/thresholds.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+namespace ibgpu {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
+
+bool is_bw_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && (ends_with(p.id, "_bw") || ends_with(p.id, ".bw")); }
+bool is_lat_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && (ends_with(p.id, "_lat") || ends_with(p.id, ".lat")); }
+
+std::optional<double> metric_value(const ProbeResult& p, const std::string& name) {
+  auto it = p.metrics.find(name);
+  return it == p.metrics.end() ? std::nullopt : it->second.typical();
+}
+
+std::string kind_of(const ProbeResult& p) {
+  std::string kind = p.id;
+  if (auto size = size_of(p)) kind += "@" + std::to_string(*size);
+  if (is_allreduce_probe(p)) {
+    kind += p.params.value("in_place", false) ? "/in_place" : "/out_of_place";
+    kind += "/" + std::to_string(p.scope.hosts.size()) + "hosts";
+    if (auto n = p.params.find("nranks"); n != p.params.end() && n->is_number_integer())
+      kind += "/" + std::to_string(n->get<long long>()) + "ranks";
+  }
+  if (auto d = p.params.find("direction"); d != p.params.end() && d->is_string()) kind += "/" + d->get<std::string>();
+  return kind;
+}
+
+// The largest size each probe id ran at: bandwidth is judged from the
+// profile's size up, or at the largest size when a run stayed below it.
+std::unordered_map<std::string, std::size_t> largest_sizes(const std::vector<ProbeResult>& probes) {
+  std::unordered_map<std::string, std::size_t> out;
+  for (const auto& p : probes)
+    if (p.status == ProbeStatus::ok)
+      if (auto s = size_of(p)) out[p.id] = std::max(out[p.id], *s);
+  return out;
+}
+
+}  // namespace
+
+std::string format_value(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+std::optional<std::size_t> size_of(const ProbeResult& p) {
+  auto it = p.params.find("size_B");
+  if (it == p.params.end() || !it->is_number_unsigned()) return std::nullopt;
+  return it->get<std::size_t>();
+}
+
+bool is_pair_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && p.scope.hosts.size() == 2; }
+
+bool is_allreduce_probe(const ProbeResult& p) {
+  return starts_with(p.id, "collective.") && ends_with(p.id, ".all_reduce");
+}
+
+std::string gpu_name(const std::string& device) {
+  for (const char* prefix : {"cuda:", "GPU", "gpu"})
+    if (starts_with(device, prefix) && device.size() > std::char_traits<char>::length(prefix))
+      return "gpu" + device.substr(std::char_traits<char>::length(prefix));
+  return device;
+}
+
+std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
+  const auto largest = largest_sizes(probes);
+  auto large_enough = [&](const ProbeResult& p, std::size_t min_size) {
+    const auto size = size_of(p);
+    if (!size) return true;  // a probe without sizes is judged as it is
+    auto it = largest.find(p.id);
+    return *size >= std::min(min_size, it == largest.end() ? *size : it->second);
+  };
+  std::vector<Measurement> out;
+  auto add = [&](const ProbeResult& p, const char* metric, std::optional<double> value, LimitSense sense,
+                 const Limit& limit, const char* low, const char* outlier) {
+    if (!value) return;
+    out.push_back(Measurement{&p, kind_of(p) + ":" + metric, metric, *value, sense, limit, low, outlier});
+  };
+  out.reserve(probes.size() * 3 / 2);
+  for (const auto& p : probes) {
+    if (p.status != ProbeStatus::ok) continue;
+    if (is_bw_probe(p) && is_pair_probe(p)) {
+      if (!large_enough(p, profile.network.bw_min_size_B)) continue;
+      const bool verbs = starts_with(p.id, "net.verbs.");
+      add(p, "bw_avg_GBps", metric_value(p, "bw_avg_GBps"), LimitSense::floor,
+          verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
+          verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
+    } else if (is_lat_probe(p) && is_pair_probe(p)) {
+      auto it = p.metrics.find("lat_us");
+      if (it == p.metrics.end()) continue;
+      const Metric& m = it->second;
+      add(p, "lat_us.p50", m.summary ? std::optional<double>(m.summary->p50) : m.value, LimitSense::ceiling,
+          profile.network.lat_p50_us, "LAT_HIGH", "LAT_OUTLIER");
+      if (m.summary)
+        add(p, "lat_us.p99", m.summary->p99, LimitSense::ceiling, profile.network.lat_p99_us, "LAT_HIGH",
+            "LAT_OUTLIER");
+    } else if (is_allreduce_probe(p)) {
+      if (!large_enough(p, profile.allreduce.min_size_B)) continue;
+      const bool one_node = p.scope.hosts.size() == 1;
+      add(p, "busbw_GBps", metric_value(p, "busbw_GBps"), LimitSense::floor,
+          one_node ? profile.allreduce.node_busbw_GBps : profile.allreduce.rail_busbw_GBps, "ALLREDUCE_BUSBW_LOW",
+          "ALLREDUCE_BUSBW_OUTLIER");
+    } else if (p.id == "gpu.cuda.copy_bw" || p.id == "gpu.cuda.mem_bw") {
+      // Copy bandwidth is the slower direction; memory bandwidth is the copy kernel's.
+      const bool copy = p.id == "gpu.cuda.copy_bw";
+      std::optional<double> v;
+      if (copy) {
+        const auto h2d = metric_value(p, "h2d_GBps"), d2h = metric_value(p, "d2h_GBps");
+        v = h2d && d2h ? std::optional<double>(std::min(*h2d, *d2h)) : (h2d ? h2d : d2h);
+      } else {
+        v = metric_value(p, "mem_bw_GBps");
+      }
+      add(p, copy ? "copy_min_GBps" : "mem_bw_GBps", v, LimitSense::floor, copy ? profile.gpu.copy_bw_GBps : profile.gpu.mem_bw_GBps,
+          copy ? "GPU_COPY_BW_LOW" : "GPU_MEM_BW_LOW", copy ? "GPU_COPY_BW_OUTLIER" : "GPU_MEM_BW_OUTLIER");
+    }
+  }
+  return out;
+}
+
+Finding judge_absolute(const Measurement& m) {
+  const bool floor = m.sense == LimitSense::floor;
+  auto beyond = [&](double limit) { return floor ? m.value < limit : m.value > limit; };
+  auto finding = [&](HealthState state, double limit, const char* level) {
+    const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
+                                (floor ? " below the " : " above the ") + level + " " + format_value(limit);
+    return Finding{state, Reason{m.low_code, message, m.metric, m.value, limit}};
+  };
+  if (m.limit.failed && beyond(*m.limit.failed)) return finding(HealthState::failed, *m.limit.failed, "failed limit");
+  if (m.limit.degraded && beyond(*m.limit.degraded))
+    return finding(HealthState::degraded, *m.limit.degraded, "degraded level");
+  return {};
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,48 @@
+#pragma once
+// Per-metric rules: which number of a probe result is judged, against which
+// limit of the profile, under which reason codes. Pure.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "health/profile.h"
+#include "health/verdict.h"
+#include "probes/result.h"
+
+namespace ibgpu {
+
+// One judged number of one probe result.
+struct Measurement {
+  const ProbeResult* probe = nullptr;
+  std::string kind;    // fleet group: same probe id, size (and shape); e.g. "net.verbs.write_bw@8388608"
+  const char* metric = "";  // "bw_avg_GBps", "lat_us.p99", ...
+  double value = 0;
+  LimitSense sense = LimitSense::floor;
+  Limit limit;
+  const char* low_code = "";      // below a floor / above a ceiling: IB_LINK_BW_LOW, LAT_HIGH, ...
+  const char* outlier_code = "";  // against the fleet median: IB_LINK_BW_OUTLIER, LAT_OUTLIER, ...
+};
+
+// Every judged number of the ok results. Bandwidths are judged at large
+// messages only: from the profile's minimum size, or the largest size a
+// probe id was run at when none reached it.
+std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile);
+
+struct Finding {
+  HealthState state = HealthState::healthy;
+  std::optional<Reason> reason;
+};
+
+// Against the profile's absolute limits.
+Finding judge_absolute(const Measurement& m);
+
+bool is_pair_probe(const ProbeResult& p);        // net.* between two hosts
+bool is_allreduce_probe(const ProbeResult& p);   // collective.*.all_reduce
+std::optional<std::size_t> size_of(const ProbeResult& p);  // params.size_B
+
+// "cuda:3" / "GPU3" / "gpu3" -> "gpu3"; anything else unchanged.
+std::string gpu_name(const std::string& device);
+
+std::string format_value(double v);
+
+}  // namespace ibgpu

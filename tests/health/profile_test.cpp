@@ -1,0 +1,126 @@
+// Profiles: every shipped file loads, the built-in generic equals its file,
+// and malformed files give errors naming file and line.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "health/profile_file.h"
+
+namespace ibgpu {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kProfiles = fs::path(IBGPU_SOURCE_DIR) / "profiles";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_profile(text, "bad.toml");
+  } catch (const ProfileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Profile, EveryShippedProfileLoads) {
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(kProfiles)) {
+    if (entry.path().extension() != ".toml") continue;
+    ++n;
+    Profile p;
+    ASSERT_NO_THROW(p = load_profile_file(entry.path())) << entry.path();
+    EXPECT_EQ(p.name, entry.path().stem().string()) << "a profile's name is its file name";
+  }
+  EXPECT_GE(n, 4);
+}
+
+TEST(Profile, HardwareProfilesDeclareWhatTheyExpect) {
+  for (const char* name : {"hgx-h100-ndr", "hgx-h200-ndr", "a100-hdr"}) {
+    const Profile p = resolve_profile(name, {kProfiles});
+    EXPECT_EQ(p.node.expect_gpus, 8) << name;
+    EXPECT_EQ(p.node.expect_active_ports, 8) << name;
+    EXPECT_EQ(p.node.port_width, 4) << name;
+    ASSERT_TRUE(p.network.verbs_bw_GBps.failed && p.network.verbs_bw_GBps.degraded) << name;
+    // Floors under the line rate: NDR 50 GB/s, HDR 25 GB/s.
+    EXPECT_LT(*p.network.verbs_bw_GBps.degraded, *p.node.port_rate_gbps / 8) << name;
+    EXPECT_TRUE(p.counters.symbol_error_per_hour_degraded.has_value()) << name;
+  }
+  EXPECT_DOUBLE_EQ(*resolve_profile("hgx-h100-ndr", {kProfiles}).network.verbs_bw_GBps.degraded, 47.5);
+}
+
+TEST(Profile, GenericFileMatchesTheBuiltIn) {
+  nlohmann::json file = to_json(resolve_profile("generic", {kProfiles}));
+  nlohmann::json builtin = to_json(generic_profile());
+  file.erase("source");
+  builtin.erase("source");
+  EXPECT_EQ(file, builtin);
+}
+
+TEST(Profile, GenericIsBuiltInWhenNoFileIsFound) {
+  const Profile p = resolve_profile("generic", {fs::path("/nonexistent")});
+  EXPECT_EQ(p.name, "generic");
+  EXPECT_EQ(p.source, "built-in");
+}
+
+TEST(Profile, UnknownNameSaysWhereItLooked) {
+  try {
+    resolve_profile("no-such-sku", {kProfiles});
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-sku.toml"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Profile, FilePathIsLoadedDirectly) {
+  const Profile p = resolve_profile((kProfiles / "a100-hdr.toml").string(), {});
+  EXPECT_EQ(p.name, "a100-hdr");
+  EXPECT_THROW(resolve_profile("/nonexistent/x.toml", {}), ProfileError);
+}
+
+TEST(Profile, EnvironmentDirectoryComesFirst) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("ibgpu_profiles_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "site.toml") << "name = \"site\"\n[node]\nexpect_gpus = 4\n";
+  ::setenv("IBGPU_PROFILE_DIR", dir.c_str(), 1);
+  const auto dirs = profile_search_dirs("/usr/bin");
+  ::unsetenv("IBGPU_PROFILE_DIR");
+  ASSERT_FALSE(dirs.empty());
+  EXPECT_EQ(dirs.front(), dir);
+  EXPECT_EQ(dirs.at(1), fs::path("/usr/bin/../share/ibgpu/profiles"));
+  EXPECT_EQ(resolve_profile("site", dirs).node.expect_gpus, 4);
+  fs::remove_all(dir);
+}
+
+TEST(Profile, SyntaxErrorNamesFileAndLine) {
+  const std::string e = error_of("name = \"x\"\n\n[node\nexpect_gpus = 8\n");
+  EXPECT_EQ(e.rfind("bad.toml:3:", 0), 0u) << e;
+}
+
+TEST(Profile, UnknownKeyNamesFileLineAndKey) {
+  const std::string e = error_of("name = \"x\"\n[network.verbs_bw_GBps]\nfailed = 40\ndegradd = 45\n");
+  EXPECT_EQ(e.rfind("bad.toml:4:", 0), 0u) << e;
+  EXPECT_NE(e.find("network.verbs_bw_GBps.degradd"), std::string::npos) << e;
+  EXPECT_EQ(error_of("[nodes]\nexpect_gpus = 8\n").rfind("bad.toml:1:", 0), 0u);
+}
+
+TEST(Profile, WrongTypeNamesFileAndLine) {
+  const std::string e = error_of("[node]\nexpect_gpus = \"eight\"\n");
+  EXPECT_EQ(e.rfind("bad.toml:2:", 0), 0u) << e;
+  EXPECT_NE(e.find("integer"), std::string::npos) << e;
+  EXPECT_EQ(error_of("[fleet]\nenabled = 1\n").rfind("bad.toml:2:", 0), 0u);
+  EXPECT_EQ(error_of("[network.lat_p50_us]\nfailed = \"10\"\n").rfind("bad.toml:2:", 0), 0u);
+}
+
+TEST(Profile, DegradedBeyondFailedIsRefused) {
+  const std::string floor = error_of("[network]\n[network.verbs_bw_GBps]\nfailed = 45\ndegraded = 40\n");
+  EXPECT_EQ(floor.rfind("bad.toml:2:", 0), 0u) << floor;
+  EXPECT_NE(floor.find("degraded level below the failed floor"), std::string::npos) << floor;
+  // Latency limits are ceilings: degraded must not exceed failed.
+  EXPECT_NE(error_of("[network.lat_p99_us]\nfailed = 5\ndegraded = 8\n").find("ceiling"), std::string::npos);
+  EXPECT_TRUE(error_of("[network.lat_p99_us]\nfailed = 8\ndegraded = 5\n").empty());
+}
+
+}  // namespace
+}  // namespace ibgpu
