@@ -361,7 +361,7 @@ TEST(LocalHealthKernelLog, RepeatedLinkDropsOnAnHcaDegradeItsPorts) {
 
 TEST(LocalHealthInJudge, ProfileExpectationsReachTheLocalRules) {
   Profile profile;
-  profile.expect_gpus = 1;
+  profile.node.expect_gpus = 1;
   HostInventory h = host_from("degraded");
   const Judgement j = judge({h}, {}, profile);
   const auto node =
