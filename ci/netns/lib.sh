@@ -8,7 +8,8 @@
 #   netns_limit_host K RATE  tbf on both ends of host K's veth: all its traffic is slow
 #   netns_limit_pair A B RATE  only traffic between hosts A and B is slow (prio + tbf + u32)
 #   netns_rank_pid K         pid of the ibgpu rank running in host K
-#   netns_down               kills what runs in our namespaces, deletes them (the trap calls it)
+#   netns_down               kills what runs in our namespaces, deletes them (the trap calls it;
+#                            it calls netns_before_down first when the caller defines one)
 #
 # Names carry the pid of the shell that made them (ibgpu-<pid>-hK, bridge ibgb<pid>), so a run
 # that crashed leaves nothing the next run trips over: netns_up removes the leftovers of any
@@ -138,6 +139,8 @@ netns_up() {
 
 netns_down() {
   local ns k
+  # A caller's last word before the scratch folder goes (e.g. keeping the reports).
+  if declare -F netns_before_down >/dev/null; then netns_before_down || true; fi
   for ns in "${NETNS_HOSTS[@]}"; do netns_kill_in "$ns"; done
   for k in "${!NETNS_HOSTS[@]}"; do
     ns=${NETNS_HOSTS[k]}
@@ -153,7 +156,10 @@ netns_down() {
 }
 
 # netns_mpirun LIMIT ARGS...: `mpirun ARGS` with one rank on each host, killed (and everything
-# it started in the namespaces) after LIMIT seconds. Sets rc (mpirun's status; 124 or 137 after
+# it started in the namespaces) after LIMIT seconds. Each host has one slot, so OpenMPI does not
+# know that all ranks share this machine's cores and would busy-poll: with 4 ranks on 2 cores the
+# ranks then starve each other and a clean veth measured 0.006-0.03 GB/s instead of 0.25-0.5;
+# mpi_yield_when_idle makes waiting ranks give the CPU away. Sets rc (mpirun's status; 124 or 137 after
 # the timeout) and elapsed (seconds); never aborts the calling script.
 netns_mpirun() {
   local limit=$1 started=$SECONDS
@@ -164,6 +170,7 @@ netns_mpirun() {
     --hostfile "$NETNS_DIR/hostfile" \
     --mca plm_rsh_agent "$NETNS_AGENT" --mca plm_rsh_no_tree_spawn 1 \
     --mca btl tcp,self --mca btl_tcp_if_include "$NETNS_SUBNET" --mca oob_tcp_if_include "$NETNS_SUBNET" \
+    --mca mpi_yield_when_idle 1 \
     "$@"
   rc=$?
   set -e
@@ -192,18 +199,20 @@ netns_limit_host() {
   tc qdisc add dev "ibgv${NETNS_ID}h$k" root tbf rate "$rate" burst 64kb latency 100ms
 }
 
-# netns_limit_pair A B RATE: on each of the two hosts, a prio qdisc whose third band (which no
-# ordinary traffic uses: the priomap sends TOS 0 to band 2) holds a tbf, and a u32 filter sends
-# only packets for the other host's address there. Traffic with every other host is untouched.
+# netns_limit_pair A B RATE: on each of the two hosts, an htb qdisc whose default class is not
+# limited in practice and whose second class is limited to RATE, with a u32 filter that sends only
+# packets for the other host's address there. Traffic with every other host is untouched. (This
+# kernel has htb and u32, but neither prio nor flower.)
 netns_limit_pair() {
-  local a=$1 b=$2 rate=$3 self peer
+  local a=$1 b=$2 rate=$3 self peer ns
   for self in "$a" "$b"; do
     peer=$([ "$self" = "$a" ] && echo "$b" || echo "$a")
-    local ns=${NETNS_HOSTS[self - 1]}
-    tc -n "$ns" qdisc add dev eth0 root handle 1: prio
-    tc -n "$ns" qdisc add dev eth0 parent 1:3 handle 30: tbf rate "$rate" burst 64kb latency 100ms
+    ns=${NETNS_HOSTS[self - 1]}
+    tc -n "$ns" qdisc add dev eth0 root handle 1: htb default 10
+    tc -n "$ns" class add dev eth0 parent 1: classid 1:10 htb rate 100gbit quantum 65536
+    tc -n "$ns" class add dev eth0 parent 1: classid 1:20 htb rate "$rate" ceil "$rate" quantum 65536
     tc -n "$ns" filter add dev eth0 parent 1: protocol ip prio 1 u32 \
-      match ip dst "${NETNS_ADDRS[peer - 1]}/32" flowid 1:3
+      match ip dst "${NETNS_ADDRS[peer - 1]}/32" flowid 1:20
   done
 }
 
