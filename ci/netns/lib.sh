@@ -51,9 +51,10 @@ netns_require() {
   fi
 }
 
-# Removes namespaces, bridges and /etc/netns folders of runs whose shell no longer exists.
+# Removes namespaces, bridges, /etc/netns folders and scratch folders of runs whose shell no
+# longer exists.
 netns_clean_stale() {
-  local ns pid br
+  local ns pid br dir
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
     [[ $ns =~ ^${NETNS_PREFIX}-([0-9]+)-h[0-9]+$ ]] || continue
     pid=${BASH_REMATCH[1]}
@@ -62,6 +63,10 @@ netns_clean_stale() {
     netns_kill_in "$ns"
     ip netns del "$ns" 2>/dev/null || true
     rm -rf "/etc/netns/$ns"
+  done
+  for dir in "${TMPDIR:-/tmp}"/ibgpu-netns.*; do
+    [[ $dir =~ /ibgpu-netns\.([0-9]+)\.[^/]*$ ]] || continue
+    kill -0 "${BASH_REMATCH[1]}" 2>/dev/null || rm -rf "$dir"
   done
   for br in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
     [[ $br =~ ^ibgb([0-9]+)$ ]] || continue
@@ -104,7 +109,7 @@ netns_up() {
   netns_clean_stale
   trap 'netns_down' EXIT
   trap 'exit 130' INT TERM
-  NETNS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ibgpu-netns.XXXXXX")
+  NETNS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ibgpu-netns.$NETNS_ID.XXXXXX")
   base=$(netns_pick_subnet) || { echo "netns: no free 10.213.x.0/24" >&2; exit 1; }
   NETNS_SUBNET=$base.0/24
   NETNS_BRIDGE=ibgb$NETNS_ID

@@ -24,7 +24,8 @@ signal_mid_check() {
 }
 
 # Enough iterations that the network rounds last several seconds: the signal lands mid-probe.
-LONG=(check --transport mpi --pairs all --sizes 64K --window 16 --iters 300)
+check_with 300
+LONG=("${CHECK[@]}")
 
 expect_lost() {  # FILE: the lost host and rank are named, its node failed and drained, exit 2
   validate "$1"
