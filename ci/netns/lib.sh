@@ -6,8 +6,10 @@
 #   netns_up N               hosts h1..hN; installs the teardown trap; sets NETNS_* below
 #   netns_mpirun LIMIT ARGS  mpirun over every host under a hard timeout; sets rc and elapsed
 #   netns_limit_host K RATE  tbf on both ends of host K's veth: all its traffic is slow
-#   netns_limit_pair A B RATE  only traffic between hosts A and B is slow (prio + tbf + u32)
+#   netns_limit_pair A B RATE  only traffic between hosts A and B is slow (htb + u32)
 #   netns_rank_pid K         pid of the ibgpu rank running in host K
+#   netns_rank_talking K     true once that rank exchanges data with another host
+#   netns_leftovers          pids still in the run's namespaces
 #   netns_down               kills what runs in our namespaces, deletes them (the trap calls it;
 #                            it calls netns_before_down first when the caller defines one)
 #
