@@ -9,6 +9,12 @@ int run_check(MpiSession& session, const CheckOptions& options) {
     RankResult mine = describe_host(s, options.common);
     auto net = run_network(s, options.net, options.common.timeout_s);
     mine.probes.insert(mine.probes.end(), net.begin(), net.end());
+    if (options.collectives) {
+      CollectiveOptions allreduce = options.allreduce;
+      allreduce.settings.timeout_s = options.common.timeout_s;
+      auto sums = run_collectives(s, allreduce);
+      mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
+    }
     return mine;
   };
   command.judge = [&](Report& report) {
@@ -17,7 +23,11 @@ int run_check(MpiSession& session, const CheckOptions& options) {
     report.verdicts = std::move(j.verdicts);
     report.summary = std::move(j.summary);
   };
-  command.preflight = [&](MpiSession& s) { return network_preflight(s.world(), options.net); };
+  command.preflight = [&](MpiSession& s) {
+    std::string problem = network_preflight(s.world(), options.net);
+    if (problem.empty() && options.collectives) problem = collectives_preflight(s, options.allreduce);
+    return problem;
+  };
   return execute(session, options.common, command);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // The library side of each subcommand: one function each, called by cli/.
+#include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
 #include "health/profile.h"
@@ -15,6 +16,8 @@ struct CheckOptions {
   CommonOptions common;
   Profile profile = generic_profile();
   NetOptions net;
+  bool collectives = true;  // the all-reduce step, after the network probes
+  CollectiveOptions allreduce = check_allreduce_defaults();
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 
@@ -23,6 +26,12 @@ struct ProbeOptions {
   NetOptions net;  // bandwidth or latency only, per subcommand
 };
 int run_probe(MpiSession& session, const ProbeOptions& options);
+
+struct AllReduceOptions {
+  CommonOptions common;
+  CollectiveOptions collectives;
+};
+int run_allreduce_command(MpiSession& session, const AllReduceOptions& options);
 
 // Shared by commands: the first rank on each host describes the host.
 RankResult describe_host(const MpiSession& session, const CommonOptions& options);

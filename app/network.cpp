@@ -12,6 +12,7 @@
 #include "cluster/liveness.h"
 #include "probes/net/mpi_transport.h"
 #include "probes/net/verbs/device_select.h"
+#include "probes/net/verbs/endpoint.h"
 #include "probes/net/verbs/verbs_transport.h"
 #include "probes/stats.h"
 
@@ -104,7 +105,7 @@ int next_partner(const std::vector<RankRound>& rounds, std::size_t from, int ran
 }  // namespace
 
 std::string network_preflight(const World& world, const NetOptions& options) {
-  if (options.transport == "mpi" || options.hca.empty()) return "";
+  if (options.transport == "mpi" || (options.hca.empty() && options.settings.gid_index < 0)) return "";
   // An --hca this host does not have is the operator's mistake: say so before anything runs.
   const verbs::Survey survey = verbs::survey_devices();
   try {
@@ -118,6 +119,19 @@ std::string network_preflight(const World& world, const NetOptions& options) {
     }
   } catch (const std::exception& e) {
     return e.what();
+  }
+  // A --gid-index the port does not have is as much a mistake as a missing device.
+  // Other problems (no device, a port down) are data for the probes to report.
+  if (options.settings.gid_index >= 0) {
+    const std::vector<std::string> specs = options.hca.empty() ? active_ports(survey) : options.hca;
+    for (const auto& spec : specs) {
+      try {
+        verbs::open_port(spec, options.settings.gid_index);
+      } catch (const UsageError& e) {
+        return e.what();
+      } catch (const std::exception&) {
+      }
+    }
   }
   return "";
 }

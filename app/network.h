@@ -23,8 +23,8 @@ struct NetOptions {
 
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s);
 
-// Every rank, before anything runs: an --hca the host lacks is a usage
-// error (empty answer when fine).
+// Every rank, before anything runs: an --hca the host lacks, or a
+// --gid-index its ports lack, is a usage error (empty answer when fine).
 std::string network_preflight(const World& world, const NetOptions& options);
 
 // Refuses sizes MPI or memory cannot take, with the reason (UsageError).

@@ -78,7 +78,8 @@ void add_unless_reported(std::vector<ProbeResult>& probes, ProbeResult p) {
   auto same = [&](const ProbeResult& q) {
     return q.id == p.id && q.scope.ranks == p.scope.ranks && q.params.value("size_B", json()) == p.params.value("size_B", json());
   };
-  if (p.scope.ranks.size() == 2 && std::any_of(probes.begin(), probes.end(), same)) return;
+  const bool pair_result = p.id.rfind("net.", 0) == 0 && p.scope.ranks.size() == 2;
+  if (pair_result && std::any_of(probes.begin(), probes.end(), same)) return;
   probes.push_back(std::move(p));
 }
 

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   app.footer(kExitCodes);
   std::vector<ibgpu::cli::Subcommand> subcommands{ibgpu::cli::add_check(app), ibgpu::cli::add_inventory(app)};
   for (auto& sub : ibgpu::cli::add_probe(app)) subcommands.push_back(std::move(sub));
+  subcommands.push_back(ibgpu::cli::add_allreduce(app));
   const bool speaker = ibgpu::launcher_rank() == 0;
   try {
     app.parse(argc, argv);

@@ -32,6 +32,7 @@ void finish_net_options(NetOptions& net, const NetCliText& text);  // throws Usa
 
 Subcommand add_inventory(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);
+Subcommand add_allreduce(CLI::App& parent);
 std::vector<Subcommand> add_probe(CLI::App& parent);
 
 }  // namespace ibgpu::cli

@@ -27,6 +27,7 @@ std::optional<std::string> MpiMailbox::try_receive(int source) {
 }
 
 std::vector<int> MpiMailbox::heard_from() {
+  heartbeat();  // whoever polls a mailbox is waiting, and a waiting rank beats
   std::vector<int> ranks;
   while (true) {
     int flag = 0;
@@ -84,7 +85,8 @@ bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Stat
   }
 }
 
-bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence) {
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
+                   std::chrono::microseconds nap) {
   Deadline deadline(silence);
   for (unsigned spins = 0;; ++spins) {
     heartbeat();
@@ -92,6 +94,7 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
     mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
               "MPI_Testall");
     if (done) return true;
+    if (nap.count() > 0) std::this_thread::sleep_for(nap);
     if ((spins & 4095u) == 0 && heard_from(peer)) deadline = Deadline(silence);
     if ((spins & 255u) == 0 && deadline.expired()) {
       for (auto& r : requests)
@@ -109,6 +112,64 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
   mpi_check(MPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, dest, tag, comm, &request),
             "MPI_Isend");
   return wait_with_deadline(request, deadline);
+}
+
+namespace {
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string text;
+  for (int r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  return text;
+}
+
+std::vector<int> split_ranks(const std::string& text) {
+  std::vector<int> ranks;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    ranks.push_back(std::stoi(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return ranks;
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence) {
+  int rank = 0, size = 1;
+  mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  MpiMailbox mailbox(comm, kTagRollCall);
+  // Waiting here is bounded by silence, as the final gather is, so the cap is generous.
+  const Deadline overall(std::max<std::chrono::duration<double>>(std::chrono::hours(1), 100 * silence));
+  if (rank == 0) {
+    // Everyone may be waiting for rank 0's answer: make rank 0 audible to all.
+    std::vector<int> everyone;
+    for (int r = 1; r < size; ++r) everyone.push_back(r);
+    set_heartbeat_audience(everyone);
+    GatherLimits limits;
+    limits.silence = silence;
+    limits.overall = overall.remaining();
+    const Gathered gathered = gather_at_root(mailbox, size, "", limits);
+    set_heartbeat_audience({});
+    const std::vector<int> absent = gathered.missing();
+    const std::string answer = join_ranks(absent);
+    for (int r = 1; r < size; ++r)
+      if (gathered.payloads[static_cast<std::size_t>(r)])
+        send_with_deadline(comm, r, kTagRollCall, answer, Deadline(silence));
+    return absent;
+  }
+  if (!send_with_deadline(comm, 0, kTagRollCall, "", overall)) return std::nullopt;
+  Deadline quiet(silence);
+  while (!overall.expired() && !stop_requested()) {
+    heartbeat();
+    if (auto answer = mailbox.try_receive(0)) return split_ranks(*answer);
+    if (heard_from(0)) quiet = Deadline(silence);
+    if (quiet.expired()) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return std::nullopt;
 }
 
 }  // namespace ibgpu

@@ -15,6 +15,7 @@ namespace ibgpu {
 
 inline constexpr int kTagGather = 101;
 inline constexpr int kTagRelease = 102;
+inline constexpr int kTagRollCall = 104;
 
 // Non-blocking receipt of one whole message from a given rank, and of the
 // heartbeats that say a rank is still at work.
@@ -58,8 +59,19 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 // Spins (no sleeping: latency samples depend on it) until every request
 // completes, or `peer` has shown no sign of life (no completion, no
 // heartbeat) for `silence`; then cancels them and returns false. Ends at once
-// when a stop was requested.
-bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence);
+// when a stop was requested. A non-zero `nap` sleeps that long between tests
+// instead: for a side that only waits while its CPU should stay free (the
+// responder of an RDMA bandwidth run, where Soft-RoCE's "HCA" is that CPU).
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
+                   std::chrono::microseconds nap = {});
+
+// Every rank of `comm` checks in with rank 0, which waits for each rank until it
+// has been silent (no check-in, no heartbeat) for `silence`, and then tells the
+// ranks that checked in who did not: the step before a collective, so that a
+// timeout can name the absent ranks instead of hanging in the collective. On
+// rank 0 and the ranks it answered: the absent ranks (empty when all are
+// there). nullopt on a rank that heard nothing back from a silent rank 0.
+std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence);
 
 // Polls an MPI request until it completes or the deadline expires; on expiry
 // the request is cancelled (when MPI allows) and false is returned.

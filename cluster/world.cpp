@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
 #include "cluster/errors.h"
 #include "cluster/gather.h"
@@ -52,6 +53,23 @@ std::vector<RankPlace> places_from_hosts(const std::vector<std::string>& hosts) 
   }
   for (auto& p : places) p.local_size = seen[p.host];
   return places;
+}
+
+World subworld(const World& world, const std::vector<int>& members) {
+  World group;
+  group.mpi = world.mpi;
+  group.rank = -1;
+  int previous = -1;
+  for (int member : members) {
+    if (member <= previous || member >= world.size)
+      throw std::invalid_argument("subworld: ranks must be ascending ranks of the world");
+    if (member == world.rank) group.rank = static_cast<int>(group.places.size());
+    group.places.push_back(world.places.at(static_cast<std::size_t>(member)));
+    previous = member;
+  }
+  if (group.rank < 0) throw std::invalid_argument("subworld: this rank is not a member");
+  group.size = static_cast<int>(group.places.size());
+  return group;
 }
 
 bool launched_by_mpi() {

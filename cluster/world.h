@@ -33,6 +33,12 @@ struct World {
 // not what shares memory: "a","b","a" -> local ranks 0,0,1 and sizes 2,1,2.
 std::vector<RankPlace> places_from_hosts(const std::vector<std::string>& hosts);
 
+// The ranks `members` (ranks of `world`, ascending, `world.rank` among them)
+// as a world of their own, e.g. for a communicator split by host: rank and
+// size count within the group; places keep their ranks in `world`, so results
+// name the ranks the operator launched. Throws std::invalid_argument otherwise.
+World subworld(const World& world, const std::vector<int>& members);
+
 bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
 
 // Owns MPI_Init/MPI_Finalize, the communicator ibgpu uses (errors returned,

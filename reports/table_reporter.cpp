@@ -105,10 +105,15 @@ void print_devices(const Report& r, std::ostream& out) {
 
 bool is_network(const ProbeResult& p) { return p.id.rfind("net.", 0) == 0 && p.scope.hosts.size() == 2; }
 
+// A group's measurement of one size (rank 0 of the group reports it).
+bool is_allreduce_row(const ProbeResult& p) {
+  return p.id.rfind("collective.", 0) == 0 && p.status == ProbeStatus::ok && p.params.contains("size_B");
+}
+
 void print_probes(const Report& r, std::ostream& out) {
   TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
   for (const auto& p : r.probes)
-    if (!is_network(p)) table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
+    if (!is_network(p) && !is_allreduce_row(p)) table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
   if (table.empty()) return;
   out << "\nProbes\n";
   table.print(out, "  ");
@@ -144,6 +149,75 @@ void print_network(const Report& r, std::ostream& out) {
   table.print(out, "  ");
 }
 
+std::string param_text(const ProbeResult& p, const char* key) {
+  const auto it = p.params.find(key);
+  if (it == p.params.end()) return "-";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+std::string host_of_rank(const Report& r, double rank) {
+  for (const auto& h : r.hosts)
+    for (int hr : h.ranks)
+      if (hr == static_cast<int>(rank)) return h.name + " rank " + std::to_string(hr);
+  return "rank " + format_number(rank);
+}
+
+// nccl-tests' layout: one row per size, out-of-place and in-place side by side,
+// per placement and group; the time is the average over ranks.
+void print_allreduce(const Report& r, std::ostream& out) {
+  struct Row {
+    const ProbeResult* halves[2] = {nullptr, nullptr};  // out-of-place, in-place
+  };
+  std::vector<std::pair<std::string, Row>> rows;  // in report order
+  for (const auto& p : r.probes) {
+    if (!is_allreduce_row(p)) continue;
+    const std::string key = p.id + "|" + param_text(p, "placement") + "|" + param_text(p, "group") + "|" +
+                            param_text(p, "size_B");
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.first == key; });
+    if (it == rows.end()) it = rows.insert(rows.end(), {key, Row{}});
+    it->second.halves[p.params.value("in_place", false) ? 1 : 0] = &p;
+  }
+  if (rows.empty()) return;
+  TextTable table({{"probe"}, {"placement"}, {"group"}, {"ranks", Align::right}, {"size", Align::right},
+                   {"count", Align::right}, {"type"}, {"time us", Align::right}, {"algbw", Align::right},
+                   {"busbw", Align::right}, {"#wrong", Align::right}, {"ip time us", Align::right},
+                   {"ip algbw", Align::right}, {"ip busbw", Align::right}, {"ip #wrong", Align::right},
+                   {"slowest"}});
+  for (const auto& [key, row] : rows) {
+    const ProbeResult& p = row.halves[0] ? *row.halves[0] : *row.halves[1];
+    std::vector<std::string> cells{p.id,
+                                   param_text(p, "placement"),
+                                   param_text(p, "group"),
+                                   param_text(p, "nranks"),
+                                   format_size(p.params.value("size_B", std::size_t{0})),
+                                   param_text(p, "count"),
+                                   param_text(p, "dtype")};
+    double slowest_time = -1, slowest_rank = 0;
+    for (const ProbeResult* half : row.halves) {
+      if (!half) {
+        cells.insert(cells.end(), {"", "", "", ""});
+        continue;
+      }
+      cells.push_back(metric_cell(*half, "time_us_avg"));
+      cells.push_back(metric_cell(*half, "algbw_GBps"));
+      cells.push_back(metric_cell(*half, "busbw_GBps"));
+      const std::string wrong = metric_cell(*half, "wrong_elements_total");
+      cells.push_back(wrong.empty() ? "n/a" : wrong);
+      const auto t = half->metrics.find("time_us_max");
+      const auto s = half->metrics.find("slowest_rank");
+      if (t != half->metrics.end() && t->second.value && s != half->metrics.end() && s->second.value &&
+          *t->second.value > slowest_time) {
+        slowest_time = *t->second.value;
+        slowest_rank = *s->second.value;
+      }
+    }
+    cells.push_back(slowest_time < 0 ? "-" : host_of_rank(r, slowest_rank) + " " + format_number(slowest_time) + " us");
+    table.add_row(cells);
+  }
+  out << "\nAll-reduce (sum; GB/s; time averaged over ranks; ip = in-place)\n";
+  table.print(out, "  ");
+}
+
 void print_verdicts(const Report& r, std::ostream& out) {
   if (r.verdicts.empty()) return;
   TextTable table({{"entity"}, {"state"}, {"action"}, {"reasons"}});
@@ -164,6 +238,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_devices(r, out);
   print_probes(r, out);
   print_network(r, out);
+  print_allreduce(r, out);
   print_verdicts(r, out);
   for (const auto& note : r.run.notes) out << "\nnote: " << note;
   if (!r.run.notes.empty()) out << '\n';

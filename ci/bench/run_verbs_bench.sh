@@ -24,9 +24,8 @@ export IBGPU=$ibgpu IBGPU_VM_DIR=$vm_dir
 export IBGPU_VM_OUT=${IBGPU_VM_OUT:-$vm_dir/bench}
 export IBGPU_VM_TIMEOUT=${IBGPU_VM_TIMEOUT:-600}
 # Three vCPUs: under Soft-RoCE the "HCA" is the guest's CPU. perftest's write_bw server sleeps
-# in a socket read while ibgpu's responder spins waiting for the end-of-run message; with only 2
-# vCPUs that spinning takes CPU from rxe's packet processing and ibgpu's bandwidth reads lower
-# for a reason a real HCA does not have. IBGPU_VM_SMP=2 shows that effect.
+# in a socket read and ibgpu's responder naps between looks for the end-of-run message, but the
+# initiators spin on their CQ (both tools), and rxe's packet processing needs a CPU beside them.
 export IBGPU_VM_SMP=${IBGPU_VM_SMP:-3}
 export IBGPU_VM_ENV="${IBGPU_VM_ENV:-} IBGPU BENCH_ROUNDS BENCH_BW_ITERS BENCH_LAT_ITERS VM_PERFTEST_TRIES"
 exec ci/vm/run ci/bench/verbs_vs_perftest.sh

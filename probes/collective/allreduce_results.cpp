@@ -14,7 +14,7 @@ nlohmann::json allreduce_params(const AllReduceCase& c) {
 Scope rank_scope(const World& world, const std::string& device) {
   Scope scope;
   scope.hosts = {world.host()};
-  scope.ranks = {world.rank};
+  scope.ranks = {world.self().rank};
   if (!device.empty()) scope.devices = {device};
   return scope;
 }
@@ -42,7 +42,8 @@ ProbeResult allreduce_summary(const std::string& backend, const AllReduceCase& c
   r.metrics["time_us_min"] = Metric::of(times.min_s * 1e6);
   r.metrics["time_us_avg"] = Metric::of(times.avg_s * 1e6);
   r.metrics["time_us_max"] = Metric::of(times.max_s * 1e6);
-  r.metrics["slowest_rank"] = Metric::of(times.slowest_rank);
+  // Ranks as launched: in a group of ranks (a node, a rail) the index differs.
+  r.metrics["slowest_rank"] = Metric::of(world.places.at(static_cast<std::size_t>(times.slowest_rank)).rank);
   const double bytes = static_cast<double>(c.bytes);
   r.metrics["algbw_GBps"] = Metric::of(algbw_GBps(bytes, times.avg_s));
   r.metrics["busbw_GBps"] = Metric::of(busbw_GBps(Collective::all_reduce, bytes, times.avg_s, c.nranks));
@@ -71,7 +72,7 @@ ProbeResult wrong_data_result(const std::string& backend, const AllReduceCase& c
   r.metrics["wrong_elements"] = Metric::of(static_cast<double>(wrong));
   r.error = std::to_string(wrong) + " of " + std::to_string(c.count) + " " + to_string(c.dtype) +
             " elements wrong in the " + (c.in_place ? "in-place" : "out-of-place") + " all-reduce result on host " +
-            world.host() + " rank " + std::to_string(world.rank) + (device.empty() ? "" : " (" + device + ")");
+            world.host() + " rank " + std::to_string(world.self().rank) + (device.empty() ? "" : " (" + device + ")");
   return r;
 }
 

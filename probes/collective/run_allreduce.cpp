@@ -185,6 +185,8 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
                                      not_agreed("timing gather", timeout_s)));
         return results;
       }
+      if (settings.progress) settings.progress(i * modes.size() + (in_place && modes.size() > 1 ? 2 : 1),
+                                               settings.sizes.size() * modes.size());
       if (world.rank == 0) results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
       if (mine.wrong && *mine.wrong > 0)
         results.push_back(wrong_data_result(backend.name(), c, *mine.wrong, world, device));

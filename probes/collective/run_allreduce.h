@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "cluster/world.h"
@@ -21,6 +22,9 @@ struct AllReduceSettings {
   bool in_place = true;
   bool check = true;      // re-fill with the pattern, run once untimed, compare bit-exactly
   double timeout_s = 60;  // every wait: one all-reduce, an agreement, the gathering of times
+  // Called on every rank after each case (size, in-place or not) is gathered:
+  // cases done so far and in all. The caller may print progress; probes never do.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 // Every rank calls it with the same settings (without MPI, world.mpi false: a

@@ -15,6 +15,15 @@ if any(p['status'] == 'skipped' for p in r['probes']):
     assert nodes[0]['action'] == 'drain'
 "
 grep -q "^Summary: " "$WORK/stdout" || fail "no summary line"
+# The all-reduce step: both halves (out-of-place, in-place) of each size, checked, nothing wrong.
+check_json "$out" "
+sums = [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] == 'ok']
+assert sorted((p['params']['size_B'], p['params']['in_place']) for p in sums) == \
+    [(1 << 20, False), (1 << 20, True), (16 << 20, False), (16 << 20, True)], sums
+assert all(p['metrics']['wrong_elements_total'] == 0 for p in sums), sums
+"
+mpi 60 2 "$IBGPU" check --allreduce off --sizes 64K --json "$WORK/off.json" >/dev/null
+check_json "$WORK/off.json" "assert not [p for p in r['probes'] if p['id'].startswith('collective.')], r['probes']"
 # A sysfs fixture with a DOWN port makes that port failed, the node degraded.
 fixture=$IBGPU_SOURCE_DIR/tests/data/sysfs/degraded
 if [ -d "$fixture" ]; then

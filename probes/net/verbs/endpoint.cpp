@@ -25,24 +25,35 @@ void modify(ibv_qp* qp, const QpTransition& t, const char* call) {
 
 }  // namespace
 
-Endpoint::Endpoint(const EndpointOptions& options) {
-  const DeviceSpec spec = resolve_device(parse_device_spec(options.device), survey_devices());
-  name_ = spec.device + ":" + std::to_string(spec.port);
-  port_ = static_cast<std::uint8_t>(spec.port);
-
-  devices_ = DeviceList::get();
-  ibv_device* device = devices_.find(spec.device);
+OpenPort open_port(const std::string& device_spec, int gid_index) {
+  const DeviceSpec spec = resolve_device(parse_device_spec(device_spec), survey_devices());
+  OpenPort p;
+  p.name = spec.device + ":" + std::to_string(spec.port);
+  p.port = static_cast<std::uint8_t>(spec.port);
+  p.devices = DeviceList::get();
+  ibv_device* device = p.devices.find(spec.device);
   if (!device) throw std::runtime_error("RDMA device " + spec.device + " disappeared while opening it");
-  context_ = open_device(device);
-  check_rc(ibv_query_port(context_.get(), port_, &port_attr_), "ibv_query_port");
-  if (port_attr_.state != IBV_PORT_ACTIVE)
-    throw std::runtime_error("RDMA port " + name_ + " is " + ibv_port_state_str(port_attr_.state) +
+  p.context = open_device(device);
+  check_rc(ibv_query_port(p.context.get(), p.port, &p.attr), "ibv_query_port");
+  if (p.attr.state != IBV_PORT_ACTIVE)
+    throw std::runtime_error("RDMA port " + p.name + " is " + ibv_port_state_str(p.attr.state) +
                              ", not PORT_ACTIVE");
-  path_mtu_ = port_attr_.active_mtu;
   // RoCE has no LIDs: every packet carries a GRH, so a GID is mandatory there.
   // On InfiniBand the LID routes, and a GRH is used only when asked for.
-  if (port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET || options.gid_index >= 0)
-    gid_ = select_gid(read_gid_table(context_.get(), port_, port_attr_.gid_tbl_len), options.gid_index, name_);
+  if (p.attr.link_layer == IBV_LINK_LAYER_ETHERNET || gid_index >= 0)
+    p.gid = select_gid(read_gid_table(p.context.get(), p.port, p.attr.gid_tbl_len), gid_index, p.name);
+  return p;
+}
+
+Endpoint::Endpoint(const EndpointOptions& options) {
+  OpenPort opened = open_port(options.device, options.gid_index);
+  name_ = std::move(opened.name);
+  port_ = opened.port;
+  port_attr_ = opened.attr;
+  gid_ = opened.gid;
+  devices_ = std::move(opened.devices);
+  context_ = std::move(opened.context);
+  path_mtu_ = port_attr_.active_mtu;
 
   ibv_device_attr attr{};
   check_rc(ibv_query_device(context_.get(), &attr), "ibv_query_device");

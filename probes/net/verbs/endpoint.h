@@ -15,6 +15,7 @@
 #include <string>
 
 #include "probes/net/verbs/connection.h"
+#include "probes/net/verbs/gid.h"
 #include "probes/net/verbs/gpu_memory.h"
 #include "probes/net/verbs/qp_attributes.h"
 #include "probes/net/verbs/verbs_check.h"
@@ -31,6 +32,20 @@ struct EndpointOptions {
   int recv_depth = 0;
   std::uint32_t max_inline = 0;  // asked for; the provider may grant less (or nothing)
 };
+
+// A device port opened and queried, with the GID its packets would carry.
+struct OpenPort {
+  std::string name;  // "rxe0:1"
+  std::uint8_t port = 1;
+  ibv_port_attr attr{};
+  std::optional<GidEntry> gid;  // set when packets carry a GRH
+  DeviceList devices;
+  Context context;
+};
+// Throws UsageError (unknown device, port or GID index), VerbsUnavailable,
+// CallError or std::runtime_error (port not ACTIVE). Also the preflight check
+// of --hca and --gid-index, before anything runs.
+OpenPort open_port(const std::string& device_spec, int gid_index);
 
 class Endpoint {
  public:

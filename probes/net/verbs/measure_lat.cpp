@@ -1,17 +1,15 @@
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstring>
 #include <vector>
 
+#include "probes/cycle_clock.h"
 #include "probes/net/verbs/measure.h"
 #include "probes/stats.h"
 
 namespace ibgpu::verbs {
 
 namespace {
-
-using Seconds = std::chrono::duration<double>;
 
 struct LatencyPlan {
   int iters = 0;
@@ -90,10 +88,22 @@ void spin_until(volatile const std::uint8_t* last_byte, std::uint8_t mark, const
   while (*last_byte != mark) waiter.tick();
 }
 
-double half_round_trip_us(Clock::time_point t0) { return Seconds(Clock::now() - t0).count() * 1e6 / 2; }
+// Round trips in cycle-counter ticks (see probes/cycle_clock.h), from the
+// post to the reply seen; turned into half round trips in microseconds at the end.
+struct RoundTrips {
+  explicit RoundTrips(int count) { ticks.reserve(static_cast<std::size_t>(count)); }
+  void add(std::uint64_t t0) { ticks.push_back(cycle_ticks() - t0); }
+  std::vector<std::uint64_t> ticks;
+  TickCalibration calibration;
+};
 
-void finish(ProbeResult& r, const PairContext& ctx, std::vector<double> samples_us) {
-  if (ctx.initiator) r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
+void finish(ProbeResult& r, const PairContext& ctx, const RoundTrips& trips) {
+  if (!ctx.initiator) return;
+  const double us_per_tick = trips.calibration.us_per_tick();
+  std::vector<double> samples_us;
+  samples_us.reserve(trips.ticks.size());
+  for (const std::uint64_t t : trips.ticks) samples_us.push_back(ticks_to_us(0, t, us_per_tick) / 2);
+  r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
 }
 
 }  // namespace
@@ -105,20 +115,19 @@ ProbeResult measure_write_lat(Endpoint& ep, const PairContext& ctx, const NetSet
   const std::string peer = peer_name(ctx);
   volatile const std::uint8_t* in = ep.receive_region() + size - 1;
   std::uint8_t* out = ep.send_region() + size - 1;
-  std::vector<double> samples_us;
-  samples_us.reserve(static_cast<std::size_t>(plan.iters));
+  RoundTrips trips(plan.iters);
   Tally tally;
   // The mark wraps at 256; each side only ever waits for the value after the
   // one it last saw, so the wrap cannot match early.
   for (int it = 1; it <= plan.warmup + plan.iters; ++it) {
     const auto mark = static_cast<std::uint8_t>(it);
     if (ctx.initiator) {
-      const auto t0 = Clock::now();
+      const std::uint64_t t0 = cycle_ticks();
       *out = mark;
       ep.post_write(0, 0, size, static_cast<std::uint64_t>(it), true, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 0);
       spin_until(in, mark, ctx, abort);
-      if (it > plan.warmup) samples_us.push_back(half_round_trip_us(t0));
+      if (it > plan.warmup) trips.add(t0);
     } else {
       spin_until(in, mark, ctx, abort);
       *out = mark;
@@ -126,7 +135,7 @@ ProbeResult measure_write_lat(Endpoint& ep, const PairContext& ctx, const NetSet
       await(ep, ctx, abort, peer, tally, 1, 0);
     }
   }
-  finish(r, ctx, std::move(samples_us));
+  finish(r, ctx, trips);
   return r;
 }
 
@@ -135,23 +144,22 @@ ProbeResult measure_send_lat(Endpoint& ep, const PairContext& ctx, const NetSett
   ProbeResult r = pair_result(kSendLatId, ctx, size);
   const LatencyPlan plan = start_size(r, ep, ctx, settings, size, problem);
   const std::string peer = peer_name(ctx);
-  std::vector<double> samples_us;
-  samples_us.reserve(static_cast<std::size_t>(plan.iters));
+  RoundTrips trips(plan.iters);
   Tally tally;
   for (int it = 1; it <= plan.warmup + plan.iters; ++it) {
     const auto id = static_cast<std::uint64_t>(it);
     if (ctx.initiator) {
-      const auto t0 = Clock::now();
+      const std::uint64_t t0 = cycle_ticks();
       ep.post_send(size, id, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 1);
-      if (it > plan.warmup) samples_us.push_back(half_round_trip_us(t0));
+      if (it > plan.warmup) trips.add(t0);
     } else {
       await(ep, ctx, abort, peer, tally, 0, 1);
       ep.post_send(size, id, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 0);
     }
   }
-  finish(r, ctx, std::move(samples_us));
+  finish(r, ctx, trips);
   return r;
 }
 

@@ -37,7 +37,8 @@ std::string silence_text(const PairContext& ctx, const std::string& what, double
   return "no " + what + " from " + peer_name(ctx) + " within " + seconds_text(seconds) + " s";
 }
 
-std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, double timeout_s) {
+std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, double timeout_s,
+                                     std::chrono::microseconds nap) {
   // After a cancel that comes too late MPI may still write or read these
   // bytes, so on any failure they are left allocated (1 KiB) rather than
   // freed under a live request.
@@ -50,7 +51,7 @@ std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, con
     mpi_check(MPI_Isend((*buffers)[0].data(), kCount, MPI_BYTE, ctx.peer, tag, ctx.comm, &requests[1]), "MPI_Isend");
     // Silence, not slowness, ends the wait: the peer's heartbeats restart it.
     // On expiry wait_for_peer cancels and frees the requests itself.
-    if (!wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(timeout_s))) return std::nullopt;
+    if (!wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(timeout_s), nap)) return std::nullopt;
   } catch (...) {
     for (auto& request : requests) cancel(request);
     throw;

@@ -3,6 +3,7 @@
 // and waiting on the RDMA side (completions, a polled byte) without ever
 // waiting forever. Every wait checks its deadline and stop_requested(), and
 // may listen for the peer announcing that it gave up.
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,8 +39,10 @@ std::string self_name(const PairContext& ctx);  // "host a rank 0"
 std::string silence_text(const PairContext& ctx, const std::string& what, double seconds);
 
 // Sends `mine` and receives the peer's image on ctx.tag + tag_offset at the
-// same time; nullopt if `timeout_s` (or a stop request) comes first.
-std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, double timeout_s);
+// same time; nullopt if `timeout_s` (or a stop request) comes first. `nap`
+// (see wait_for_peer) is for a side with nothing to do until the swap.
+std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, double timeout_s,
+                                     std::chrono::microseconds nap = {});
 
 // One-way, best effort: used to tell a peer that is busy spinning that we stopped.
 void send_image(const PairContext& ctx, int tag_offset, const WireBytes& image);
@@ -62,14 +65,18 @@ class AbortWatch {
 };
 
 // One wait. tick() once per empty poll or spin: it reads the clock only every
-// 1024 calls, and only starts the clock at the first such read, so a wait
-// that ends quickly costs nothing measurable.
+// 16384 calls, and only starts the clock at the first such read, so a wait
+// that ends quickly costs nothing measurable. A healthy round trip ends well
+// before the first read, even where a clock read is a system call of
+// microseconds (HPET or xen clocksource) that would otherwise delay seeing
+// the byte or completion that ends the wait; deadlines are seconds, so
+// checking them every 16384 spins (microseconds to milliseconds) loses nothing.
 class Waiter {
  public:
   Waiter(const PairContext& ctx, const char* what, const Deadline* run = nullptr, AbortWatch* abort = nullptr)
       : ctx_(ctx), what_(what), run_(run), abort_(abort) {}
   void tick() {
-    if ((++spins_ & 1023u) == 0) check();
+    if ((++spins_ & 16383u) == 0) check();
   }
   void progress() { since_.reset(); }  // something arrived: the silence deadline starts over
 

@@ -1,6 +1,7 @@
 #include "probes/net/verbs/verbs_transport.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "cluster/errors.h"
@@ -11,6 +12,9 @@ namespace ibgpu {
 namespace {
 
 using namespace verbs;
+
+// How long the bandwidth responder sleeps between looks for the end of the run.
+constexpr std::chrono::microseconds kResponderNap{100};
 
 // How setting up the connection ended, seen from this side.
 struct Setup {
@@ -201,11 +205,15 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
     }
     // The responder's part of the run is its HCA's; it just waits, bounded, for
     // the initiator to say the run ended (the initiator's run is bounded by
-    // timeout_s, so twice that plus slack is never too short).
+    // timeout_s, so twice that plus slack is never too short). It waits idle,
+    // as perftest's server does (blocked in a socket read): spinning in MPI
+    // would take a core from whatever else runs there, Soft-RoCE's packet
+    // processing above all, where the "HCA" is the CPU.
     const double patience = ctx.initiator ? ctx.timeout_s : 2 * ctx.timeout_s + 5;
+    const auto nap = ctx.initiator ? std::chrono::microseconds{0} : kResponderNap;
     std::optional<WireBytes> reply;
     try {
-      reply = swap_images(ctx, kBwDone, encode(mine), patience);
+      reply = swap_images(ctx, kBwDone, encode(mine), patience, nap);
       if (!reply && r.status == ProbeStatus::ok) {
         r.status = ProbeStatus::timeout;
         r.error = silence_text(ctx, "end-of-run message", patience) +

@@ -69,6 +69,21 @@ TEST(AllReduceResults, SummaryCountsWrongRanksButStaysOk) {
   EXPECT_DOUBLE_EQ(value(r, "wrong_ranks"), 2);
 }
 
+TEST(AllReduceResults, AGroupOfRanksNamesTheRanksAsLaunched) {
+  // The rail of local rank 1 on hosts a and b: launch ranks 1 and 3, group ranks 0 and 1.
+  const World w = four_ranks_on_two_hosts(3);
+  const World rail = subworld(w, {1, 3});
+  AllReduceCase c = one_mib_float(false);
+  c.nranks = 2;
+  const ProbeResult r = allreduce_summary("mpi", c, {{1e-3, 0}, {3e-3, 0}}, subworld(w, {1, 3}));
+  EXPECT_EQ(r.scope.ranks, (std::vector<int>{1, 3}));
+  EXPECT_DOUBLE_EQ(value(r, "slowest_rank"), 3);
+  EXPECT_DOUBLE_EQ(value(r, "busbw_GBps"), value(r, "algbw_GBps"));  // 2(n-1)/n = 1 for two ranks
+  const ProbeResult wrong = wrong_data_result("mpi", c, 5, rail, "");
+  EXPECT_EQ(wrong.scope.ranks, (std::vector<int>{3}));
+  EXPECT_NE(wrong.error->find("host b rank 3"), std::string::npos) << *wrong.error;
+}
+
 TEST(AllReduceResults, UncheckedMeansMissingNotZero) {
   const World w = four_ranks_on_two_hosts(0);
   const std::vector<RankOutcome> outcomes(4, RankOutcome{1e-3, std::nullopt});

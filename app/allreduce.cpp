@@ -1,0 +1,23 @@
+#include "app/commands.h"
+#include "health/judge.h"
+
+namespace ibgpu {
+
+int run_allreduce_command(MpiSession& session, const AllReduceOptions& options) {
+  CollectiveOptions collectives = options.collectives;
+  collectives.settings.timeout_s = options.common.timeout_s;
+  Command command;
+  command.run = [&](MpiSession& s) {
+    RankResult mine;
+    mine.probes = run_collectives(s, collectives);
+    return mine;
+  };
+  // Wrong data fails the rank that saw it; a skipped backend leaves the run incomplete.
+  command.judge = [](Report& report) {
+    report.summary = summarise_without_verdicts(report.probes, SkippedMeans::incomplete);
+  };
+  command.preflight = [&](MpiSession& s) { return collectives_preflight(s, collectives); };
+  return execute(session, options.common, command);
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,237 @@
+#include "app/collectives.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "cluster/errors.h"
+#include "cluster/gather.h"
+#include "probes/collective/allreduce_results.h"
+#include "probes/collective/mpi_allreduce.h"
+#include "probes/collective/nccl_allreduce.h"
+#include "probes/collective/pattern.h"
+
+namespace ibgpu {
+
+namespace {
+
+// Owns a communicator split off the session's; MPI_COMM_NULL for a rank in no group.
+class SplitComm {
+ public:
+  SplitComm(MPI_Comm parent, int color, int key) {
+    mpi_check(MPI_Comm_split(parent, color, key, &comm_), "MPI_Comm_split");
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  }
+  ~SplitComm() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  SplitComm(const SplitComm&) = delete;
+  SplitComm& operator=(const SplitComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+std::string group_name(const World& world, Placement placement, const std::vector<int>& members) {
+  switch (placement) {
+    case Placement::job:
+      return "job";
+    case Placement::node:
+      return world.places.at(static_cast<std::size_t>(members.front())).host;
+    case Placement::rail:
+      return "local rank " + std::to_string(world.places.at(static_cast<std::size_t>(members.front())).local_rank);
+  }
+  return {};
+}
+
+std::string rank_names(const World& world, const std::vector<int>& ranks) {
+  std::string text;
+  for (int r : ranks)
+    text += (text.empty() ? "" : ", ") + std::string("host ") + world.places.at(static_cast<std::size_t>(r)).host +
+            " rank " + std::to_string(r);
+  return text;
+}
+
+std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, MPI_Comm comm, const World& group,
+                                               const CollectiveOptions& options) {
+  if (name == "nccl") {
+    const int device = options.device >= 0 ? options.device : group.self().local_rank;
+    return std::make_unique<NcclAllReduce>(comm, group.rank, group.size, device, options.settings.timeout_s);
+  }
+  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout_s);
+}
+
+// Whether every rank can run NCCL: the answer for --backend auto. Everyone
+// answered the roll call just before, so the wait is short; a timeout means mpi.
+std::string choose_backend(MpiSession& session, const CollectiveOptions& options, std::string& why_not_nccl) {
+  if (options.backend != "auto") return options.backend;
+  const World& world = session.world();
+  const auto probe = make_backend("nccl", session.comm(), world, options);
+  why_not_nccl = probe->unavailable_reason();
+  if (!world.mpi) return why_not_nccl.empty() ? "nccl" : "mpi";
+  int mine = why_not_nccl.empty() ? 0 : 1, total = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallreduce(&mine, &total, 1, MPI_INT, MPI_SUM, session.comm(), &request), "MPI_Iallreduce");
+  if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.settings.timeout_s)))) return "mpi";
+  if (total > 0 && why_not_nccl.empty())
+    why_not_nccl = std::to_string(total) + " of " + std::to_string(world.size) + " ranks cannot run nccl";
+  return total == 0 ? "nccl" : "mpi";
+}
+
+void label(std::vector<ProbeResult>& results, std::size_t from, Placement placement, const std::string& group,
+           const std::string& requested, const std::string& why_not_nccl) {
+  for (std::size_t i = from; i < results.size(); ++i) {
+    auto& params = results[i].params;
+    params["placement"] = to_string(placement);
+    params["group"] = group;
+    params["backend_requested"] = requested;
+    if (requested == "auto" && !why_not_nccl.empty()) params["nccl_unavailable"] = why_not_nccl;
+  }
+}
+
+}  // namespace
+
+const char* to_string(Placement placement) {
+  switch (placement) {
+    case Placement::job:
+      return "job";
+    case Placement::node:
+      return "node";
+    case Placement::rail:
+      return "rail";
+  }
+  return "?";
+}
+
+std::optional<Placement> placement_from_string(const std::string& text) {
+  for (Placement p : {Placement::job, Placement::node, Placement::rail})
+    if (text == to_string(p)) return p;
+  return std::nullopt;
+}
+
+std::vector<std::vector<int>> placement_groups(const World& world, Placement placement) {
+  std::vector<std::vector<int>> groups;
+  std::map<std::string, std::size_t> index;  // group key -> position in groups
+  for (const auto& place : world.places) {
+    std::string key;
+    if (placement == Placement::node) key = place.host;
+    if (placement == Placement::rail) key = std::to_string(place.local_rank);
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(place.rank);
+  }
+  for (auto& g : groups) std::sort(g.begin(), g.end());
+  return groups;
+}
+
+std::vector<Placement> default_placements(const World& world) {
+  std::vector<Placement> out{Placement::job};
+  const bool shared_host = std::any_of(world.places.begin(), world.places.end(),
+                                       [](const RankPlace& p) { return p.local_size > 1; });
+  if (shared_host && world.hosts().size() > 1) {
+    out.push_back(Placement::node);
+    out.push_back(Placement::rail);
+  }
+  return out;
+}
+
+CollectiveOptions check_allreduce_defaults() {
+  CollectiveOptions o;
+  o.settings.sizes = {std::size_t{1} << 20, std::size_t{16} << 20};
+  o.settings.iters = 10;
+  o.settings.warmup = 2;
+  return o;
+}
+
+std::string collectives_preflight(const MpiSession& session, const CollectiveOptions& options) {
+  const AllReduceSettings& s = options.settings;
+  try {
+    const std::vector<std::size_t> counts = element_counts(s.sizes, s.dtype);
+    if (s.check) check_pattern_fits(s.dtype, session.world().size);
+    if (options.backend == "mpi") {
+      MpiAllReduce mpi(session.comm(), s.timeout_s);
+      for (std::size_t count : counts)
+        if (std::string why = mpi.unsupported(s.dtype, count); !why.empty()) return "mpi all-reduce: " + why;
+    }
+  } catch (const std::invalid_argument& e) {
+    return std::string("all-reduce: ") + e.what();
+  }
+  return {};
+}
+
+std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options) {
+  const World& world = session.world();
+  const std::chrono::duration<double> silence(options.settings.timeout_s);
+  std::vector<ProbeResult> results;
+  std::string why_not_nccl;
+  std::string backend_name;
+  const auto placements = options.placements.empty() ? default_placements(world) : options.placements;
+  for (Placement placement : placements) {
+    // 1. Who is here? An absent rank is named, and nobody enters a collective with it.
+    if (world.mpi) {
+      const auto absent = roll_call(session.comm(), silence);
+      if (!absent || !absent->empty()) {
+        if (world.rank == 0 || !absent) {
+          ProbeResult r;
+          r.id = allreduce_probe_id(backend_name.empty() ? options.backend : backend_name);
+          r.status = ProbeStatus::timeout;
+          r.scope = absent ? world_scope(world) : rank_scope(world, "");
+          r.error = absent ? "not every rank arrived for the " + std::string(to_string(placement)) +
+                                 " all-reduce: " + rank_names(world, *absent) + " silent for " +
+                                 std::to_string(static_cast<int>(options.settings.timeout_s)) + " s"
+                           : "no word from rank 0 before the " + std::string(to_string(placement)) + " all-reduce";
+          if (absent) r.scope.ranks = *absent;
+          results.push_back(std::move(r));
+          label(results, results.size() - 1, placement, "job", options.backend, why_not_nccl);
+        }
+        continue;
+      }
+    }
+    if (backend_name.empty()) backend_name = choose_backend(session, options, why_not_nccl);
+
+    // 2. This rank's group, and a communicator for it (MPI_COMM_NULL alone in a group).
+    const auto groups = placement_groups(world, placement);
+    const auto mine = std::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
+      return std::find(g.begin(), g.end(), world.rank) != g.end();
+    });
+    const bool measured = std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.size() > 1; });
+    if (!measured && placement != Placement::job) {
+      if (world.rank == 0) {
+        results.push_back(skipped(allreduce_probe_id(backend_name), world_scope(world),
+                                  std::string("no ") + to_string(placement) + " group has two ranks or more"));
+        label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
+      }
+      continue;
+    }
+    const World group = subworld(world, *mine);
+    std::unique_ptr<SplitComm> split;
+    MPI_Comm comm = session.comm();
+    if (world.mpi && placement != Placement::job) {
+      const int color = mine->size() > 1 ? static_cast<int>(mine - groups.begin()) : MPI_UNDEFINED;
+      split = std::make_unique<SplitComm>(session.comm(), color, world.rank);
+      comm = split->get();
+    }
+    if (mine->size() < 2 && placement != Placement::job) continue;
+
+    // 3. The sweep, in every group at once.
+    auto backend = make_backend(backend_name, comm, group, options);
+    AllReduceSettings settings = options.settings;
+    if (world.rank == 0)
+      settings.progress = [&](std::size_t done, std::size_t total) {
+        std::fprintf(stderr, "ibgpu: all-reduce %s %s: %zu of %zu cases done\n", backend_name.c_str(),
+                     to_string(placement), done, total);
+      };
+    if (world.rank == options.test_corrupt_rank) backend->faults.corrupt_result_rank = group.rank;
+    const std::size_t from = results.size();
+    std::vector<ProbeResult> swept = run_allreduce(*backend, comm, group, settings);
+    results.insert(results.end(), swept.begin(), swept.end());
+    label(results, from, placement, group_name(world, placement, *mine), options.backend, why_not_nccl);
+  }
+  return results;
+}
+
+}  // namespace ibgpu

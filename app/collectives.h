@@ -1,0 +1,52 @@
+#pragma once
+// All-reduce over three placements of the ranks, each a set of groups that run
+// at the same time: the whole job; each node alone (intra-node: NVLink for
+// NCCL, shared memory for MPI); each rail, the ranks with the same local rank
+// on every node (one GPU per node: the network path of that rail).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/pipeline.h"
+#include "cluster/world.h"
+#include "probes/collective/run_allreduce.h"
+
+namespace ibgpu {
+
+enum class Placement { job, node, rail };
+const char* to_string(Placement placement);
+std::optional<Placement> placement_from_string(const std::string& text);
+
+// Pure: the groups of a placement, each the ascending ranks of `world`, in
+// order of their lowest rank. Groups of one rank are included.
+std::vector<std::vector<int>> placement_groups(const World& world, Placement placement);
+
+// Pure: the placements that measure something of their own here. The job
+// always; node and rail when there are two hosts or more and some host runs
+// two ranks or more (on one host a node is the job; with one rank per host a
+// rail is the job).
+std::vector<Placement> default_placements(const World& world);
+
+struct CollectiveOptions {
+  std::string backend = "auto";  // nccl | mpi | auto (nccl where every rank can run it, else mpi)
+  std::vector<Placement> placements;  // empty: default_placements
+  AllReduceSettings settings;
+  int device = -1;  // CUDA device for NCCL; -1: the rank's local rank
+  // Hidden test hook: this rank (of the job) flips one bit of its results.
+  int test_corrupt_rank = -1;
+};
+
+// What `ibgpu check` runs: backend auto, 1M and 16M floats, 10 iterations.
+CollectiveOptions check_allreduce_defaults();
+
+// Every rank, before anything runs: sizes that are not whole elements, a type
+// the chosen backend cannot sum, more ranks than the exact-sum pattern allows.
+// Empty when fine, else the usage error.
+std::string collectives_preflight(const MpiSession& session, const CollectiveOptions& options);
+
+// Every rank: for each placement, a roll call (absent ranks become a `timeout`
+// result naming them, and that placement is not run), then the sweep in each
+// group of two ranks or more. Results carry params placement and group.
+std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options);
+
+}  // namespace ibgpu

@@ -1,0 +1,132 @@
+# ibgpu allreduce with the MPI backend on real mpirun ranks: nccl-tests' numbers, the
+# bit-exact check and its blame, placements, deadlines, the NCCL backend skipped without a GPU.
+source "$(dirname "$0")/lib.sh"
+SMALL=(--sizes 4K,256K --iters 3 --warmup 1)
+
+# busbw = algbw x 2(n-1)/n and #wrong 0 in every measured row; EXPECT maps placement -> groups.
+check_sweep() {  # FILE EXPECTED-ROWS
+  validate "$1"
+  check_json "$1" "
+rows = [p for p in r['probes'] if p['id'] == 'collective.mpi.all_reduce' and p['status'] == 'ok']
+assert len(rows) == $2, (len(rows), r['probes'])
+assert not [p for p in r['probes'] if p['status'] != 'ok'], [p for p in r['probes'] if p['status'] != 'ok']
+for p in rows:
+    m, n = p['metrics'], p['params']['nranks']
+    assert abs(m['busbw_GBps'] - m['algbw_GBps'] * 2 * (n - 1) / n) <= 1e-9 * max(1, m['busbw_GBps']), p
+    assert m['algbw_GBps'] > 0 and m['time_us_min'] <= m['time_us_avg'] <= m['time_us_max'], m
+    assert m['wrong_elements_total'] == 0 and m['wrong_ranks'] == 0, m
+    assert p['params']['count'] * 4 == p['params']['size_B'] and p['params']['dtype'] == 'float', p['params']
+    assert m['slowest_rank'] in p['scope']['ranks'], p
+assert r['summary']['exit_code'] == 0 and r['summary']['state'] == 'healthy', r['summary']
+"
+}
+
+# 1. Four ranks, one host: the job placement only; 2 sizes x (out-of-place, in-place).
+mpi 120 4 "$IBGPU" allreduce --backend mpi "${SMALL[@]}" --json "$WORK/ar.json" >"$WORK/ar.txt" 2>"$WORK/ar.err"
+[ "$rc" -eq 0 ] || { cat "$WORK/ar.err"; fail "allreduce: exit $rc"; }
+check_sweep "$WORK/ar.json" 4
+grep -Eq '^  collective.mpi.all_reduce +job +job +4 +256K +65536 +float ' "$WORK/ar.txt" ||
+  { cat "$WORK/ar.txt"; fail "allreduce: no nccl-tests-like row for 256K in the table"; }
+grep -q "all-reduce mpi job: 4 of 4 cases done" "$WORK/ar.err" || fail "allreduce: no progress on stderr"
+echo "four ranks: ok"
+
+# 2. Two hosts of two ranks (hosts named per MPMD part): job, node (a, b) and rail (local rank 0, 1).
+mpi 120 4 -x IBGPU_HOSTNAME=a -np 2 "$IBGPU" allreduce --backend auto "${SMALL[@]}" --mode out-of-place \
+  --json "$WORK/placed.json" : -x IBGPU_HOSTNAME=b -np 2 "$IBGPU" allreduce --backend auto "${SMALL[@]}" \
+  --mode out-of-place >/dev/null 2>&1
+[ "$rc" -eq 0 ] || fail "placements: exit $rc"
+check_sweep "$WORK/placed.json" 10
+check_json "$WORK/placed.json" "
+groups = sorted({(p['params']['placement'], p['params']['group'], tuple(p['scope']['ranks']), p['params']['nranks'])
+                 for p in r['probes']})
+assert groups == [('job', 'job', (0, 1, 2, 3), 4), ('node', 'a', (0, 1), 2), ('node', 'b', (2, 3), 2),
+                  ('rail', 'local rank 0', (0, 2), 2), ('rail', 'local rank 1', (1, 3), 2)], groups
+# auto fell back to mpi and says why
+assert all(p['params']['backend_requested'] == 'auto' and 'nccl_unavailable' in p['params'] for p in r['probes'])
+"
+echo "placements: ok"
+
+# 3. One rank's result corrupted (hidden hook): that rank, and only it, is reported wrong.
+mpi 120 4 "$IBGPU" allreduce --backend mpi "${SMALL[@]}" --test-corrupt-rank 2 --json "$WORK/bad.json" >/dev/null 2>&1
+[ "$rc" -eq 2 ] || fail "corrupt rank: exit $rc, expected 2"
+validate "$WORK/bad.json"
+check_json "$WORK/bad.json" "
+bad = [p for p in r['probes'] if p['status'] != 'ok']
+assert bad and all(p['status'] == 'failed' and p['scope']['ranks'] == [2] for p in bad), bad
+assert len(bad) == 4, bad  # every case, out-of-place and in-place
+assert all('rank 2' in p['error'] and p['metrics']['wrong_elements'] >= 1 for p in bad), bad
+for p in r['probes']:
+    if p['status'] == 'ok':
+        assert p['metrics']['wrong_ranks'] == 1, p['metrics']
+assert r['summary']['exit_code'] == 2, r['summary']
+"
+echo "corrupted rank: ok"
+
+# 4. A rank that stops answering before the collective: named by the roll call within the deadline.
+start=$SECONDS
+mpi 60 3 "$IBGPU" allreduce --backend mpi "${SMALL[@]}" --timeout 3 --test-stall-rank 1 \
+  --json "$WORK/stall.json" >/dev/null 2>&1
+[ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || fail "stalled rank: exit $rc, expected 2 or 3"
+validate "$WORK/stall.json"
+check_json "$WORK/stall.json" "
+t = [p for p in r['probes'] if p['status'] == 'timeout' and p['id'].startswith('collective.')]
+assert len(t) == 1 and t[0]['scope']['ranks'] == [1], r['probes']
+assert 'rank 1' in t[0]['error'] and 'silent for 3 s' in t[0]['error'], t[0]['error']
+assert not [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] == 'ok'], r['probes']
+"
+[ $((SECONDS - start)) -lt 40 ] || fail "stalled rank: took $((SECONDS - start)) s"
+echo "stalled rank: ok in $((SECONDS - start)) s"
+
+# 5. A rank SIGSTOPped in the middle of the sweep: its group's all-reduce times out, the report
+#    is written, and the stopped rank is named.
+start=$SECONDS
+(
+  for _ in $(seq 600); do
+    if grep -q "cases done" "$WORK/stop.err" 2>/dev/null; then
+      for pid in $(pgrep -f "allreduce --backend mpi --sizes 64K"); do
+        if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
+          kill -STOP "$pid"; echo "$pid" >"$WORK/stopped.pid"; exit 0
+        fi
+      done
+    fi
+    sleep 0.05
+  done
+) &
+mpi 90 4 "$IBGPU" allreduce --backend mpi --sizes 64K,1M,2M,4M --iters 400 --warmup 1 --timeout 3 \
+  --json "$WORK/stop.json" >/dev/null 2>"$WORK/stop.err"
+wait
+[ -s "$WORK/stopped.pid" ] && kill -CONT "$(cat "$WORK/stopped.pid")" 2>/dev/null || true
+[ -s "$WORK/stopped.pid" ] || fail "stopped rank: rank 2 was never stopped"
+[ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || fail "stopped rank: exit $rc, expected 2 or 3"
+validate "$WORK/stop.json"
+check_json "$WORK/stop.json" "
+t = [p for p in r['probes'] if p['status'] == 'timeout']
+assert t, r['probes']
+assert any(p['scope']['ranks'] == [2] or 'rank 2' in (p['error'] or '') for p in t), t
+assert not [p for p in r['probes'] if p['status'] in ('failed', 'error')], r['probes']
+"
+[ $((SECONDS - start)) -lt 60 ] || fail "stopped rank: took $((SECONDS - start)) s"
+echo "stopped rank: ok in $((SECONDS - start)) s"
+
+# 6. NCCL without a GPU (no driver, or no NCCL at all): skipped with the reason, incomplete
+#    (exit 3), never healthy.
+if [ ! -e /dev/nvidia0 ]; then
+  mpi 60 2 "$IBGPU" allreduce --backend nccl "${SMALL[@]}" --json "$WORK/nccl.json" >/dev/null 2>&1
+  [ "$rc" -eq 3 ] || fail "nccl without a GPU: exit $rc, expected 3"
+  validate "$WORK/nccl.json"
+  check_json "$WORK/nccl.json" "
+s = [p for p in r['probes'] if p['id'] == 'collective.nccl.all_reduce']
+assert s and all(p['status'] == 'skipped' and p['reason'] for p in s), s
+assert all('libnccl' in p['reason'] or 'CUDA' in p['reason'] or 'libcudart' in p['reason'] for p in s), s
+"
+  echo "nccl skipped: ok"
+fi
+
+# 7. Usage errors before anything runs: exit 64, a JSON error document, no report.
+for args in "--backend mpi --dtype half" "--backend mpi --sizes 6" "--dtype quad" "--placement rack"; do
+  mpi 60 2 "$IBGPU" allreduce $args --json "$WORK/usage.json" >/dev/null 2>"$WORK/usage.err"
+  [ "$rc" -eq 64 ] || fail "allreduce $args: exit $rc, expected 64"
+  [ "$(grep -c . "$WORK/usage.err")" -ge 1 ] || fail "allreduce $args: no message"
+  check_json "$WORK/usage.json" "assert r['summary']['exit_code'] == 64 and r['error']['message'], r"
+done
+echo "usage errors: ok"
