@@ -54,7 +54,7 @@ PY
 }
 
 # The check every scenario runs: MPI transport between every host pair, small enough for a
-# 2-core machine (one size, a short window, few iterations; check_with ITERS for more);
+# 2-core machine (one size, a short window, few iterations; check_with ITERS [ALLREDUCE] for other);
 # scenarios add --timeout and --json. The all-reduce step is off: it has no size option in
 # `check` (1M and 16M), through a 50mbit host it would take minutes, and the MPI lane tests it.
 # Once `check` has --profile (the fleet-relative judge), every scenario runs under the lane's own
@@ -63,8 +63,8 @@ PROFILE=()
 if "$IBGPU" check --help 2>/dev/null | grep -q -- "--profile"; then
   PROFILE=(--profile "$IBGPU_SOURCE_DIR/tests/netns/lane.toml")
 fi
-check_with() {
-  CHECK=(check --transport mpi --pairs all --sizes 64K --window 16 --iters "$1" --allreduce off
+check_with() {  # ITERS [ALLREDUCE]
+  CHECK=(check --transport mpi --pairs all --sizes 64K --window 16 --iters "$1" --allreduce "${2:-off}"
          ${PROFILE[@]+"${PROFILE[@]}"})
 }
 check_with 10
