@@ -1,0 +1,79 @@
+# Sourced by the netns lane tests: hosts in network namespaces (ci/netns/lib.sh), one rank each,
+# real TCP paths between them, faults injected with qdiscs and signals.
+set -euo pipefail
+: "${IBGPU:?path of the ibgpu binary}" "${IBGPU_SOURCE_DIR:?repository root}"
+source "$IBGPU_SOURCE_DIR/ci/netns/lib.sh"
+netns_require  # exits 77 (ctest: skipped) with the reason
+PY=/usr/bin/python3
+
+# Failure messages go to the test's own stderr even from inside a redirected call.
+exec 9>&2
+fail() { echo "FAIL: $*" >&9; exit 1; }
+
+# IBGPU_NETNS_KEEP=DIR keeps each test's reports and logs in DIR/<test name>.
+netns_before_down() {
+  [ -n "${IBGPU_NETNS_KEEP:-}" ] && [ -d "${WORK:-}" ] || return 0
+  local dest
+  dest=$IBGPU_NETNS_KEEP/$(basename "$0" .sh)
+  mkdir -p "$dest" && cp -r "$WORK/." "$dest/"
+}
+
+# hosts_up N: the namespace hosts h1..hN (torn down on exit); WORK is scratch inside the run's folder.
+hosts_up() {
+  netns_up "$1"
+  WORK=$NETNS_DIR/work
+  mkdir -p "$WORK"
+}
+
+# ibgpu_on_hosts LIMIT ARGS...: the binary on every host under a hard timeout; sets rc, elapsed.
+# mpirun's --quiet keeps its "job aborted" banner off: the report and the exit code speak.
+# Extra mpirun options go in the array MPIRUN_OPTS.
+MPIRUN_OPTS=()
+ibgpu_on_hosts() {
+  local limit=$1
+  shift
+  netns_mpirun "$limit" --quiet ${MPIRUN_OPTS[@]+"${MPIRUN_OPTS[@]}"} "$IBGPU" "$@"
+  [ "$elapsed" -lt "$limit" ] || fail "ibgpu hung past ${limit}s (exit $rc): $*"
+  local left
+  left=$(netns_leftovers)
+  [ -z "$left" ] || fail "processes left in the namespaces after mpirun returned: $left"
+}
+
+validate() { "$PY" "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOURCE_DIR/reports/schema/report.schema.json" "$@"; }
+
+# check_json FILE PYTHON: runs PYTHON with `r` bound to the parsed report and the helpers of
+# tests/netns/report.py in scope; assert statements fail the test.
+check_json() {
+  "$PY" - "$1" "$2" "$IBGPU_SOURCE_DIR/tests/netns" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from report import *
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+PY
+}
+
+# The check every scenario runs: MPI transport between every host pair, small enough for a
+# 2-core machine (one size, a short window, few iterations; check_with ITERS [ALLREDUCE] for other);
+# scenarios add --timeout and --json. The all-reduce step is off: it has no size option in
+# `check` (1M and 16M), through a 50mbit host it would take minutes, and the MPI lane tests it.
+# Once `check` has --profile (the fleet-relative judge), every scenario runs under the lane's own
+# profile: the shipped ones need 8 pairs for a fleet median and assume a quiet machine.
+PROFILE=()
+if "$IBGPU" check --help 2>/dev/null | grep -q -- "--profile"; then
+  PROFILE=(--profile "$IBGPU_SOURCE_DIR/tests/netns/lane.toml")
+fi
+check_with() {  # ITERS [ALLREDUCE]
+  CHECK=(check --transport mpi --pairs all --sizes 64K --window 16 --iters "$1" --allreduce "${2:-off}"
+         ${PROFILE[@]+"${PROFILE[@]}"})
+}
+check_with 10
+
+# The exit code the current judge gives a fault-free run here: no GPU and no RDMA device means
+# those checks are skipped and every node is `unknown` (3), never healthy; 0 where they ran.
+expected_clean_exit='3 if any(p["status"] == "skipped" for p in r["probes"]) else 0'
+
+# Verdict assertions for fleet-relative judging and node-vs-link localisation are written but
+# only enforced with IBGPU_NETNS_EXPECT_LOCALISATION=1, until the judge on this branch has those
+# rules (the measurement facts are asserted either way).
+EXPECT_LOCALISATION=${IBGPU_NETNS_EXPECT_LOCALISATION:-0}

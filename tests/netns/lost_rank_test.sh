@@ -1,0 +1,111 @@
+# A rank killed (SIGKILL) and a rank stopped (SIGSTOP) in the middle of a check across 4 namespace
+# hosts: the report the survivors write names the lost host and rank, the job ends within the
+# deadline with the code the report gives, and nothing is left running in the namespaces.
+source "$(dirname "$0")/lib.sh"
+hosts_up 4
+victim=3  # host h3, rank 2 (one rank per host, in host order)
+
+# signal_mid_check SIGNAL: once the victim's rank exchanges data with other hosts (it is past
+# MPI_Init and the start agreement), lets it measure a moment longer, then signals it. Writes
+# the pid it signalled to $WORK/victim.pid.
+signal_mid_check() {
+  local pid
+  for _ in $(seq 300); do
+    if netns_rank_talking "$victim"; then
+      sleep 1
+      pid=$(netns_rank_pid "$victim") || break
+      echo "$pid" >"$WORK/victim.pid"
+      kill "-$1" "$pid"
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "never saw host h$victim's rank talk" >&9
+}
+
+# Enough iterations that the network rounds last several seconds: the signal lands mid-probe.
+check_with 300
+LONG=("${CHECK[@]}")
+
+expect_lost() {  # FILE: the lost host and rank are named, its node failed and drained, exit 2
+  validate "$1"
+  check_json "$1" "
+hosts = sorted(h['name'] for h in r['hosts'])
+assert hosts == ['h1', 'h2', 'h3', 'h4'], hosts
+lost = [p for p in r['probes'] if p['id'] == 'cluster.gather']
+named = [p for p in lost if p['scope']['hosts'] == ['h$victim'] and p['scope']['ranks'] == [$((victim - 1))]]
+assert len(named) == 1 and named[0]['status'] == 'timeout', lost
+assert 'rank $((victim - 1)) on host h$victim' in named[0]['error'], named[0]['error']
+node = verdicts(r, 'node')['h$victim']
+assert node['state'] == 'failed' and node['action'] == 'drain', node
+assert r['summary']['exit_code'] == 2, r['summary']
+"
+}
+
+only_victim_flagged() {  # FILE: every failure involves the victim; pairs without it measured
+  check_json "$1" "
+assert len([p for p in r['probes'] if p['id'] == 'cluster.gather']) == 1, r['probes']
+for p in net_probes(r):
+    if p['status'] != 'ok':
+        assert p['status'] == 'timeout' and 'h$victim' in p['scope']['hosts'], p
+        assert 'host h$victim' in p['error'], p['error']
+assert any(p['status'] == 'timeout' for p in net_probes(r)), 'the signal did not land mid-probe'
+ok = {pair_key(p['scope']['hosts']) for p in net_probes(r, 'net.mpi.bw') if p['status'] == 'ok'}
+assert {('h1', 'h2'), ('h1', 'h4'), ('h2', 'h4')} <= ok, ok
+for k, v in verdicts(r, 'link').items():
+    if 'h$victim' not in k.split('<->'): assert v['state'] == 'healthy', v
+for k, v in verdicts(r, 'node').items():
+    if k != 'h$victim': assert not network_reasons(v), v
+"
+}
+
+# 1. SIGSTOP: the partners and rank 0 hear silence for --timeout, go on without it, write the
+# report and end the job (MPI_Abort, so nobody waits in MPI_Finalize for the stopped rank).
+signal_mid_check STOP &
+ibgpu_on_hosts 90 "${LONG[@]}" --timeout 4 --json "$WORK/stopped.json" >"$WORK/stopped.log" 2>&1
+wait
+[ -s "$WORK/victim.pid" ] || fail "stopped rank: the signal was never sent"
+[ "$rc" -eq 2 ] || fail "stopped rank: exit $rc, expected 2 (a failed node)"
+expect_lost "$WORK/stopped.json"
+only_victim_flagged "$WORK/stopped.json"
+pid=$(cat "$WORK/victim.pid")
+[ ! -e "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] ||
+  fail "the stopped rank (pid $pid) still exists after the job ended"
+echo "stopped rank: ok in ${elapsed}s (exit $rc)"
+[ "$elapsed" -lt 60 ] || fail "stopped rank: ${elapsed}s, the 4 s deadlines should end it far sooner"
+rm -f "$WORK/victim.pid"
+
+# 2. SIGKILL: mpirun aborts the job and the survivors get SIGTERM; rank 0 still writes what it
+# has. mpirun's own status is not ibgpu's (it reports the killed process), so only the report's
+# exit code is exact. The survivors' pairs that were cut short by the teardown are reported as
+# `timeout` ("stopped while ...") too, so links without the lost host may be failed here: only
+# the lost rank is asserted (part 3 asserts "that host and nothing else").
+signal_mid_check KILL &
+ibgpu_on_hosts 90 "${LONG[@]}" --timeout 30 --json "$WORK/killed.json" >"$WORK/killed.log" 2>&1
+wait
+[ -s "$WORK/victim.pid" ] || fail "killed rank: the signal was never sent"
+[ "$rc" -ne 0 ] || fail "killed rank: exit 0"
+[ -f "$WORK/killed.json" ] || fail "killed rank: no report written (exit $rc)"
+expect_lost "$WORK/killed.json"
+echo "killed rank: ok in ${elapsed}s (exit $rc)"
+[ "$elapsed" -lt 30 ] || fail "killed rank: ${elapsed}s, the launcher's SIGTERM should end it before the 30 s timeout"
+
+# 3. SIGKILL under `mpirun --enable-recovery`: the survivors keep running, deadlines find the dead
+# rank as they find a stopped one, and the report blames it and nothing else. Not run by default:
+# with OpenMPI 4.1 the report is right but the job then never ends (MPI_Abort after a peer died
+# under recovery hangs, "PMIX ERROR: BAD-PARAM"), so mpirun runs into this test's limit.
+# TODO: enable (IBGPU_NETNS_KILL_RECOVERY=1) once the end of such a job is bounded.
+if [ "${IBGPU_NETNS_KILL_RECOVERY:-0}" = 1 ]; then
+  rm -f "$WORK/victim.pid"
+  MPIRUN_OPTS=(--enable-recovery)
+  signal_mid_check KILL &
+  ibgpu_on_hosts 60 "${LONG[@]}" --timeout 4 --json "$WORK/recovered.json" >"$WORK/recovered.log" 2>&1
+  wait
+  MPIRUN_OPTS=()
+  [ "$rc" -eq 2 ] || fail "killed rank with recovery: exit $rc, expected 2"
+  expect_lost "$WORK/recovered.json"
+  only_victim_flagged "$WORK/recovered.json"
+  echo "killed rank with --enable-recovery: ok in ${elapsed}s (exit $rc)"
+else
+  echo "killed rank with --enable-recovery: not run (IBGPU_NETNS_KILL_RECOVERY=1; the job hangs after its report)"
+fi

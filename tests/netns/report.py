@@ -1,0 +1,49 @@
+"""Views of an ibgpu JSON report for the netns lane's assertions (imported by check_json)."""
+
+NETWORK_PROBES = ("net.mpi.bw", "net.mpi.lat")
+# Reasons a node carries on this machine whatever the network does: no GPU, no RDMA device.
+NOT_NETWORK_REASONS = ("CHECK_SKIPPED",)
+
+
+def verdicts(r, kind):
+    """{entity id: verdict} for one entity kind."""
+    return {v["entity"]["id"]: v for v in r["verdicts"] if v["entity"]["kind"] == kind}
+
+
+def pair_key(hosts):
+    return tuple(sorted(hosts))
+
+
+def link_verdict(r, a, b):
+    """The verdict of the link between hosts a and b, whichever way round its id is written."""
+    for v in r["verdicts"]:
+        if v["entity"]["kind"] == "link" and v["entity"]["id"] in (a + "<->" + b, b + "<->" + a):
+            return v
+    return None
+
+
+def net_probes(r, probe_id=None):
+    return [p for p in r["probes"] if p["id"] in (NETWORK_PROBES if probe_id is None else (probe_id,))]
+
+
+def bw_by_pair(r):
+    """{(host, host): smallest average bandwidth in GB/s over the sizes measured}."""
+    out = {}
+    for p in net_probes(r, "net.mpi.bw"):
+        assert p["status"] == "ok", p
+        k = pair_key(p["scope"]["hosts"])
+        bw = p["metrics"]["bw_avg_GBps"]
+        out[k] = min(out.get(k, bw), bw)
+    return out
+
+
+def all_pairs(hosts):
+    return sorted((a, b) for i, a in enumerate(sorted(hosts)) for b in sorted(hosts)[i + 1:])
+
+
+def network_reasons(v):
+    return [x for x in v["reasons"] if x["code"] not in NOT_NETWORK_REASONS]
+
+
+def show_bw(bw):
+    return ", ".join("%s-%s %.3f GB/s" % (a, b, x) for (a, b), x in sorted(bw.items()))
