@@ -235,7 +235,7 @@ TEST(Judge, SkippedCheckIsUnknownNeverHealthy) {
 
 TEST(Judge, UncheckedGpuKeepsTheNodeUnknown) {
   auto run = synthetic_run(FleetShape{});
-  run.probes.push_back(skipped("gpu.cuda.mem_bw", Scope{{"node11"}, {91}, {"cuda:3"}}, "no CUDA toolkit at build time"));
+  run.probes.push_back(skipped("gpu.cuda.mem_bw", Scope{{"node11"}, {91}, {"gpu3"}}, "no CUDA toolkit at build time"));
   const Judgement j = judge(run.hosts, run.probes, generic_profile());
   EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"gpu node11/gpu3", HealthState::unknown},
                                                               {"node node11", HealthState::unknown}}));

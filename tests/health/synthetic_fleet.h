@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "probes/gpu/gpu_health.h"
 #include "probes/inventory.h"
 #include "probes/result.h"
 
@@ -152,6 +153,13 @@ inline SyntheticRun synthetic_run(const FleetShape& f, const PairTweak& tweak = 
     for (auto [a, b] : circle_round(f.hosts, k))
       for (int r = 0; r < f.rails; ++r) add_pair_results(run.probes, f, a, b, r, tweak);
   for (int i = 0; i < f.hosts; ++i) run.probes.push_back(node_allreduce(f, i, jitter(f.busbw_GBps, i, 0, 99)));
+  // Every GPU's NVML record, all clean (a GPU without one is unchecked: unknown).
+  for (const auto& host : run.hosts)
+    for (const auto& gpu : host.gpus) {
+      GpuHealth clean;
+      clean.index = gpu.index;
+      run.probes.push_back(gpu_health_result(host.name, clean));
+    }
   return run;
 }
 
