@@ -73,7 +73,6 @@ check_with 10
 # those checks are skipped and every node is `unknown` (3), never healthy; 0 where they ran.
 expected_clean_exit='3 if any(p["status"] == "skipped" for p in r["probes"]) else 0'
 
-# Verdict assertions for fleet-relative judging and node-vs-link localisation are written but
-# only enforced with IBGPU_NETNS_EXPECT_LOCALISATION=1, until the judge on this branch has those
-# rules (the measurement facts are asserted either way).
-EXPECT_LOCALISATION=${IBGPU_NETNS_EXPECT_LOCALISATION:-0}
+# Verdict assertions for fleet-relative judging and node-vs-link localisation (the measurement
+# facts are asserted either way); IBGPU_NETNS_EXPECT_LOCALISATION=0 leaves the verdicts out.
+EXPECT_LOCALISATION=${IBGPU_NETNS_EXPECT_LOCALISATION:-1}
