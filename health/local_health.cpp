@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
@@ -12,25 +14,31 @@ namespace ibgpu {
 
 namespace {
 
-// Verdicts in first-seen order; a state only ever gets worse.
+// Verdicts in first-seen order; a state only ever gets worse. Indexed by
+// entity: a fleet has tens of thousands of them.
 class Book {
  public:
   Verdict& at(const Entity& e) {
-    auto it = std::find_if(verdicts_.begin(), verdicts_.end(), [&](const Verdict& v) { return v.entity == e; });
-    if (it != verdicts_.end()) return *it;
-    verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
-    return verdicts_.back();
+    auto [it, fresh] = index_[e.kind].try_emplace(e.id, verdicts_.size());
+    if (fresh) verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
+    return verdicts_[it->second];
+  }
+  const Verdict* find(const Entity& e) const {
+    const auto kind = index_.find(e.kind);
+    if (kind == index_.end()) return nullptr;
+    const auto it = kind->second.find(e.id);
+    return it == kind->second.end() ? nullptr : &verdicts_[it->second];
   }
   void add(const Entity& e, HealthState state, std::optional<Reason> reason = std::nullopt) {
     Verdict& v = at(e);
     v.state = worst(v.state, state);
     if (reason) v.reasons.push_back(std::move(*reason));
   }
-  const std::vector<Verdict>& all() const { return verdicts_; }
   std::vector<Verdict> take() { return std::move(verdicts_); }
 
  private:
   std::vector<Verdict> verdicts_;
+  std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;
 };
 
 Reason reason(std::string code, std::string message, std::string metric, std::optional<double> value,
@@ -254,23 +262,24 @@ void judge_xids(Book& book, const Entity& entity, const ProbeResult& p) {
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
-void roll_up_gpus(Book& book, const std::string& host) {
+void roll_up_gpus(Book& book, const HostInventory& host) {
   int total = 0, usable = 0;
   HealthState worst_gpu = HealthState::healthy;
   std::string bad;
-  for (const auto& v : book.all()) {
-    if (v.entity.kind != "gpu" || !starts_with(v.entity.id, host + "/")) continue;
+  for (const auto& gpu : host.gpus) {
+    const std::string name = gpu_device_name(gpu.index);
+    const Verdict* v = book.find({"gpu", host.name + "/" + name});
+    if (!v) continue;
     ++total;
-    worst_gpu = worst(worst_gpu, v.state);
-    if (v.state == HealthState::healthy || v.state == HealthState::degraded) ++usable;
-    if (v.state != HealthState::healthy)
-      bad += (bad.empty() ? "" : ", ") + v.entity.id.substr(host.size() + 1) + " " + to_string(v.state);
+    worst_gpu = worst(worst_gpu, v->state);
+    if (v->state == HealthState::healthy || v->state == HealthState::degraded) ++usable;
+    if (v->state != HealthState::healthy) bad += (bad.empty() ? "" : ", ") + name + " " + to_string(v->state);
   }
   if (worst_gpu == HealthState::healthy) return;
   HealthState node = worst_gpu;
   if (worst_gpu == HealthState::failed && usable > 0) node = HealthState::degraded;
   book.add(
-      {"node", host}, node,
+      {"node", host.name}, node,
       reason("GPUS_UNHEALTHY", std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
              "usable_gpu_count", usable, total));
 }
@@ -284,7 +293,14 @@ bool is_local_probe(const ProbeResult& probe) {
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const LocalLimits& limits) {
   Book book;
+  // Each host's local results, found once: a fleet's report holds far more pair results.
+  std::unordered_map<std::string, std::vector<const ProbeResult*>> local_by_host;
+  for (const auto& p : probes)
+    if (is_local_probe(p) && p.scope.hosts.size() == 1) local_by_host[p.scope.hosts[0]].push_back(&p);
+  const std::vector<const ProbeResult*> none;
   for (const auto& host : hosts) {
+    const auto found = local_by_host.find(host.name);
+    const auto& local = found == local_by_host.end() ? none : found->second;
     const Entity node{"node", host.name};
     judge_ports(book, host, limits);
     if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
@@ -295,8 +311,10 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
                       "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
     for (const auto& gpu : host.gpus) book.at({"gpu", host.name + "/" + gpu_device_name(gpu.index)});
 
-    for (const auto& p : probes) {
-      if (!is_local_probe(p) || p.scope.hosts.size() != 1 || p.scope.hosts[0] != host.name) continue;
+    std::unordered_set<std::string> health_recorded;  // devices with a gpu.nvml.health record
+    for (const ProbeResult* local_probe : local) {
+      const ProbeResult& p = *local_probe;
+      if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.insert(p.scope.devices[0]);
       const std::string device = p.scope.devices.empty() ? "" : p.scope.devices[0];
       // Without a device the result speaks for the whole host.
       Entity entity = node;
@@ -333,16 +351,12 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
     // A GPU the inventory lists but no health record covers was not checked.
     for (const auto& gpu : host.gpus) {
       const std::string name = gpu_device_name(gpu.index);
-      const bool checked = std::any_of(probes.begin(), probes.end(), [&](const ProbeResult& p) {
-        return p.id == kGpuHealthProbe && p.scope.hosts.size() == 1 && p.scope.hosts[0] == host.name &&
-               !p.scope.devices.empty() && p.scope.devices[0] == name;
-      });
-      if (!checked)
+      if (!health_recorded.count(name))
         book.add({"gpu", host.name + "/" + name}, HealthState::unknown,
                  reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
                         kGpuHealthProbe, {}, {}));
     }
-    roll_up_gpus(book, host.name);
+    roll_up_gpus(book, host);
   }
   return book.take();
 }
