@@ -230,7 +230,9 @@ void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
         "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
   const auto links = metric(p, "nvlink_links"), up = metric(p, "nvlink_links_up");
-  if (links && up && *up < *links)
+  // NVML reports every link of a PCIe GPU without a bridge as present and down,
+  // so only a fabric that trained in part is a fault it can see.
+  if (links && up && *up > 0 && *up < *links)
     add(HealthState::failed, "GPU_NVLINK_DOWN",
         number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
   if (limits.require_persistence_mode)

@@ -33,7 +33,9 @@ ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
   if (h.clocks_event_reasons) {
     const auto bits = *h.clocks_event_reasons;
     m["clocks_event_reasons"] = Metric::of(static_cast<double>(bits));
-    thermal = (bits & (kClocksSwThermalSlowdown | kClocksHwThermalSlowdown | kClocksHwSlowdown)) != 0;
+    // HW slowdown (0x8) is not counted as heat: NVML sets it for a power brake, a
+    // power-draw trip and even a P-state change too; the bitmask keeps it on record.
+    thermal = (bits & (kClocksSwThermalSlowdown | kClocksHwThermalSlowdown)) != 0;
     power = (bits & kClocksHwPowerBrakeSlowdown) != 0;
   } else {
     m["clocks_event_reasons"] = Metric::missing();

@@ -235,6 +235,16 @@ TEST(LocalHealthGpu, EachRuleOnOneSpoiledValue) {
   }
 }
 
+TEST(LocalHealthGpu, EveryNvLinkDownIsNotJudgedAsAFault) {
+  // A PCIe GPU without a bridge: NVML lists its links, all down.
+  GpuHealth pcie = good_gpu(0);
+  pcie.nvlink_links_up = 0;
+  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", pcie)}, LocalLimits{});
+  const Verdict* v = find(vs, "gpu", "g1/gpu0");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->state, HealthState::healthy);
+}
+
 TEST(LocalHealthGpu, IdleGpuAtALowerPcieGenerationIsNotDowntrained) {
   GpuHealth idle = good_gpu(0);
   idle.pcie_gen = 1;  // power saving at P8

@@ -32,7 +32,7 @@ TEST(GpuHealthResult, ClockEventBitsDecodeToSlowdownFlags) {
     unsigned long long bits;
     double thermal, power;
   };
-  for (const auto& c : {Case{0x0, 0, 0}, Case{0x1, 0, 0}, Case{0x4, 0, 0}, Case{0x8, 1, 0}, Case{0x20, 1, 0},
+  for (const auto& c : {Case{0x0, 0, 0}, Case{0x1, 0, 0}, Case{0x4, 0, 0}, Case{0x8, 0, 0}, Case{0x20, 1, 0},
                         Case{0x40, 1, 0}, Case{0x80, 0, 1}, Case{0xC4, 1, 1}}) {
     SCOPED_TRACE(c.bits);
     GpuHealth h;
