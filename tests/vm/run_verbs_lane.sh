@@ -31,7 +31,30 @@ help=$("$ibgpu" probe bw --help 2>/dev/null || true)
 grep -q -- '--gid-index' <<<"$help" ||
   { echo "$me: FAIL: $ibgpu probe bw has no --gid-index option"; exit 1; }
 
-ci/vm/setup || { echo "$me: FAIL: ci/vm/setup failed"; exit 1; }
+# Inside the VM /tmp, /run and /dev are fresh mounts: a checkout or VM folder under them (a CI
+# clone in /tmp, say) is invisible there. Stage what the lane needs (its scripts, the schema and
+# the binary) in a folder the VM sees, and keep the VM cache there too (IBGPU_VM_STAGE, default
+# /var/tmp/ibgpu-vm-<uid>).
+under_fresh_mount() { case $1 in /tmp|/tmp/*|/run|/run/*|/dev/*) return 0 ;; esac; return 1; }
+if under_fresh_mount "$root" || under_fresh_mount "$vm_dir"; then
+  stage=${IBGPU_VM_STAGE:-/var/tmp/ibgpu-vm-$(id -u)}
+  under_fresh_mount "$stage" && { echo "$me: FAIL: IBGPU_VM_STAGE $stage is under /tmp, /run or /dev"; exit 1; }
+  echo "$me: $root or $vm_dir is under /tmp, /run or /dev, which the VM mounts afresh: staging in $stage"
+  rm -rf "$stage/src"
+  mkdir -p "$stage/src/tests" "$stage/src/reports" "$stage/bin"
+  cp -a ci "$stage/src/ci"
+  cp -a tests/vm tests/tools "$stage/src/tests/"
+  cp -a reports/schema "$stage/src/reports/"
+  cp "$ibgpu" "$stage/bin/ibgpu"
+  ibgpu=$stage/bin/ibgpu
+  root=$stage/src
+  cd "$root"
+  if under_fresh_mount "$vm_dir"; then vm_dir=$stage/vm; fi
+  export IBGPU_VM_DIR=$vm_dir
+  unset IBGPU_VM_OUT
+fi
+
+IBGPU_VM_DIR=$vm_dir ci/vm/setup || { echo "$me: FAIL: ci/vm/setup failed"; exit 1; }
 vm_dir=$(cd "$vm_dir" && pwd)
 export IBGPU_VM_DIR=$vm_dir
 export IBGPU_VM_OUT=${IBGPU_VM_OUT:-$vm_dir/verbs-lane}
