@@ -7,32 +7,11 @@
 #include "health/local_health.h"
 #include "health/localise.h"
 #include "health/thresholds.h"
+#include "health/verdict_book.h"
 
 namespace ibgpu {
 
 namespace {
-
-// Verdicts by entity, in order of first mention: the worst state wins and
-// the reasons accumulate.
-class VerdictBook {
- public:
-  Verdict& at(const Entity& e) {
-    // One index per kind: the lookup needs no key built from kind and id.
-    auto [it, fresh] = index_[e.kind].try_emplace(e.id, verdicts_.size());
-    if (fresh) verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
-    return verdicts_[it->second];
-  }
-  void add(const Entity& e, HealthState state, std::optional<Reason> reason) {
-    Verdict& v = at(e);
-    v.state = worst(v.state, state);
-    if (reason) v.reasons.push_back(std::move(*reason));
-  }
-  std::vector<Verdict> take() { return std::move(verdicts_); }
-
- private:
-  std::vector<Verdict> verdicts_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;
-};
 
 // ---- The node's own hardware: health/local_health.cpp. ---------------------
 

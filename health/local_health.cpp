@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
 #include "probes/kernel_log.h"
@@ -13,33 +14,6 @@
 namespace ibgpu {
 
 namespace {
-
-// Verdicts in first-seen order; a state only ever gets worse. Indexed by
-// entity: a fleet has tens of thousands of them.
-class Book {
- public:
-  Verdict& at(const Entity& e) {
-    auto [it, fresh] = index_[e.kind].try_emplace(e.id, verdicts_.size());
-    if (fresh) verdicts_.push_back(Verdict{e, HealthState::healthy, {}, std::nullopt});
-    return verdicts_[it->second];
-  }
-  const Verdict* find(const Entity& e) const {
-    const auto kind = index_.find(e.kind);
-    if (kind == index_.end()) return nullptr;
-    const auto it = kind->second.find(e.id);
-    return it == kind->second.end() ? nullptr : &verdicts_[it->second];
-  }
-  void add(const Entity& e, HealthState state, std::optional<Reason> reason = std::nullopt) {
-    Verdict& v = at(e);
-    v.state = worst(v.state, state);
-    if (reason) v.reasons.push_back(std::move(*reason));
-  }
-  std::vector<Verdict> take() { return std::move(verdicts_); }
-
- private:
-  std::vector<Verdict> verdicts_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;
-};
 
 Reason reason(std::string code, std::string message, std::string metric, std::optional<double> value,
               std::optional<double> threshold) {
@@ -101,7 +75,7 @@ int speed_rank(const std::string& speed) {
   return it == order.end() ? -1 : static_cast<int>(it - order.begin());
 }
 
-void judge_ports(Book& book, const HostInventory& host, const LocalLimits& limits) {
+void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits& limits) {
   int active = 0;
   for (const auto& hca : host.hcas)
     for (const auto& port : hca.ports) {
@@ -152,7 +126,7 @@ struct CounterRule {
   double LocalLimits::*limit;
 };
 
-void judge_counters(Book& book, const Entity& entity, const ProbeResult& p, const LocalLimits& limits) {
+void judge_counters(VerdictBook& book, const Entity& entity, const ProbeResult& p, const LocalLimits& limits) {
   if (auto downed = metric(p, "link_downed_delta"); downed && *downed > 0)
     book.add(entity, HealthState::failed,
              reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
@@ -191,7 +165,7 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 bool flag_set(const ProbeResult& p, const std::string& name) { return metric(p, name).value_or(0) != 0; }
 
-void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
+void judge_gpu_health(VerdictBook& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
   auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
                  std::optional<double> threshold) {
     book.add(gpu, s, reason(code, std::move(message), name, metric(p, name), threshold));
@@ -240,7 +214,7 @@ void judge_gpu_health(Book& book, const Entity& gpu, const ProbeResult& p, const
       add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
 }
 
-void judge_gpu_bandwidth(Book& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
+void judge_gpu_bandwidth(VerdictBook& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
   auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
     const auto v = metric(p, name);
     if (limit && v && *v < *limit)
@@ -253,7 +227,7 @@ void judge_gpu_bandwidth(Book& book, const Entity& gpu, const ProbeResult& p, co
   floor("mem_bw_GBps", limits.gpu_mem_bw_min_GBps, "GPU_MEM_BW_LOW");
 }
 
-void judge_xids(Book& book, const Entity& entity, const ProbeResult& p) {
+void judge_xids(VerdictBook& book, const Entity& entity, const ProbeResult& p) {
   const double all = metric(p, "xid_events").value_or(0);
   const double hardware = metric(p, "xid_hardware_events").value_or(0);
   if (all <= 0) return;
@@ -264,7 +238,7 @@ void judge_xids(Book& book, const Entity& entity, const ProbeResult& p) {
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
-void roll_up_gpus(Book& book, const HostInventory& host) {
+void roll_up_gpus(VerdictBook& book, const HostInventory& host) {
   int total = 0, usable = 0;
   HealthState worst_gpu = HealthState::healthy;
   std::string bad;
@@ -294,7 +268,7 @@ bool is_local_probe(const ProbeResult& probe) {
 
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const LocalLimits& limits) {
-  Book book;
+  VerdictBook book;
   // Each host's local results, found once: a fleet's report holds far more pair results.
   std::unordered_map<std::string, std::vector<const ProbeResult*>> local_by_host;
   for (const auto& p : probes)
