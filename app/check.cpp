@@ -1,47 +1,153 @@
-#include "app/commands.h"
+#include <iostream>
+
+#include "app/check_round.h"
 #include "app/local_checks.h"
+#include "app/retests.h"
 #include "health/judge.h"
+#include "probes/collective/allreduce_results.h"
 
 namespace ibgpu {
 
+namespace {
+
+LaunchShape launch_shape(const World& world, const CheckOptions& options) {
+  LaunchShape shape;
+  shape.hosts = static_cast<int>(world.hosts().size());
+  shape.ranks = world.size;
+  try {
+    shape.pair_rounds = static_cast<int>(rank_rounds(world, options.net.pairs).size());
+    PairPlan quick = options.net.pairs;
+    quick.mode = PairMode::quick;
+    shape.quick_pair_rounds = static_cast<int>(rank_rounds(world, quick).size());
+  } catch (const std::invalid_argument&) {
+    // A bad --pairs list is reported by the network step itself.
+  }
+  shape.placements = static_cast<int>(
+      options.allreduce.placements.empty() ? default_placements(world).size() : options.allreduce.placements.size());
+  return shape;
+}
+
+// Nominal speeds: the profile's link rate when it declares one, else a
+// conservative host network. An estimate; the budget is also enforced as the
+// run goes (what no longer fits is dropped and said).
+CostModel cost_model(const Profile& profile) {
+  CostModel cost;
+  if (profile.node.port_rate_gbps) cost.bw_GBps = cost.busbw_GBps = *profile.node.port_rate_gbps / 8 * 0.8;
+  return cost;
+}
+
+std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
+  const CheckSteps& s = plan.steps;
+  std::string text = "plan: " + std::to_string(s.net.pairs.mode == PairMode::quick ? shape.quick_pair_rounds
+                                                                                  : shape.pair_rounds) +
+                     " network round(s)";
+  if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
+  text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
+  if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";
+  return text;
+}
+
+ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, const std::string& why) {
+  const std::string backend = options.allreduce.backend == "auto" ? "mpi" : options.allreduce.backend;
+  return skipped(allreduce_probe_id(backend), world_scope(world), why);
+}
+
+}  // namespace
+
+CheckRound::CheckRound(const World& world, const CheckOptions& options)
+    : world_(world), options_(options), shape_(launch_shape(world, options)), cost_(cost_model(options.profile)) {
+  CheckSteps requested;
+  requested.net = options.net;
+  requested.collectives = options.collectives;
+  requested.allreduce = options.allreduce;
+  requested.retests = options.retests;
+  plan_ = plan_check(requested, shape_, cost_, options.budget_s);
+  plan_notes_.push_back(plan_text(plan_, shape_));
+  for (const auto& d : plan_.dropped) plan_notes_.push_back("budget: dropped " + d);
+  if (!plan_.fits)
+    plan_notes_.push_back("budget: even the smallest plan (about " + duration_text(plan_.estimate_s) +
+                          ") is over the budget; steps past it are dropped and reported unknown");
+}
+
+void CheckRound::print_plan() const {
+  if (world_.rank == 0)
+    for (const auto& n : plan_notes_) std::cerr << "ibgpu: " << n << '\n';
+}
+
+RankResult CheckRound::run(MpiSession& s) {
+  const auto started = Clock::now();
+  notes_ = plan_notes_;
+  RankResult mine = describe_host(s, options_.common);
+  const Sysfs sysfs(options_.common.sysfs_root);
+  std::optional<PortCounterWatch> counters;
+  if (mine.inventory) {
+    if (world_.rank == 0) std::cerr << "ibgpu: local checks\n";
+    auto local = run_local_checks(*mine.inventory);
+    mine.probes.insert(mine.probes.end(), local.begin(), local.end());
+    counters.emplace(sysfs, *mine.inventory);
+  }
+  const CheckSteps& steps = plan_.steps;
+  auto net = run_network(s, steps.net, options_.common.timeout_s);
+  mine.probes.insert(mine.probes.end(), net.begin(), net.end());
+
+  BetweenSteps between;
+  between.passes = steps.retests;
+  between.budget_s = options_.budget_s;
+  between.started = started;
+  between.collectives = steps.collectives;
+  CheckSteps only_collectives = steps;
+  only_collectives.net.bandwidth = only_collectives.net.latency = false;
+  between.collectives_estimate_s = estimate_seconds(only_collectives, shape_, cost_);
+  BetweenOutcome outcome =
+      run_between_steps(s, steps.net, options_.profile, between, std::move(net), options_.common.timeout_s);
+  mine.probes.insert(mine.probes.end(), outcome.results.begin(), outcome.results.end());
+  notes_.insert(notes_.end(), outcome.notes.begin(), outcome.notes.end());
+
+  if (outcome.collectives) {
+    CollectiveOptions allreduce = steps.allreduce;
+    allreduce.settings.timeout_s = options_.common.timeout_s;
+    auto sums = run_collectives(s, allreduce);
+    mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
+  } else if (options_.collectives && world_.rank == 0) {
+    // Planned but dropped for the budget: the check could not run, so its verdict is unknown.
+    mine.probes.push_back(
+        allreduce_dropped(world_, options_, "dropped to fit the budget of " + duration_text(*options_.budget_s)));
+  }
+  // Error counters over everything that moved data: the pair probes and the all-reduce.
+  if (counters) {
+    auto deltas = counters->finish();
+    mine.probes.insert(mine.probes.end(), deltas.begin(), deltas.end());
+  }
+  return mine;
+}
+
+void CheckRound::judge_report(Report& report) const {
+  report.run.profile = to_json(options_.profile);
+  report.run.budget_s = options_.budget_s;
+  report.run.notes.insert(report.run.notes.begin(), notes_.begin(), notes_.end());
+  Judgement j = judge(report.hosts, report.probes, options_.profile);
+  report.verdicts = std::move(j.verdicts);
+  report.summary = std::move(j.summary);
+}
+
+std::string CheckRound::preflight(MpiSession& s) const {
+  std::string problem = network_preflight(s.world(), plan_.steps.net);
+  if (problem.empty() && plan_.steps.collectives) problem = collectives_preflight(s, plan_.steps.allreduce);
+  return problem;
+}
+
+Command CheckRound::command() {
+  Command c;
+  c.run = [this](MpiSession& s) { return run(s); };
+  c.judge = [this](Report& report) { judge_report(report); };
+  c.preflight = [this](MpiSession& s) { return preflight(s); };
+  return c;
+}
+
 int run_check(MpiSession& session, const CheckOptions& options) {
-  Command command;
-  command.run = [&](MpiSession& s) {
-    RankResult mine = describe_host(s, options.common);
-    const Sysfs sysfs(options.common.sysfs_root);
-    std::optional<PortCounterWatch> counters;
-    if (mine.inventory) {
-      auto local = run_local_checks(*mine.inventory);
-      mine.probes.insert(mine.probes.end(), local.begin(), local.end());
-      counters.emplace(sysfs, *mine.inventory);
-    }
-    auto net = run_network(s, options.net, options.common.timeout_s);
-    mine.probes.insert(mine.probes.end(), net.begin(), net.end());
-    if (options.collectives) {
-      CollectiveOptions allreduce = options.allreduce;
-      allreduce.settings.timeout_s = options.common.timeout_s;
-      auto sums = run_collectives(s, allreduce);
-      mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
-    }
-    // Error counters over everything that moved data: the pair probes and the all-reduce.
-    if (counters) {
-      auto deltas = counters->finish();
-      mine.probes.insert(mine.probes.end(), deltas.begin(), deltas.end());
-    }
-    return mine;
-  };
-  command.judge = [&](Report& report) {
-    report.run.profile = to_json(options.profile);
-    Judgement j = judge(report.hosts, report.probes, options.profile);
-    report.verdicts = std::move(j.verdicts);
-    report.summary = std::move(j.summary);
-  };
-  command.preflight = [&](MpiSession& s) {
-    std::string problem = network_preflight(s.world(), options.net);
-    if (problem.empty() && options.collectives) problem = collectives_preflight(s, options.allreduce);
-    return problem;
-  };
-  return execute(session, options.common, command);
+  CheckRound round(session.world(), options);
+  round.print_plan();
+  return execute(session, options.common, round.command());
 }
 
 }  // namespace ibgpu

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "app/pipeline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "probes/collective/allreduce_results.h"
@@ -186,6 +187,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
                            : "no word from rank 0 before the " + std::string(to_string(placement)) + " all-reduce";
           if (absent) r.scope.ranks = *absent;
           results.push_back(std::move(r));
+          mark_interrupted(results, results.size() - 1);
           label(results, results.size() - 1, placement, "job", options.backend, why_not_nccl);
         }
         continue;
@@ -229,6 +231,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     const std::size_t from = results.size();
     std::vector<ProbeResult> swept = run_allreduce(*backend, comm, group, settings);
     results.insert(results.end(), swept.begin(), swept.end());
+    mark_interrupted(results, from);
     label(results, from, placement, group_name(world, placement, *mine), options.backend, why_not_nccl);
   }
   return results;

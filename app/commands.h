@@ -1,5 +1,7 @@
 #pragma once
 // The library side of each subcommand: one function each, called by cli/.
+#include <optional>
+
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
@@ -18,8 +20,19 @@ struct CheckOptions {
   NetOptions net;
   bool collectives = true;  // the all-reduce step, after the network probes
   CollectiveOptions allreduce = check_allreduce_defaults();
+  int retests = 1;                 // re-test passes over suspect pairs
+  std::optional<double> budget_s;  // --budget: fit the plan to it
 };
 int run_check(MpiSession& session, const CheckOptions& options);
+
+// `ibgpu burn-in`: check rounds for a duration, streamed as JSON Lines.
+struct BurnInOptions {
+  CheckOptions check;
+  double duration_s = 0;
+  double interval_s = 0;   // from the start of one round to the next; 0: back to back
+  std::string jsonl_path;  // one record per finished round
+};
+int run_burn_in(MpiSession& session, const BurnInOptions& options);
 
 struct ProbeOptions {
   CommonOptions common;

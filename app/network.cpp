@@ -1,5 +1,7 @@
 #include "app/network.h"
 
+#include "app/pipeline.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -144,19 +146,33 @@ void validate_sizes(const std::vector<std::size_t>& sizes, const char* what) {
       throw UsageError(std::string(what) + " size " + std::to_string(s) + " does not fit: use 1 byte to 1G");
 }
 
+std::string round_progress(const World& world, const std::string& label, std::size_t k, std::size_t total,
+                           const RankRound& round) {
+  std::vector<std::string> pairs;  // host pairs, once each (several local ranks meet per host pair)
+  for (const auto& p : round) {
+    std::string text = world.places.at(static_cast<std::size_t>(p.a)).host + "-" +
+                       world.places.at(static_cast<std::size_t>(p.b)).host;
+    if (std::find(pairs.begin(), pairs.end(), text) == pairs.end()) pairs.push_back(std::move(text));
+  }
+  std::string line = "ibgpu: " + label + " round " + std::to_string(k + 1) + "/" + std::to_string(total) + ": " +
+                     std::to_string(round.size()) + (round.size() == 1 ? " pair (" : " pairs (");
+  constexpr std::size_t kShown = 3;
+  for (std::size_t i = 0; i < std::min(kShown, pairs.size()); ++i) line += (i ? ", " : "") + pairs[i];
+  if (pairs.size() > kShown) line += ", +" + std::to_string(pairs.size() - kShown) + " more";
+  return line + ")";
+}
+
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s) {
   const World& world = session.world();
-  std::vector<ProbeResult> results;
   std::vector<RankRound> rounds;
   try {
     rounds = rank_rounds(world, options.pairs);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  // The first partner may already be waiting for us while we start up.
-  if (!rounds.empty()) set_heartbeat_audience({next_partner(rounds, 0, world.rank)});
   if (rounds.empty()) {
     // Nothing to measure is said, not silently passed over.
+    std::vector<ProbeResult> results;
     if (world.rank == 0)
       results.push_back(skipped("net.pairs", Scope{world.hosts(), {}, {}},
                                 world.hosts().size() < 2
@@ -165,6 +181,17 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
                                     : "no rank pairs to measure"));
     return results;
   }
+  return run_rank_rounds(session, options, timeout_s, rounds, 0, "network");
+}
+
+std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, double timeout_s,
+                                         const std::vector<RankRound>& rounds, std::size_t first_round,
+                                         const std::string& label) {
+  const World& world = session.world();
+  std::vector<ProbeResult> results;
+  if (rounds.empty()) return results;
+  // The first partner may already be waiting for us while we start up.
+  set_heartbeat_audience({next_partner(rounds, 0, world.rank)});
   MpiTransport mpi;
   VerbsTransport verbs;
   // Verbs availability and this rank's rail are the host's facts, asked once.
@@ -175,11 +202,8 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     rail = rail_for(world, options.hca.empty() && verbs_problem.empty() ? active_ports() : options.hca);
   }
   const Offer mine = local_offer(rail, verbs_problem);
-  const bool progress = world.rank == 0 && rounds.size() > 1;
   for (std::size_t k = 0; k < rounds.size(); ++k) {
-    if (progress)
-      std::cerr << "ibgpu: network round " << k + 1 << "/" << rounds.size() << " (" << rounds[k].size()
-                << " pairs)\n";
+    if (world.rank == 0) std::cerr << round_progress(world, label, k, rounds.size(), rounds[k]) << '\n';
     const RankPair* pair = find_pair(rounds[k], world.rank);
     if (!pair) continue;
     set_heartbeat_audience({partner_of(*pair, world.rank), next_partner(rounds, k + 1, world.rank)});
@@ -190,13 +214,14 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     ctx.initiator = world.rank == pair->a;
     ctx.self_host = world.host();
     ctx.peer_host = world.places.at(static_cast<std::size_t>(ctx.peer)).host;
-    ctx.tag = kTagNetBase + static_cast<int>(k) * kTagsPerMeeting;
+    ctx.tag = kTagNetBase + static_cast<int>(first_round + k) * kTagsPerMeeting;
     ctx.timeout_s = timeout_s;
     ctx.self_device = rail;
 
     const std::optional<Offer> theirs = meet(ctx, mine);
     if (!theirs) {
       auto lost = silent_partner(ctx, options);
+      mark_interrupted(lost);
       results.insert(results.end(), lost.begin(), lost.end());
       continue;
     }
@@ -223,8 +248,9 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
       auto lat = transport.latency(ctx, options.settings);
       got.insert(got.end(), lat.begin(), lat.end());
     }
+    mark_interrupted(got);
     for (auto& r : got) {
-      r.params["round"] = k;
+      r.params["round"] = first_round + k;
       if (options.transport == "auto") r.params["transport_choice"] = choice;
       results.push_back(std::move(r));
     }

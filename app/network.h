@@ -23,6 +23,18 @@ struct NetOptions {
 
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s);
 
+// The rounds' pairs meet and measure, as in run_network. Rounds are numbered
+// from `first_round` (after any run before, so that a late message of an
+// earlier round never meets a later one); rank 0 prints progress per round
+// with `label` ("network", "re-test 1").
+std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, double timeout_s,
+                                         const std::vector<RankRound>& rounds, std::size_t first_round,
+                                         const std::string& label);
+
+// Rank 0's progress line for a round: "ibgpu: network round 3/15: 4 pairs (h1-h2, h3-h4, +2 more)".
+std::string round_progress(const World& world, const std::string& label, std::size_t k, std::size_t total,
+                           const RankRound& round);
+
 // Every rank, before anything runs: an --hca the host lacks, or a
 // --gid-index its ports lack, is a usage error (empty answer when fine).
 std::string network_preflight(const World& world, const NetOptions& options);

@@ -47,6 +47,17 @@ std::string rfc3339_now() {
   return text;
 }
 
+void mark_interrupted(std::vector<ProbeResult>& results, std::size_t from) {
+  if (!stop_requested()) return;
+  for (std::size_t i = from; i < results.size(); ++i) {
+    ProbeResult& r = results[i];
+    if (r.status != ProbeStatus::timeout && r.status != ProbeStatus::error) continue;
+    r.status = ProbeStatus::skipped;
+    r.reason = "interrupted by a stop signal (job teardown or operator): " + r.error.value_or("no detail");
+    r.error.reset();
+  }
+}
+
 namespace {
 
 std::string new_run_id() {
@@ -76,7 +87,9 @@ std::string seconds_text(double s) {
 // initiator's account (when it has one) is kept and the echo dropped.
 void add_unless_reported(std::vector<ProbeResult>& probes, ProbeResult p) {
   auto same = [&](const ProbeResult& q) {
-    return q.id == p.id && q.scope.ranks == p.scope.ranks && q.params.value("size_B", json()) == p.params.value("size_B", json());
+    return q.id == p.id && q.scope.ranks == p.scope.ranks &&
+           q.params.value("size_B", json()) == p.params.value("size_B", json()) &&
+           q.params.value("retest", 0) == p.params.value("retest", 0);  // a re-test is not an echo
   };
   const bool pair_result = p.id.rfind("net.", 0) == 0 && p.scope.ranks.size() == 2;
   if (pair_result && std::any_of(probes.begin(), probes.end(), same)) return;
@@ -182,22 +195,27 @@ void render(const Report& report, const CommonOptions& options) {
 
 }  // namespace
 
-int execute(MpiSession& session, const CommonOptions& options, const Command& command) {
-  const World& world = session.world();
-  const std::string started = rfc3339_now();
-  const std::chrono::duration<double> timeout(options.timeout_s);
-  // Rank 0 waits for slow but living ranks (heartbeats) up to `gather_overall`;
-  // the others must wait for its release at least that long.
-  const std::chrono::duration<double> gather_overall =
-      std::max<std::chrono::duration<double>>(std::chrono::hours(2), 100 * timeout);
-  const std::chrono::duration<double> release_wait = gather_overall + 2 * timeout;
+namespace {
 
+// Rank 0 waits for slow but living ranks (heartbeats) up to this long; the
+// others must wait for its release at least that long.
+std::chrono::duration<double> gather_overall(const CommonOptions& options) {
+  return std::max<std::chrono::duration<double>>(std::chrono::hours(2), 100 * std::chrono::duration<double>(options.timeout_s));
+}
+
+std::chrono::duration<double> release_wait(const CommonOptions& options) {
+  return gather_overall(options) + 2 * std::chrono::duration<double>(options.timeout_s);
+}
+
+}  // namespace
+
+int start_job(MpiSession& session, const CommonOptions& options, const Command& command) {
+  const World& world = session.world();
   if (std::string problem = agree_on_start(session, options, command); !problem.empty()) {
     // Each rank with a problem says it on stderr; rank 0 also writes the JSON error document.
     if (problem != "-") report_usage_error(problem, world.rank == 0 ? options.json_path : "");
-    return session.end(kExitUsage, true, release_wait);
+    return session.end(kExitUsage, true, release_wait(options));
   }
-
   if (world.rank == options.test_stall_rank) {
     // A test hook: a rank that stops answering, as a hung peer would. It
     // still obeys SIGTERM so the job can be torn down.
@@ -205,8 +223,14 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
     const Deadline forever(std::chrono::hours(1));
     while (!forever.expired()) usleep(10000);
   }
-
   if (world.mpi) enable_heartbeats(session.comm(), world.rank, std::max(0.05, options.timeout_s / 5));
+  return -1;
+}
+
+std::optional<Report> run_round(MpiSession& session, const CommonOptions& options, const Command& command,
+                                bool& all_present) {
+  const World& world = session.world();
+  const std::string started = rfc3339_now();
   RankResult mine;
   try {
     mine = command.run(session);
@@ -221,12 +245,14 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   mine.rank = world.rank;
   mine.host = world.host();
   const std::string payload = to_json(mine).dump();
+  all_present = true;
 
   if (world.rank != 0) {
     // Rank 0 may still be busy measuring: the send waits as long as rank 0's
     // own gather would, beating meanwhile so rank 0 knows this rank lives.
-    send_with_deadline(session.comm(), 0, kTagGather, payload, Deadline(gather_overall));
-    return session.end(0, true, release_wait);
+    send_with_deadline(session.comm(), 0, kTagGather, payload,
+                       Deadline(gather_overall(options)).with_stop_grace(kStopGrace));
+    return std::nullopt;
   }
 
   std::vector<std::optional<std::string>> payloads{payload};
@@ -234,11 +260,11 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   if (world.mpi) {
     MpiMailbox mailbox(session.comm(), kTagGather);
     GatherLimits limits;
-    limits.silence = timeout;
-    limits.overall = gather_overall;
+    limits.silence = std::chrono::duration<double>(options.timeout_s);
+    limits.overall = gather_overall(options);
+    limits.stop_grace = kStopGrace;
     payloads = gather_at_root(mailbox, world.size, payload, limits).payloads;
   }
-  bool all_present = true;
   for (const auto& p : payloads) all_present = all_present && p.has_value();
 
   const std::string gave_up =
@@ -253,15 +279,29 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   report.run.command = options.argv;
   command.judge(report);
   report.run.finished = rfc3339_now();
+  return report;
+}
 
-  int exit_code = report.summary.exit_code;
+int deliver(const Report& report, const CommonOptions& options) {
   try {
     render(report, options);
   } catch (const std::exception& e) {
     std::cerr << "ibgpu: " << e.what() << '\n';
-    exit_code = 3;  // the verdict could not be delivered: never report success
+    return 3;  // the verdict could not be delivered: never report success
   }
-  return session.end(exit_code, all_present, release_wait);
+  return report.summary.exit_code;
+}
+
+int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bool all_present) {
+  return session.end(exit_code, all_present, release_wait(options));
+}
+
+int execute(MpiSession& session, const CommonOptions& options, const Command& command) {
+  if (int code = start_job(session, options, command); code >= 0) return code;
+  bool all_present = true;
+  const std::optional<Report> report = run_round(session, options, command, all_present);
+  if (!report) return end_job(session, options, 0, true);
+  return end_job(session, options, deliver(*report, options), all_present);
 }
 
 }  // namespace ibgpu

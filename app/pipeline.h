@@ -48,7 +48,29 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
 
 // Runs the command and returns the process exit code (may not return when
 // peers were lost: the job is then aborted after the report is written).
+// start_job, run_round, deliver, end_job in turn.
 int execute(MpiSession& session, const CommonOptions& options, const Command& command);
+
+// The steps of execute, for commands that run several rounds (burn-in):
+// Every rank agrees to start (preflight; -1: go on, else the exit code to
+// return), and heartbeats begin.
+int start_job(MpiSession& session, const CommonOptions& options, const Command& command);
+// One round: run on every rank, gather at rank 0 (deadlines), judge. Rank 0
+// gets the report (and whether every rank answered); the others nullopt.
+std::optional<Report> run_round(MpiSession& session, const CommonOptions& options, const Command& command,
+                                bool& all_present);
+// Rank 0: renders the table and writes --json; returns the exit code.
+int deliver(const Report& report, const CommonOptions& options);
+// Ends the job (every rank), see MpiSession::end.
+int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bool all_present);
+
+// Results that a stop request cut short (the launcher tearing the job down
+// after a rank died, the operator's Ctrl-C) become `skipped` with the error as
+// their reason: the check could not finish, which is unknown, not failed. Only
+// the dead rank itself is failed (rank 0 names it). Applies to results[from..]
+// when a stop was requested; call it where results are made, right after the
+// wait that ended.
+void mark_interrupted(std::vector<ProbeResult>& results, std::size_t from = 0);
 
 // "2026-11-29T17:50:00Z"
 std::string rfc3339_now();

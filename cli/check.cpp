@@ -1,6 +1,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "app/check_plan.h"
 #include "app/commands.h"
 #include "cluster/errors.h"
 #include "health/profile_file.h"
@@ -29,13 +30,12 @@ Profile load_profile(const std::string& spec) {
 
 }  // namespace
 
-Subcommand add_check(CLI::App& parent) {
-  auto options = std::make_shared<CheckOptions>();
+std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<CheckOptions>& options) {
   auto text = std::make_shared<NetCliText>();
   auto profile = std::make_shared<std::string>("generic");
-  options->net.settings.bw_sizes = {1 << 20, 8 << 20};
-  CLI::App* sub = parent.add_subcommand(
-      "check", "Check every host and link and decide which nodes the pool may admit");
+  auto budget = std::make_shared<std::string>();
+  auto quick = std::make_shared<bool>(false);
+  auto full = std::make_shared<bool>(false);
   add_common_options(*sub, options->common);
   add_net_options(*sub, options->net, *text, "the network probes");
   sub->add_option("--allreduce", options->allreduce.backend,
@@ -48,18 +48,58 @@ Subcommand add_check(CLI::App& parent) {
                   "or the source tree's profiles/) or a FILE; generic, hgx-h100-ndr, hgx-h200-ndr, a100-hdr ship")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  sub->add_option("--retests", options->retests,
+                  "Re-test passes: suspect pairs are measured again, and their hosts against known-good "
+                  "hosts, within this launch (a degraded verdict needs a confirming re-test); 0: none")
+      ->check(CLI::Range(0, 10))
+      ->capture_default_str();
+  sub->add_option("--budget", *budget,
+                  "Fit the check into DURATION (90s, 15m, 2h): smaller sizes, one quick pair round, fewer "
+                  "iterations, no all-reduce, as needed; what was dropped is printed and in the report's notes")
+      ->type_name("DURATION");
+  auto* quick_flag = sub->add_flag("--quick", *quick,
+                                   "Preset: one pair round, bandwidth at 1M, 200 latency iterations, all-reduce "
+                                   "at 1M (options given explicitly win)");
+  sub->add_flag("--full", *full,
+                "Preset: every pair, bandwidth 64K-64M, 10000 latency iterations, all-reduce 64K-256M, "
+                "2 re-test passes (options given explicitly win)")
+      ->excludes(quick_flag);
+  return [sub, options, text, profile, budget, quick, full] {
+    const PresetDefaults preset =
+        preset_defaults(*quick ? CheckPreset::quick : *full ? CheckPreset::full : CheckPreset::standard);
+    auto given = [&](const char* name) { return sub->get_option(name)->count() > 0; };
+    if (!given("--pairs")) text->pairs = preset.pairs;
+    if (!given("--sizes") && !given("--min") && !given("--max")) options->net.settings.bw_sizes = preset.bw_sizes;
+    if (!given("--iters")) options->net.settings.lat_iters = preset.lat_iters;
+    if (!given("--retests")) options->retests = preset.retests;
+    options->allreduce.settings.sizes = preset.allreduce_sizes;
+    options->allreduce.settings.iters = preset.allreduce_iters;
+    if (!budget->empty()) {
+      try {
+        options->budget_s = parse_duration(*budget);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--budget: ") + e.what());
+      }
+    }
+    finish_net_options(options->net, *text);
+    options->collectives = options->allreduce.backend != "off";
+    options->profile = load_profile(*profile);
+  };
+}
+
+Subcommand add_check(CLI::App& parent) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* sub = parent.add_subcommand(
+      "check", "Check every host and link and decide which nodes the pool may admit");
+  auto validate = add_check_options(sub, options);
   sub->footer(
+      "Steps: inventory and local health, network pairs per rail (with progress per round on\n"
+      "stderr), re-tests of suspect pairs, the all-reduce, verdicts and admission.\n"
       "With the generic profile, a host without a GPU driver or without an RDMA device cannot have\n"
-      "those checks run: they are `unknown` and the exit code is 3, never 0.\n"
+      "those checks run: they are `unknown` and the exit code is 3, never 0. A step dropped to fit\n"
+      "--budget is unknown too.\n"
       "Example: mpirun -np 16 --hostfile hosts ibgpu check --json report.json");
-  return {sub,
-          [options](MpiSession& s) { return run_check(s, *options); },
-          [options, text, profile] {
-            finish_net_options(options->net, *text);
-            options->collectives = options->allreduce.backend != "off";
-            options->profile = load_profile(*profile);
-          },
-          &options->common};
+  return {sub, [options](MpiSession& s) { return run_check(s, *options); }, validate, &options->common};
 }
 
 }  // namespace ibgpu::cli

@@ -5,6 +5,9 @@
 
 #include <functional>
 
+#include <memory>
+
+#include "app/commands.h"
 #include "app/network.h"
 #include "app/pipeline.h"
 #include "cluster/world.h"
@@ -30,7 +33,11 @@ struct NetCliText {
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind);
 void finish_net_options(NetOptions& net, const NetCliText& text);  // throws UsageError
 
+// The options of `check`, shared by `burn-in`; returns their validation.
+std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<CheckOptions>& options);
+
 Subcommand add_inventory(CLI::App& parent);
+Subcommand add_burn_in(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);
 Subcommand add_allreduce(CLI::App& parent);
 std::vector<Subcommand> add_probe(CLI::App& parent);

@@ -1,12 +1,31 @@
 #include "cluster/deadline.h"
 
+#include <time.h>
+
+#include <atomic>
 #include <csignal>
 
 namespace ibgpu {
 
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
-extern "C" void on_stop_signal(int) { g_stop = 1; }
+// CLOCK_MONOTONIC in ns (steady_clock's clock on Linux); clock_gettime is async-signal-safe.
+std::atomic<long long> g_stop_ns{0};
+static_assert(std::atomic<long long>::is_always_lock_free);
+
+long long monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+void mark_stop() {
+  long long none = 0;
+  g_stop_ns.compare_exchange_strong(none, monotonic_ns());
+  g_stop = 1;
+}
+
+extern "C" void on_stop_signal(int) { mark_stop(); }
 }  // namespace
 
 void install_stop_handlers() {
@@ -17,7 +36,13 @@ void install_stop_handlers() {
   sigaction(SIGINT, &action, nullptr);
 }
 
-void request_stop() { g_stop = 1; }
+void request_stop() { mark_stop(); }
 bool stop_requested() { return g_stop != 0; }
+
+std::chrono::duration<double> since_stop() {
+  const long long at = g_stop_ns.load();
+  if (g_stop == 0 || at == 0) return std::chrono::duration<double>(0);
+  return std::chrono::duration<double>(static_cast<double>(monotonic_ns() - at) * 1e-9);
+}
 
 }  // namespace ibgpu

@@ -13,6 +13,14 @@ using ClockFn = std::function<Clock::time_point()>;
 void install_stop_handlers();  // SIGTERM, SIGINT -> request_stop()
 void request_stop();
 bool stop_requested();
+// How long ago the stop was requested; zero when it was not.
+std::chrono::duration<double> since_stop();
+
+// After a stop, the few steps that deliver results (a rank's send, rank 0's
+// gather) stay open this long: the launcher's teardown signals every rank at
+// once, and a living rank's results are worth the wait. Short, because the
+// launcher follows up with SIGKILL (OpenMPI after 1 s by default).
+inline constexpr std::chrono::duration<double> kStopGrace{0.25};
 
 class Deadline {
  public:
@@ -20,7 +28,14 @@ class Deadline {
       : clock_(std::move(clock)),
         end_(clock_() + std::chrono::duration_cast<Clock::duration>(budget)) {}
 
-  bool expired() const { return stop_requested() || clock_() >= end_; }
+  // A deadline that a stop request ends only `grace` after the stop.
+  Deadline with_stop_grace(std::chrono::duration<double> grace) const {
+    Deadline d = *this;
+    d.stop_grace_ = grace;
+    return d;
+  }
+
+  bool expired() const { return (stop_requested() && since_stop() >= stop_grace_) || clock_() >= end_; }
   // Expired only by the clock, not by a stop request.
   bool timed_out() const { return clock_() >= end_; }
   std::chrono::duration<double> remaining() const {
@@ -31,6 +46,7 @@ class Deadline {
  private:
   ClockFn clock_;
   Clock::time_point end_;
+  std::chrono::duration<double> stop_grace_{0};
 };
 
 }  // namespace ibgpu

@@ -45,7 +45,7 @@ Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, con
   Gathered out;
   out.payloads.resize(static_cast<std::size_t>(size));
   if (size > 0) out.payloads[0] = std::move(own_payload);
-  const Deadline overall(limits.overall, clock);
+  const Deadline overall = Deadline(limits.overall, clock).with_stop_grace(limits.stop_grace);
   const auto silence = std::chrono::duration_cast<Clock::duration>(limits.silence);
   std::vector<Clock::time_point> last_heard(static_cast<std::size_t>(std::max(size, 0)), clock());
   int outstanding = size - 1;
@@ -136,11 +136,12 @@ std::vector<int> split_ranks(const std::string& text) {
 
 }  // namespace
 
-std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence) {
+std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, std::chrono::duration<double> silence,
+                                   const Decide& decide) {
   int rank = 0, size = 1;
   mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  MpiMailbox mailbox(comm, kTagRollCall);
+  MpiMailbox mailbox(comm, tag);
   // Waiting here is bounded by silence, as the final gather is, so the cap is generous.
   const Deadline overall(std::max<std::chrono::duration<double>>(std::chrono::hours(1), 100 * silence));
   if (rank == 0) {
@@ -151,25 +152,33 @@ std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<d
     GatherLimits limits;
     limits.silence = silence;
     limits.overall = overall.remaining();
-    const Gathered gathered = gather_at_root(mailbox, size, "", limits);
+    const Gathered gathered = gather_at_root(mailbox, size, std::move(payload), limits);
+    std::string answer = decide(gathered.payloads);
     set_heartbeat_audience({});
-    const std::vector<int> absent = gathered.missing();
-    const std::string answer = join_ranks(absent);
     for (int r = 1; r < size; ++r)
       if (gathered.payloads[static_cast<std::size_t>(r)])
-        send_with_deadline(comm, r, kTagRollCall, answer, Deadline(silence));
-    return absent;
+        send_with_deadline(comm, r, tag, answer, Deadline(silence));
+    return answer;
   }
-  if (!send_with_deadline(comm, 0, kTagRollCall, "", overall)) return std::nullopt;
+  if (!send_with_deadline(comm, 0, tag, payload, overall)) return std::nullopt;
   Deadline quiet(silence);
   while (!overall.expired() && !stop_requested()) {
     heartbeat();
-    if (auto answer = mailbox.try_receive(0)) return split_ranks(*answer);
+    if (auto answer = mailbox.try_receive(0)) return answer;
     if (heard_from(0)) quiet = Deadline(silence);
     if (quiet.expired()) break;
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence) {
+  const auto answer = consult(comm, kTagRollCall, "", silence, [](const std::vector<std::optional<std::string>>& got) {
+    Gathered g{got};
+    return join_ranks(g.missing());
+  });
+  if (!answer) return std::nullopt;
+  return split_ranks(*answer);
 }
 
 }  // namespace ibgpu

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ namespace ibgpu {
 inline constexpr int kTagGather = 101;
 inline constexpr int kTagRelease = 102;
 inline constexpr int kTagRollCall = 104;
+inline constexpr int kTagConsult = 105;
 
 // Non-blocking receipt of one whole message from a given rank, and of the
 // heartbeats that say a rank is still at work.
@@ -49,6 +51,8 @@ struct GatherLimits {
   std::chrono::duration<double> silence{60};
   std::chrono::duration<double> overall{3600};
   std::chrono::microseconds poll_interval{200};
+  // After a stop request, keep collecting this long from ranks still heard from.
+  std::chrono::duration<double> stop_grace{0};
 };
 Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const GatherLimits& limits,
                         const ClockFn& clock = &Clock::now);
@@ -64,6 +68,15 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 // responder of an RDMA bandwidth run, where Soft-RoCE's "HCA" is that CPU).
 bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
                    std::chrono::microseconds nap = {});
+
+// Every rank of `comm` sends `payload` to rank 0, which waits for each rank
+// until it has been silent (no payload, no heartbeat) for `silence`, computes
+// one answer from what arrived (nullopt: the rank was silent) and sends it to
+// every rank that checked in. Returns the answer on rank 0 and those ranks;
+// nullopt on a rank that heard nothing back from a silent rank 0.
+using Decide = std::function<std::string(const std::vector<std::optional<std::string>>& payloads)>;
+std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, std::chrono::duration<double> silence,
+                                   const Decide& decide);
 
 // Every rank of `comm` checks in with rank 0, which waits for each rank until it
 // has been silent (no check-in, no heartbeat) for `silence`, and then tells the

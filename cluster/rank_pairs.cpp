@@ -39,11 +39,17 @@ std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan) {
     case PairMode::quick: host_rounds = quick_rounds(n); break;
     case PairMode::list: host_rounds = rounds_from_pairs(plan.list, n); break;
   }
+  std::vector<RankRound> rounds = rank_rounds_for(world, host_rounds);
+  if (plan.loopback)
+    if (RankRound r = loopback_round(world, hosts); !r.empty()) rounds.push_back(std::move(r));
+  return rounds;
+}
+
+std::vector<RankRound> rank_rounds_for(const World& world, const std::vector<Round>& host_rounds) {
+  const std::vector<std::string> hosts = world.hosts();
   std::vector<RankRound> rounds;
   for (const Round& hr : host_rounds)
     if (RankRound r = expand(world, hosts, hr); !r.empty()) rounds.push_back(std::move(r));
-  if (plan.loopback)
-    if (RankRound r = loopback_round(world, hosts); !r.empty()) rounds.push_back(std::move(r));
   return rounds;
 }
 

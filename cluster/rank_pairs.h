@@ -29,6 +29,10 @@ struct PairPlan {
 // a pair list that names hosts that do not exist.
 std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan);
 
+// Given rounds of host pairs (indices into World::hosts(), disjoint within a
+// round), the rank pairs that run them; rounds that pair no ranks are left out.
+std::vector<RankRound> rank_rounds_for(const World& world, const std::vector<Round>& host_rounds);
+
 // The pair a rank takes part in during a round, if any.
 const RankPair* find_pair(const RankRound& round, int rank);
 

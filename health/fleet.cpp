@@ -7,7 +7,9 @@ namespace ibgpu {
 std::unordered_map<std::string, double> fleet_medians(const std::vector<Measurement>& measurements,
                                                       const FleetRules& rules) {
   std::unordered_map<std::string, std::vector<double>> values;
-  for (const auto& m : measurements) values[m.kind].push_back(m.value);
+  // Re-tests aim at suspects: counting them would pull the median towards the faults.
+  for (const auto& m : measurements)
+    if (!m.probe || !m.probe->params.contains("retest")) values[m.kind].push_back(m.value);
   std::unordered_map<std::string, double> medians;
   if (!rules.enabled) return medians;
   for (auto& [kind, v] : values) {

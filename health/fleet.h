@@ -13,6 +13,7 @@
 namespace ibgpu {
 
 // Median per kind, for kinds with at least `min_fleet_size` measurements.
+// Re-test measurements (params "retest") are judged against it but not part of it.
 std::unordered_map<std::string, double> fleet_medians(const std::vector<Measurement>& measurements,
                                                       const FleetRules& rules);
 

@@ -1,5 +1,8 @@
 #include "health/judge.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "health/admission.h"
@@ -153,6 +156,30 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   out.verdicts = book.take();
   decide_admission(out.verdicts, hosts);
   out.summary = summarise(out.verdicts);
+  return out;
+}
+
+RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile) {
+  VerdictBook book;
+  std::vector<PairObservation> pairs;
+  judge_outcomes(book, probes, profile, pairs);
+  judge_measurements(book, probes, profile, pairs);
+  // The same measurement of the same two ends, observed again, is a re-test.
+  std::map<std::string, std::pair<HostPair, bool>> bad_every_time;
+  for (const auto& o : pairs) {
+    const std::string key = o.group + '\x1f' + o.a.host + '\x1f' + o.a.device + '\x1f' + std::to_string(o.a.rank) +
+                            '\x1f' + o.b.host + '\x1f' + o.b.device + '\x1f' + std::to_string(o.b.rank);
+    const bool bad = o.state != HealthState::healthy;
+    auto [it, fresh] = bad_every_time.try_emplace(key, std::minmax(o.a.host, o.b.host), bad);
+    if (!fresh) it->second.second = it->second.second && bad;
+  }
+  std::set<HostPair> suspects;
+  for (const auto& [key, entry] : bad_every_time)
+    if (entry.second && entry.first.first != entry.first.second) suspects.insert(entry.first);
+  RetestCandidates out;
+  out.suspects.assign(suspects.begin(), suspects.end());
+  out.known_good = known_good_hosts(pairs, localise(pairs));
+  std::sort(out.known_good.begin(), out.known_good.end());
   return out;
 }
 

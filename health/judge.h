@@ -3,6 +3,7 @@
 // No MPI, no I/O.
 #include <vector>
 
+#include "health/localise.h"
 #include "health/profile.h"
 #include "health/verdict.h"
 #include "reports/report.h"
@@ -16,6 +17,15 @@ struct Judgement {
 
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile);
+
+// For re-tests within a launch: the host pairs whose measurements are bad in
+// every observation so far (a good re-test clears a pair), and the hosts that
+// nothing blames, to re-pair the suspects with. Sorted; pure.
+struct RetestCandidates {
+  std::vector<HostPair> suspects;  // first < second
+  std::vector<std::string> known_good;
+};
+RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile);
 
 // For commands that describe or measure rather than judge (inventory, probe):
 // errors fail, lost ranks leave the run incomplete, and a skipped probe is

@@ -258,6 +258,29 @@ TEST(Judge, RetestThatPassesClearsADegradedPair) {
   EXPECT_TRUE(unhealthy(judge(run.hosts, run.probes, h100())).empty());
 }
 
+TEST(Judge, RetestsOfASlowNodeDoNotPullTheFleetMedianDown) {
+  // Five hosts, one slow: 4 of 10 pairs are slow, so the median is a clean pair's. Re-testing
+  // the slow pairs twice over must not change that: re-tests aim at suspects.
+  FleetShape f;
+  f.hosts = 5;
+  f.gpus = f.rails = 1;
+  f.rounds = 5;
+  const int slow = 1;
+  auto run = synthetic_run(f, [&](int a, int b, int, PairShape& s) {
+    if (a == slow || b == slow) s.bw_GBps *= 0.3;
+  });
+  for (int pass = 1; pass <= 2; ++pass)
+    for (const auto& p : std::vector<ProbeResult>(run.probes))
+      if (p.scope.hosts.size() == 2 && !p.params.contains("retest") &&
+          (p.scope.hosts[0] == host_name(slow) || p.scope.hosts[1] == host_name(slow))) {
+        ProbeResult again = p;
+        again.params["retest"] = pass;
+        run.probes.push_back(std::move(again));
+      }
+  const Judgement j = judge(run.hosts, run.probes, generic_profile());
+  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"node " + host_name(slow), HealthState::degraded}}));
+}
+
 TEST(Judge, AppliedThresholdsAreRecordable) {
   const nlohmann::json j = to_json(h100());
   EXPECT_EQ(j.at("network").at("verbs_bw_GBps").at("failed"), 40.0);

@@ -77,9 +77,8 @@ rm -f "$WORK/victim.pid"
 
 # 2. SIGKILL: mpirun aborts the job and the survivors get SIGTERM; rank 0 still writes what it
 # has. mpirun's own status is not ibgpu's (it reports the killed process), so only the report's
-# exit code is exact. The survivors' pairs that were cut short by the teardown are reported as
-# `timeout` ("stopped while ...") too, so links without the lost host may be failed here: only
-# the lost rank is asserted (part 3 asserts "that host and nothing else").
+# exit code is exact. The survivors' probes that the teardown cut short are `skipped`
+# ("interrupted by a stop signal"): unknown, never failed. Only the lost rank is failed.
 signal_mid_check KILL &
 ibgpu_on_hosts 90 "${LONG[@]}" --timeout 30 --json "$WORK/killed.json" >"$WORK/killed.log" 2>&1
 wait
@@ -87,6 +86,15 @@ wait
 [ "$rc" -ne 0 ] || fail "killed rank: exit 0"
 [ -f "$WORK/killed.json" ] || fail "killed rank: no report written (exit $rc)"
 expect_lost "$WORK/killed.json"
+check_json "$WORK/killed.json" "
+for p in r['probes']:
+    if p['status'] in ('timeout', 'error') and p['id'] != 'cluster.gather':
+        assert 'h$victim' in p['scope']['hosts'] and 'stopped' not in (p.get('error') or ''), p
+for k, v in verdicts(r, 'link').items():
+    if 'h$victim' not in k.split('<->'): assert v['state'] != 'failed', v
+for k, v in verdicts(r, 'node').items():
+    if k != 'h$victim': assert v['state'] != 'failed', v
+"
 echo "killed rank: ok in ${elapsed}s (exit $rc)"
 [ "$elapsed" -lt 30 ] || fail "killed rank: ${elapsed}s, the launcher's SIGTERM should end it before the 30 s timeout"
 

@@ -14,6 +14,11 @@ hosts = sorted(h['name'] for h in r['hosts'])
 assert hosts == ['h1', 'h2', 'h3', 'h4'], hosts
 assert r['summary']['exit_code'] == $rc, (r['summary'], $rc)
 for p in net_probes(r): assert p['status'] == 'ok', p
+# The suspect pair was measured again within the launch, and both its hosts met known-good peers.
+retested = {pair_key(p['scope']['hosts']) for p in net_probes(r, 'net.mpi.bw') if p['params'].get('retest') == 1}
+assert pair in retested, retested
+assert any('h1' in k and k != pair for k in retested) and any('h3' in k and k != pair for k in retested), retested
+assert any(n.startswith('re-test pass 1: ') and 'h1-h3' in n for n in r['run']['notes']), r['run']['notes']
 bw = bw_by_pair(r)
 assert sorted(bw) == all_pairs(hosts), bw
 others = [x for k, x in bw.items() if k != pair]

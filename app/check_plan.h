@@ -1,0 +1,76 @@
+#pragma once
+// The plan of `ibgpu check`: which steps run, at which sizes and iterations,
+// how many re-test passes, and, with --budget, what had to be dropped to fit.
+// Pure: every rank computes the same plan from the same options and world
+// shape, so no rank waits for a step another rank left out.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/collectives.h"
+#include "app/network.h"
+
+namespace ibgpu {
+
+enum class CheckPreset { standard, quick, full };
+
+struct CheckSteps {
+  NetOptions net;
+  bool collectives = true;
+  CollectiveOptions allreduce = check_allreduce_defaults();
+  int retests = 1;  // re-test passes over suspect pairs (0: none)
+};
+
+// What the options leave unset takes the preset's value (--quick, --full).
+struct PresetDefaults {
+  std::string pairs;  // "all" | "quick"
+  std::vector<std::size_t> bw_sizes;
+  int lat_iters = 1000;
+  std::vector<std::size_t> allreduce_sizes;
+  int allreduce_iters = 10;
+  int retests = 1;
+};
+PresetDefaults preset_defaults(CheckPreset preset);
+
+// The shape of the launch, as far as the cost of a plan depends on it.
+struct LaunchShape {
+  int hosts = 1;
+  int ranks = 1;
+  int pair_rounds = 0;        // network rounds of the requested pair plan
+  int quick_pair_rounds = 0;  // ... of --pairs quick
+  int placements = 1;         // all-reduce placements that run
+};
+
+// Nominal speeds for estimates; the profile's port rate when it has one.
+struct CostModel {
+  double bw_GBps = 1.0;           // per pair, bandwidth probes
+  double busbw_GBps = 1.0;        // all-reduce
+  double lat_us = 20.0;           // one latency iteration, one way
+  double pair_setup_s = 0.05;     // meeting, connection set-up
+  double collective_setup_s = 0.2;
+};
+
+// Seconds the steps would take (an estimate, not a promise).
+double estimate_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost);
+
+struct CheckPlan {
+  CheckSteps steps;
+  double estimate_s = 0;
+  std::optional<double> budget_s;
+  std::vector<std::string> dropped;  // in words, in the order dropped
+  bool fits = true;                  // false: even the smallest plan is over budget
+};
+
+// Without a budget the steps run as given. With one, the plan sheds work in
+// order of least value lost (largest bandwidth size beyond the first, the
+// pairs beyond a quick round, large all-reduce sizes, latency iterations,
+// re-test passes beyond one, the all-reduce) until the estimate fits 80% of
+// the budget; the rest is kept for re-tests and stragglers.
+CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
+                     std::optional<double> budget_s);
+
+// "90s", "15m", "2h", "1h30m" -> seconds; throws std::invalid_argument.
+double parse_duration(const std::string& text);
+std::string duration_text(double seconds);  // "1h 30m", "45 s"
+
+}  // namespace ibgpu

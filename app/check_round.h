@@ -1,0 +1,38 @@
+#pragma once
+// One round of `ibgpu check`: the plan (fitted to --budget), then on every
+// rank local checks, the network pairs, re-tests, the all-reduce and the error
+// counters; rank 0 judges. `check` runs it once, `burn-in` many times.
+#include <string>
+#include <vector>
+
+#include "app/check_plan.h"
+#include "app/commands.h"
+
+namespace ibgpu {
+
+class CheckRound {
+ public:
+  CheckRound(const World& world, const CheckOptions& options);
+  CheckRound(const CheckRound&) = delete;
+  CheckRound& operator=(const CheckRound&) = delete;
+
+  const CheckPlan& plan() const { return plan_; }
+  void print_plan() const;  // rank 0, on stderr
+  // The pipeline's steps; the command refers to this round, which must outlive it.
+  Command command();
+
+ private:
+  RankResult run(MpiSession& session);
+  void judge_report(Report& report) const;
+  std::string preflight(MpiSession& session) const;
+
+  const World& world_;
+  const CheckOptions& options_;
+  LaunchShape shape_;
+  CostModel cost_;
+  CheckPlan plan_;
+  std::vector<std::string> plan_notes_;
+  std::vector<std::string> notes_;  // this round's: the plan's, then re-tests and budget decisions
+};
+
+}  // namespace ibgpu

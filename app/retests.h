@@ -1,0 +1,49 @@
+#pragma once
+// Between the network pass and the all-reduce, within the same launch: rank 0
+// judges the pairs measured so far, plans re-tests of the suspect ones (each
+// suspect pair again, and its hosts with known-good peers: health/localise.h),
+// and every rank runs them; up to `passes` times, until nothing is suspect.
+// The same consultation also settles, with --budget, whether the all-reduce
+// still fits: one answer from rank 0, so every rank takes the same path.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/network.h"
+#include "cluster/deadline.h"
+#include "health/profile.h"
+
+namespace ibgpu {
+
+struct BetweenSteps {
+  int passes = 1;                  // re-test passes (0: none)
+  int peers_per_suspect = 2;       // known-good peers each suspect host meets
+  std::optional<double> budget_s;  // the whole check's budget
+  Clock::time_point started;       // when the check started (rank 0's clock decides)
+  double collectives_estimate_s = 0;
+  bool collectives = true;         // still planned
+};
+
+struct BetweenOutcome {
+  std::vector<ProbeResult> results;  // this rank's re-test measurements (params "retest": pass)
+  bool collectives = true;           // run the all-reduce
+  std::vector<std::string> notes;    // rank 0: what was re-tested or dropped, in words
+};
+
+// Every rank calls it with its own network results (all ranks, same options).
+BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, const Profile& profile,
+                                 const BetweenSteps& steps, std::vector<ProbeResult> network, double timeout_s);
+
+// Rank 0's decision for one pass, from every rank's network results so far
+// (nullopt: the rank did not check in; its hosts are left out). Pure.
+struct RetestDecision {
+  std::vector<std::vector<std::pair<std::string, std::string>>> rounds;  // host pairs per round
+  std::size_t suspects = 0;
+  bool collectives = true;
+  std::vector<std::string> notes;
+};
+RetestDecision decide_retests(const std::vector<std::optional<std::string>>& payloads,
+                              const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
+                              int peers_per_suspect, bool retest_allowed);
+
+}  // namespace ibgpu
