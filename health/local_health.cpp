@@ -269,6 +269,12 @@ bool is_local_probe(const ProbeResult& probe) {
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const LocalLimits& limits) {
   VerdictBook book;
+  judge_local_health(book, hosts, probes, limits);
+  return book.take();
+}
+
+void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
+                        const std::vector<ProbeResult>& probes, const LocalLimits& limits) {
   // Each host's local results, found once: a fleet's report holds far more pair results.
   std::unordered_map<std::string, std::vector<const ProbeResult*>> local_by_host;
   for (const auto& p : probes)
@@ -334,7 +340,6 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
     }
     roll_up_gpus(book, host);
   }
-  return book.take();
 }
 
 }  // namespace ibgpu
