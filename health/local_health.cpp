@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,7 +33,8 @@ std::optional<double> metric(const ProbeResult& p, const std::string& name) {
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+// Views: probe ids are tested against literals for every one of a fleet's results.
+bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
 bool is_gpu_probe(const ProbeResult& p) { return starts_with(p.id, "gpu."); }
 bool is_port_probe(const ProbeResult& p) { return starts_with(p.id, "ib.port."); }
