@@ -35,10 +35,7 @@ LocalLimits local_limits(const Profile& profile) {
 void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                  const Profile& profile) {
   for (const auto& host : hosts) book.at({"node", host.name});
-  for (auto& v : judge_local_health(hosts, probes, local_limits(profile))) {
-    for (auto& r : v.reasons) book.add(v.entity, v.state, std::move(r));
-    book.add(v.entity, v.state, std::nullopt);
-  }
+  judge_local_health(book, hosts, probes, local_limits(profile));
 }
 
 // ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,7 +33,8 @@ std::optional<double> metric(const ProbeResult& p, const std::string& name) {
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+// Views: probe ids are tested against literals for every one of a fleet's results.
+bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
 bool is_gpu_probe(const ProbeResult& p) { return starts_with(p.id, "gpu."); }
 bool is_port_probe(const ProbeResult& p) { return starts_with(p.id, "ib.port."); }
@@ -269,6 +271,12 @@ bool is_local_probe(const ProbeResult& probe) {
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const LocalLimits& limits) {
   VerdictBook book;
+  judge_local_health(book, hosts, probes, limits);
+  return book.take();
+}
+
+void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
+                        const std::vector<ProbeResult>& probes, const LocalLimits& limits) {
   // Each host's local results, found once: a fleet's report holds far more pair results.
   std::unordered_map<std::string, std::vector<const ProbeResult*>> local_by_host;
   for (const auto& p : probes)
@@ -334,7 +342,6 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
     }
     roll_up_gpus(book, host);
   }
-  return book.take();
 }
 
 }  // namespace ibgpu

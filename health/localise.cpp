@@ -25,55 +25,68 @@ std::size_t mix(std::size_t h, std::string_view s) {
 struct UnitKeyHash {
   std::size_t operator()(const UnitKey& k) const { return mix(mix(0, k.host), k.device); }
 };
-struct PairKey {
+struct EdgeKey {
   std::string_view group;
   UnitKey a, b;
-  int rank_a = -1, rank_b = -1;
-  bool operator==(const PairKey&) const = default;
+  bool operator==(const EdgeKey&) const = default;
 };
-struct PairKeyHash {
-  std::size_t operator()(const PairKey& k) const {
-    const std::size_t h = mix(mix(mix(mix(mix(0, k.group), k.a.host), k.a.device), k.b.host), k.b.device);
-    return h ^ (static_cast<std::size_t>(static_cast<unsigned>(k.rank_a)) * 31 + static_cast<unsigned>(k.rank_b));
+struct EdgeKeyHash {
+  std::size_t operator()(const EdgeKey& k) const {
+    return mix(mix(mix(mix(mix(0, k.group), k.a.host), k.a.device), k.b.host), k.b.device);
   }
 };
 
 using Observations = std::vector<const PairObservation*>;
 
-// Re-tests folded into one observation per (group, pair): the mildest wins,
-// so a pair is bad only when every measurement of it is bad.
-Observations merge_retests(const std::vector<PairObservation>& observations) {
-  Observations merged;
-  std::unordered_map<PairKey, std::size_t, PairKeyHash> index;
-  merged.reserve(observations.size());
+// One observation per (group, unit pair): re-tests of one rank pair fold into
+// the mildest (a pair is bad only when every measurement of it is bad), and
+// the rank pairs between the same two units into the worst of them (peers are
+// counted once). One hash lookup per observation: a fleet has ~10^5 of them.
+Observations merge_observations(const std::vector<PairObservation>& observations) {
+  struct RankPair {
+    int rank_a, rank_b;
+    const PairObservation* mildest;
+    std::size_t next;  // the edge's next rank pair, in order of first mention; npos at the end
+  };
+  constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::vector<RankPair> rank_pairs;
+  std::vector<std::size_t> edges;  // each edge's first rank pair, in order of first mention
+  std::unordered_map<EdgeKey, std::size_t, EdgeKeyHash> index;
+  rank_pairs.reserve(observations.size());
+  edges.reserve(observations.size());
   index.reserve(observations.size());
   for (const auto& o : observations) {
-    PairKey key{o.group, unit_key(o.a), unit_key(o.b), o.a.rank, o.b.rank};
+    EdgeKey key{o.group, unit_key(o.a), unit_key(o.b)};
+    int rank_a = o.a.rank, rank_b = o.b.rank;
     if (key.b < key.a) {
       std::swap(key.a, key.b);
-      std::swap(key.rank_a, key.rank_b);
+      std::swap(rank_a, rank_b);
     }
-    auto [it, fresh] = index.try_emplace(key, merged.size());
-    if (fresh) merged.push_back(&o);
-    else if (o.state < merged[it->second]->state) merged[it->second] = &o;
+    auto [it, fresh] = index.try_emplace(key, edges.size());
+    if (fresh) {
+      edges.push_back(rank_pairs.size());
+      rank_pairs.push_back(RankPair{rank_a, rank_b, &o, npos});
+      continue;
+    }
+    auto same_ranks = [&](const RankPair& r) { return r.rank_a == rank_a && r.rank_b == rank_b; };
+    std::size_t i = edges[it->second];
+    while (!same_ranks(rank_pairs[i]) && rank_pairs[i].next != npos) i = rank_pairs[i].next;
+    if (same_ranks(rank_pairs[i])) {
+      if (o.state < rank_pairs[i].mildest->state) rank_pairs[i].mildest = &o;
+    } else {
+      rank_pairs[i].next = rank_pairs.size();
+      rank_pairs.push_back(RankPair{rank_a, rank_b, &o, npos});
+    }
+  }
+  Observations merged;
+  merged.reserve(edges.size());
+  for (std::size_t first : edges) {
+    const PairObservation* worst_pair = rank_pairs[first].mildest;
+    for (std::size_t i = rank_pairs[first].next; i != npos; i = rank_pairs[i].next)
+      if (rank_pairs[i].mildest->state > worst_pair->state) worst_pair = rank_pairs[i].mildest;
+    merged.push_back(worst_pair);
   }
   return merged;
-}
-
-// One edge per (group, unit pair): the worst of its rank pairs.
-Observations merge_edges(const Observations& pairs) {
-  Observations edges;
-  std::unordered_map<PairKey, std::size_t, PairKeyHash> index;
-  edges.reserve(pairs.size());
-  index.reserve(pairs.size());
-  for (const PairObservation* o : pairs) {
-    PairKey key{o->group, unit_key(o->a), unit_key(o->b)};
-    if (key.b < key.a) std::swap(key.a, key.b);
-    auto [it, fresh] = index.try_emplace(key, edges.size());
-    if (fresh) edges.push_back(o);
-    else if (o->state > edges[it->second]->state) edges[it->second] = o;
-  }
-  return edges;
 }
 
 struct Unit {
@@ -192,7 +205,7 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
 }  // namespace
 
 std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
-  const Observations pairs = merge_edges(merge_retests(observations));
+  const Observations pairs = merge_observations(observations);
   std::vector<std::string_view> group_order;
   std::unordered_map<std::string_view, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < pairs.size(); ++i) {

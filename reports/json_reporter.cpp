@@ -1,4 +1,5 @@
 #include "reports/json.h"
+#include "reports/json_writer.h"
 #include "reports/reporter.h"
 
 namespace ibgpu {
@@ -7,30 +8,166 @@ namespace {
 
 using nlohmann::json;
 
-// Writes `text` (a dump at indent 2) as if nested `level` deep. JSON strings
-// never hold a raw newline, so every newline starts a line.
-void write_nested(std::ostream& out, const std::string& text, int level) {
-  const std::string pad(static_cast<std::size_t>(2 * level), ' ');
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-    out.write(text.data() + start, static_cast<std::streamsize>(nl + 1 - start)) << pad;
-  out.write(text.data() + start, static_cast<std::streamsize>(text.size() - start));
+// The long arrays of a fleet's report, written field by field in the order
+// and form of to_json (reports/json.cpp): keys sorted, as nlohmann keeps them.
+// tests/reports/json_writer_test.cpp holds the two to the same text.
+void write_stats(JsonWriter& w, const Stats& s) {
+  w.begin_object();
+  w.key("max").number(s.max);
+  w.key("mean").number(s.mean);
+  w.key("min").number(s.min);
+  w.key("n").unsigned_integer(s.n);
+  w.key("p50").number(s.p50);
+  w.key("p90").number(s.p90);
+  w.key("p99").number(s.p99);
+  w.key("p999").number(s.p999);
+  w.key("stddev").number(s.stddev);
+  w.end_object();
 }
 
-// A long array one element at a time: a run's probes never become one tree.
-template <class T>
-void write_array(std::ostream& out, const std::vector<T>& items) {
-  if (items.empty()) {
-    out << "[]";
-    return;
+void write_text_or_null(JsonWriter& w, const std::string& text) { text.empty() ? w.null() : w.string(text); }
+
+void write_probe(JsonWriter& w, const ProbeResult& p) {
+  w.begin_object();
+  w.key("error").string_or_null(p.error);
+  w.key("id").string(p.id);
+  w.key("metrics").begin_object();
+  for (const auto& [name, m] : p.metrics) {
+    w.key(name);
+    if (m.value) w.number(*m.value);
+    else if (m.summary) write_stats(w, *m.summary);
+    else w.null();
   }
-  out << "[\n";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out << "    ";
-    write_nested(out, json(items[i]).dump(2), 2);
-    out << (i + 1 < items.size() ? ",\n" : "\n");
+  w.end_object();
+  w.key("params").json(p.params);
+  w.key("reason").string_or_null(p.reason);
+  w.key("scope").begin_object();
+  w.key("devices").strings(p.scope.devices);
+  w.key("hosts").strings(p.scope.hosts);
+  w.key("ranks").integers(p.scope.ranks);
+  w.end_object();
+  w.key("status").string(to_string(p.status));
+  w.end_object();
+}
+
+void write_verdict(JsonWriter& w, const Verdict& v) {
+  w.begin_object();
+  w.key("action");
+  v.action ? w.string(to_string(*v.action)) : w.null();
+  w.key("entity").begin_object();
+  w.key("id").string(v.entity.id);
+  w.key("kind").string(v.entity.kind);
+  w.end_object();
+  const bool node = v.entity.kind == "node";  // nodes list the parts admission may use and those it excluded
+  if (node) w.key("excluded").strings(v.excluded);
+  w.key("reasons").begin_array();
+  for (const auto& r : v.reasons) {
+    w.begin_object();
+    w.key("code").string(r.code);
+    w.key("message").string(r.message);
+    write_text_or_null(w.key("metric"), r.metric);
+    w.key("threshold").number(r.threshold);
+    w.key("value").number(r.value);
+    w.end_object();
   }
-  out << "  ]";
+  w.end_array();
+  w.key("state").string(to_string(v.state));
+  if (node) w.key("usable").strings(v.usable);
+  w.end_object();
+}
+
+void write_integer_or_null(JsonWriter& w, const std::optional<int>& v) { v ? w.integer(*v) : w.null(); }
+
+void write_string_map(JsonWriter& w, const std::map<std::string, std::string>& items) {
+  w.begin_object();
+  for (const auto& [name, text] : items) w.key(name).string(text);
+  w.end_object();
+}
+
+void write_coded(JsonWriter& w, const std::optional<CodedState>& s) {
+  if (!s) return w.null();
+  w.begin_object();
+  w.key("code").integer(s->code);
+  w.key("name").string(s->name);
+  w.end_object();
+}
+
+void write_port(JsonWriter& w, const IbPort& p) {
+  w.begin_object();
+  w.key("counters").begin_object();
+  for (const auto& [name, count] : p.counters) w.key(name).unsigned_integer(count);
+  w.end_object();
+  write_integer_or_null(w.key("lanes"), p.rate ? p.rate->lanes : std::nullopt);
+  w.key("lid").string_or_null(p.lid);
+  write_text_or_null(w.key("link_layer"), p.link_layer);
+  write_coded(w.key("phys_state"), p.phys_state);
+  w.key("port").integer(p.port);
+  write_text_or_null(w.key("rate"), p.rate_text);
+  w.key("rate_Gbps").number(p.rate ? std::optional<double>(p.rate->gbps) : std::nullopt);
+  write_text_or_null(w.key("speed"), p.rate ? p.rate->speed : std::string());
+  write_coded(w.key("state"), p.state);
+  w.end_object();
+}
+
+void write_host(JsonWriter& w, const HostInventory& h) {
+  w.begin_object();
+  w.key("cpu").begin_object();
+  w.key("logical_cpus").integer(h.cpu.logical_cpus);
+  write_text_or_null(w.key("model"), h.cpu.model);
+  w.key("numa_nodes").integer(h.cpu.numa_nodes);
+  w.end_object();
+  write_string_map(w.key("env"), h.env);
+  w.key("gpus").begin_array();
+  for (const auto& g : h.gpus) {
+    w.begin_object();
+    w.key("index").integer(g.index);
+    w.key("memory_total_GiB").number(g.memory_total_GiB);
+    w.key("name").string(g.name);
+    w.key("pci_bus_id").string(g.pci_bus_id);
+    w.key("uuid").string(g.uuid);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("hcas").begin_array();
+  for (const auto& hca : h.hcas) {
+    w.begin_object();
+    write_text_or_null(w.key("board_id"), hca.board_id);
+    write_text_or_null(w.key("fw_ver"), hca.fw_ver);
+    write_text_or_null(w.key("hca_type"), hca.hca_type);
+    w.key("name").string(hca.name);
+    write_text_or_null(w.key("node_guid"), hca.node_guid);
+    write_integer_or_null(w.key("numa_node"), hca.numa_node);
+    write_text_or_null(w.key("pci_address"), hca.pci_address);
+    w.key("ports").begin_array();
+    for (const auto& port : hca.ports) write_port(w, port);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("name").string(h.name);
+  w.key("ranks").integers(h.ranks);
+  w.key("topology").begin_array();
+  for (const auto& a : h.topology) {
+    w.begin_object();
+    w.key("gpu").integer(a.gpu);
+    write_integer_or_null(w.key("gpu_numa_node"), a.gpu_numa_node);
+    write_text_or_null(w.key("gpu_pci"), a.gpu_pci);
+    write_text_or_null(w.key("hca"), a.hca);
+    write_text_or_null(w.key("hca_pci"), a.hca_pci);
+    w.key("proximity");
+    a.proximity ? w.string(to_string(*a.proximity)) : w.null();
+    w.end_object();
+  }
+  w.end_array();
+  write_string_map(w.key("versions"), h.versions);
+  w.end_object();
+}
+
+template <class T, class Write>
+void write_array(JsonWriter& w, const std::vector<T>& items, Write write_item) {
+  w.begin_array();
+  for (const auto& item : items) write_item(w, item);
+  w.end_array();
 }
 
 }  // namespace
@@ -44,17 +181,18 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   small.run = report.run;
   small.summary = report.summary;
   const json head = small;
-  out << "{\n";
-  bool first = true;
+  JsonWriter w(out);
+  w.begin_object();
   for (const auto& [name, value] : head.items()) {  // sorted, as dump() writes them
-    out << (first ? "" : ",\n") << "  \"" << name << "\": ";
-    first = false;
-    if (name == "hosts") write_array(out, report.hosts);
-    else if (name == "probes") write_array(out, report.probes);
-    else if (name == "verdicts") write_array(out, report.verdicts);
-    else write_nested(out, value.dump(2), 1);
+    w.key(name);
+    if (name == "hosts") write_array(w, report.hosts, write_host);
+    else if (name == "probes") write_array(w, report.probes, write_probe);
+    else if (name == "verdicts") write_array(w, report.verdicts, write_verdict);
+    else w.json(value);
   }
-  out << "\n}\n";
+  w.end_object();
+  w.flush();
+  out << '\n';
 }
 
 std::unique_ptr<Reporter> make_reporter(const std::string& format) {

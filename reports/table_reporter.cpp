@@ -14,14 +14,20 @@ using Align = TextTable::Align;
 
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : sep) + item;
+  for (const auto& item : items) {
+    if (!text.empty()) text += sep;
+    text += item;
+  }
   return text;
 }
 
 std::string join_ints(const std::vector<int>& items) {
-  std::vector<std::string> texts;
-  for (int i : items) texts.push_back(std::to_string(i));
-  return join(texts, ",");
+  std::string text;
+  for (int i : items) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(i);
+  }
+  return text;
 }
 
 std::string scope_text(const Scope& scope) {

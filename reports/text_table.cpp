@@ -17,17 +17,19 @@ void TextTable::print(std::ostream& out, const std::string& indent) const {
     width[c] = columns_[c].header.size();
     for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
   }
+  std::string text;  // one line at a time, its buffer reused: tables run to 100k rows
   auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = indent;
+    text = indent;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const std::size_t pad = width[c] - cells[c].size();
       const bool last = c + 1 == cells.size();
-      if (columns_[c].align == Align::right) text += std::string(pad, ' ') + cells[c];
-      else text += cells[c] + (last ? "" : std::string(pad, ' '));
+      if (columns_[c].align == Align::right) text.append(pad, ' ').append(cells[c]);
+      else text.append(cells[c]).append(last ? 0 : pad, ' ');
       if (!last) text += "  ";
     }
     while (!text.empty() && text.back() == ' ') text.pop_back();
-    out << text << '\n';
+    text += '\n';
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
   };
   std::vector<std::string> headers;
   for (const auto& col : columns_) headers.push_back(col.header);

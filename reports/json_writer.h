@@ -1,0 +1,60 @@
+#pragma once
+// Streams JSON text exactly as nlohmann::json::dump(2) writes the same
+// document, without building the document first: a fleet's report holds
+// hundreds of thousands of probe results, and a tree of them costs far more
+// than their text. Callers write object keys in sorted order, as nlohmann's
+// object keeps them; a test compares the two byte for byte.
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ibgpu {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+
+  void begin_object();
+  void end_object();
+  void begin_array();
+  void end_array();
+  JsonWriter& key(std::string_view name);  // inside an object, before its value
+
+  void string(std::string_view text);
+  void number(double v);  // not finite: null, as dump() writes it
+  void integer(long long v);
+  void unsigned_integer(unsigned long long v);
+  void boolean(bool v);
+  void null();
+  void json(const nlohmann::json& value);
+
+  // Shorthands for the result model's optional fields.
+  void number(const std::optional<double>& v) { v ? number(*v) : null(); }
+  void string_or_null(const std::optional<std::string>& text) { text ? string(*text) : null(); }
+  void strings(const std::vector<std::string>& items);
+  void integers(const std::vector<int>& items);
+
+  // Hands what is buffered to the stream; done as the buffer fills, and
+  // once more by the caller at the end (a destructor must not throw).
+  void flush();
+
+ private:
+  void before_value();
+  void new_line(std::size_t depth);
+  void append_string(std::string_view text);
+  void maybe_flush();
+
+  std::ostream& out_;
+  std::string buffer_;
+  std::vector<bool> open_;  // per open container: whether it has an element yet
+  bool after_key_ = false;
+};
+
+}  // namespace ibgpu
