@@ -351,14 +351,13 @@ void print_burn_in(const Report& r, std::ostream& out) {
     else if (2 * e.degraded > e.rounds_judged) ++mostly_degraded;
     std::vector<std::string> reasons, rounds;
     for (const auto& [code, n] : e.reasons) reasons.push_back(code + " " + std::to_string(n));
-    for (int k : e.not_passed_rounds) rounds.push_back(std::to_string(k));
-    if (rounds.size() > 10) {
-      rounds.resize(10);
-      rounds.push_back("...");
-    }
+    if (not_passed == e.rounds_judged) rounds.push_back("all");
+    for (std::size_t i = 0; i < e.not_passed_rounds.size() && not_passed < e.rounds_judged; ++i)
+      rounds.push_back(i < 10 ? std::to_string(e.not_passed_rounds[i]) : "...");
+    if (rounds.size() > 11) rounds.resize(11);
     table.add_row({e.entity.kind + " " + e.entity.id, state_of(e.entity),
                    std::to_string(e.rounds_judged) + "/" + std::to_string(b.rounds),
-                   format_number(100 * e.pass_ratio, 3) + "%", std::to_string(e.healthy), std::to_string(e.degraded),
+                   whole_or_number(std::round(1000 * e.pass_ratio) / 10) + "%", std::to_string(e.healthy), std::to_string(e.degraded),
                    std::to_string(e.failed), std::to_string(e.unknown), rounds.empty() ? "-" : join(rounds, ","),
                    reasons.empty() ? "-" : join(reasons, ", ")});
   }

@@ -293,7 +293,8 @@ TEST(BurnIn, WorstAndMedianFiguresOverAKnownSequence) {
 TEST(BurnIn, MedianOfAnEvenCountIsTheLowerMiddleByNearestRank) {
   BurnInTally tally(generic_profile());
   for (double x : {10.0, 40.0, 20.0, 30.0}) tally.add(round_of({v("link", "a<->b", HealthState::healthy)}, {bw(x)}));
-  const BurnInFigure& f = figure(stats(tally.finish(), "link", "a<->b"), "bw_avg_GBps");
+  const BurnInResult r = tally.finish();
+  const BurnInFigure& f = figure(stats(r, "link", "a<->b"), "bw_avg_GBps");
   EXPECT_DOUBLE_EQ(f.median, 20);
   EXPECT_DOUBLE_EQ(f.worst, 10);
 }
@@ -373,7 +374,8 @@ TEST(BurnIn, FlakyMessageNamesFailedAndUncheckedAndShortensLongRoundLists) {
     if (k == 3) s = HealthState::unknown;
     tally.add(round_of({v("link", "a<->b", s)}));
   }
-  const Reason* flaky = reason(verdict(tally.finish(), "link", "a<->b"), "BURN_IN_FLAKY");
+  const BurnInResult r = tally.finish();
+  const Reason* flaky = reason(verdict(r, "link", "a<->b"), "BURN_IN_FLAKY");
   ASSERT_NE(flaky, nullptr);
   EXPECT_EQ(flaky->message, "failed or unchecked in 16 of 30 rounds (rounds 2, 3, 4, 6, 8, 10, 12, 14, 16, 18, ... (6 more))");
 }

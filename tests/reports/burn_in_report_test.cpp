@@ -93,11 +93,11 @@ fs::path temp_path(const std::string& name) {
   return fs::path(::testing::TempDir()) / ("ibgpu_" + std::to_string(::getpid()) + "_burn_in_" + name);
 }
 
-// The table's burn-in section: from its heading to the blank line before the summary.
+// The table's burn-in section: from its heading to the next blank line.
 std::string burn_in_section(const std::string& table) {
   const auto start = table.find("\nBurn-in: ");
   if (start == std::string::npos) return "";
-  const auto end = table.find("\n\nSummary:", start);
+  const auto end = table.find("\n\n", start + 1);
   return table.substr(start + 1, end == std::string::npos ? std::string::npos : end - start);
 }
 
