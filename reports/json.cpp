@@ -268,6 +268,80 @@ void from_json(const json& j, RunSummary& s) {
   s.exit_code = j.at("exit_code").get<int>();
 }
 
+void to_json(json& j, const BurnInFigure& f) {
+  j = json{{"figure", f.figure},
+           {"metric", f.metric},
+           {"rails", nullable_text(f.rails)},
+           {"sense", f.higher_is_better ? "floor" : "ceiling"},
+           {"worst", f.worst},
+           {"median", f.median},
+           {"count", f.count}};
+}
+
+void from_json(const json& j, BurnInFigure& f) {
+  f.figure = j.at("figure").get<std::string>();
+  f.metric = get_string(j, "metric");
+  f.rails = get_string(j, "rails");
+  const std::string sense = j.at("sense").get<std::string>();
+  if (sense != "floor" && sense != "ceiling") throw std::runtime_error("unknown figure sense '" + sense + "'");
+  f.higher_is_better = sense == "floor";
+  f.worst = j.at("worst").get<double>();
+  f.median = j.at("median").get<double>();
+  f.count = j.at("count").get<std::size_t>();
+}
+
+void to_json(json& j, const BurnInEntity& e) {
+  j = json{{"entity", {{"kind", e.entity.kind}, {"id", e.entity.id}}},
+           {"rounds_judged", e.rounds_judged},
+           {"states", {{"healthy", e.healthy}, {"degraded", e.degraded}, {"failed", e.failed}, {"unknown", e.unknown}}},
+           {"pass_ratio", e.rounds_judged ? json(e.pass_ratio) : json(nullptr)},
+           {"first_not_healthy_round", nullable(e.first_not_healthy_round)},
+           {"last_not_healthy_round", nullable(e.last_not_healthy_round)},
+           {"not_passed_rounds", e.not_passed_rounds},
+           {"reasons", e.reasons},
+           {"figures", e.figures},
+           {"counter_deltas", e.counter_deltas},
+           {"counter_resets", e.counter_resets}};
+}
+
+void from_json(const json& j, BurnInEntity& e) {
+  e.entity = Entity{j.at("entity").at("kind").get<std::string>(), j.at("entity").at("id").get<std::string>()};
+  e.rounds_judged = j.at("rounds_judged").get<int>();
+  const json& states = j.at("states");
+  e.healthy = states.at("healthy").get<int>();
+  e.degraded = states.at("degraded").get<int>();
+  e.failed = states.at("failed").get<int>();
+  e.unknown = states.at("unknown").get<int>();
+  std::optional<double> ratio;
+  read_nullable(j, "pass_ratio", ratio);
+  e.pass_ratio = ratio.value_or(0.0);
+  read_nullable(j, "first_not_healthy_round", e.first_not_healthy_round);
+  read_nullable(j, "last_not_healthy_round", e.last_not_healthy_round);
+  e.not_passed_rounds = j.value("not_passed_rounds", std::vector<int>{});
+  e.reasons = j.value("reasons", std::map<std::string, int>{});
+  e.figures = j.value("figures", std::vector<BurnInFigure>{});
+  e.counter_deltas = j.value("counter_deltas", std::map<std::string, double>{});
+  e.counter_resets = j.value("counter_resets", std::map<std::string, int>{});
+}
+
+void to_json(json& j, const BurnInStats& s) {
+  j = json{{"rounds", s.rounds},
+           {"duration_s", nullable(s.duration_s)},
+           {"interval_s", nullable(s.interval_s)},
+           {"first_round_started", nullable_text(s.first_round_started)},
+           {"last_round_finished", nullable_text(s.last_round_finished)},
+           {"entities", s.entities}};
+}
+
+void from_json(const json& j, BurnInStats& s) {
+  s.rounds = j.at("rounds").get<int>();
+  read_nullable(j, "duration_s", s.duration_s);
+  read_nullable(j, "interval_s", s.interval_s);
+  s.first_round_started = get_string(j, "first_round_started");
+  s.last_round_finished = get_string(j, "last_round_finished");
+  s.entities = j.value("entities", std::vector<BurnInEntity>{});
+}
+
 void to_json(json& j, const Report& r) {
   j = json{{"schema_version", r.schema_version},
            {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"git", r.tool.git}}},
@@ -284,6 +358,8 @@ void to_json(json& j, const Report& r) {
            {"probes", r.probes},
            {"verdicts", r.verdicts},
            {"summary", r.summary}};
+  // Only burn-in reports have the section: a check's report keeps its shape.
+  if (r.burn_in) j["burn_in"] = *r.burn_in;
 }
 
 void from_json(const json& j, Report& r) {
@@ -303,6 +379,8 @@ void from_json(const json& j, Report& r) {
   r.probes = j.value("probes", std::vector<ProbeResult>{});
   r.verdicts = j.value("verdicts", std::vector<Verdict>{});
   r.summary = j.at("summary").get<RunSummary>();
+  r.burn_in.reset();
+  if (auto b = j.find("burn_in"); b != j.end() && !b->is_null()) r.burn_in = b->get<BurnInStats>();
 }
 
 Report report_from_json(const json& j) {

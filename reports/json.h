@@ -30,6 +30,12 @@ void to_json(nlohmann::json& j, const Verdict& v);
 void from_json(const nlohmann::json& j, Verdict& v);
 void to_json(nlohmann::json& j, const RunSummary& s);
 void from_json(const nlohmann::json& j, RunSummary& s);
+void to_json(nlohmann::json& j, const BurnInFigure& f);
+void from_json(const nlohmann::json& j, BurnInFigure& f);
+void to_json(nlohmann::json& j, const BurnInEntity& e);
+void from_json(const nlohmann::json& j, BurnInEntity& e);
+void to_json(nlohmann::json& j, const BurnInStats& s);
+void from_json(const nlohmann::json& j, BurnInStats& s);
 void to_json(nlohmann::json& j, const Report& r);
 void from_json(const nlohmann::json& j, Report& r);
 

@@ -1,6 +1,7 @@
 #pragma once
 // The whole result of one run, as rank 0 renders it. The JSON Schema in
 // reports/schema/report.schema.json is the contract for its JSON form.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,45 @@ struct RunInfo {
   std::vector<std::string> notes;  // what the run could not do, in words (e.g. ranks lost)
 };
 
+// ---- Burn-in: many check rounds in one launch (health/burn_in.h) ----------
+
+// One judged figure of one entity across the rounds (a Measurement kind of
+// health/thresholds.h, per rail pair on a link).
+struct BurnInFigure {
+  std::string figure;  // Measurement.kind: "net.verbs.write_bw@8388608:bw_avg_GBps"
+  std::string metric;  // "bw_avg_GBps"
+  std::string rails;   // "mlx5_0:1<->mlx5_0:1" on a link measured per rail; empty otherwise
+  bool higher_is_better = true;  // a floor (bandwidth); false for a ceiling (latency)
+  double worst = 0;    // min for a floor, max for a ceiling
+  double median = 0;   // nearest rank, as probes/stats.h
+  std::size_t count = 0;  // measurements over all rounds (re-tests included)
+};
+
+// What the rounds said about one entity.
+struct BurnInEntity {
+  Entity entity;
+  int rounds_judged = 0;  // rounds with a verdict for it; absent rounds are not counted
+  int healthy = 0, degraded = 0, failed = 0, unknown = 0;
+  // Rounds it passed (healthy or degraded) over rounds judged; unknown does
+  // not pass (an unchecked round is no evidence of health).
+  double pass_ratio = 0;
+  std::optional<int> first_not_healthy_round, last_not_healthy_round;  // rounds count from 1
+  std::vector<int> not_passed_rounds;  // failed or unknown
+  std::map<std::string, int> reasons;  // reason code -> rounds it appeared in
+  std::vector<BurnInFigure> figures;
+  std::map<std::string, double> counter_deltas;  // IB error counters summed over the run (ports)
+  std::map<std::string, int> counter_resets;     // rounds a counter went backwards (not summed)
+};
+
+struct BurnInStats {
+  int rounds = 0;
+  std::optional<double> duration_s;  // as asked for
+  std::optional<double> interval_s;  // between round starts, as asked for
+  std::string first_round_started;   // RFC 3339, UTC; empty when unknown
+  std::string last_round_finished;
+  std::vector<BurnInEntity> entities;  // in order of first appearance
+};
+
 struct Report {
   int schema_version = kSchemaVersion;
   ToolInfo tool;
@@ -40,6 +80,7 @@ struct Report {
   std::vector<ProbeResult> probes;
   std::vector<Verdict> verdicts;
   RunSummary summary;
+  std::optional<BurnInStats> burn_in;  // burn-in runs only
 };
 
 }  // namespace ibgpu

@@ -327,6 +327,60 @@ void print_admission(const Report& r, std::ostream& out) {
   table.print(out, "  ");
 }
 
+std::string duration_text(double s) {
+  if (s >= 3600 && std::fmod(s, 3600) == 0) return whole_or_number(s / 3600) + " h";
+  if (s >= 60 && std::fmod(s, 60) == 0) return whole_or_number(s / 60) + " min";
+  return format_number(s) + " s";
+}
+
+// Per entity that was not healthy in some round: how often and why. The
+// totals line counts the flaky (bad in some rounds), the always bad and the
+// mostly degraded, as health/burn_in.h decides them.
+void print_burn_in(const Report& r, std::ostream& out) {
+  if (!r.burn_in) return;
+  const BurnInStats& b = *r.burn_in;
+  auto state_of = [&](const Entity& e) -> std::string {
+    for (const auto& v : r.verdicts)
+      if (v.entity == e) return to_string(v.state);
+    return "-";
+  };
+  TextTable table({{"entity"}, {"state"}, {"judged", Align::right}, {"pass", Align::right}, {"healthy", Align::right},
+                   {"degraded", Align::right}, {"failed", Align::right}, {"unknown", Align::right},
+                   {"not passed in rounds"}, {"reasons (rounds)"}});
+  int flaky = 0, always_bad = 0, mostly_degraded = 0, ever_not_healthy = 0;
+  for (const auto& e : b.entities) {
+    const int not_passed = e.failed + e.unknown;
+    if (e.rounds_judged == 0 || e.healthy == e.rounds_judged) continue;
+    ++ever_not_healthy;
+    if (not_passed == e.rounds_judged) ++always_bad;
+    else if (not_passed > 0) ++flaky;
+    else if (2 * e.degraded > e.rounds_judged) ++mostly_degraded;
+    std::vector<std::string> reasons, rounds;
+    for (const auto& [code, n] : e.reasons) reasons.push_back(code + " " + std::to_string(n));
+    if (not_passed == e.rounds_judged) rounds.push_back("all");
+    for (std::size_t i = 0; i < e.not_passed_rounds.size() && not_passed < e.rounds_judged; ++i)
+      rounds.push_back(i < 10 ? std::to_string(e.not_passed_rounds[i]) : "...");
+    if (rounds.size() > 11) rounds.resize(11);
+    table.add_row({e.entity.kind + " " + e.entity.id, state_of(e.entity),
+                   std::to_string(e.rounds_judged) + "/" + std::to_string(b.rounds),
+                   whole_or_number(std::round(1000 * e.pass_ratio) / 10) + "%", std::to_string(e.healthy), std::to_string(e.degraded),
+                   std::to_string(e.failed), std::to_string(e.unknown), rounds.empty() ? "-" : join(rounds, ","),
+                   reasons.empty() ? "-" : join(reasons, ", ")});
+  }
+  out << "\nBurn-in: " << b.rounds << (b.rounds == 1 ? " round" : " rounds");
+  if (b.duration_s || b.interval_s) {
+    std::vector<std::string> asked;
+    if (b.duration_s) asked.push_back("for " + duration_text(*b.duration_s));
+    if (b.interval_s) asked.push_back("every " + duration_text(*b.interval_s));
+    out << " (" << join(asked, ", ") << ")";
+  }
+  if (!b.first_round_started.empty()) out << ", " << b.first_round_started << " to " << b.last_round_finished;
+  out << '\n';
+  if (!table.empty()) table.print(out, "  ");
+  out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy << " not healthy in some round: "
+      << flaky << " flaky, " << always_bad << " bad in every round, " << mostly_degraded << " degraded in most\n";
+}
+
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
@@ -341,6 +395,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_allreduce(r, out);
   print_verdicts(r, out);
   print_admission(r, out);
+  print_burn_in(r, out);
   for (const auto& note : r.run.notes) out << "\nnote: " << note;
   if (!r.run.notes.empty()) out << '\n';
   out << "\nSummary: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;

@@ -1,0 +1,147 @@
+#include "reports/jsonl.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+
+#include "reports/json.h"
+
+namespace ibgpu {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
+  throw std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(err));
+}
+
+// Bytes after the last newline of the file (0 for an empty file or one that
+// ends with a newline), read backwards so a large stream is not read whole.
+std::size_t unterminated_tail(int fd, off_t size, const std::string& path) {
+  char chunk[65536];
+  off_t end = size;
+  while (end > 0) {
+    const off_t start = end > static_cast<off_t>(sizeof chunk) ? end - static_cast<off_t>(sizeof chunk) : 0;
+    const auto want = static_cast<std::size_t>(end - start);
+    const ssize_t n = ::pread(fd, chunk, want, start);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("read", path, errno);
+    if (static_cast<std::size_t>(n) != want) throw std::runtime_error("cannot read " + path + ": it shrank while opened");
+    for (std::size_t i = want; i > 0; --i)
+      if (chunk[i - 1] == '\n') return static_cast<std::size_t>(size - (start + static_cast<off_t>(i)));
+    end = start;
+  }
+  return static_cast<std::size_t>(size);
+}
+
+}  // namespace
+
+JsonlWriter JsonlWriter::open(const std::string& path) {
+  if (path.empty()) throw std::runtime_error("cannot append to an empty path");
+  // O_RDWR, not O_WRONLY: the tail check reads the last line back.
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) fail("open for appending", path, errno);
+  JsonlWriter writer(fd, path, 0);  // closes fd on a throw below
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail("stat", path, errno);
+  if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot append to " + path + ": not a regular file");
+  writer.dropped_tail_bytes_ = unterminated_tail(fd, st.st_size, path);
+  if (writer.dropped_tail_bytes_ > 0 &&
+      ::ftruncate(fd, st.st_size - static_cast<off_t>(writer.dropped_tail_bytes_)) != 0)
+    fail("cut the incomplete last line of", path, errno);
+  // A file system that cannot sync cannot keep the promise made to append().
+  if (::fdatasync(fd) != 0) fail("sync", path, errno);
+  return writer;
+}
+
+JsonlWriter::JsonlWriter(JsonlWriter&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), dropped_tail_bytes_(other.dropped_tail_bytes_) {}
+
+JsonlWriter& JsonlWriter::operator=(JsonlWriter&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+    dropped_tail_bytes_ = other.dropped_tail_bytes_;
+  }
+  return *this;
+}
+
+JsonlWriter::~JsonlWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JsonlWriter::append(const nlohmann::json& record) {
+  if (fd_ < 0) throw std::runtime_error("append to a closed stream");
+  const std::string line = record.dump() + '\n';  // compact: dump() has no newlines inside
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail("stat", path_, errno);
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      // Half a line would glue the next record onto it: take it back.
+      if (done > 0 && ::ftruncate(fd_, st.st_size) != 0) {
+        // Nothing more to do: the reader skips or rejects that line.
+      }
+      fail("append to", path_, err);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fdatasync(fd_) != 0) fail("sync", path_, errno);
+}
+
+JsonlTail for_each_jsonl(const std::string& path,
+                         const std::function<void(nlohmann::json&& record, std::size_t line)>& each) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("read", path, errno);
+  JsonlTail tail;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    // getline stops at end of file without a newline: a line cut mid-write.
+    if (in.eof()) {
+      tail.incomplete_bytes = line.size();
+      tail.note = path + ":" + std::to_string(number) + ": skipped an incomplete last line (" +
+                  std::to_string(line.size()) + " bytes without a newline: the writer stopped mid-record)";
+      break;
+    }
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json record;
+    try {
+      record = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(path + ":" + std::to_string(number) + ": malformed record: " + e.what());
+    }
+    if (!record.is_object())
+      throw std::runtime_error(path + ":" + std::to_string(number) + ": a record must be a JSON object, not " +
+                               record.type_name());
+    each(std::move(record), number);
+  }
+  if (in.bad()) fail("read", path, errno);
+  return tail;
+}
+
+JsonlContents read_jsonl(const std::string& path) {
+  JsonlContents out;
+  out.tail = for_each_jsonl(path, [&](nlohmann::json&& record, std::size_t) { out.records.push_back(std::move(record)); });
+  return out;
+}
+
+nlohmann::json burn_in_round_record(int round, const Report& round_report) {
+  return nlohmann::json{{"record", "round"}, {"round", round}, {"report", round_report}};
+}
+
+nlohmann::json burn_in_summary_record(const Report& burn_in_report) {
+  return nlohmann::json{{"record", "summary"},
+                        {"rounds", burn_in_report.burn_in ? burn_in_report.burn_in->rounds : 0},
+                        {"report", burn_in_report}};
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,403 @@
+// Burn-in tallies over judged rounds: synthetic fleets judged round by round
+// (health/judge.h), and small hand-made rounds where the numbers must come out
+// exactly.
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "health/burn_in.h"
+#include "health/judge.h"
+#include "health/profile_file.h"
+#include "probes/ib/counters.h"
+#include "tests/health/synthetic_fleet.h"
+
+namespace ibgpu {
+namespace {
+
+using testing::FleetShape;
+using testing::host_name;
+using testing::PairShape;
+using testing::PairTweak;
+using testing::synthetic_run;
+
+Profile h100() { return load_profile_file(std::string(IBGPU_SOURCE_DIR) + "/profiles/hgx-h100-ndr.toml"); }
+
+// 16 hosts x 8 GPUs x 8 rails, four circle rounds: every host meets four peers.
+FleetShape small_fleet() {
+  FleetShape f;
+  f.hosts = 16;
+  f.rounds = 4;
+  return f;
+}
+
+Report judged_round(const testing::SyntheticRun& run, const Profile& profile) {
+  Report r;
+  r.hosts = run.hosts;
+  r.probes = run.probes;
+  Judgement j = judge(r.hosts, r.probes, profile);
+  r.verdicts = std::move(j.verdicts);
+  r.summary = j.summary;
+  return r;
+}
+
+// Runs `rounds` synthetic rounds; `tweak_for(k)` (k from 1) may change round k.
+BurnInResult burn_in(int rounds, const std::function<PairTweak(int)>& tweak_for = {},
+                     const std::function<void(int, testing::SyntheticRun&)>& edit = {}) {
+  const Profile profile = h100();
+  BurnInTally tally(profile);
+  for (int k = 1; k <= rounds; ++k) {
+    auto run = synthetic_run(small_fleet(), tweak_for ? tweak_for(k) : PairTweak{});
+    if (edit) edit(k, run);
+    tally.add(judged_round(run, profile));
+  }
+  EXPECT_EQ(tally.rounds(), rounds);
+  return tally.finish();
+}
+
+std::map<std::string, HealthState> unhealthy(const BurnInResult& r) {
+  std::map<std::string, HealthState> out;
+  for (const auto& v : r.verdicts)
+    if (v.state != HealthState::healthy) out[v.entity.kind + " " + v.entity.id] = v.state;
+  return out;
+}
+
+const Verdict& verdict(const BurnInResult& r, const std::string& kind, const std::string& id) {
+  for (const auto& v : r.verdicts)
+    if (v.entity.kind == kind && v.entity.id == id) return v;
+  throw std::runtime_error("no verdict for " + kind + " " + id);
+}
+
+const BurnInEntity& stats(const BurnInResult& r, const std::string& kind, const std::string& id) {
+  for (const auto& e : r.stats.entities)
+    if (e.entity.kind == kind && e.entity.id == id) return e;
+  throw std::runtime_error("no burn-in stats for " + kind + " " + id);
+}
+
+const Reason* reason(const Verdict& v, const std::string& code) {
+  for (const auto& r : v.reasons)
+    if (r.code == code) return &r;
+  return nullptr;
+}
+
+TEST(BurnIn, CleanRoundsLeaveEverythingHealthy) {
+  const BurnInResult r = burn_in(20);
+  EXPECT_TRUE(unhealthy(r).empty());
+  EXPECT_EQ(r.summary.state, HealthState::healthy);
+  EXPECT_EQ(r.summary.exit_code, 0);
+  EXPECT_EQ(r.summary.admit.size(), 16u);
+  EXPECT_EQ(r.stats.rounds, 20);
+  // Nodes, 8 GPUs and 8 ports each, and the 4 x 8 links the circle rounds met.
+  EXPECT_EQ(r.verdicts.size(), 16u * 17 + 16 * 4 / 2);
+  for (const auto& e : r.stats.entities) {
+    EXPECT_EQ(e.rounds_judged, 20) << e.entity.id;
+    EXPECT_EQ(e.healthy, 20) << e.entity.id;
+    EXPECT_DOUBLE_EQ(e.pass_ratio, 1.0) << e.entity.id;
+    EXPECT_FALSE(e.first_not_healthy_round) << e.entity.id;
+    EXPECT_TRUE(e.not_passed_rounds.empty()) << e.entity.id;
+    EXPECT_TRUE(e.reasons.empty()) << e.entity.id;
+  }
+  for (const auto& v : r.verdicts) EXPECT_TRUE(v.reasons.empty()) << v.entity.id;
+  EXPECT_EQ(verdict(r, "node", "node03").usable.size(), 16u);
+}
+
+TEST(BurnIn, LinkFailedInOneRoundOfTwentyIsFlaky) {
+  // Circle round 0 over 16 hosts pairs host 0 with host 15.
+  const BurnInResult r = burn_in(20, [](int k) -> PairTweak {
+    if (k != 7) return {};
+    return [](int a, int b, int, PairShape& s) {
+      if (a == 0 && b == 15) s.status = ProbeStatus::timeout;
+    };
+  });
+  const std::string link = host_name(0) + "<->" + host_name(15);
+  EXPECT_EQ(unhealthy(r), (std::map<std::string, HealthState>{{"link " + link, HealthState::failed}}));
+  const Verdict& v = verdict(r, "link", link);
+  const Reason* flaky = reason(v, "BURN_IN_FLAKY");
+  ASSERT_NE(flaky, nullptr);
+  EXPECT_EQ(flaky->message, "failed 1 of 20 rounds (rounds 7)");
+  EXPECT_EQ(flaky->metric, "pass_ratio");
+  EXPECT_DOUBLE_EQ(flaky->value.value_or(-1), 0.95);
+  EXPECT_DOUBLE_EQ(flaky->threshold.value_or(-1), 1.0);
+  const Reason* timeout = reason(v, "PROBE_TIMEOUT");
+  ASSERT_NE(timeout, nullptr) << "the failed round's own reason is summarised";
+  EXPECT_NE(timeout->message.find("(in 1 of 20 rounds)"), std::string::npos) << timeout->message;
+
+  const BurnInEntity& s = stats(r, "link", link);
+  EXPECT_EQ(s.rounds_judged, 20);
+  EXPECT_EQ(s.healthy, 19);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.first_not_healthy_round, 7);
+  EXPECT_EQ(s.last_not_healthy_round, 7);
+  EXPECT_EQ(s.not_passed_rounds, std::vector<int>{7});
+  EXPECT_EQ(s.reasons.at("PROBE_TIMEOUT"), 1);
+  // No bandwidth in the failed round: 19 per rail.
+  for (const auto& f : s.figures) EXPECT_EQ(f.count, 19u) << f.figure << " " << f.rails;
+
+  // A link is no part of admission: every node stays in.
+  EXPECT_EQ(r.summary.admit.size(), 16u);
+  EXPECT_EQ(r.summary.state, HealthState::failed);
+  EXPECT_EQ(r.summary.exit_code, 2);
+}
+
+TEST(BurnIn, NodeFailedInEveryRoundIsFailedAndDrained) {
+  const BurnInResult r = burn_in(
+      12,
+      [](int) -> PairTweak {
+        return [](int a, int b, int, PairShape& s) {
+          if (a == 5 || b == 5) s.status = ProbeStatus::timeout;
+        };
+      });
+  EXPECT_EQ(unhealthy(r), (std::map<std::string, HealthState>{{"node " + host_name(5), HealthState::failed}}));
+  const Verdict& v = verdict(r, "node", host_name(5));
+  EXPECT_EQ(v.action, Action::drain);
+  EXPECT_EQ(reason(v, "BURN_IN_FLAKY"), nullptr) << "failed throughout is not flaky";
+  ASSERT_FALSE(v.reasons.empty());
+  for (const auto& reason : v.reasons)
+    EXPECT_NE(reason.message.find("(in 12 of 12 rounds)"), std::string::npos) << reason.code << ": " << reason.message;
+  EXPECT_EQ(r.summary.drain, std::vector<std::string>{host_name(5)});
+  EXPECT_EQ(r.summary.admit.size(), 15u);
+  const BurnInEntity& s = stats(r, "node", host_name(5));
+  EXPECT_EQ(s.failed, 12);
+  EXPECT_DOUBLE_EQ(s.pass_ratio, 0.0);
+  EXPECT_EQ(s.first_not_healthy_round, 1);
+  EXPECT_EQ(s.last_not_healthy_round, 12);
+}
+
+TEST(BurnIn, LostRankInOneRoundFlagsItsNodeAndNotItsAbsentGpus) {
+  const int lost = 9;
+  const BurnInResult r = burn_in(
+      20,
+      [](int k) -> PairTweak {
+        if (k != 3) return {};
+        return [](int a, int b, int, PairShape& s) {
+          if (a == lost || b == lost) s.status = ProbeStatus::timeout;
+        };
+      },
+      [](int k, testing::SyntheticRun& run) {
+        if (k != 3) return;
+        // As the gather assembles it: the host by name and ranks only, none
+        // of its own results, and a timeout for its rank.
+        HostInventory bare;
+        bare.name = run.hosts[lost].name;
+        bare.ranks = run.hosts[lost].ranks;
+        run.hosts[lost] = bare;
+        std::erase_if(run.probes, [](const ProbeResult& p) {
+          return p.scope.hosts == std::vector<std::string>{host_name(lost)};
+        });
+        ProbeResult gather;
+        gather.id = "cluster.gather";
+        gather.status = ProbeStatus::timeout;
+        gather.scope = Scope{{host_name(lost)}, {lost * 8}, {}};
+        gather.error = "rank 72 on host node09 sent no results (dead, hung or stopped)";
+        run.probes.push_back(gather);
+      });
+  EXPECT_EQ(unhealthy(r), (std::map<std::string, HealthState>{{"node " + host_name(lost), HealthState::failed}}));
+  const Verdict& node = verdict(r, "node", host_name(lost));
+  ASSERT_NE(reason(node, "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(reason(node, "BURN_IN_FLAKY")->message, "failed 1 of 20 rounds (rounds 3)");
+  EXPECT_EQ(node.action, Action::drain);
+
+  // Its GPUs had no verdict in round 3: 19 judged, all healthy, not flagged.
+  const BurnInEntity& gpu = stats(r, "gpu", host_name(lost) + "/gpu0");
+  EXPECT_EQ(gpu.rounds_judged, 19);
+  EXPECT_EQ(gpu.healthy, 19);
+  EXPECT_DOUBLE_EQ(gpu.pass_ratio, 1.0);
+  EXPECT_EQ(verdict(r, "gpu", host_name(lost) + "/gpu0").state, HealthState::healthy);
+  // Admission used the host's full inventory, not round 3's name-only entry.
+  ASSERT_EQ(r.hosts.size(), 16u);
+  EXPECT_EQ(r.hosts[lost].gpus.size(), 8u);
+  EXPECT_EQ(r.hosts[lost].hcas.size(), 8u);
+}
+
+// ---- hand-made rounds ---------------------------------------------------------
+
+Report round_of(std::vector<Verdict> verdicts, std::vector<ProbeResult> probes = {}) {
+  Report r;
+  r.hosts = {HostInventory{}, HostInventory{}};
+  r.hosts[0].name = "a";
+  r.hosts[1].name = "b";
+  r.verdicts = std::move(verdicts);
+  r.probes = std::move(probes);
+  return r;
+}
+
+Verdict v(const std::string& kind, const std::string& id, HealthState state, const std::string& code = "") {
+  Verdict out{{kind, id}, state, {}, std::nullopt};
+  if (!code.empty()) out.reasons.push_back(Reason{code, code + " seen", "m", 1.0, 2.0});
+  return out;
+}
+
+ProbeResult bw(double GBps, std::string rails = "mlx5_0:1") {
+  ProbeResult p;
+  p.id = "net.verbs.write_bw";
+  p.scope = Scope{{"a", "b"}, {0, 1}, {rails, rails}};
+  p.params = {{"size_B", std::size_t{8} << 20}};
+  p.metrics["bw_avg_GBps"] = Metric::of(GBps);
+  return p;
+}
+
+ProbeResult lat(double p50, double p99) {
+  ProbeResult p;
+  p.id = "net.verbs.write_lat";
+  p.scope = Scope{{"a", "b"}, {0, 1}, {"mlx5_0:1", "mlx5_0:1"}};
+  p.params = {{"size_B", 8}};
+  p.metrics["lat_us"] = Metric::of(testing::latency_stats(p50, p99));
+  return p;
+}
+
+ProbeResult counters(const std::string& port, std::map<std::string, std::optional<double>> deltas) {
+  ProbeResult p;
+  p.id = kPortCountersProbe;
+  p.scope = Scope{{"a"}, {0}, {port}};
+  p.params = {{"interval_s", 600.0}};
+  for (const auto& [name, value] : deltas) p.metrics[name + "_delta"] = value ? Metric::of(*value) : Metric::missing();
+  return p;
+}
+
+const BurnInFigure& figure(const BurnInEntity& e, const std::string& metric, const std::string& rails = "mlx5_0:1<->mlx5_0:1") {
+  for (const auto& f : e.figures)
+    if (f.metric == metric && f.rails == rails) return f;
+  throw std::runtime_error("no figure " + metric + " " + rails + " for " + e.entity.id);
+}
+
+TEST(BurnIn, WorstAndMedianFiguresOverAKnownSequence) {
+  BurnInTally tally(generic_profile());
+  const double bws[] = {40, 48, 45, 30, 47};
+  const double p99s[] = {2, 5, 3, 4, 2.5};
+  for (int k = 0; k < 5; ++k)
+    tally.add(round_of({v("link", "a<->b", HealthState::healthy)},
+                       {bw(bws[k]), bw(50 + k, "mlx5_1:1"), lat(1.0 + k * 0.1, p99s[k])}));
+  const BurnInResult r = tally.finish();
+  const BurnInEntity& link = stats(r, "link", "a<->b");
+
+  const BurnInFigure& rail0 = figure(link, "bw_avg_GBps");
+  EXPECT_EQ(rail0.figure, "net.verbs.write_bw@8388608:bw_avg_GBps");
+  EXPECT_TRUE(rail0.higher_is_better);
+  EXPECT_DOUBLE_EQ(rail0.worst, 30);   // a floor: the minimum
+  EXPECT_DOUBLE_EQ(rail0.median, 45);  // 30 40 [45] 47 48
+  EXPECT_EQ(rail0.count, 5u);
+  const BurnInFigure& rail1 = figure(link, "bw_avg_GBps", "mlx5_1:1<->mlx5_1:1");
+  EXPECT_DOUBLE_EQ(rail1.worst, 50);
+  EXPECT_DOUBLE_EQ(rail1.median, 52);
+
+  const BurnInFigure& p99 = figure(link, "lat_us.p99");
+  EXPECT_FALSE(p99.higher_is_better);
+  EXPECT_DOUBLE_EQ(p99.worst, 5);  // a ceiling: the maximum
+  EXPECT_DOUBLE_EQ(p99.median, 3);  // 2 2.5 [3] 4 5
+  const BurnInFigure& p50 = figure(link, "lat_us.p50");
+  EXPECT_DOUBLE_EQ(p50.worst, 1.4);
+  EXPECT_DOUBLE_EQ(p50.median, 1.2);
+  EXPECT_EQ(link.figures.size(), 4u);
+}
+
+TEST(BurnIn, MedianOfAnEvenCountIsTheLowerMiddleByNearestRank) {
+  BurnInTally tally(generic_profile());
+  for (double x : {10.0, 40.0, 20.0, 30.0}) tally.add(round_of({v("link", "a<->b", HealthState::healthy)}, {bw(x)}));
+  const BurnInResult r = tally.finish();
+  const BurnInFigure& f = figure(stats(r, "link", "a<->b"), "bw_avg_GBps");
+  EXPECT_DOUBLE_EQ(f.median, 20);
+  EXPECT_DOUBLE_EQ(f.worst, 10);
+}
+
+TEST(BurnIn, CounterDeltasAreSummedPerPortAndResetsCounted) {
+  BurnInTally tally(generic_profile());
+  tally.add(round_of({}, {counters("mlx5_0:1", {{"symbol_error", 3}, {"link_downed", 0}}),
+                          counters("mlx5_1:1", {{"symbol_error", 100}})}));
+  tally.add(round_of({}, {counters("mlx5_0:1", {{"symbol_error", 4}, {"link_downed", 1}})}));
+  tally.add(round_of({}, {counters("mlx5_0:1", {{"symbol_error", std::nullopt}, {"link_downed", 0}})}));
+  ProbeResult failed_read = counters("mlx5_0:1", {{"symbol_error", 1000}});
+  failed_read.status = ProbeStatus::error;  // not a measurement: not summed
+  tally.add(round_of({}, {failed_read}));
+  const BurnInResult r = tally.finish();
+  const BurnInEntity& port0 = stats(r, "hca_port", "a/mlx5_0:1");
+  EXPECT_EQ(port0.counter_deltas, (std::map<std::string, double>{{"symbol_error", 7}, {"link_downed", 1}}));
+  EXPECT_EQ(port0.counter_resets, (std::map<std::string, int>{{"symbol_error", 1}}));
+  EXPECT_EQ(stats(r, "hca_port", "a/mlx5_1:1").counter_deltas.at("symbol_error"), 100);
+}
+
+TEST(BurnIn, EntityAbsentInSomeRoundsIsCountedOverTheRoundsItWasJudged) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 6; ++k) {
+    std::vector<Verdict> round{v("node", "a", HealthState::healthy), v("node", "b", HealthState::healthy)};
+    if (k % 3 != 0) round.push_back(v("link", "a<->b", k == 4 ? HealthState::degraded : HealthState::healthy));
+    tally.add(round_of(round));
+  }
+  const BurnInResult r = tally.finish();
+  const BurnInEntity& link = stats(r, "link", "a<->b");
+  EXPECT_EQ(r.stats.rounds, 6);
+  EXPECT_EQ(link.rounds_judged, 4);
+  EXPECT_EQ(link.healthy, 3);
+  EXPECT_EQ(link.degraded, 1);
+  EXPECT_DOUBLE_EQ(link.pass_ratio, 1.0);
+  EXPECT_EQ(link.first_not_healthy_round, 4);
+  EXPECT_TRUE(link.not_passed_rounds.empty());
+  EXPECT_EQ(verdict(r, "link", "a<->b").state, HealthState::healthy) << "degraded in a minority";
+}
+
+TEST(BurnIn, DegradedInAMajorityIsDegradedWithItsReasons) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 5; ++k)
+    tally.add(round_of({v("gpu", "a/gpu0", k <= 3 ? HealthState::degraded : HealthState::healthy, "GPU_THERMAL"),
+                        v("gpu", "a/gpu1", k <= 2 ? HealthState::degraded : HealthState::healthy, "GPU_THERMAL")}));
+  const BurnInResult r = tally.finish();
+  const Verdict& gpu0 = verdict(r, "gpu", "a/gpu0");
+  EXPECT_EQ(gpu0.state, HealthState::degraded);
+  ASSERT_EQ(gpu0.reasons.size(), 1u);
+  EXPECT_EQ(gpu0.reasons[0].message, "GPU_THERMAL seen (in 5 of 5 rounds)");
+  EXPECT_EQ(verdict(r, "gpu", "a/gpu1").state, HealthState::healthy);
+  EXPECT_TRUE(verdict(r, "gpu", "a/gpu1").reasons.empty());
+  // The degraded GPU leaves its node admitted degraded (health/admission.h).
+  EXPECT_EQ(verdict(r, "node", "a").action, Action::admit_degraded);
+}
+
+TEST(BurnIn, UnknownInSomeRoundsIsFlakyAndUnknownThroughoutStaysUnknown) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 4; ++k)
+    tally.add(round_of({v("node", "a", k == 2 || k == 4 ? HealthState::unknown : HealthState::healthy, "CHECK_SKIPPED"),
+                        v("node", "b", HealthState::unknown, "CHECK_SKIPPED")}));
+  const BurnInResult r = tally.finish();
+  const Verdict& a = verdict(r, "node", "a");
+  EXPECT_EQ(a.state, HealthState::failed);
+  ASSERT_NE(reason(a, "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(reason(a, "BURN_IN_FLAKY")->message, "unchecked in 2 of 4 rounds (rounds 2, 4)");
+  EXPECT_DOUBLE_EQ(reason(a, "BURN_IN_FLAKY")->value.value_or(-1), 0.5);
+  EXPECT_EQ(verdict(r, "node", "b").state, HealthState::unknown);
+  EXPECT_EQ(verdict(r, "node", "b").action, Action::drain);
+  EXPECT_EQ(r.summary.exit_code, 2);
+}
+
+TEST(BurnIn, FlakyMessageNamesFailedAndUncheckedAndShortensLongRoundLists) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 30; ++k) {
+    HealthState s = HealthState::healthy;
+    if (k % 2 == 0) s = HealthState::failed;
+    if (k == 3) s = HealthState::unknown;
+    tally.add(round_of({v("link", "a<->b", s)}));
+  }
+  const BurnInResult r = tally.finish();
+  const Reason* flaky = reason(verdict(r, "link", "a<->b"), "BURN_IN_FLAKY");
+  ASSERT_NE(flaky, nullptr);
+  EXPECT_EQ(flaky->message, "failed or unchecked in 16 of 30 rounds (rounds 2, 3, 4, 6, 8, 10, 12, 14, 16, 18, ... (6 more))");
+}
+
+TEST(BurnIn, RoundsTextLists) {
+  EXPECT_EQ(rounds_text({}), "");
+  EXPECT_EQ(rounds_text({7}), "7");
+  EXPECT_EQ(rounds_text({1, 2, 3}, 2), "1, 2, ... (1 more)");
+}
+
+TEST(BurnIn, FirstStartAndLastFinishAreKept) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 3; ++k) {
+    Report round = round_of({v("node", "a", HealthState::healthy)});
+    round.run.started = "2026-01-01T00:0" + std::to_string(k) + ":00Z";
+    round.run.finished = "2026-01-01T00:0" + std::to_string(k) + ":30Z";
+    tally.add(round);
+  }
+  const BurnInResult r = tally.finish();
+  EXPECT_EQ(r.stats.first_round_started, "2026-01-01T00:01:00Z");
+  EXPECT_EQ(r.stats.last_round_finished, "2026-01-01T00:03:30Z");
+}
+
+}  // namespace
+}  // namespace ibgpu
