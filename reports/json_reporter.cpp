@@ -180,6 +180,7 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   small.tool = report.tool;
   small.run = report.run;
   small.summary = report.summary;
+  small.burn_in = report.burn_in;
   const json head = small;
   JsonWriter w(out);
   w.begin_object();
