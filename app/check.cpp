@@ -1,3 +1,4 @@
+#include "app/admission_actions.h"
 #include "app/commands.h"
 #include "app/local_checks.h"
 #include "health/judge.h"
@@ -41,6 +42,8 @@ int run_check(MpiSession& session, const CheckOptions& options) {
     if (problem.empty() && options.collectives) problem = collectives_preflight(s, options.allreduce);
     return problem;
   };
+  if (options.actions.any())
+    command.after_report = [&](const Report& r) { return run_admission_actions(options.actions, r, std::cerr); };
   return execute(session, options.common, command);
 }
 

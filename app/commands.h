@@ -3,6 +3,7 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
+#include "health/admission_actions.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -18,6 +19,7 @@ struct CheckOptions {
   NetOptions net;
   bool collectives = true;  // the all-reduce step, after the network probes
   CollectiveOptions allreduce = check_allreduce_defaults();
+  AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 

@@ -180,6 +180,27 @@ void render(const Report& report, const CommonOptions& options) {
   }
 }
 
+// The report on disk is complete before anything acts on it; what the
+// follow-up has to say joins it afterwards.
+void follow_up(Report& report, const CommonOptions& options, const Command& command) {
+  std::vector<std::string> notes;
+  try {
+    notes = command.after_report(report);
+  } catch (const std::exception& e) {
+    notes.push_back(std::string("follow-up actions stopped: ") + e.what());
+    std::cerr << "ibgpu: " << notes.back() << '\n';
+  }
+  if (notes.empty()) return;
+  report.run.notes.insert(report.run.notes.end(), notes.begin(), notes.end());
+  if (options.json_path.empty() || options.json_path == "-") return;
+  try {
+    JsonReporter json_out;
+    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+  } catch (const std::exception& e) {
+    std::cerr << "ibgpu: the report without these notes stays: " << e.what() << '\n';
+  }
+}
+
 }  // namespace
 
 int execute(MpiSession& session, const CommonOptions& options, const Command& command) {
@@ -260,6 +281,11 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
   } catch (const std::exception& e) {
     std::cerr << "ibgpu: " << e.what() << '\n';
     exit_code = 3;  // the verdict could not be delivered: never report success
+  }
+  if (command.after_report) {
+    // Nothing acts on a verdict that could not be recorded.
+    if (exit_code == report.summary.exit_code) follow_up(report, options, command);
+    else std::cerr << "ibgpu: no follow-up actions: the report could not be written\n";
   }
   return session.end(exit_code, all_present, release_wait);
 }

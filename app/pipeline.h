@@ -38,6 +38,10 @@ struct Command {
   // configuration problem on that rank (e.g. an --hca it does not have), and
   // the whole job ends with exit 64.
   std::function<std::string(MpiSession&)> preflight = [](MpiSession&) { return std::string(); };
+  // Rank 0, after the report is written (e.g. scheduler actions): the notes it
+  // returns are added to the report's run.notes and a JSON report file is
+  // written again with them. The exit code stays the verdict's.
+  std::function<std::vector<std::string>(const Report&)> after_report;
 };
 
 // Assembles rank 0's view from whatever arrived: ranks that sent nothing

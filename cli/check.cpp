@@ -38,6 +38,7 @@ Subcommand add_check(CLI::App& parent) {
       "check", "Check every host and link and decide which nodes the pool may admit");
   add_common_options(*sub, options->common);
   add_net_options(*sub, options->net, *text, "the network probes");
+  add_action_options(*sub, options->actions);
   sub->add_option("--allreduce", options->allreduce.backend,
                   "The all-reduce step after the network probes: nccl, mpi, auto (nccl where every rank "
                   "can run it, else mpi), or off")

@@ -7,6 +7,7 @@
 
 #include "app/network.h"
 #include "app/pipeline.h"
+#include "health/admission_actions.h"
 #include "cluster/world.h"
 
 namespace ibgpu::cli {
@@ -29,6 +30,10 @@ struct NetCliText {
 };
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind);
 void finish_net_options(NetOptions& net, const NetCliText& text);  // throws UsageError
+
+// --drain-cmd, --resume-cmd, --slurm-drain, --dry-run, --action-timeout:
+// templates are split into argv here, so a bad one is a usage error.
+void add_action_options(CLI::App& sub, AdmissionActionOptions& actions);
 
 Subcommand add_inventory(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);
