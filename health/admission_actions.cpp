@@ -173,7 +173,7 @@ std::vector<PlannedAction> plan_admission_actions(const std::vector<Verdict>& ve
     if (*v.action == Action::drain) {
       a.kind = ActionKind::drain;
       if (options.slurm)
-        a.argv = slurm_update(host, {"State=DRAIN", std::string(kSlurmReasonPrefix) + " " + reason});
+        a.argv = slurm_update(host, {"State=DRAIN", "Reason=" + std::string(kSlurmReasonPrefix) + " " + reason});
       else if (!options.drain_cmd.empty())
         a.argv = expand_command_template(options.drain_cmd, host, reason);
     } else {
