@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "app/check_round.h"
+#include "app/admission_actions.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
 #include "health/judge.h"
@@ -141,6 +142,8 @@ Command CheckRound::command() {
   c.run = [this](MpiSession& s) { return run(s); };
   c.judge = [this](Report& report) { judge_report(report); };
   c.preflight = [this](MpiSession& s) { return preflight(s); };
+  if (options_.actions.any())
+    c.after_report = [this](const Report& r) { return run_admission_actions(options_.actions, r, std::cerr); };
   return c;
 }
 
@@ -148,6 +151,7 @@ int run_check(MpiSession& session, const CheckOptions& options) {
   CheckRound round(session.world(), options);
   round.print_plan();
   return execute(session, options.common, round.command());
+#include "app/admission_actions.h"
 }
 
 }  // namespace ibgpu

@@ -5,6 +5,7 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
+#include "health/admission_actions.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -22,6 +23,7 @@ struct CheckOptions {
   CollectiveOptions allreduce = check_allreduce_defaults();
   int retests = 1;                 // re-test passes over suspect pairs
   std::optional<double> budget_s;  // --budget: fit the plan to it
+  AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 

@@ -193,6 +193,27 @@ void render(const Report& report, const CommonOptions& options) {
   }
 }
 
+// The report on disk is complete before anything acts on it; what the
+// follow-up has to say joins it afterwards.
+void follow_up(Report& report, const CommonOptions& options, const Command& command) {
+  std::vector<std::string> notes;
+  try {
+    notes = command.after_report(report);
+  } catch (const std::exception& e) {
+    notes.push_back(std::string("follow-up actions stopped: ") + e.what());
+    std::cerr << "ibgpu: " << notes.back() << '\n';
+  }
+  if (notes.empty()) return;
+  report.run.notes.insert(report.run.notes.end(), notes.begin(), notes.end());
+  if (options.json_path.empty() || options.json_path == "-") return;
+  try {
+    JsonReporter json_out;
+    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+  } catch (const std::exception& e) {
+    std::cerr << "ibgpu: the report without these notes stays: " << e.what() << '\n';
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -282,13 +303,16 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   return report;
 }
 
-int deliver(const Report& report, const CommonOptions& options) {
+int deliver(Report& report, const CommonOptions& options, const Command& command) {
   try {
     render(report, options);
   } catch (const std::exception& e) {
     std::cerr << "ibgpu: " << e.what() << '\n';
-    return 3;  // the verdict could not be delivered: never report success
+    // The verdict could not be delivered: never report success, and nothing acts on it.
+    if (command.after_report) std::cerr << "ibgpu: no follow-up actions: the report could not be written\n";
+    return 3;
   }
+  if (command.after_report) follow_up(report, options, command);
   return report.summary.exit_code;
 }
 
@@ -299,9 +323,9 @@ int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bo
 int execute(MpiSession& session, const CommonOptions& options, const Command& command) {
   if (int code = start_job(session, options, command); code >= 0) return code;
   bool all_present = true;
-  const std::optional<Report> report = run_round(session, options, command, all_present);
+  std::optional<Report> report = run_round(session, options, command, all_present);
   if (!report) return end_job(session, options, 0, true);
-  return end_job(session, options, deliver(*report, options), all_present);
+  return end_job(session, options, deliver(*report, options, command), all_present);
 }
 
 }  // namespace ibgpu

@@ -38,6 +38,10 @@ struct Command {
   // configuration problem on that rank (e.g. an --hca it does not have), and
   // the whole job ends with exit 64.
   std::function<std::string(MpiSession&)> preflight = [](MpiSession&) { return std::string(); };
+  // Rank 0, after the report is written (e.g. scheduler actions): the notes it
+  // returns are added to the report's run.notes and a JSON report file is
+  // written again with them. The exit code stays the verdict's.
+  std::function<std::vector<std::string>(const Report&)> after_report;
 };
 
 // Assembles rank 0's view from whatever arrived: ranks that sent nothing
@@ -59,8 +63,9 @@ int start_job(MpiSession& session, const CommonOptions& options, const Command& 
 // gets the report (and whether every rank answered); the others nullopt.
 std::optional<Report> run_round(MpiSession& session, const CommonOptions& options, const Command& command,
                                 bool& all_present);
-// Rank 0: renders the table and writes --json; returns the exit code.
-int deliver(const Report& report, const CommonOptions& options);
+// Rank 0: renders the table and writes --json, then runs the command's
+// after_report (only when the report was written); returns the exit code.
+int deliver(Report& report, const CommonOptions& options, const Command& command);
 // Ends the job (every rank), see MpiSession::end.
 int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bool all_present);
 

@@ -38,6 +38,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto full = std::make_shared<bool>(false);
   add_common_options(*sub, options->common);
   add_net_options(*sub, options->net, *text, "the network probes");
+  add_action_options(*sub, options->actions);
   sub->add_option("--allreduce", options->allreduce.backend,
                   "The all-reduce step after the network probes: nccl, mpi, auto (nccl where every rank "
                   "can run it, else mpi), or off")

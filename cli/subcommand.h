@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "app/network.h"
 #include "app/pipeline.h"
+#include "health/admission_actions.h"
 #include "cluster/world.h"
 
 namespace ibgpu::cli {
@@ -35,6 +36,9 @@ void finish_net_options(NetOptions& net, const NetCliText& text);  // throws Usa
 
 // The options of `check`, shared by `burn-in`; returns their validation.
 std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<CheckOptions>& options);
+// --drain-cmd, --resume-cmd, --slurm-drain, --dry-run, --action-timeout:
+// templates are split into argv here, so a bad one is a usage error.
+void add_action_options(CLI::App& sub, AdmissionActionOptions& actions);
 
 Subcommand add_inventory(CLI::App& parent);
 Subcommand add_burn_in(CLI::App& parent);

@@ -1,6 +1,9 @@
 #include "health/admission.h"
 
+#include <algorithm>
 #include <unordered_map>
+
+#include "health/kubernetes.h"
 
 namespace ibgpu {
 
@@ -100,7 +103,20 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
     }
   }
   s.exit_code = exit_code_for(s.state);
+  s.kubernetes = kubernetes_map(verdicts);
   return s;
+}
+
+std::string short_reasons(const Verdict& node, std::size_t max_chars) {
+  std::string text = to_string(node.state);
+  std::vector<std::string> codes;
+  for (const auto& r : node.reasons)
+    if (std::find(codes.begin(), codes.end(), r.code) == codes.end()) codes.push_back(r.code);
+  for (std::size_t i = 0; i < codes.size(); ++i) text += (i == 0 ? ": " : ",") + codes[i];
+  for (std::size_t i = 0; i < node.excluded.size(); ++i) text += (i == 0 ? " (excluded " : ",") + node.excluded[i];
+  if (!node.excluded.empty()) text += ")";
+  if (text.size() > max_chars && max_chars > 3) text = text.substr(0, max_chars - 3) + "...";
+  return text;
 }
 
 }  // namespace ibgpu

@@ -3,6 +3,7 @@
 // node's action. A failed GPU or rail is excluded and the node admitted
 // degraded while others of its kind remain; a node failed as a whole, or
 // left unchecked, is drained. Pure.
+#include <string>
 #include <vector>
 
 #include "health/verdict.h"
@@ -14,6 +15,12 @@ namespace ibgpu {
 // usable and excluded lists. Every host has a node verdict afterwards.
 void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts);
 
+// The run summary, with the Kubernetes map of every node (health/kubernetes.h).
 RunSummary summarise(const std::vector<Verdict>& verdicts);
+
+// A node's verdict in one short line, for a scheduler's drain reason or an
+// annotation: "failed: PROBE_TIMEOUT,IB_RAIL_DOWN (excluded gpu1,mlx5_1:1)",
+// cut at `max_chars` with "...".
+std::string short_reasons(const Verdict& node, std::size_t max_chars = 120);
 
 }  // namespace ibgpu

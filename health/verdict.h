@@ -1,6 +1,7 @@
 #pragma once
 // What the judge decides: a state per entity with the reasons, an action per
 // node, and the exit code that follows (monitoring-plugin convention).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,10 +48,23 @@ struct Verdict {
   std::vector<std::string> excluded = {};
 };
 
+// What an admission controller applies to one Kubernetes node: label values
+// are label-legal (see health/kubernetes.h), annotations carry the full lists.
+struct KubernetesTaint {
+  std::string key, value, effect;  // effect: NoSchedule | PreferNoSchedule
+  bool operator==(const KubernetesTaint&) const = default;
+};
+struct KubernetesNode {
+  std::map<std::string, std::string> labels, annotations;
+  std::vector<KubernetesTaint> taints;
+  bool operator==(const KubernetesNode&) const = default;
+};
+
 struct RunSummary {
   HealthState state = HealthState::unknown;
   std::vector<std::string> admit, admit_degraded, drain;
   int exit_code = 3;
+  std::map<std::string, KubernetesNode> kubernetes;  // by node (host) name; nodes judged only
 };
 
 }  // namespace ibgpu

@@ -252,12 +252,40 @@ void from_json(const json& j, Verdict& v) {
   v.excluded = j.value("excluded", std::vector<std::string>{});
 }
 
+namespace {
+
+json kubernetes_json(const std::map<std::string, KubernetesNode>& nodes) {
+  json out = json::object();
+  for (const auto& [name, k] : nodes) {
+    json taints = json::array();
+    for (const auto& t : k.taints) taints.push_back(json{{"key", t.key}, {"value", t.value}, {"effect", t.effect}});
+    out[name] = json{{"labels", k.labels}, {"annotations", k.annotations}, {"taints", taints}};
+  }
+  return out;
+}
+
+std::map<std::string, KubernetesNode> kubernetes_from_json(const json& j) {
+  std::map<std::string, KubernetesNode> out;
+  for (const auto& [name, node] : j.items()) {
+    KubernetesNode k;
+    k.labels = node.value("labels", std::map<std::string, std::string>{});
+    k.annotations = node.value("annotations", std::map<std::string, std::string>{});
+    for (const auto& t : node.value("taints", json::array()))
+      k.taints.push_back({t.at("key").get<std::string>(), get_string(t, "value"), t.at("effect").get<std::string>()});
+    out.emplace(name, std::move(k));
+  }
+  return out;
+}
+
+}  // namespace
+
 void to_json(json& j, const RunSummary& s) {
   j = json{{"state", to_string(s.state)},
            {"admit", s.admit},
            {"admit_degraded", s.admit_degraded},
            {"drain", s.drain},
-           {"exit_code", s.exit_code}};
+           {"exit_code", s.exit_code},
+           {"kubernetes", kubernetes_json(s.kubernetes)}};
 }
 
 void from_json(const json& j, RunSummary& s) {
@@ -266,6 +294,7 @@ void from_json(const json& j, RunSummary& s) {
   s.admit_degraded = j.value("admit_degraded", std::vector<std::string>{});
   s.drain = j.value("drain", std::vector<std::string>{});
   s.exit_code = j.at("exit_code").get<int>();
+  s.kubernetes = kubernetes_from_json(j.value("kubernetes", json::object()));
 }
 
 void to_json(json& j, const BurnInFigure& f) {

@@ -7,7 +7,9 @@
 // is down; node2 (rank 2) lost during the gather, so only its name and ranks
 // are known. Probes cover every status, metrics a plain value, a sample
 // summary and a missing (null) value. Verdicts cover every entity kind and
-// state, reasons with and without value/threshold/metric.
+// state, reasons with and without value/threshold/metric; the summary's
+// Kubernetes map a degraded and a drained node.
+#include "health/kubernetes.h"
 #include "reports/report.h"
 
 namespace ibgpu::testing {
@@ -198,6 +200,7 @@ inline Report sample_report() {
   r.summary.admit_degraded = {"node1"};
   r.summary.drain = {"node2"};
   r.summary.exit_code = exit_code_for(HealthState::failed);
+  r.summary.kubernetes = kubernetes_map(r.verdicts);
   return r;
 }
 

@@ -254,6 +254,12 @@ TEST_F(ReportSchema, RejectsOtherContractBreaks) {
       {"action on a port", [](json& d) { d["verdicts"][2]["action"] = "drain"; }},
       {"exit code not matching state", [](json& d) { d["summary"]["exit_code"] = 0; }},
       {"missing value as a string", [](json& d) { d["hosts"][0]["gpus"][1]["memory_total_GiB"] = "n/a"; }},
+      {"label value with a colon",
+       [](json& d) { d["summary"]["kubernetes"]["node1"]["labels"]["ibgpu.io/usable-rails"] = "mlx5_0:1"; }},
+      {"label value of 64 characters",
+       [](json& d) { d["summary"]["kubernetes"]["node1"]["labels"]["ibgpu.io/state"] = std::string(64, 'a'); }},
+      {"taint with an unknown effect",
+       [](json& d) { d["summary"]["kubernetes"]["node2"]["taints"][0]["effect"] = "Evict"; }},
   };
   // One validator run for all of them: python starts slowly.
   std::vector<fs::path> files;

@@ -1,0 +1,121 @@
+# Admission actions of `ibgpu check`, one process, against a fake scontrol
+# first on PATH that logs its argv (one argument a line, "--" after each call)
+# and answers `show node` from fixture files.
+source "$(dirname "$0")/lib.sh"
+
+mkdir -p "$WORK/bin" "$WORK/nodes"
+cat >"$WORK/bin/scontrol" <<'SH'
+#!/bin/bash
+{ for a in "$@"; do printf '%s\n' "$a"; done; echo --; } >>"$FAKE_SCONTROL_LOG"
+if [ "$1" = show ] && [ "$2" = node ]; then
+  cat "$FAKE_SCONTROL_NODES/$3" 2>/dev/null || { echo "Node $3 not found" >&2; exit 1; }
+fi
+if [ "$1" = update ] && [ -n "${FAKE_SCONTROL_FAIL:-}" ]; then echo "slurm_update error: Invalid node name" >&2; exit 1; fi
+exit 0
+SH
+chmod +x "$WORK/bin/scontrol"
+export PATH="$WORK/bin:$PATH" FAKE_SCONTROL_NODES="$WORK/nodes"
+
+# A CPU-only node without RDMA, as the empty sysfs fixture shows one: admitted.
+cat >"$WORK/cpu-node.toml" <<'TOML'
+name = "cpu-node"
+[node]
+expect_gpus = 0
+expect_active_ports = 0
+TOML
+# The same host judged as an 8-GPU node: failed, drained.
+cat >"$WORK/gpu-node.toml" <<'TOML'
+name = "gpu-node"
+[node]
+expect_gpus = 8
+TOML
+fit=(--profile "$WORK/cpu-node.toml" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/empty" --allreduce off)
+unfit=(--profile "$WORK/gpu-node.toml" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/empty" --allreduce off)
+
+# check NAME HOST ARGS...: one `ibgpu check` as host HOST; sets $rc, log in $WORK/NAME.log.
+check() {
+  local name=$1 host=$2; shift 2
+  export FAKE_SCONTROL_LOG="$WORK/$name.log"
+  set +e
+  IBGPU_HOSTNAME=$host timeout 120 "$IBGPU" check --json "$WORK/$name.json" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+  rc=$?
+  set -e
+}
+logged() { cat "$WORK/$1.log" 2>/dev/null || true; }
+# The node's short reasons as the report's Kubernetes annotation has them (the drain reason too).
+reasons_of() {
+  "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["summary"]["kubernetes"][sys.argv[2]]["annotations"]["ibgpu.io/reasons"])' "$WORK/$1.json" "$2"
+}
+
+# 1. A failed node is drained: exactly these arguments, the host with shell
+#    metacharacters arriving as written, the reason one argument.
+host='gpu01;touch pwned $(id) `id` "q" '\''s'
+check drain "$host" "${unfit[@]}" --slurm-drain
+[ "$rc" -eq 2 ] || fail "drained node: exit $rc, want 2 (failed): $(cat "$WORK/drain.err")"
+validate "$WORK/drain.json"
+reason=$(reasons_of drain "$host")
+case $reason in failed:*GPU*) ;; *) fail "unexpected reason: $reason" ;; esac
+expected=$(printf '%s\n' update "NodeName=$host" State=DRAIN "Reason=ibgpu: $reason" --)
+[ "$(logged drain)" = "$expected" ] || fail "drain argv: got
+$(logged drain)
+want
+$expected"
+if [ -e pwned ] || [ -e "$WORK/pwned" ]; then fail "a host name was run through a shell"; fi
+check_json "$WORK/drain.json" "
+k = r['summary']['kubernetes']['''$host''']
+assert k['labels']['ibgpu.io/admission'] == 'drain', k
+assert k['taints'] == [{'key': 'ibgpu.io/unhealthy', 'value': 'failed', 'effect': 'NoSchedule'}], k
+assert r['run']['notes'] == [], r['run']['notes']
+"
+
+# 2. A fit node drained by a person is left alone, and the report says so.
+echo "NodeName=cpu01 State=IDLE+DRAIN Reason=PSU swap [alice@2026-11-28T16:00:00]" >"$WORK/nodes/cpu01"
+check human cpu01 "${fit[@]}" --slurm-drain
+[ "$rc" -eq 0 ] || fail "fit node: exit $rc, want 0: $(cat "$WORK/human.err")"
+[ "$(logged human)" = "$(printf '%s\n' show node cpu01 -o --)" ] || fail "human-drained node: scontrol was asked $(logged human)"
+grep -q "cpu01 left drained" "$WORK/human.err" || fail "no word about the node left drained: $(cat "$WORK/human.err")"
+check_json "$WORK/human.json" "assert any('cpu01 left drained' in n for n in r['run']['notes']), r['run']['notes']"
+validate "$WORK/human.json"
+
+# 3. A fit node that ibgpu drained earlier is resumed.
+echo "NodeName=cpu02 State=IDLE+DRAIN Reason=ibgpu: failed: GPU_MISSING [root@2026-11-29T10:00:00]" >"$WORK/nodes/cpu02"
+check resume cpu02 "${fit[@]}" --slurm-drain
+[ "$rc" -eq 0 ] || fail "resume: exit $rc"
+[ "$(logged resume)" = "$(printf '%s\n' show node cpu02 -o -- update NodeName=cpu02 State=RESUME --)" ] ||
+  fail "resume argv: $(logged resume)"
+
+# 4. --dry-run runs nothing and shows the command, quoted.
+check dry "$host" "${unfit[@]}" --slurm-drain --dry-run
+[ "$rc" -eq 2 ] || fail "dry run: exit $rc"
+[ ! -e "$WORK/dry.log" ] || fail "--dry-run ran scontrol: $(logged dry)"
+line=$(grep "dry run: drain" "$WORK/dry.err") || fail "dry run printed nothing: $(cat "$WORK/dry.err")"
+# The printed command is one bash reads back into the same arguments.
+printf -v want '<%s>' scontrol update "NodeName=$host" State=DRAIN "Reason=ibgpu: $reason"
+cmd=${line#*"$host: "}
+got=$(bash -c "printf '<%s>' $cmd")
+[ "$got" = "$want" ] || fail "dry-run line does not read back: $line"
+
+# 5. A failing drain command: noted, verdict and exit code unchanged.
+FAKE_SCONTROL_FAIL=1 check failing gpu02 "${unfit[@]}" --slurm-drain
+[ "$rc" -eq 2 ] || fail "failing drain changed the exit code to $rc"
+check_json "$WORK/failing.json" "
+notes = r['run']['notes']
+assert any(n.startswith('drain of gpu02 failed (exit 1)') and 'Invalid node name' in n for n in notes), notes
+assert r['summary']['drain'] == ['gpu02'] and r['summary']['exit_code'] == 2, r['summary']
+"
+grep -q "drain of gpu02 failed (exit 1)" "$WORK/failing.err" || fail "failure not on stderr"
+
+# 6. A template of one's own, with the placeholders inside single arguments.
+check custom "a b" "${unfit[@]}" --drain-cmd "scontrol custom --host={host} 'why: {reason}'"
+[ "$(logged custom)" = "$(printf '%s\n' custom '--host=a b' "why: $(reasons_of custom "a b")" --)" ] ||
+  fail "custom template argv: $(logged custom)"
+
+# 7. Usage errors.
+for bad in "--drain-cmd 'open" "--drain-cmd {hostname}" "--slurm-drain --drain-cmd x" "--dry-run"; do
+  set +e
+  eval "\"\$IBGPU\" check $bad" >/dev/null 2>"$WORK/usage.err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 64 ] || fail "'$bad' exited $rc: $(cat "$WORK/usage.err")"
+done
+echo "admission actions: ok"
