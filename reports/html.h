@@ -22,8 +22,8 @@ std::string ramp_colour(double t);
 std::string ramp_css_gradient();
 
 // Up to this many hosts every cell is its own element with a tooltip; above
-// it cells of one colour merge per row and only flagged pairs and rows keep
-// tooltips, so the markup stays near O(hosts) for a uniform fabric.
+// it the cells are one embedded image (a pixel per pair, about hosts^2 bytes
+// however noisy the data) and only host rows and flagged pairs keep tooltips.
 inline constexpr std::size_t kHeatmapDetailedHosts = 64;
 // Up to this many hosts cells carry their value as text.
 inline constexpr std::size_t kHeatmapLabelledHosts = 12;

@@ -1,6 +1,7 @@
 // The pairwise-bandwidth heatmap as inline SVG. The cells live in an inner
 // <svg> whose viewBox is one unit per host, so coordinates stay small
 // integers and the drawn size stays bounded however many hosts there are.
+// Up to kHeatmapDetailedHosts every pair is an element; above, an image.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "probes/stats.h"
 #include "reports/html.h"
+#include "reports/png.h"
 #include "reports/text_table.h"
 
 namespace ibgpu {
@@ -24,6 +26,8 @@ constexpr std::array<Rgb, 10> kRamp{{{0x44, 0x01, 0x54}, {0x48, 0x28, 0x78}, {0x
                                      {0x26, 0x82, 0x8e}, {0x1f, 0x9e, 0x89}, {0x35, 0xb7, 0x79}, {0x6e, 0xce, 0x58},
                                      {0xb5, 0xde, 0x2b}, {0xfd, 0xe7, 0x25}}};
 constexpr int kSteps = 16;
+constexpr Rgb kUnmeasuredRgb{0xd9, 0xd9, 0xd9};
+constexpr Rgb kNoValueRgb{0x59, 0x59, 0x59};
 constexpr const char* kUnmeasuredFill = "#d9d9d9";
 constexpr const char* kNoValueFill = "#595959";
 constexpr const char* kDegradedColour = "#e67e00";
@@ -35,7 +39,20 @@ std::string hex(const Rgb& c) {
   return text;
 }
 
+PngColour to_png(const Rgb& c) {
+  return {static_cast<std::uint8_t>(c.r), static_cast<std::uint8_t>(c.g), static_cast<std::uint8_t>(c.b)};
+}
+
 int step_of(double t) { return static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * (kSteps - 1))); }
+
+Rgb ramp_rgb(double t) {
+  const double at = static_cast<double>(step_of(t)) / (kSteps - 1) * (kRamp.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const auto hi = std::min(lo + 1, kRamp.size() - 1);
+  const double f = at - static_cast<double>(lo);
+  auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
+  return {mix(kRamp[lo].r, kRamp[hi].r), mix(kRamp[lo].g, kRamp[hi].g), mix(kRamp[lo].b, kRamp[hi].b)};
+}
 
 // Where a value sits between the matrix's extremes; all equal sit at the top.
 double position(const BandwidthMatrix& m, double v) {
@@ -127,38 +144,34 @@ void write_detailed_cells(const BandwidthMatrix& m, std::size_t index, std::ostr
       if (const PairCell* c = at[y * n + x]; c && c->link) write_flag(out, *c, x, y, index);
 }
 
-// Per row: runs of equal colour become one rect; a row's tooltip names its
-// host; flagged pairs keep a tooltip of their own.
-void write_merged_cells(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+// Above kHeatmapDetailedHosts: one pixel per pair in an embedded PNG, drawn
+// crisp and scaled to the matrix (about hosts^2 bytes, whatever the data);
+// a transparent rect per host row for its tooltip; flagged pairs as elements
+// with tooltips of their own.
+void write_raster_cells(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
   const std::size_t n = m.hosts.size();
-  std::vector<std::vector<std::pair<std::size_t, const PairCell*>>> rows(n);
+  constexpr std::uint8_t kUnmeasured = 0, kNoValue = 1, kFirstStep = 2;
+  std::vector<PngColour> palette{to_png(kUnmeasuredRgb), to_png(kNoValueRgb)};
+  for (int step = 0; step < kSteps; ++step) palette.push_back(to_png(ramp_rgb(static_cast<double>(step) / (kSteps - 1))));
+  std::vector<std::uint8_t> pixels(n * n, kUnmeasured);
   for (const auto& c : m.cells) {
-    rows[c.row].emplace_back(c.col, &c);
-    if (c.row != c.col) rows[c.col].emplace_back(c.row, &c);
+    const auto colour =
+        c.bw_GBps ? static_cast<std::uint8_t>(kFirstStep + step_of(position(m, *c.bw_GBps))) : kNoValue;
+    pixels[c.row * n + c.col] = pixels[c.col * n + c.row] = colour;
   }
-  out << "<rect class=\"unmeasured\" width=\"" << n << "\" height=\"" << n << "\" fill=\"" << kUnmeasuredFill
-      << "\"/>\n";
-  for (std::size_t y = 0; y < n; ++y) {
-    auto& row = rows[y];
-    if (row.empty()) continue;
-    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    out << "<g class=\"row\"><title>" << html_escape(m.hosts[y]) << "</title>";
-    for (std::size_t i = 0; i < row.size();) {
-      const auto [x, c] = row[i];
-      const std::string fill = fill_of(m, *c);
-      if (c->link) {
-        write_rect(out, cell_class(*c), x, y, 1, fill);
-        out << "><title>" << html_escape(cell_title(m, *c)) << "</title></rect>";
-        ++i;
-        continue;
-      }
-      std::size_t j = i + 1;
-      while (j < row.size() && row[j].first == x + (j - i) && !row[j].second->link && fill_of(m, *row[j].second) == fill)
-        ++j;
-      write_rect(out, cell_class(*c), x, y, j - i, fill, "/>");
-      i = j;
+  out << "<image class=\"matrix\" width=\"" << n << "\" height=\"" << n
+      << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,"
+      << base64(indexed_png(n, n, palette, pixels)) << "\"/>\n";
+  for (std::size_t y = 0; y < n; ++y)
+    out << "<rect class=\"row\" y=\"" << y << "\" width=\"" << n << "\" height=\"1\" fill=\"#000\" fill-opacity=\"0\"><title>"
+        << html_escape(m.hosts[y]) << "</title></rect>\n";
+  for (const auto& c : m.cells) {
+    if (!c.link) continue;
+    for (const auto& [x, y] : {std::pair{c.col, c.row}, std::pair{c.row, c.col}}) {
+      write_rect(out, cell_class(c), x, y, 1, fill_of(m, c));
+      out << "><title>" << html_escape(cell_title(m, c)) << "</title></rect>\n";
+      if (c.row == c.col) break;
     }
-    out << "</g>\n";
   }
   for (const auto& c : m.cells)
     if (c.link) {
@@ -169,14 +182,7 @@ void write_merged_cells(const BandwidthMatrix& m, std::size_t index, std::ostrea
 
 }  // namespace
 
-std::string ramp_colour(double t) {
-  const double at = static_cast<double>(step_of(t)) / (kSteps - 1) * (kRamp.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const auto hi = std::min(lo + 1, kRamp.size() - 1);
-  const double f = at - static_cast<double>(lo);
-  auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
-  return hex({mix(kRamp[lo].r, kRamp[hi].r), mix(kRamp[lo].g, kRamp[hi].g), mix(kRamp[lo].b, kRamp[hi].b)});
-}
+std::string ramp_colour(double t) { return hex(ramp_rgb(t)); }
 
 std::string ramp_css_gradient() {
   std::string css = "linear-gradient(to right";
@@ -197,7 +203,7 @@ void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream
 
   out << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" << html_escape(m.rail)
       << "\" data-probe=\"" << html_escape(m.probe) << "\" data-hosts=\"" << n << "\" data-pairs=\""
-      << m.cells.size() << "\" data-detail=\"" << (detailed ? "cells" : "runs") << "\" width=\"" << num(margin + side + 6)
+      << m.cells.size() << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\"" << num(margin + side + 6)
       << "\" height=\"" << num(margin + side + 6) << "\" role=\"img\" aria-label=\""
       << html_escape("pairwise bandwidth on " + m.rail) << "\">\n";
   if (detailed) {
@@ -219,7 +225,7 @@ void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream
       << "\" preserveAspectRatio=\"none\" font-size=\"0.3\" text-anchor=\"middle\" dominant-baseline=\"central\">\n";
   write_patterns(out, index);
   if (detailed) write_detailed_cells(m, index, out);
-  else write_merged_cells(m, index, out);
+  else write_raster_cells(m, index, out);
   out << "</svg>\n</svg>\n";
 }
 

@@ -8,6 +8,7 @@
 
 #include "reports/bandwidth_matrix.h"
 #include "reports/html.h"
+#include "reports/png.h"
 #include "reports/reporter.h"
 #include "tests/reports/report_fixture.h"
 
@@ -195,27 +196,48 @@ TEST(HtmlReporter, DegradedAndFailedLinksAreFlaggedInTheHeatmap) {
 }
 
 TEST(HtmlReporter, LargeFleetStaysBounded) {
-  constexpr std::size_t kHosts = 600;
+  constexpr std::size_t kHosts = 520;
   Report r;
   for (std::size_t i = 0; i < kHosts; ++i) r.hosts.push_back(host("gpu-node-" + std::to_string(i)));
   for (std::size_t i = 0; i < kHosts; ++i)
     for (std::size_t j = i + 1; j < kHosts; ++j) {
-      // One slow node; the rest within 1 % of each other.
-      const double gbps = (i == 7 || j == 7) ? 24.0 : 48.0 - static_cast<double>((i * 31 + j * 17) % 50) / 100.0;
+      // One slow node; the rest spread over 10 %, so colours vary from pair to pair.
+      const double gbps = (i == 7 || j == 7) ? 24.0 : 48.0 - static_cast<double>((i * 31 + j * 17) % 50) / 10.0;
       r.probes.push_back(bw("net.verbs.write_bw", r.hosts[i].name, r.hosts[j].name, 1048576, gbps, "mlx5_0:1"));
     }
   r.verdicts.push_back(Verdict{{"link", "gpu-node-3<->gpu-node-9"}, HealthState::failed, {}, std::nullopt});
   const std::string html = render_html(r);
   const std::string map = heatmap_of(html, "mlx5_0:1");
   ASSERT_FALSE(map.empty());
-  EXPECT_NE(map.find("data-detail=\"runs\""), std::string::npos);
+  EXPECT_NE(map.find("data-detail=\"raster\""), std::string::npos);
   EXPECT_NE(map.find("width=\"732\" height=\"732\""), std::string::npos) << map.substr(0, 400);
   EXPECT_EQ(count(map, "<text"), 0u);  // no labels at this scale
-  EXPECT_EQ(count(map, "<g class=\"row\">"), kHosts);
+  EXPECT_EQ(count(map, "<rect class=\"row\""), kHosts);  // a tooltip per host row
+  EXPECT_EQ(count(map, "<image class=\"matrix\""), 1u);
+  EXPECT_EQ(count(map, "<rect class=\"cell\""), 2u);  // only the flagged pair, both halves
   EXPECT_EQ(count(map, "<rect class=\"flag failed\""), 2u);
-  // 179,700 pairs; a fleet this uniform merges to a few runs per row.
-  EXPECT_LT(count(map, "<rect class=\"cell"), 8 * kHosts);
-  EXPECT_LT(html.size(), 1'000'000u);
+  // 134,940 pairs: a pixel each, base64, plus the rows.
+  EXPECT_LT(html.size(), 600'000u);
+}
+
+TEST(Png, IndexedImageIsWellFormed) {
+  EXPECT_EQ(crc32("123456789"), 0xCBF43926u);  // the CRC-32 check value
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  const std::string png = indexed_png(3, 2, {{1, 2, 3}, {250, 251, 252}}, {0, 1, 0, 1, 1, 0});
+  EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n");
+  EXPECT_EQ(png.substr(12, 4), "IHDR");
+  EXPECT_EQ(png.substr(16, 8), std::string("\0\0\0\x03\0\0\0\x02", 8));  // 3 x 2
+  EXPECT_EQ(png.substr(png.size() - 12), std::string("\0\0\0\0IEND\xAE\x42\x60\x82", 12));
+  // Stored deflate: the filtered rows appear verbatim.
+  EXPECT_NE(png.find(std::string("\0\0\x01\0\0\x01\x01\0", 8)), std::string::npos);
+  EXPECT_THROW(indexed_png(3, 2, {{0, 0, 0}}, {0, 0}), std::invalid_argument);
+  // More than one stored block (65535 bytes each) still ends in one IEND.
+  const std::string big = indexed_png(300, 300, {{0, 0, 0}}, std::vector<std::uint8_t>(300 * 300, 0));
+  EXPECT_GT(big.size(), 300u * 301u);
+  EXPECT_EQ(count(big, "IEND"), 1u);
 }
 
 }  // namespace
