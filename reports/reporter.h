@@ -26,6 +26,12 @@ class JsonReporter final : public Reporter {
   void render(const Report& report, std::ostream& out) const override;
 };
 
+// Self-contained page: run facts, a bandwidth heatmap per rail, nodes, reasons.
+class HtmlReporter final : public Reporter {
+ public:
+  void render(const Report& report, std::ostream& out) const override;
+};
+
 std::unique_ptr<Reporter> make_reporter(const std::string& format);  // "table" | "json"
 std::vector<std::string> reporter_formats();
 

@@ -98,6 +98,10 @@ TEST(ReporterGolden, JsonMatchesCheckedInText) {
   expect_golden("report.json", render(JsonReporter{}, testing::sample_report()));
 }
 
+TEST(ReporterGolden, HtmlMatchesCheckedInText) {
+  expect_golden("report.html", render(HtmlReporter{}, testing::sample_report()));
+}
+
 TEST(ReporterGolden, MakeReporterGivesEveryListedFormat) {
   for (const auto& format : reporter_formats()) EXPECT_NE(make_reporter(format), nullptr) << format;
   EXPECT_EQ(make_reporter("yaml"), nullptr);

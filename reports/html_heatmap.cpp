@@ -1,0 +1,232 @@
+// The pairwise-bandwidth heatmap as inline SVG. The cells live in an inner
+// <svg> whose viewBox is one unit per host, so coordinates stay small
+// integers and the drawn size stays bounded however many hosts there are.
+// Up to kHeatmapDetailedHosts every pair is an element; above, an image.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "probes/stats.h"
+#include "reports/html.h"
+#include "reports/png.h"
+#include "reports/text_table.h"
+
+namespace ibgpu {
+
+namespace {
+
+struct Rgb {
+  int r, g, b;
+};
+
+// Viridis at ten evenly spaced points: perceptually even and readable in grey.
+constexpr std::array<Rgb, 10> kRamp{{{0x44, 0x01, 0x54}, {0x48, 0x28, 0x78}, {0x3e, 0x49, 0x89}, {0x31, 0x68, 0x8e},
+                                     {0x26, 0x82, 0x8e}, {0x1f, 0x9e, 0x89}, {0x35, 0xb7, 0x79}, {0x6e, 0xce, 0x58},
+                                     {0xb5, 0xde, 0x2b}, {0xfd, 0xe7, 0x25}}};
+constexpr int kSteps = 16;
+constexpr Rgb kUnmeasuredRgb{0xd9, 0xd9, 0xd9};
+constexpr Rgb kNoValueRgb{0x59, 0x59, 0x59};
+constexpr const char* kUnmeasuredFill = "#d9d9d9";
+constexpr const char* kNoValueFill = "#595959";
+constexpr const char* kDegradedColour = "#e67e00";
+constexpr const char* kFailedColour = "#d62728";
+
+std::string hex(const Rgb& c) {
+  char text[8];
+  std::snprintf(text, sizeof text, "#%02x%02x%02x", c.r, c.g, c.b);
+  return text;
+}
+
+PngColour to_png(const Rgb& c) {
+  return {static_cast<std::uint8_t>(c.r), static_cast<std::uint8_t>(c.g), static_cast<std::uint8_t>(c.b)};
+}
+
+int step_of(double t) { return static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * (kSteps - 1))); }
+
+Rgb ramp_rgb(double t) {
+  const double at = static_cast<double>(step_of(t)) / (kSteps - 1) * (kRamp.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const auto hi = std::min(lo + 1, kRamp.size() - 1);
+  const double f = at - static_cast<double>(lo);
+  auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
+  return {mix(kRamp[lo].r, kRamp[hi].r), mix(kRamp[lo].g, kRamp[hi].g), mix(kRamp[lo].b, kRamp[hi].b)};
+}
+
+// Where a value sits between the matrix's extremes; all equal sit at the top.
+double position(const BandwidthMatrix& m, double v) {
+  const double lo = m.min_GBps.value_or(v), hi = m.max_GBps.value_or(v);
+  return hi > lo ? (v - lo) / (hi - lo) : 1.0;
+}
+
+std::string fill_of(const BandwidthMatrix& m, const PairCell& c) {
+  return c.bw_GBps ? ramp_colour(position(m, *c.bw_GBps)) : kNoValueFill;
+}
+
+// A host name shortened for an axis label (the tooltip keeps it whole),
+// never cut inside a UTF-8 sequence.
+std::string short_label(const std::string& name, std::size_t max_bytes = 24) {
+  if (name.size() <= max_bytes) return name;
+  std::size_t cut = max_bytes - 3;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return name.substr(0, cut) + "\u2026";
+}
+
+std::string num(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+std::string cell_title(const BandwidthMatrix& m, const PairCell& c) {
+  std::string text = m.hosts[c.row] + " <-> " + m.hosts[c.col] + " (" + m.rail + "): ";
+  text += c.bw_GBps ? format_number(*c.bw_GBps) + " GB/s" : std::string("no value");
+  text += " at " + format_size(c.size_B);
+  if (c.status != ProbeStatus::ok) text += ", " + std::string(to_string(c.status));
+  if (!c.note.empty()) text += ": " + c.note;
+  if (c.link) text += "; link " + std::string(to_string(*c.link));
+  return text;
+}
+
+const char* cell_class(const PairCell& c) { return c.bw_GBps ? "cell" : "cell novalue"; }
+
+void write_rect(std::ostream& out, const char* cls, std::size_t x, std::size_t y, std::size_t width,
+                const std::string& fill, const std::string& extra = "") {
+  out << "<rect class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << width
+      << "\" height=\"1\" fill=\"" << fill << '"' << extra;
+}
+
+void write_flag(std::ostream& out, const PairCell& c, std::size_t x, std::size_t y, std::size_t index) {
+  const bool failed = c.link == HealthState::failed;
+  out << "<rect class=\"flag " << (failed ? "failed" : "degraded") << "\" x=\"" << x << "\" y=\"" << y
+      << "\" width=\"1\" height=\"1\" fill=\"url(#hatch-" << (failed ? "failed-" : "degraded-") << index
+      << ")\" stroke=\"" << (failed ? kFailedColour : kDegradedColour) << "\" stroke-width=\"" << (failed ? 3 : 2)
+      << "\" vector-effect=\"non-scaling-stroke\" pointer-events=\"none\"/>\n";
+}
+
+void write_patterns(std::ostream& out, std::size_t index) {
+  out << "<defs>";
+  for (const auto& [name, colour] : {std::pair{"degraded", kDegradedColour}, std::pair{"failed", kFailedColour}})
+    out << "<pattern id=\"hatch-" << name << '-' << index
+        << "\" patternUnits=\"userSpaceOnUse\" width=\"0.25\" height=\"0.25\" patternTransform=\"rotate(45)\">"
+           "<rect width=\"0.09\" height=\"0.25\" fill=\""
+        << colour << "\"/></pattern>";
+  out << "</defs>\n";
+}
+
+// Every pair its own element, unmeasured ones included: what the tests and a
+// reader hovering a cell see.
+void write_detailed_cells(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+  const std::size_t n = m.hosts.size();
+  std::vector<const PairCell*> at(n * n, nullptr);
+  for (const auto& c : m.cells) at[c.row * n + c.col] = at[c.col * n + c.row] = &c;
+  const bool labelled = n <= kHeatmapLabelledHosts;
+  for (std::size_t y = 0; y < n; ++y)
+    for (std::size_t x = 0; x < n; ++x) {
+      const PairCell* c = at[y * n + x];
+      if (!c) {
+        write_rect(out, "cell none", x, y, 1, kUnmeasuredFill);
+        out << "><title>" << html_escape(m.hosts[y] + " <-> " + m.hosts[x] + ": not measured") << "</title></rect>\n";
+        continue;
+      }
+      const std::string value = c->bw_GBps ? " data-gbps=\"" + num(*c->bw_GBps) + '"' : "";
+      write_rect(out, cell_class(*c), x, y, 1, fill_of(m, *c), value);
+      out << "><title>" << html_escape(cell_title(m, *c)) << "</title></rect>\n";
+      if (labelled && c->bw_GBps) {
+        const bool dark = step_of(position(m, *c->bw_GBps)) < kSteps / 2;
+        out << "<text class=\"value\" x=\"" << x << ".5\" y=\"" << y << ".5\" fill=\"" << (dark ? "#fff" : "#000")
+            << "\">" << html_escape(format_number(*c->bw_GBps, 3)) << "</text>\n";
+      }
+    }
+  for (std::size_t y = 0; y < n; ++y)
+    for (std::size_t x = 0; x < n; ++x)
+      if (const PairCell* c = at[y * n + x]; c && c->link) write_flag(out, *c, x, y, index);
+}
+
+// Above kHeatmapDetailedHosts: one pixel per pair in an embedded PNG, drawn
+// crisp and scaled to the matrix (about hosts^2 bytes, whatever the data);
+// a transparent rect per host row for its tooltip; flagged pairs as elements
+// with tooltips of their own.
+void write_raster_cells(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+  const std::size_t n = m.hosts.size();
+  constexpr std::uint8_t kUnmeasured = 0, kNoValue = 1, kFirstStep = 2;
+  std::vector<PngColour> palette{to_png(kUnmeasuredRgb), to_png(kNoValueRgb)};
+  for (int step = 0; step < kSteps; ++step) palette.push_back(to_png(ramp_rgb(static_cast<double>(step) / (kSteps - 1))));
+  std::vector<std::uint8_t> pixels(n * n, kUnmeasured);
+  for (const auto& c : m.cells) {
+    const auto colour =
+        c.bw_GBps ? static_cast<std::uint8_t>(kFirstStep + step_of(position(m, *c.bw_GBps))) : kNoValue;
+    pixels[c.row * n + c.col] = pixels[c.col * n + c.row] = colour;
+  }
+  out << "<image class=\"matrix\" width=\"" << n << "\" height=\"" << n
+      << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,"
+      << base64(indexed_png(n, n, palette, pixels)) << "\"/>\n";
+  for (std::size_t y = 0; y < n; ++y)
+    out << "<rect class=\"row\" y=\"" << y << "\" width=\"" << n << "\" height=\"1\" fill=\"#000\" fill-opacity=\"0\"><title>"
+        << html_escape(m.hosts[y]) << "</title></rect>\n";
+  for (const auto& c : m.cells) {
+    if (!c.link) continue;
+    for (const auto& [x, y] : {std::pair{c.col, c.row}, std::pair{c.row, c.col}}) {
+      write_rect(out, cell_class(c), x, y, 1, fill_of(m, c));
+      out << "><title>" << html_escape(cell_title(m, c)) << "</title></rect>\n";
+      if (c.row == c.col) break;
+    }
+  }
+  for (const auto& c : m.cells)
+    if (c.link) {
+      write_flag(out, c, c.col, c.row, index);
+      if (c.row != c.col) write_flag(out, c, c.row, c.col, index);
+    }
+}
+
+}  // namespace
+
+std::string ramp_colour(double t) { return hex(ramp_rgb(t)); }
+
+std::string ramp_css_gradient() {
+  std::string css = "linear-gradient(to right";
+  for (const auto& c : kRamp) css += "," + hex(c);
+  return css + ")";
+}
+
+void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+  const std::size_t n = m.hosts.size();
+  const bool detailed = n <= kHeatmapDetailedHosts;
+  const double side = std::min(40.0 * static_cast<double>(n), kHeatmapMaxSide_px);
+  const double cell = n ? side / static_cast<double>(n) : 0;
+  std::size_t label_bytes = 0;
+  if (detailed)
+    for (const auto& h : m.hosts) label_bytes = std::max(label_bytes, short_label(h).size());
+  const double margin = detailed ? 10.0 + 7.0 * static_cast<double>(label_bytes) : 6.0;
+  const double font = std::clamp(cell * 0.7, 7.0, 12.0);
+
+  out << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" << html_escape(m.rail)
+      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-hosts=\"" << n << "\" data-pairs=\""
+      << m.cells.size() << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\"" << num(margin + side + 6)
+      << "\" height=\"" << num(margin + side + 6) << "\" role=\"img\" aria-label=\""
+      << html_escape("pairwise bandwidth on " + m.rail) << "\">\n";
+  if (detailed) {
+    out << "<g class=\"axis\" font-size=\"" << num(font) << "\">\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string label = html_escape(short_label(m.hosts[i]));
+      const std::string full = html_escape(m.hosts[i]);
+      const double mid = margin + (static_cast<double>(i) + 0.5) * cell;
+      out << "<text class=\"row-label\" x=\"" << num(margin - 4) << "\" y=\"" << num(mid)
+          << "\" text-anchor=\"end\" dominant-baseline=\"central\"><title>" << full << "</title>" << label
+          << "</text>\n";
+      out << "<text class=\"col-label\" transform=\"translate(" << num(mid) << ',' << num(margin - 4)
+          << ") rotate(-90)\" dominant-baseline=\"central\"><title>" << full << "</title>" << label << "</text>\n";
+    }
+    out << "</g>\n";
+  }
+  out << "<svg class=\"cells\" x=\"" << num(margin) << "\" y=\"" << num(margin) << "\" width=\"" << num(side)
+      << "\" height=\"" << num(side) << "\" viewBox=\"0 0 " << n << ' ' << n
+      << "\" preserveAspectRatio=\"none\" font-size=\"0.3\" text-anchor=\"middle\" dominant-baseline=\"central\">\n";
+  write_patterns(out, index);
+  if (detailed) write_detailed_cells(m, index, out);
+  else write_raster_cells(m, index, out);
+  out << "</svg>\n</svg>\n";
+}
+
+}  // namespace ibgpu

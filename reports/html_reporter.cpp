@@ -1,0 +1,252 @@
+// One self-contained HTML page: inline CSS and SVG, no script, nothing
+// fetched. Every text from the run (host names, errors, reasons) is escaped.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include "probes/stats.h"
+#include "reports/html.h"
+#include "reports/reporter.h"
+#include "reports/text_table.h"
+
+namespace ibgpu {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a;background:#fff}
+h1{font-size:1.4em;margin:0 0 .4em}h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:1px solid #ddd}
+code{font:13px ui-monospace,monospace}
+dl#run-facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:0}
+dl#run-facts dt{color:#555}dl#run-facts dd{margin:0}
+.state{display:inline-block;padding:0 .45em;border-radius:3px;font-weight:600}
+.state-healthy{background:#d8f0d8}.state-degraded{background:#ffe3bf}
+.state-failed{background:#f9cccc}.state-unknown{background:#e4e4e4}.state-none{background:#f2f2f2}
+table{border-collapse:collapse;margin:.3em 0}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td ul{margin:0;padding-left:1.1em}
+figure.rail{margin:1em 0 2em}figcaption{font-weight:600;margin-bottom:.3em}
+svg.heatmap{display:block;max-width:100%;height:auto}
+svg.heatmap text{font-family:ui-monospace,monospace}
+svg.heatmap[data-detail=cells] rect.cell{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}
+.legend{display:flex;flex-wrap:wrap;align-items:center;gap:.4em 1em;margin-top:.4em;font-size:13px}
+.legend .ramp{display:inline-block;width:180px;height:12px;vertical-align:middle;margin:0 .4em}
+.legend .swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:.3em;border:1px solid #999}
+.notes li{color:#8a4b00}
+)";
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : sep) + item;
+  return text;
+}
+
+std::string state_badge(const char* state) {
+  return std::string("<span class=\"state state-") + state + "\">" + state + "</span>";
+}
+
+std::string profile_name(const Report& r) {
+  const auto it = r.run.profile.find("name");
+  return it != r.run.profile.end() && it->is_string() ? it->get<std::string>() : "-";
+}
+
+std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
+
+void write_header(const Report& r, std::ostream& out) {
+  const char* state = to_string(r.summary.state);
+  out << "<header id=\"run\">\n<h1>" << html_escape(r.tool.name) << " run <code>" << html_escape(r.run.id)
+      << "</code> " << state_badge(state) << "</h1>\n<dl id=\"run-facts\">\n";
+  auto fact = [&](const char* key, const std::string& label, const std::string& html) {
+    out << "<dt>" << label << "</dt><dd data-key=\"" << key << "\">" << html << "</dd>\n";
+  };
+  fact("command", "command", "<code>" + html_escape(or_dash(join(r.run.command, " "))) + "</code>");
+  fact("profile", "profile", html_escape(profile_name(r)));
+  fact("started", "started", html_escape(or_dash(r.run.started)));
+  fact("finished", "finished", html_escape(or_dash(r.run.finished)));
+  fact("ranks", "ranks / hosts", std::to_string(r.run.ranks) + " / " + std::to_string(r.hosts.size()));
+  fact("state", "overall state", state_badge(state));
+  fact("exit_code", "exit code", std::to_string(r.summary.exit_code));
+  fact("admission", "admission",
+       "admit " + std::to_string(r.summary.admit.size()) + ", admit degraded " +
+           std::to_string(r.summary.admit_degraded.size()) + ", drain " + std::to_string(r.summary.drain.size()));
+  fact("tool", "tool", html_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git + ")"));
+  out << "</dl>\n";
+  if (!r.run.notes.empty()) {
+    out << "<ul class=\"notes\">\n";
+    for (const auto& note : r.run.notes) out << "<li>" << html_escape(note) << "</li>\n";
+    out << "</ul>\n";
+  }
+  out << "</header>\n";
+}
+
+std::string sizes_text(const BandwidthMatrix& m) {
+  std::set<std::size_t> sizes;
+  for (const auto& c : m.cells) sizes.insert(c.size_B);
+  if (sizes.empty()) return "";
+  if (sizes.size() == 1) return "at " + format_size(*sizes.begin());
+  return "at the largest size each pair measured (" + format_size(*sizes.begin()) + " to " +
+         format_size(*sizes.rbegin()) + ")";
+}
+
+void write_legend(const BandwidthMatrix& m, std::ostream& out) {
+  out << "<div class=\"legend\">";
+  if (m.min_GBps && m.max_GBps)
+    out << "<span>min <span class=\"min\">" << format_number(*m.min_GBps)
+        << "</span> GB/s<span class=\"ramp\" style=\"background:" << ramp_css_gradient()
+        << "\"></span>max <span class=\"max\">" << format_number(*m.max_GBps) << "</span> GB/s "
+        << html_escape(sizes_text(m)) << "</span>";
+  else
+    out << "<span>no bandwidth value on this rail</span>";
+  out << "<span><span class=\"swatch\" style=\"background:#d9d9d9\"></span>not measured</span>"
+         "<span><span class=\"swatch\" style=\"background:#595959\"></span>measured, no value</span>"
+         "<span><span class=\"swatch\" style=\"border:2px solid #e67e00\"></span>link degraded</span>"
+         "<span><span class=\"swatch\" style=\"border:3px solid #d62728\"></span>link failed</span></div>\n";
+}
+
+void write_bandwidth(const Report& r, std::ostream& out) {
+  out << "<section id=\"bandwidth\">\n<h2>Pairwise bandwidth</h2>\n";
+  const auto matrices = bandwidth_matrices(r);
+  if (matrices.empty()) out << "<p class=\"empty\">No pairwise bandwidth was measured in this run.</p>\n";
+  for (std::size_t i = 0; i < matrices.size(); ++i) {
+    const BandwidthMatrix& m = matrices[i];
+    const auto flagged = std::count_if(m.cells.begin(), m.cells.end(), [](const PairCell& c) { return c.link; });
+    const std::size_t n = m.hosts.size();
+    out << "<figure class=\"rail\" id=\"rail-" << i << "\" data-rail=\"" << html_escape(m.rail) << "\">\n<figcaption>Rail "
+        << html_escape(m.rail) << " <span class=\"probe\">(" << html_escape(m.probe) << ")</span>: " << m.cells.size()
+        << " of " << n * (n + 1) / 2 << " host pairs measured, " << flagged << " flagged by the link verdicts"
+        << "</figcaption>\n";
+    write_heatmap_svg(m, i, out);
+    write_legend(m, out);
+    out << "</figure>\n";
+  }
+  out << "</section>\n";
+}
+
+bool is_gpu(const std::string& part) { return part.rfind("gpu", 0) == 0; }
+
+std::string parts(const std::vector<std::string>& all, bool gpus) {
+  std::vector<std::string> picked;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(picked),
+               [&](const std::string& p) { return is_gpu(p) == gpus; });
+  return html_escape(or_dash(join(picked, ", ")));
+}
+
+std::string reason_line(const Reason& reason) {
+  return "<code>" + html_escape(reason.code) + "</code>" + (reason.message.empty() ? "" : " " + html_escape(reason.message));
+}
+
+void write_nodes(const Report& r, std::ostream& out) {
+  std::vector<std::string> names;
+  std::unordered_map<std::string, const Verdict*> verdict_of;
+  for (const auto& h : r.hosts)
+    if (verdict_of.emplace(h.name, nullptr).second) names.push_back(h.name);
+  for (const auto& v : r.verdicts) {
+    if (v.entity.kind != "node") continue;
+    auto [it, fresh] = verdict_of.emplace(v.entity.id, &v);
+    if (fresh) names.push_back(v.entity.id);
+    else it->second = &v;
+  }
+  out << "<section id=\"admission\">\n<h2>Nodes</h2>\n<table id=\"nodes\">\n<thead><tr><th>node</th><th>state</th>"
+         "<th>action</th><th>usable GPUs</th><th>usable rails</th><th>excluded GPUs</th><th>excluded rails</th>"
+         "<th>reasons</th></tr></thead>\n<tbody>\n";
+  for (const auto& name : names) {
+    const Verdict* v = verdict_of[name];
+    const char* state = v ? to_string(v->state) : "none";
+    out << "<tr class=\"node state-" << state << "\" data-node=\"" << html_escape(name) << "\"><td>" << html_escape(name)
+        << "</td><td>" << (v ? state_badge(state) : std::string("not judged")) << "</td><td>"
+        << (v && v->action ? to_string(*v->action) : "-") << "</td>";
+    if (!v) {
+      out << "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>\n";
+      continue;
+    }
+    out << "<td>" << parts(v->usable, true) << "</td><td>" << parts(v->usable, false) << "</td><td>"
+        << parts(v->excluded, true) << "</td><td>" << parts(v->excluded, false) << "</td><td>";
+    if (v->reasons.empty()) out << "-";
+    else {
+      out << "<ul>";
+      for (const auto& reason : v->reasons) out << "<li>" << reason_line(reason) << "</li>";
+      out << "</ul>";
+    }
+    out << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n</section>\n";
+}
+
+// Counts and states read better without decimals.
+std::string optional_number(const std::optional<double>& v) {
+  if (!v) return "-";
+  if (*v == std::floor(*v) && std::fabs(*v) < 1e15) return std::to_string(static_cast<long long>(*v));
+  return format_number(*v);
+}
+
+// Worst first: a reader starts with what drains nodes.
+void write_reasons(const Report& r, std::ostream& out) {
+  std::vector<const Verdict*> bad;
+  for (const auto& v : r.verdicts)
+    if (v.state != HealthState::healthy) bad.push_back(&v);
+  std::stable_sort(bad.begin(), bad.end(), [](const Verdict* a, const Verdict* b) { return a->state > b->state; });
+  out << "<section id=\"problems\">\n<h2>Reasons</h2>\n";
+  if (bad.empty()) {
+    out << "<p class=\"empty\">Every verdict is healthy.</p>\n</section>\n";
+    return;
+  }
+  out << "<table id=\"reasons\">\n<thead><tr><th>entity</th><th>kind</th><th>state</th><th>code</th><th>metric</th>"
+         "<th>value</th><th>threshold</th><th>message</th></tr></thead>\n<tbody>\n";
+  for (const Verdict* v : bad) {
+    const char* state = to_string(v->state);
+    auto row_start = [&] {
+      out << "<tr class=\"reason state-" << state << "\"><td>" << html_escape(v->entity.id) << "</td><td>"
+          << html_escape(v->entity.kind) << "</td><td>" << state_badge(state) << "</td>";
+    };
+    if (v->reasons.empty()) {
+      row_start();
+      out << "<td>-</td><td>-</td><td class=\"num\">-</td><td class=\"num\">-</td><td>-</td></tr>\n";
+    }
+    for (const auto& reason : v->reasons) {
+      row_start();
+      out << "<td><code>" << html_escape(reason.code) << "</code></td><td>" << html_escape(or_dash(reason.metric))
+          << "</td><td class=\"num\">" << optional_number(reason.value) << "</td><td class=\"num\">"
+          << optional_number(reason.threshold) << "</td><td>" << html_escape(or_dash(reason.message)) << "</td></tr>\n";
+    }
+  }
+  out << "</tbody>\n</table>\n</section>\n";
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == '\x7f')
+          out += "&#xFFFD;";
+        else
+          out += ch;
+    }
+  }
+  return out;
+}
+
+void HtmlReporter::render(const Report& r, std::ostream& out) const {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
+      << html_escape(r.tool.name + " run " + r.run.id + ": " + to_string(r.summary.state)) << "</title>\n<style>"
+      << kStyle << "</style>\n</head>\n<body>\n";
+  write_header(r, out);
+  write_bandwidth(r, out);
+  write_nodes(r, out);
+  write_reasons(r, out);
+  out << "<footer><p>" << html_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git + "), report schema " +
+                                      std::to_string(r.schema_version))
+      << "</p></footer>\n</body>\n</html>\n";
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,103 @@
+# The HTML report in a real browser: headless Chromium loads pages made by the
+# real reporter, and the DOM it built and the pixels it drew are checked.
+#  1. the shared fixture report (tests/data/golden/report.json) with a host
+#     renamed to markup, rendered by ibgpu_render_report;
+#  2. when mpirun is here, `ibgpu probe bw --format html` across 4 hosts (ranks
+#     named through IBGPU_HOSTNAME), as an operator would make it.
+# Pages and screenshots stay in $IBGPU_BROWSER_OUT. Without Chromium: exit 77.
+set -euo pipefail
+: "${IBGPU:?path of the ibgpu binary}" "${IBGPU_RENDER:?path of ibgpu_render_report}"
+: "${IBGPU_SOURCE_DIR:?repository root}" "${IBGPU_BROWSER_OUT:?folder for pages and screenshots}"
+PY=/usr/bin/python3
+CHECK=$IBGPU_SOURCE_DIR/tests/browser/check_page.py
+
+chrome=""
+for candidate in chromium chromium-browser google-chrome; do
+  if command -v "$candidate" >/dev/null; then chrome=$(command -v "$candidate"); break; fi
+done
+if [ -z "$chrome" ]; then
+  echo "SKIP: no chromium binary found (Debian: apt-get install chromium; ci/setup installs it)"
+  exit 77
+fi
+
+exec 9>&2
+fail() { echo "FAIL: $*" >&9; exit 1; }
+
+OUT=$IBGPU_BROWSER_OUT
+mkdir -p "$OUT"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# browse LOG ARGS...: headless Chromium with a throwaway profile (as root it
+# needs --no-sandbox), under a hard timeout; its chatter goes to LOG.
+browse() {
+  local log=$1
+  shift
+  timeout --kill-after=10 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+    --no-first-run --no-default-browser-check --hide-scrollbars --user-data-dir="$WORK/profile" "$@" 2>"$log"
+}
+
+# check_in_browser NAME EXPECT.json COLOURS: dumps NAME.html's DOM and takes a screenshot.
+check_in_browser() {
+  local name=$1 expect=$2 colours=$3 page=$OUT/$1.html shot=$OUT/$1.png
+  browse "$WORK/$name.dom.log" --dump-dom "file://$page" >"$WORK/$name.dom.html" ||
+    fail "chromium --dump-dom $page exited $?: $(tail -5 "$WORK/$name.dom.log")"
+  "$PY" "$CHECK" dom "$WORK/$name.dom.html" "$expect" || fail "$name: the DOM is not as expected (page $page)"
+  rm -f "$shot"
+  browse "$WORK/$name.shot.log" --screenshot="$shot" --window-size=1400,1000 "file://$page" >/dev/null ||
+    fail "chromium --screenshot exited $?: $(tail -5 "$WORK/$name.shot.log")"
+  [ -f "$shot" ] || fail "no screenshot at $shot: $(tail -5 "$WORK/$name.shot.log")"
+  local size
+  size=$(stat -c %s "$shot")
+  [ "$size" -gt 10000 ] || fail "screenshot $shot is only $size bytes"
+  [ "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "$shot has no PNG signature"
+  "$PY" "$CHECK" png "$shot" "$colours" || fail "$name: the screenshot is not as expected ($shot)"
+  echo "screenshot: $shot ($size bytes)"
+}
+
+# 1. The fixture, one host renamed to markup that would run if it were not escaped.
+evil='<script>document.title="pwned"</script><b>node2</b>'
+"$PY" - "$IBGPU_SOURCE_DIR/tests/data/golden/report.json" "$WORK/fixture.json" "$evil" <<'PY'
+import json, sys
+def rename(x):
+    if isinstance(x, str): return x.replace("node2", sys.argv[3])
+    if isinstance(x, list): return [rename(v) for v in x]
+    if isinstance(x, dict): return {k: rename(v) for k, v in x.items()}
+    return x
+json.dump(rename(json.load(open(sys.argv[1]))), open(sys.argv[2], "w"))
+PY
+"$IBGPU_RENDER" html "$WORK/fixture.json" "$OUT/fixture.html" || fail "ibgpu_render_report exited $?"
+cat >"$WORK/fixture.expect.json" <<EOF
+{"heatmaps": {"mpi": {"cells": 4, "valued": 1, "flags": 0},
+              "mlx5_0": {"cells": 4, "valued": 0, "flags": 2}},
+ "nodes": ["node1", $("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil")],
+ "reason_rows": 7,
+ "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN"]}
+EOF
+# The one measured mpi pair is the top of the ramp; the timed-out verbs pair
+# is dark grey under a red hatch; unmeasured pairs light grey.
+check_in_browser fixture "$WORK/fixture.expect.json" "#fde725:1000,#595959:1000,#d9d9d9:3000"
+
+# 2. The real binary's page for a pairwise bandwidth run.
+if ! command -v mpirun >/dev/null; then
+  echo "SKIP part 2: no mpirun here; part 1 passed"
+  exit 0
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+spec=()
+for h in h0 h1 h2 h3; do
+  [ ${#spec[@]} -eq 0 ] || spec+=(:)
+  spec+=(-np 1 -x IBGPU_HOSTNAME=$h "$IBGPU" probe bw --transport mpi --sizes 64K,256K --format html)
+done
+set +e
+timeout --kill-after=5 120 mpirun --bind-to none "${spec[@]}" >"$OUT/probe.html" 2>"$WORK/probe.err"
+rc=$?
+set -e
+[ "$rc" -eq 0 ] || fail "ibgpu probe bw --format html exited $rc: $(tail -5 "$WORK/probe.err")"
+[ "$(head -c 15 "$OUT/probe.html")" = "<!DOCTYPE html>" ] || fail "stdout of probe bw is not only the page"
+cat >"$WORK/probe.expect.json" <<'EOF'
+{"heatmaps": {"mpi": {"cells": 16, "valued": 12, "flags": 0}},
+ "nodes": ["h0", "h1", "h2", "h3"],
+ "text": ["256K"]}
+EOF
+check_in_browser probe "$WORK/probe.expect.json" "#d9d9d9:4000"
