@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   app.footer(kExitCodes);
-  std::vector<ibgpu::cli::Subcommand> subcommands{ibgpu::cli::add_check(app), ibgpu::cli::add_inventory(app)};
+  std::vector<ibgpu::cli::Subcommand> subcommands{ibgpu::cli::add_check(app), ibgpu::cli::add_burn_in(app),
+                                                  ibgpu::cli::add_inventory(app)};
   for (auto& sub : ibgpu::cli::add_probe(app)) subcommands.push_back(std::move(sub));
   subcommands.push_back(ibgpu::cli::add_allreduce(app));
   const bool speaker = ibgpu::launcher_rank() == 0;

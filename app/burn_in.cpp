@@ -1,0 +1,161 @@
+#include <cmath>
+#include <iostream>
+#include <thread>
+
+#include "app/check_round.h"
+#include "cluster/gather.h"
+#include "cluster/liveness.h"
+#include "health/admission.h"
+#include "health/burn_in.h"
+#include "reports/jsonl.h"
+
+namespace ibgpu {
+
+namespace {
+
+inline constexpr int kTagBurnIn = 106;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Rank 0 decides whether another round starts and when; every rank follows
+// its answer ("stop", or seconds to wait), so nobody starts a round alone.
+std::optional<double> next_round_in(MpiSession& session, const BurnInOptions& options, Clock::time_point start,
+                                    Clock::time_point round_start) {
+  auto decide = [&](const std::vector<std::optional<std::string>>&) -> std::string {
+    if (stop_requested()) return "stop";
+    const double elapsed = seconds_since(start);
+    const double wait = std::max(0.0, options.interval_s - seconds_since(round_start));
+    const double last_round = seconds_since(round_start);
+    // Another round only when it can finish within the duration, as the last one took.
+    if (elapsed + wait + last_round > options.duration_s) return "stop";
+    return std::to_string(wait);
+  };
+  if (!session.world().mpi) {
+    const std::string d = decide({});
+    return d == "stop" ? std::nullopt : std::optional<double>(std::stod(d));
+  }
+  const auto answer = consult(session.comm(), kTagBurnIn, "", std::chrono::duration<double>(options.check.common.timeout_s),
+                              decide);
+  if (!answer || *answer == "stop") return std::nullopt;
+  return std::stod(*answer);
+}
+
+void nap(double seconds) {
+  const Deadline until(std::chrono::duration<double>{seconds});
+  while (!until.expired()) {
+    heartbeat();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string state_counts(const Report& r) {
+  int bad = 0, degraded = 0, unknown = 0;
+  for (const auto& v : r.verdicts) {
+    if (v.state == HealthState::failed) ++bad;
+    if (v.state == HealthState::degraded) ++degraded;
+    if (v.state == HealthState::unknown) ++unknown;
+  }
+  return std::to_string(bad) + " failed, " + std::to_string(degraded) + " degraded, " + std::to_string(unknown) +
+         " unknown";
+}
+
+Report burn_in_report(const BurnInResult& result, const Report& first, const Report& last, const BurnInOptions& options,
+                      double elapsed_s, std::vector<std::string> notes) {
+  Report out;
+  out.tool = last.tool;
+  out.run = first.run;  // id, start and command of the burn-in
+  out.run.finished = last.run.finished;
+  out.run.notes = std::move(notes);
+  out.hosts = result.hosts;
+  out.verdicts = result.verdicts;
+  out.summary = result.summary;
+  BurnInStats stats = result.stats;
+  stats.duration_s = elapsed_s;
+  stats.interval_s = options.interval_s;
+  out.burn_in = std::move(stats);
+  return out;
+}
+
+}  // namespace
+
+int run_burn_in(MpiSession& session, const BurnInOptions& options) {
+  const World& world = session.world();
+  const CommonOptions& common = options.check.common;
+  CheckRound round(world, options.check);
+  Command command = round.command();
+  // The stream must be writable before anything runs; rank 0 writes it.
+  std::optional<JsonlWriter> stream;
+  const auto check_preflight = command.preflight;
+  command.preflight = [&](MpiSession& s) {
+    std::string problem = check_preflight(s);
+    if (problem.empty() && s.world().rank == 0) {
+      try {
+        stream.emplace(JsonlWriter::open(options.jsonl_path));
+      } catch (const std::exception& e) {
+        problem = std::string("--jsonl: ") + e.what();
+      }
+    }
+    return problem;
+  };
+  if (world.rank == 0)
+    std::cerr << "ibgpu: burn-in for " << duration_text(options.duration_s)
+              << (options.interval_s > 0 ? ", a round every " + duration_text(options.interval_s) : std::string(", rounds back to back"))
+              << ", rounds to " << options.jsonl_path << '\n';
+  round.print_plan();
+  if (int code = start_job(session, common, command); code >= 0) return code;
+
+  const auto start = Clock::now();
+  BurnInTally tally(options.check.profile);
+  std::optional<Report> first, last;
+  std::vector<std::string> notes;
+  bool all_present = true;
+  for (int k = 1;; ++k) {
+    const auto round_start = Clock::now();
+    bool present = true;
+    std::optional<Report> report = run_round(session, common, command, present);
+    if (stop_requested()) {
+      // The round was cut short: it is not a finished round, and the stream keeps only those.
+      if (world.rank == 0) notes.push_back("round " + std::to_string(k) + " was interrupted by a stop signal and is not counted");
+      break;
+    }
+    if (world.rank == 0 && report) {
+      all_present = all_present && present;
+      try {
+        stream->append(burn_in_round_record(k, *report));
+      } catch (const std::exception& e) {
+        std::cerr << "ibgpu: " << e.what() << '\n';
+        notes.push_back(std::string("the round stream could not be written: ") + e.what());
+      }
+      tally.add(*report);
+      std::cerr << "ibgpu: burn-in round " << k << " done in " << duration_text(seconds_since(round_start)) << ": "
+                << to_string(report->summary.state) << " (" << state_counts(*report) << "); "
+                << duration_text(seconds_since(start)) << " of " << duration_text(options.duration_s) << '\n';
+      if (!first) first = *report;
+      last = std::move(report);
+    }
+    const std::optional<double> wait = next_round_in(session, options, start, round_start);
+    if (!wait) break;
+    nap(*wait);
+    if (stop_requested()) break;
+  }
+  if (world.rank != 0) return end_job(session, common, 0, true);
+
+  int code = 3;
+  if (!last) {
+    std::cerr << "ibgpu: burn-in: no round finished\n";
+  } else {
+    notes.insert(notes.begin(), "burn-in: " + std::to_string(tally.rounds()) + " round(s) in " +
+                                    duration_text(seconds_since(start)) + " (rounds in " + options.jsonl_path + ")");
+    Report summary =
+        burn_in_report(tally.finish(), *first, *last, options, seconds_since(start), std::move(notes));
+    try {
+      stream->append(burn_in_summary_record(summary));
+    } catch (const std::exception& e) {
+      std::cerr << "ibgpu: " << e.what() << '\n';
+    }
+    code = deliver(summary, common, command);  // drains by the burn-in verdicts, when asked
+  }
+  return end_job(session, common, code, all_present);
+}
+
+}  // namespace ibgpu

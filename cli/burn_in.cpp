@@ -1,0 +1,51 @@
+#include "app/check_plan.h"
+#include "cluster/errors.h"
+#include "subcommand.h"
+
+namespace ibgpu::cli {
+
+Subcommand add_burn_in(CLI::App& parent) {
+  auto options = std::make_shared<BurnInOptions>();
+  auto check = std::make_shared<CheckOptions>();
+  auto duration = std::make_shared<std::string>();
+  auto interval = std::make_shared<std::string>("0");
+  CLI::App* sub = parent.add_subcommand(
+      "burn-in", "Repeat check rounds for a duration, stream each round as JSON Lines, and judge the whole run");
+  auto validate_check = add_check_options(sub, check);
+  sub->add_option("--duration", *duration, "How long to keep running rounds: 90s, 30m, 2h, 1h30m")
+      ->type_name("DURATION")
+      ->required();
+  sub->add_option("--interval", *interval,
+                  "From the start of one round to the start of the next (0: back to back); a round that "
+                  "runs longer is followed at once")
+      ->type_name("DURATION")
+      ->capture_default_str();
+  sub->add_option("--jsonl", options->jsonl_path,
+                  "Append one JSON record per finished round to FILE (synced as written: a killed run "
+                  "keeps every finished round), then a summary record")
+      ->type_name("FILE")
+      ->required();
+  sub->footer(
+      "Each round is a full check (the same options). The final verdict per entity folds the rounds:\n"
+      "failed in every round is failed; failed or unknown in some rounds only is failed as flaky\n"
+      "(BURN_IN_FLAKY, with the rounds); degraded in most rounds is degraded. The table and --json\n"
+      "give that verdict, pass ratios, and worst and median figures per entity. Exit codes as check.\n"
+      "Example: srun ibgpu burn-in --duration 2h --interval 10m --jsonl burn-in.jsonl --json burn-in.json");
+  return {sub,
+          [options, check](MpiSession& s) {
+            options->check = *check;
+            return run_burn_in(s, *options);
+          },
+          [options, check, duration, interval, validate_check] {
+            validate_check();
+            try {
+              options->duration_s = parse_duration(*duration);
+              options->interval_s = *interval == "0" ? 0 : parse_duration(*interval);
+            } catch (const std::invalid_argument& e) {
+              throw UsageError(e.what());
+            }
+          },
+          &check->common};
+}
+
+}  // namespace ibgpu::cli
