@@ -32,7 +32,14 @@ int run_check(MpiSession& session, const CheckOptions& options) {
   };
   command.judge = [&](Report& report) {
     report.run.profile = to_json(options.profile);
-    Judgement j = judge(report.hosts, report.probes, options.profile);
+    std::unordered_map<std::string, double> reference;
+    if (options.baseline) {
+      reference = options.baseline->medians();
+      report.run.profile["baseline"] = {{"file", options.baseline_path},
+                                        {"runs", options.baseline->runs.size()},
+                                        {"kinds", options.baseline->kinds.size()}};
+    }
+    Judgement j = judge(report.hosts, report.probes, options.profile, options.baseline ? &reference : nullptr);
     report.verdicts = std::move(j.verdicts);
     report.summary = std::move(j.summary);
   };

@@ -3,6 +3,7 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
+#include "health/baseline.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -18,6 +19,9 @@ struct CheckOptions {
   NetOptions net;
   bool collectives = true;  // the all-reduce step, after the network probes
   CollectiveOptions allreduce = check_allreduce_defaults();
+  // --baseline: fleet medians from saved runs (health/baseline.h), for the kinds it has.
+  std::optional<Baseline> baseline;
+  std::string baseline_path;
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 
@@ -32,6 +36,22 @@ struct AllReduceOptions {
   CollectiveOptions collectives;
 };
 int run_allreduce_command(MpiSession& session, const AllReduceOptions& options);
+
+// `ibgpu report`: works on saved JSON reports, without MPI. Exactly one mode:
+// render `files` (default), --compare OLD NEW, or --baseline-out FILE from `files`.
+struct ReportOptions {
+  CommonOptions common;  // format, json_path (the comparison's JSON)
+  std::vector<std::string> files;
+  std::string output;  // "" stdout
+  std::vector<std::string> compare;
+  double compare_threshold = 0.1;
+  std::string baseline_out;
+};
+void check_report_options(const ReportOptions& options);  // throws UsageError
+int run_report(const ReportOptions& options);               // throws UsageError for unreadable input
+
+// Reads a --baseline file; throws UsageError naming the file.
+Baseline load_baseline(const std::string& path);
 
 // Shared by commands: the first rank on each host describes the host.
 RankResult describe_host(const MpiSession& session, const CommonOptions& options);

@@ -48,6 +48,10 @@ Subcommand add_check(CLI::App& parent) {
                   "or the source tree's profiles/) or a FILE; generic, hgx-h100-ndr, hgx-h200-ndr, a100-hdr ship")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  sub->add_option("--baseline", options->baseline_path,
+                  "Judge the fleet rule against the medians of a baseline built from saved runs "
+                  "(ibgpu report --baseline-out) for the kinds it has, instead of this run's own")
+      ->type_name("FILE");
   sub->footer(
       "With the generic profile, a host without a GPU driver or without an RDMA device cannot have\n"
       "those checks run: they are `unknown` and the exit code is 3, never 0.\n"
@@ -58,6 +62,7 @@ Subcommand add_check(CLI::App& parent) {
             finish_net_options(options->net, *text);
             options->collectives = options->allreduce.backend != "off";
             options->profile = load_profile(*profile);
+            if (!options->baseline_path.empty()) options->baseline = load_baseline(options->baseline_path);
           },
           &options->common};
 }

@@ -1,6 +1,8 @@
 #pragma once
 // Pure judging: results and a profile in, verdicts and the run summary out.
 // No MPI, no I/O.
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "health/profile.h"
@@ -14,8 +16,11 @@ struct Judgement {
   RunSummary summary;
 };
 
+// `reference_medians` (a saved baseline, health/baseline.h) replaces the
+// run's own fleet median for every kind it has.
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                const Profile& profile);
+                const Profile& profile,
+                const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // For commands that describe or measure rather than judge (inventory, probe):
 // errors fail, lost ranks leave the run incomplete, and a skipped probe is
