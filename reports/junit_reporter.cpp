@@ -135,14 +135,14 @@ void JunitReporter::render(const Report& r, std::ostream& out) const {
     skipped += s.count(Outcome::skipped);
   }
   const auto started = unix_seconds(r.run.started), finished = unix_seconds(r.run.finished);
-  const std::optional<long long> seconds =
-      started && finished && *finished >= *started ? std::optional<long long>(*finished - *started) : std::nullopt;
+  // -1: unknown (a plain number: GCC 12 misreads an optional here as maybe uninitialised).
+  const long long seconds = started && finished && *finished >= *started ? *finished - *started : -1;
   const std::string host = r.hosts.empty() ? std::string("localhost") : r.hosts.front().name;
 
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"" << xml(r.tool.name + " run " + r.run.id) << "\" tests=\"" << tests << "\" failures=\""
       << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\"";
-  if (seconds) out << " time=\"" << *seconds << "\"";
+  if (seconds >= 0) out << " time=\"" << seconds << "\"";
   out << ">\n";
   for (std::size_t i = 0; i < suites.size(); ++i) {
     const Suite& s = suites[i];

@@ -62,7 +62,7 @@ void reasons(const Report& r, HealthState state, const char* title, std::ostream
     std::vector<std::string> lines;
     for (const auto& reason : v.reasons)
       lines.push_back(md(reason.code) + (reason.message.empty() ? "" : ": " + md(reason.message)));
-    out << "- " << v.entity.kind << " **" << md(v.entity.id) << "**"
+    out << "- " << md(v.entity.kind) << " **" << md(v.entity.id) << "**"
         << (lines.empty() ? std::string() : ": " + join(lines, "; ")) << '\n';
   }
   if (hits.size() > kMaxRows) out << "- _and " << hits.size() - kMaxRows << " more_\n";
