@@ -80,7 +80,7 @@ std::vector<ProbeResult> pairs(const std::vector<std::tuple<std::string, std::st
     ProbeResult p;
     p.id = "net.verbs.write_bw";
     p.scope = Scope{{a, b}, {0, 1}, {"mlx5_0:1", "mlx5_0:1"}};
-    p.params = {{"size_B", 8388608}};
+    p.params = {{"size_B", std::size_t{8388608}}};  // unsigned, as results parsed from JSON are
     p.metrics = {{"bw_avg_GBps", Metric::of(bw)}};
     out.push_back(p);
   }
