@@ -126,7 +126,14 @@ void CheckRound::judge_report(Report& report) const {
   report.run.profile = to_json(options_.profile);
   report.run.budget_s = options_.budget_s;
   report.run.notes.insert(report.run.notes.begin(), notes_.begin(), notes_.end());
-  Judgement j = judge(report.hosts, report.probes, options_.profile);
+  std::unordered_map<std::string, double> reference;
+  if (options_.baseline) {
+    reference = options_.baseline->medians();
+    report.run.profile["baseline"] = {{"file", options_.baseline_path},
+                                      {"runs", options_.baseline->runs.size()},
+                                      {"kinds", options_.baseline->kinds.size()}};
+  }
+  Judgement j = judge(report.hosts, report.probes, options_.profile, options_.baseline ? &reference : nullptr);
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
 }
@@ -151,7 +158,6 @@ int run_check(MpiSession& session, const CheckOptions& options) {
   CheckRound round(session.world(), options);
   round.print_plan();
   return execute(session, options.common, round.command());
-#include "app/admission_actions.h"
 }
 
 }  // namespace ibgpu

@@ -6,6 +6,7 @@
 #include "app/network.h"
 #include "app/pipeline.h"
 #include "health/admission_actions.h"
+#include "health/baseline.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -24,6 +25,9 @@ struct CheckOptions {
   int retests = 1;                 // re-test passes over suspect pairs
   std::optional<double> budget_s;  // --budget: fit the plan to it
   AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report
+  // --baseline: fleet medians from saved runs (health/baseline.h), for the kinds it has.
+  std::optional<Baseline> baseline;
+  std::string baseline_path;
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 
@@ -47,6 +51,22 @@ struct AllReduceOptions {
   CollectiveOptions collectives;
 };
 int run_allreduce_command(MpiSession& session, const AllReduceOptions& options);
+
+// `ibgpu report`: works on saved JSON reports, without MPI. Exactly one mode:
+// render `files` (default), --compare OLD NEW, or --baseline-out FILE from `files`.
+struct ReportOptions {
+  CommonOptions common;  // format, json_path (the comparison's JSON)
+  std::vector<std::string> files;
+  std::string output;  // "" stdout
+  std::vector<std::string> compare;
+  double compare_threshold = 0.1;
+  std::string baseline_out;
+};
+void check_report_options(const ReportOptions& options);  // throws UsageError
+int run_report(const ReportOptions& options);               // throws UsageError for unreadable input
+
+// Reads a --baseline file; throws UsageError naming the file.
+Baseline load_baseline(const std::string& path);
 
 // Shared by commands: the first rank on each host describes the host.
 RankResult describe_host(const MpiSession& session, const CommonOptions& options);

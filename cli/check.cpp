@@ -65,6 +65,10 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                 "Preset: every pair, bandwidth 64K-64M, 10000 latency iterations, all-reduce 64K-256M, "
                 "2 re-test passes (options given explicitly win)")
       ->excludes(quick_flag);
+  sub->add_option("--baseline", options->baseline_path,
+                  "Judge the fleet rule against the medians of a baseline built from saved runs "
+                  "(ibgpu report --baseline-out) for the kinds it has, instead of this run's own")
+      ->type_name("FILE");
   return [sub, options, text, profile, budget, quick, full] {
     const PresetDefaults preset =
         preset_defaults(*quick ? CheckPreset::quick : *full ? CheckPreset::full : CheckPreset::standard);
@@ -85,6 +89,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     finish_net_options(options->net, *text);
     options->collectives = options->allreduce.backend != "off";
     options->profile = load_profile(*profile);
+    if (!options->baseline_path.empty()) options->baseline = load_baseline(options->baseline_path);
   };
 }
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
                                                   ibgpu::cli::add_inventory(app)};
   for (auto& sub : ibgpu::cli::add_probe(app)) subcommands.push_back(std::move(sub));
   subcommands.push_back(ibgpu::cli::add_allreduce(app));
+  subcommands.push_back(ibgpu::cli::add_report(app));
   const bool speaker = ibgpu::launcher_rank() == 0;
   try {
     app.parse(argc, argv);
@@ -64,6 +65,17 @@ int main(int argc, char** argv) {
     } catch (const ibgpu::UsageError& e) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);
       return ibgpu::kExitUsage;
+    }
+    if (sub.run_without_mpi) {
+      try {
+        return sub.run_without_mpi();
+      } catch (const ibgpu::UsageError& e) {
+        ibgpu::report_usage_error(e.what(), common.json_path);
+        return ibgpu::kExitUsage;
+      } catch (const std::exception& e) {
+        std::cerr << "ibgpu: " << e.what() << '\n';
+        return 3;
+      }
     }
     ibgpu::install_stop_handlers();
     try {

@@ -20,6 +20,8 @@ struct Subcommand {
   std::function<int(MpiSession&)> run;
   std::function<void()> validate;   // before MPI starts; throws UsageError
   CommonOptions* common = nullptr;  // for timeouts and error output
+  // Set for commands that never start MPI (report): called instead of `run`.
+  std::function<int()> run_without_mpi = nullptr;
 };
 
 void add_common_options(CLI::App& sub, CommonOptions& options);
@@ -45,5 +47,6 @@ Subcommand add_burn_in(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);
 Subcommand add_allreduce(CLI::App& parent);
 std::vector<Subcommand> add_probe(CLI::App& parent);
+Subcommand add_report(CLI::App& parent);
 
 }  // namespace ibgpu::cli

@@ -116,9 +116,12 @@ Entity measured_entity(const ProbeResult& p) {
 }
 
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                        std::vector<PairObservation>& pairs) {
+                        std::vector<PairObservation>& pairs,
+                        const std::unordered_map<std::string, double>* reference_medians) {
   std::vector<Measurement> measurements = extract_measurements(probes, profile);
-  const auto medians = fleet_medians(measurements, profile.fleet);
+  auto medians = fleet_medians(measurements, profile.fleet);
+  if (reference_medians && profile.fleet.enabled)
+    for (const auto& [kind, median] : *reference_medians) medians.insert_or_assign(kind, median);
   // Re-tests of the same entity and kind: the mildest measurement counts.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
@@ -140,13 +143,13 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
 }  // namespace
 
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                const Profile& profile) {
+                const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   judge_local(book, hosts, probes, profile);
   std::vector<PairObservation> pairs;
   pairs.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
   judge_outcomes(book, probes, profile, pairs);
-  judge_measurements(book, probes, profile, pairs);
+  judge_measurements(book, probes, profile, pairs, reference_medians);
   for (auto& blame : localise(pairs)) book.add(blame.entity, blame.state, std::move(blame.reason));
 
   Judgement out;

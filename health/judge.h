@@ -1,6 +1,8 @@
 #pragma once
 // Pure judging: results and a profile in, verdicts and the run summary out.
 // No MPI, no I/O.
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "health/localise.h"
@@ -15,8 +17,11 @@ struct Judgement {
   RunSummary summary;
 };
 
+// `reference_medians` (a saved baseline, health/baseline.h) replaces the
+// run's own fleet median for every kind it has.
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                const Profile& profile);
+                const Profile& profile,
+                const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // For re-tests within a launch: the host pairs whose measurements are bad in
 // every observation so far (a good re-test clears a pair), and the hosts that

@@ -1,5 +1,9 @@
 #include "reports/json.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace ibgpu {
@@ -420,6 +424,19 @@ Report report_from_json(const json& j) {
     throw std::runtime_error("report has schema_version " + std::to_string(version) + ", this ibgpu reads up to " +
                              std::to_string(kSchemaVersion) + ": upgrade ibgpu to read it");
   return j.get<Report>();
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(path + ": not JSON: " + e.what());
+  }
 }
 
 }  // namespace ibgpu

@@ -43,4 +43,8 @@ void from_json(const nlohmann::json& j, Report& r);
 // clear error rather than a silent misreading.
 Report report_from_json(const nlohmann::json& j);
 
+// The parsed text of a file; std::runtime_error naming the file when it
+// cannot be read or is not JSON.
+nlohmann::json read_json_file(const std::string& path);
+
 }  // namespace ibgpu

@@ -196,13 +196,4 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   out << '\n';
 }
 
-std::unique_ptr<Reporter> make_reporter(const std::string& format) {
-  if (format == "table") return std::make_unique<TableReporter>();
-  if (format == "json") return std::make_unique<JsonReporter>();
-  if (format == "html") return std::make_unique<HtmlReporter>();
-  return nullptr;
-}
-
-std::vector<std::string> reporter_formats() { return {"table", "json", "html"}; }
-
 }  // namespace ibgpu

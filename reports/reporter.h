@@ -32,7 +32,30 @@ class HtmlReporter final : public Reporter {
   void render(const Report& report, std::ostream& out) const override;
 };
 
-std::unique_ptr<Reporter> make_reporter(const std::string& format);  // "table" | "json"
+// Prometheus text exposition for node_exporter's textfile collector: one
+// gauge per entity and metric, states as labelled 0/1 gauges.
+class PrometheusReporter final : public Reporter {
+ public:
+  void render(const Report& report, std::ostream& out) const override;
+};
+
+// JUnit XML for CI: a testsuite per probe id and per verdict kind.
+class JunitReporter final : public Reporter {
+ public:
+  void render(const Report& report, std::ostream& out) const override;
+};
+
+// A short Markdown summary for CI job summaries and chat.
+class MarkdownReporter final : public Reporter {
+ public:
+  void render(const Report& report, std::ostream& out) const override;
+};
+
+// nullptr for a name reporter_formats() does not list.
+std::unique_ptr<Reporter> make_reporter(const std::string& format);
 std::vector<std::string> reporter_formats();
+// Formats whose renderings of several reports may follow one another in one
+// output (text meant for people); the others are one document per report.
+bool reporter_concatenates(const std::string& format);
 
 }  // namespace ibgpu

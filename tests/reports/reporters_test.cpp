@@ -21,74 +21,18 @@
 #include "app/pipeline.h"
 #include "reports/json.h"
 #include "reports/reporter.h"
+#include "tests/reports/golden.h"
 #include "tests/reports/report_fixture.h"
 
 namespace ibgpu {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace ibgpu::golden;
 
-const fs::path kGoldenDir = fs::path(IBGPU_TEST_DATA) / "golden";
 const fs::path kSchema = fs::path(IBGPU_SOURCE_DIR) / "reports/schema/report.schema.json";
 const fs::path kValidator = fs::path(IBGPU_SOURCE_DIR) / "tests/tools/validate_json.py";
 constexpr const char* kPython = "/usr/bin/python3";
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string render(const Reporter& reporter, const Report& report) {
-  std::ostringstream out;
-  reporter.render(report, out);
-  return out.str();
-}
-
-// Private to this process: other builds of these tests may run at the same time.
-fs::path temp_path(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("ibgpu_" + std::to_string(::getpid()) + "_" + name);
-}
-
-bool updating_golden() {
-  const char* flag = std::getenv("IBGPU_UPDATE_GOLDEN");
-  return flag && std::string(flag) == "1";
-}
-
-// Says where the texts first differ, so a failure reads without a diff tool.
-std::string first_difference(const std::string& expected, const std::string& actual) {
-  std::istringstream e(expected), a(actual);
-  std::string el, al;
-  for (int line = 1;; ++line) {
-    const bool more_e = static_cast<bool>(std::getline(e, el));
-    const bool more_a = static_cast<bool>(std::getline(a, al));
-    if (!more_e && !more_a) return "texts differ only in the final newline";
-    if (!more_e || !more_a || el != al)
-      return "first difference at line " + std::to_string(line) + "\n  golden: " + (more_e ? el : "<end>") +
-             "\n  actual: " + (more_a ? al : "<end>");
-  }
-}
-
-// Compares with the golden file, or rewrites it when IBGPU_UPDATE_GOLDEN=1.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const fs::path path = kGoldenDir / name;
-  if (updating_golden()) {
-    write_text(path, actual);
-    GTEST_SKIP() << "IBGPU_UPDATE_GOLDEN=1: rewrote " << path << " (nothing compared); review it with git diff";
-  }
-  ASSERT_TRUE(fs::exists(path)) << path << " is missing; create it with IBGPU_UPDATE_GOLDEN=1";
-  const std::string expected = read_text(path);
-  EXPECT_TRUE(expected == actual) << name << " differs from the golden file " << path << ": "
-                                  << first_difference(expected, actual)
-                                  << "\nIf the change is intended, rerun with IBGPU_UPDATE_GOLDEN=1 and review git diff.";
-}
 
 TEST(ReporterGolden, TableMatchesCheckedInText) {
   expect_golden("report.table.txt", render(TableReporter{}, testing::sample_report()));

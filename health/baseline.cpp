@@ -1,0 +1,107 @@
+#include "health/baseline.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "health/thresholds.h"
+
+namespace ibgpu {
+
+using nlohmann::json;
+
+namespace {
+
+std::string key(const std::string& kind, const std::string& id) { return kind + '\x1f' + id; }
+
+// The entity the judge files a measurement under (as health/judge.cpp does),
+// then the nodes, ports and GPUs it touched.
+std::vector<Entity> touched(const ProbeResult& p) {
+  const auto& hosts = p.scope.hosts;
+  const auto& devices = p.scope.devices;
+  std::vector<Entity> out;
+  if (hosts.size() == 1) {
+    const bool gpu = devices.size() == 1 && (p.id.rfind("gpu.", 0) == 0 || is_allreduce_probe(p));
+    out.push_back(gpu ? Entity{"gpu", hosts[0] + "/" + gpu_name(devices[0])} : Entity{"node", hosts[0]});
+  } else if (hosts.size() == 2) {
+    out.push_back({"link", hosts[0] + "<->" + hosts[1]});
+  } else if (hosts.size() > 2) {
+    out.push_back({"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"});
+  }
+  for (const auto& h : hosts) out.push_back({"node", h});
+  if (is_pair_probe(p) && devices.size() == 2)
+    for (std::size_t side = 0; side < 2; ++side) out.push_back({"hca_port", hosts[side] + "/" + devices[side]});
+  return out;
+}
+
+// Every size counts: a baseline serves whatever sizes a later run judges.
+Profile every_size() {
+  Profile p = generic_profile();
+  p.network.bw_min_size_B = 0;
+  p.allreduce.min_size_B = 0;
+  return p;
+}
+
+}  // namespace
+
+std::unordered_map<std::string, double> Baseline::medians() const {
+  std::unordered_map<std::string, double> out;
+  for (const auto& [kind, k] : kinds) out.emplace(kind, k.median);
+  return out;
+}
+
+Baseline build_baseline(const std::vector<Report>& runs) {
+  const Profile profile = every_size();
+  std::map<std::string, std::vector<double>> values;
+  Baseline b;
+  for (const auto& run : runs) {
+    b.runs.push_back(BaselineRun{run.run.id, run.run.started});
+    std::unordered_map<std::string, HealthState> states;
+    for (const auto& v : run.verdicts) states.emplace(key(v.entity.kind, v.entity.id), v.state);
+    for (const auto& m : extract_measurements(run.probes, profile)) {
+      const auto entities = touched(*m.probe);
+      if (entities.empty()) continue;
+      const auto own = states.find(key(entities[0].kind, entities[0].id));
+      bool healthy = own != states.end() && own->second == HealthState::healthy;
+      for (std::size_t i = 1; healthy && i < entities.size(); ++i) {
+        const auto it = states.find(key(entities[i].kind, entities[i].id));
+        healthy = it == states.end() || it->second == HealthState::healthy;
+      }
+      if (healthy) values[m.kind].push_back(m.value);
+    }
+  }
+  for (auto& [kind, v] : values) {
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    b.kinds[kind] = BaselineKind{*mid, v.size()};
+  }
+  return b;
+}
+
+json to_json(const Baseline& b) {
+  json runs = json::array();
+  for (const auto& r : b.runs) runs.push_back({{"id", r.id}, {"started", r.started}});
+  json kinds = json::object();
+  for (const auto& [kind, k] : b.kinds) kinds[kind] = {{"median", k.median}, {"n", k.n}};
+  return json{{"baseline_version", b.baseline_version}, {"runs", runs}, {"kinds", kinds}};
+}
+
+Baseline baseline_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("baseline_version"))
+    throw std::runtime_error("not an ibgpu baseline: no baseline_version");
+  const int version = j.at("baseline_version").get<int>();
+  if (version > kBaselineVersion)
+    throw std::runtime_error("baseline has baseline_version " + std::to_string(version) + ", this ibgpu reads up to " +
+                             std::to_string(kBaselineVersion) + ": upgrade ibgpu to read it");
+  Baseline b;
+  b.baseline_version = version;
+  for (const auto& r : j.at("runs")) b.runs.push_back(BaselineRun{r.at("id").get<std::string>(), r.value("started", "")});
+  for (const auto& [kind, k] : j.at("kinds").items()) {
+    const double median = k.at("median").get<double>();
+    const auto n = k.at("n").get<std::size_t>();
+    if (n == 0) throw std::runtime_error("baseline kind '" + kind + "' has no values behind its median");
+    b.kinds[kind] = BaselineKind{median, n};
+  }
+  return b;
+}
+
+}  // namespace ibgpu

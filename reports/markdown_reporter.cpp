@@ -1,0 +1,95 @@
+// A short Markdown summary for CI job summaries and chat: the run in one
+// line, the admission table, and why anything is not healthy. Long lists are
+// cut (the JSON report has everything).
+#include <algorithm>
+
+#include "reports/render_util.h"
+#include "reports/reporter.h"
+
+namespace ibgpu {
+
+namespace {
+
+constexpr std::size_t kMaxRows = 50;
+
+// Text that Markdown would otherwise read as markup; newlines would end a
+// table row or a list item.
+std::string md(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+      continue;
+    }
+    if (std::string_view("\\`*_[]<>|#").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string parts_count(const Verdict& v, bool gpu) {
+  auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
+  const auto usable = std::count_if(v.usable.begin(), v.usable.end(), is_kind);
+  const auto all = usable + std::count_if(v.excluded.begin(), v.excluded.end(), is_kind);
+  return all == 0 ? std::string("-") : std::to_string(usable) + "/" + std::to_string(all);
+}
+
+void admission_table(const Report& r, std::ostream& out) {
+  std::vector<const Verdict*> nodes;
+  for (const auto& v : r.verdicts)
+    if (v.entity.kind == "node") nodes.push_back(&v);
+  if (nodes.empty()) return;
+  // The nodes that need a look first; the order of the report within a state.
+  std::stable_sort(nodes.begin(), nodes.end(), [](const Verdict* a, const Verdict* b) { return a->state > b->state; });
+  out << "\n| node | state | action | GPUs | rails | excluded |\n|---|---|---|---:|---:|---|\n";
+  for (std::size_t i = 0; i < nodes.size() && i < kMaxRows; ++i) {
+    const Verdict& v = *nodes[i];
+    out << "| " << md(v.entity.id) << " | " << to_string(v.state) << " | " << (v.action ? to_string(*v.action) : "-")
+        << " | " << parts_count(v, true) << " | " << parts_count(v, false) << " | "
+        << (v.excluded.empty() ? "-" : md(join(v.excluded, ", "))) << " |\n";
+  }
+  if (nodes.size() > kMaxRows) out << "\n_and " << nodes.size() - kMaxRows << " more nodes (see the JSON report)_\n";
+}
+
+void reasons(const Report& r, HealthState state, const char* title, std::ostream& out) {
+  std::vector<const Verdict*> hits;
+  for (const auto& v : r.verdicts)
+    if (v.state == state) hits.push_back(&v);
+  if (hits.empty()) return;
+  out << "\n**" << title << "** (" << hits.size() << ")\n\n";
+  for (std::size_t i = 0; i < hits.size() && i < kMaxRows; ++i) {
+    const Verdict& v = *hits[i];
+    std::vector<std::string> lines;
+    for (const auto& reason : v.reasons)
+      lines.push_back(md(reason.code) + (reason.message.empty() ? "" : ": " + md(reason.message)));
+    out << "- " << md(v.entity.kind) << " **" << md(v.entity.id) << "**"
+        << (lines.empty() ? std::string() : ": " + join(lines, "; ")) << '\n';
+  }
+  if (hits.size() > kMaxRows) out << "- _and " << hits.size() - kMaxRows << " more_\n";
+}
+
+}  // namespace
+
+void MarkdownReporter::render(const Report& r, std::ostream& out) const {
+  const std::string command = r.run.command.size() > 1 ? r.run.command[1] : std::string("run");
+  out << "### " << md(r.tool.name + " " + command) << ": " << to_string(r.summary.state) << " (exit "
+      << r.summary.exit_code << ")\n\n";
+  const std::string profile = r.run.profile.is_object() ? r.run.profile.value("name", std::string()) : std::string();
+  out << "Run " << md(r.run.id) << ", " << md(r.tool.name + " " + r.tool.version + " (" + r.tool.git + ")") << ", "
+      << r.run.ranks << (r.run.ranks == 1 ? " rank" : " ranks") << " on " << r.hosts.size()
+      << (r.hosts.size() == 1 ? " host" : " hosts") << ", " << md(r.run.started) << " to " << md(r.run.finished)
+      << (profile.empty() ? "" : ", profile " + md(profile)) << ".\n";
+  if (!r.verdicts.empty())
+    out << "Admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size() << ", drain "
+        << r.summary.drain.size() << ".\n";
+  admission_table(r, out);
+  reasons(r, HealthState::failed, "Failed", out);
+  reasons(r, HealthState::degraded, "Degraded", out);
+  reasons(r, HealthState::unknown, "Unknown", out);
+  if (!r.run.notes.empty()) {
+    out << "\n**Notes**\n\n";
+    for (const auto& note : r.run.notes) out << "- " << md(note) << '\n';
+  }
+}
+
+}  // namespace ibgpu
