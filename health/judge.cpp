@@ -163,7 +163,7 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   VerdictBook book;
   std::vector<PairObservation> pairs;
   judge_outcomes(book, probes, profile, pairs);
-  judge_measurements(book, probes, profile, pairs);
+  judge_measurements(book, probes, profile, pairs, nullptr);
   // The same measurement of the same two ends, observed again, is a re-test.
   std::map<std::string, std::pair<HostPair, bool>> bad_every_time;
   for (const auto& o : pairs) {
