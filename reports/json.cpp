@@ -288,8 +288,9 @@ void to_json(json& j, const RunSummary& s) {
            {"admit", s.admit},
            {"admit_degraded", s.admit_degraded},
            {"drain", s.drain},
-           {"exit_code", s.exit_code},
-           {"kubernetes", kubernetes_json(s.kubernetes)}};
+           {"exit_code", s.exit_code}};
+  // Absent, not empty, when there is no node to map (and in reports of older builds).
+  if (!s.kubernetes.empty()) j["kubernetes"] = kubernetes_json(s.kubernetes);
 }
 
 void from_json(const json& j, RunSummary& s) {
