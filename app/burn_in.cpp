@@ -71,7 +71,7 @@ Report burn_in_report(const BurnInResult& result, const Report& first, const Rep
   out.summary = result.summary;
   BurnInStats stats = result.stats;
   stats.duration_s = elapsed_s;
-  stats.interval_s = options.interval_s;
+  if (options.interval_s > 0) stats.interval_s = options.interval_s;  // none: back to back
   out.burn_in = std::move(stats);
   return out;
 }
