@@ -35,6 +35,6 @@ fi
 rm -f "$WORK/ro/probe"
 [ -z "$(ls -A "$WORK/ro")" ] || fail "partial files left: $(ls -A "$WORK/ro")"
 
-"$IBGPU" --help | grep -q "64  usage or configuration error" || fail "--help does not document exit codes"
+grep -q "64  usage or configuration error" <<<"$("$IBGPU" --help)" || fail "--help does not document exit codes"
 "$IBGPU" --version | grep -q "^ibgpu " || fail "--version"
 echo "usage errors: ok"

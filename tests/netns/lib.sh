@@ -57,12 +57,10 @@ PY
 # 2-core machine (one size, a short window, few iterations; check_with ITERS [ALLREDUCE] for other);
 # scenarios add --timeout and --json. The all-reduce step is off: it has no size option in
 # `check` (1M and 16M), through a 50mbit host it would take minutes, and the MPI lane tests it.
-# Once `check` has --profile (the fleet-relative judge), every scenario runs under the lane's own
-# profile: the shipped ones need 8 pairs for a fleet median and assume a quiet machine.
-PROFILE=()
-if "$IBGPU" check --help 2>/dev/null | grep -q -- "--profile"; then
-  PROFILE=(--profile "$IBGPU_SOURCE_DIR/tests/netns/lane.toml")
-fi
+# Every scenario runs under the lane's own profile: the shipped ones need 8 pairs for a fleet
+# median and assume a quiet machine. (It used to be added only when `check --help | grep -q`
+# found --profile: under pipefail, grep -q leaving early made that test fail at random.)
+PROFILE=(--profile "$IBGPU_SOURCE_DIR/tests/netns/lane.toml")
 check_with() {  # ITERS [ALLREDUCE]
   CHECK=(check --transport mpi --pairs all --sizes 64K --window 16 --iters "$1" --allreduce "${2:-off}"
          ${PROFILE[@]+"${PROFILE[@]}"})
