@@ -18,7 +18,7 @@ mpi_mpmd() {  # SECONDS MPIRUN-ARGS...
 QUICK=(--sizes 64K --iters 50 --allreduce mpi --timeout 10)
 
 # 1. A short burn-in: several rounds, numbered from 1, then the summary.
-burn_in 90 --duration 8s "${QUICK[@]}" --jsonl "$WORK/rounds.jsonl" --json "$WORK/summary.json" >"$WORK/out" 2>"$WORK/err"
+burn_in 120 --duration 20s "${QUICK[@]}" --jsonl "$WORK/rounds.jsonl" --json "$WORK/summary.json" >"$WORK/out" 2>"$WORK/err"
 validate "$WORK/summary.json"
 grep -q "^Burn-in" "$WORK/out" || fail "no Burn-in section in the table"
 grep -q "burn-in round 2 done" "$WORK/err" || fail "no progress per round on stderr"
