@@ -90,7 +90,7 @@ Observations merge_observations(const std::vector<PairObservation>& observations
 }
 
 struct Unit {
-  Endpoint endpoint;
+  const Endpoint* endpoint;  // into the observations
   int bad = 0, total = 0;
   int bad_with_good = 0, total_with_good = 0;
   bool candidate = false, culprit = false;
@@ -126,9 +126,11 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
   std::vector<Unit> units;
   std::unordered_map<UnitKey, std::size_t, UnitKeyHash> unit_index;
   std::vector<std::pair<std::size_t, std::size_t>> ends(members.size());
+  units.reserve(members.size());
+  unit_index.reserve(members.size());
   auto unit_of = [&](const Endpoint& e) {
     auto [it, fresh] = unit_index.try_emplace(unit_key(e), units.size());
-    if (fresh) units.push_back(Unit{e});
+    if (fresh) units.push_back(Unit{&e});
     return it->second;
   };
   for (std::size_t m = 0; m < members.size(); ++m) {
@@ -158,20 +160,23 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
                                       : (u.bad >= 2 && u.bad == u.total);
 
   // A host all of whose measured rails are culprits is itself the culprit.
-  std::unordered_map<std::string, std::vector<std::size_t>> rails_of;  // host -> its units
-  std::vector<std::string> host_order;
+  // host -> its units, in order of first mention; views into the observations.
+  std::unordered_map<std::string_view, std::size_t> host_index;
+  std::vector<std::pair<std::string_view, std::vector<std::size_t>>> rails_of;
+  host_index.reserve(units.size());
   for (std::size_t i = 0; i < units.size(); ++i) {
-    auto [it, fresh] = rails_of.try_emplace(units[i].endpoint.host);
-    if (fresh) host_order.push_back(units[i].endpoint.host);
-    it->second.push_back(i);
+    auto [it, fresh] = host_index.try_emplace(units[i].endpoint->host, rails_of.size());
+    if (fresh) rails_of.emplace_back(units[i].endpoint->host, std::vector<std::size_t>{});
+    rails_of[it->second].second.push_back(i);
   }
-  for (const auto& host : host_order) {
-    const auto& rails = rails_of[host];
+  for (const auto& [host_view, rails] : rails_of) {
+    const std::string host(host_view);
     const auto culprits = std::count_if(rails.begin(), rails.end(), [&](std::size_t i) { return units[i].culprit; });
     const auto measured = static_cast<std::ptrdiff_t>(rails.size());
     if (culprits == 0) continue;
     if (culprits == measured) {
-      Unit whole{Endpoint{host, ""}};
+      const Endpoint whole_host{host, ""};
+      Unit whole{&whole_host};
       for (std::size_t i : rails) {
         const Unit& u = units[i];
         whole.bad += u.bad;
@@ -186,8 +191,8 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
     for (std::size_t i : rails) {
       const Unit& u = units[i];
       if (!u.culprit) continue;
-      Blame b{{"hca_port", host + "/" + u.endpoint.device}, HealthState::healthy, {}};
-      b.reason = summarise("rail " + host + "/" + u.endpoint.device, u, pairs, b.state);
+      Blame b{{"hca_port", host + "/" + u.endpoint->device}, HealthState::healthy, {}};
+      b.reason = summarise("rail " + host + "/" + u.endpoint->device, u, pairs, b.state);
       out.push_back(std::move(b));
     }
   }

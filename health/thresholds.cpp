@@ -80,14 +80,21 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     return *size >= std::min(min_size, it == largest.end() ? *size : it->second);
   };
   std::vector<Measurement> out;
+  // The probe's kind, built once however many of its numbers are judged (latency: p50 and p99).
+  std::string kind;
   auto add = [&](const ProbeResult& p, const char* metric, std::optional<double> value, LimitSense sense,
                  const Limit& limit, const char* low, const char* outlier) {
     if (!value) return;
-    out.push_back(Measurement{&p, kind_of(p) + ":" + metric, metric, *value, sense, limit, low, outlier});
+    if (kind.empty()) kind = kind_of(p);
+    std::string measured;
+    measured.reserve(kind.size() + 1 + std::char_traits<char>::length(metric));
+    measured.append(kind).append(1, ':').append(metric);
+    out.push_back(Measurement{&p, std::move(measured), metric, *value, sense, limit, low, outlier});
   };
   out.reserve(probes.size() * 3 / 2);
   for (const auto& p : probes) {
     if (p.status != ProbeStatus::ok) continue;
+    kind.clear();
     if (is_bw_probe(p) && is_pair_probe(p)) {
       if (!large_enough(p, profile.network.bw_min_size_B)) continue;
       const bool verbs = starts_with(p.id, "net.verbs.");
