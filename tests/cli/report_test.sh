@@ -14,7 +14,8 @@ done
 # it could. MPI_Init opens sockets and starts threads; `report` does neither.
 if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  launched=(env OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0)
+  # LeakSanitizer cannot run under ptrace: in a sanitizer build it would fail the traced run.
+  launched=(env OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0 ASAN_OPTIONS=detect_leaks=0)
   calls="socket,clone,clone3,fork,vfork"
   strace -f -qq -e trace=$calls -o "$WORK/inventory.trace" "${launched[@]}" "$IBGPU" inventory >/dev/null 2>&1 ||
     fail "inventory under a launcher's environment failed"
