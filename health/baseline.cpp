@@ -66,7 +66,7 @@ Baseline build_baseline(const std::vector<Report>& runs) {
         const auto it = states.find(key(entities[i].kind, entities[i].id));
         healthy = it == states.end() || it->second == HealthState::healthy;
       }
-      if (healthy) values[m.kind].push_back(m.value);
+      if (healthy) values[std::string(m.kind)].push_back(m.value);
     }
   }
   for (auto& [kind, v] : values) {

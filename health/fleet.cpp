@@ -4,29 +4,27 @@
 
 namespace ibgpu {
 
-std::unordered_map<std::string, double> fleet_medians(const std::vector<Measurement>& measurements,
-                                                      const FleetRules& rules) {
-  std::unordered_map<std::string, std::vector<double>> values;
+FleetMedians fleet_medians(const Measurements& measurements, const FleetRules& rules) {
+  FleetMedians medians(measurements.kinds().size());
+  if (!rules.enabled) return medians;
+  std::vector<std::vector<double>> values(medians.size());
   // Re-tests aim at suspects: counting them would pull the median towards the faults.
   for (const auto& m : measurements)
-    if (!m.probe || !m.probe->params.contains("retest")) values[m.kind].push_back(m.value);
-  std::unordered_map<std::string, double> medians;
-  if (!rules.enabled) return medians;
-  for (auto& [kind, v] : values) {
-    if (v.size() < static_cast<std::size_t>(std::max(1, rules.min_fleet_size))) continue;
+    if (!m.retest) values[m.kind_index].push_back(m.value);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    auto& v = values[k];
+    if (v.empty() || v.size() < static_cast<std::size_t>(std::max(1, rules.min_fleet_size))) continue;
     // Lower median for even counts: nth_element keeps this linear.
     const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
     std::nth_element(v.begin(), mid, v.end());
-    medians[kind] = *mid;
+    medians[k] = *mid;
   }
   return medians;
 }
 
-Finding judge_against_fleet(const Measurement& m, const std::unordered_map<std::string, double>& medians,
-                            const FleetRules& rules) {
-  auto it = medians.find(m.kind);
-  if (!rules.enabled || it == medians.end()) return {};
-  const double median = it->second;
+Finding judge_against_fleet(const Measurement& m, const FleetMedians& medians, const FleetRules& rules) {
+  if (!rules.enabled || m.kind_index >= medians.size() || !medians[m.kind_index]) return {};
+  const double median = *medians[m.kind_index];
   const bool floor = m.sense == LimitSense::floor;
   const double limit = floor ? median * rules.bw_fraction_of_median : median * rules.lat_multiple_of_median;
   if (floor ? m.value >= limit : m.value <= limit) return {};
@@ -37,8 +35,7 @@ Finding judge_against_fleet(const Measurement& m, const std::unordered_map<std::
   return Finding{HealthState::degraded, Reason{m.outlier_code, message, m.metric, m.value, limit}};
 }
 
-Finding judge_measurement(const Measurement& m, const std::unordered_map<std::string, double>& medians,
-                          const FleetRules& rules) {
+Finding judge_measurement(const Measurement& m, const FleetMedians& medians, const FleetRules& rules) {
   Finding absolute = judge_absolute(m);
   if (absolute.state != HealthState::healthy) return absolute;
   return judge_against_fleet(m, medians, rules);

@@ -3,8 +3,7 @@
 // (same probe id, size and transport) across the run. They catch what the
 // floors miss (a link at 80% of its peers) and, being relative, never flag a
 // cluster that is uniformly slower but above the floors. Pure.
-#include <string>
-#include <unordered_map>
+#include <optional>
 #include <vector>
 
 #include "health/profile.h"
@@ -12,18 +11,17 @@
 
 namespace ibgpu {
 
-// Median per kind, for kinds with at least `min_fleet_size` measurements.
-// Re-test measurements (params "retest") are judged against it but not part of it.
-std::unordered_map<std::string, double> fleet_medians(const std::vector<Measurement>& measurements,
-                                                      const FleetRules& rules);
+// The median of each kind (Measurements::kinds(), by index), for kinds with at
+// least `min_fleet_size` measurements; none for the others, or when the rules
+// are off. Re-test measurements are judged against it but not part of it.
+using FleetMedians = std::vector<std::optional<double>>;
+FleetMedians fleet_medians(const Measurements& measurements, const FleetRules& rules);
 
 // Degraded when the value is under fraction x median (bandwidth) or over
 // multiple x median (latency); healthy otherwise or without a median.
-Finding judge_against_fleet(const Measurement& m, const std::unordered_map<std::string, double>& medians,
-                            const FleetRules& rules);
+Finding judge_against_fleet(const Measurement& m, const FleetMedians& medians, const FleetRules& rules);
 
 // Absolute limits first; the fleet rule only when the floors pass.
-Finding judge_measurement(const Measurement& m, const std::unordered_map<std::string, double>& medians,
-                          const FleetRules& rules);
+Finding judge_measurement(const Measurement& m, const FleetMedians& medians, const FleetRules& rules);
 
 }  // namespace ibgpu

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <memory>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "health/admission.h"
 #include "health/fleet.h"
@@ -81,24 +84,39 @@ std::vector<Entity> local_entities(const ProbeResult& p) {
 }
 
 Endpoint endpoint(const ProbeResult& p, std::size_t side) {
-  return {p.scope.hosts.at(side), p.scope.devices.size() == 2 ? p.scope.devices[side] : std::string(),
+  return {p.scope.hosts.at(side), p.scope.devices.size() == 2 ? std::string_view(p.scope.devices[side]) : "",
           p.scope.ranks.size() == 2 ? p.scope.ranks[side] : -1};
 }
+
+// The pair observations of a run, with the texts their groups view.
+struct PairEvidence {
+  Measurements measurements;                   // measured pairs: groups are its kinds
+  std::unordered_set<std::string> outcomes;    // failed pairs: "<probe id>:outcome" (node-based: views stay valid)
+  std::vector<PairObservation> pairs;
+
+  void add(std::string_view group, const ProbeResult& p, Finding f) {
+    std::shared_ptr<const Reason> reason;
+    if (f.reason) reason = std::make_shared<const Reason>(std::move(*f.reason));
+    pairs.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), f.state, std::move(reason)});
+  }
+};
 
 std::string link_id(const ProbeResult& p) { return p.scope.hosts.at(0) + "<->" + p.scope.hosts.at(1); }
 
 // Pair failures go to localisation (a dead node times out with all its
 // peers); everything else lands on its own entity.
 void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                    std::vector<PairObservation>& pairs) {
+                    PairEvidence& evidence) {
+  std::string link;  // rebuilt in place for each pair result
   for (const auto& p : probes) {
     if (expected_absent(p, profile) || is_local_probe(p)) continue;  // judged by judge_local
     Finding f = probe_outcome(p);
     if (is_pair_probe(p)) {
       if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
-        book.add({"link", link_id(p)}, f.state, std::move(f.reason));
+        link.assign(p.scope.hosts[0]).append("<->").append(p.scope.hosts[1]);
+        VerdictBook::add(book.at("link", link), f.state, std::move(f.reason));
       } else {
-        pairs.push_back(PairObservation{p.id + ":outcome", endpoint(p, 0), endpoint(p, 1), f.state, f.reason});
+        evidence.add(*evidence.outcomes.insert(p.id + ":outcome").first, p, std::move(f));
       }
       continue;
     }
@@ -116,24 +134,26 @@ Entity measured_entity(const ProbeResult& p) {
 }
 
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                        std::vector<PairObservation>& pairs,
-                        const std::unordered_map<std::string, double>* reference_medians) {
-  std::vector<Measurement> measurements = extract_measurements(probes, profile);
+                        PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
+  evidence.measurements = extract_measurements(probes, profile);
+  const Measurements& measurements = evidence.measurements;
   auto medians = fleet_medians(measurements, profile.fleet);
   if (reference_medians && profile.fleet.enabled)
-    for (const auto& [kind, median] : *reference_medians) medians.insert_or_assign(kind, median);
+    for (std::size_t k = 0; k < medians.size(); ++k)
+      if (auto it = reference_medians->find(std::string(measurements.kinds()[k])); it != reference_medians->end())
+        medians[k] = it->second;
   // Re-tests of the same entity and kind: the mildest measurement counts.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
-  for (auto& m : measurements) {
+  for (const auto& m : measurements) {
     Finding f = judge_measurement(m, medians, profile.fleet);
     if (is_pair_probe(*m.probe)) {
-      pairs.push_back(PairObservation{std::move(m.kind), endpoint(*m.probe, 0), endpoint(*m.probe, 1), f.state,
-                                      std::move(f.reason)});
+      evidence.add(m.kind, *m.probe, std::move(f));
       continue;
     }
     Entity e = measured_entity(*m.probe);
-    auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + e.kind + '\x1f' + e.id, local.size());
+    auto [it, fresh] =
+        local_index.try_emplace(std::string(m.kind) + '\x1f' + e.kind + '\x1f' + e.id, local.size());
     if (fresh) local.emplace_back(std::move(e), std::move(f));
     else if (f.state < local[it->second].second.state) local[it->second].second = std::move(f);
   }
@@ -145,12 +165,16 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
+  // Each node with its GPUs and ports, and about a link per node and round.
+  std::size_t entities = 0;
+  for (const auto& host : hosts) entities += 1 + host.gpus.size() + 8 + 4;
+  book.reserve(entities);
   judge_local(book, hosts, probes, profile);
-  std::vector<PairObservation> pairs;
-  pairs.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
-  judge_outcomes(book, probes, profile, pairs);
-  judge_measurements(book, probes, profile, pairs, reference_medians);
-  for (auto& blame : localise(pairs)) book.add(blame.entity, blame.state, std::move(blame.reason));
+  PairEvidence evidence;
+  evidence.pairs.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
+  judge_outcomes(book, probes, profile, evidence);
+  judge_measurements(book, probes, profile, evidence, reference_medians);
+  for (auto& blame : localise(evidence.pairs)) book.add(blame.entity, blame.state, std::move(blame.reason));
 
   Judgement out;
   out.verdicts = book.take();
@@ -161,16 +185,20 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
 
 RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile) {
   VerdictBook book;
-  std::vector<PairObservation> pairs;
-  judge_outcomes(book, probes, profile, pairs);
-  judge_measurements(book, probes, profile, pairs, nullptr);
+  PairEvidence evidence;
+  judge_outcomes(book, probes, profile, evidence);
+  judge_measurements(book, probes, profile, evidence, nullptr);
+  const std::vector<PairObservation>& pairs = evidence.pairs;
   // The same measurement of the same two ends, observed again, is a re-test.
   std::map<std::string, std::pair<HostPair, bool>> bad_every_time;
   for (const auto& o : pairs) {
-    const std::string key = o.group + '\x1f' + o.a.host + '\x1f' + o.a.device + '\x1f' + std::to_string(o.a.rank) +
-                            '\x1f' + o.b.host + '\x1f' + o.b.device + '\x1f' + std::to_string(o.b.rank);
+    std::string key;
+    for (const std::string_view part : {o.group, o.a.host, o.a.device, o.b.host, o.b.device})
+      key.append(part).append(1, '\x1f');
+    key.append(std::to_string(o.a.rank)).append(1, '\x1f').append(std::to_string(o.b.rank));
     const bool bad = o.state != HealthState::healthy;
-    auto [it, fresh] = bad_every_time.try_emplace(key, std::minmax(o.a.host, o.b.host), bad);
+    const auto [lo, hi] = std::minmax(o.a.host, o.b.host);
+    auto [it, fresh] = bad_every_time.try_emplace(key, HostPair(lo, hi), bad);
     if (!fresh) it->second.second = it->second.second && bad;
   }
   std::set<HostPair> suspects;

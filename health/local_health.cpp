@@ -28,10 +28,29 @@ std::string number_text(double v) {
   return s;
 }
 
-std::optional<double> metric(const ProbeResult& p, const std::string& name) {
+std::optional<double> metric(const ProbeResult& p, std::string_view name) {
   auto it = p.metrics.find(name);
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
+
+// A result's metrics as a sorted array: a GPU health record has a few dozen
+// and is asked for most of them, so one walk of the map beats a tree search
+// per name (each a chain of cache misses, for every GPU of a fleet).
+class MetricTable {
+ public:
+  explicit MetricTable(const ProbeResult& p) {
+    rows_.reserve(p.metrics.size());
+    for (const auto& [name, m] : p.metrics) rows_.emplace_back(name, m.typical());
+  }
+  std::optional<double> operator()(std::string_view name) const {
+    const auto it = std::lower_bound(rows_.begin(), rows_.end(), name,
+                                     [](const auto& row, std::string_view n) { return row.first < n; });
+    return it != rows_.end() && it->first == name ? it->second : std::nullopt;
+  }
+
+ private:
+  std::vector<std::pair<std::string_view, std::optional<double>>> rows_;  // in the map's order: sorted
+};
 
 // Views: probe ids are tested against literals for every one of a fleet's results.
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
@@ -81,26 +100,25 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits
   int active = 0;
   for (const auto& hca : host.hcas)
     for (const auto& port : hca.ports) {
-      const Entity entity{"hca_port", host.name + "/" + port_name(hca, port)};
+      Verdict& entity = book.at("hca_port", host.name + "/" + port_name(hca, port));
       const bool link_up = port.phys_state && port.phys_state->code == 5;
       if (!port.active() || !link_up) {
         const std::string state = port.state ? port.state->name : "unreadable";
         const std::string phys = port.phys_state ? port.phys_state->name : "unreadable";
-        book.add(entity, HealthState::failed,
+        VerdictBook::add(entity, HealthState::failed,
                  reason("IB_PORT_DOWN", "state " + state + ", physical state " + phys, "state",
                         port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
         continue;
       }
       ++active;
-      book.add(entity, HealthState::healthy);
       if (!port.rate) continue;
       if (limits.port_rate_gbps && port.rate->gbps < *limits.port_rate_gbps)
-        book.add(entity, HealthState::degraded,
+        VerdictBook::add(entity, HealthState::degraded,
                  reason("IB_PORT_RATE_LOW",
                         "trained at " + port.rate_text + ", expected " + number_text(*limits.port_rate_gbps) + " Gb/s",
                         "rate_Gbps", port.rate->gbps, *limits.port_rate_gbps));
       if (limits.port_width && port.rate->lanes && *port.rate->lanes < *limits.port_width)
-        book.add(entity, HealthState::degraded,
+        VerdictBook::add(entity, HealthState::degraded,
                  reason("IB_PORT_WIDTH_LOW",
                         "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
                             std::to_string(*limits.port_width) + "X",
@@ -109,7 +127,7 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits
       const auto best = max_ib_speed(hca.hca_type);
       if (best && port.link_layer == "InfiniBand" && speed_rank(port.rate->speed) >= 0 &&
           speed_rank(port.rate->speed) < speed_rank(*best))
-        book.add(entity, HealthState::degraded,
+        VerdictBook::add(entity, HealthState::degraded,
                  reason("IB_PORT_SPEED_BELOW_CAPABILITY",
                         "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + *best, "speed",
                         speed_rank(port.rate->speed), speed_rank(*best)));
@@ -128,9 +146,9 @@ struct CounterRule {
   double LocalLimits::*limit;
 };
 
-void judge_counters(VerdictBook& book, const Entity& entity, const ProbeResult& p, const LocalLimits& limits) {
+void judge_counters(Verdict& entity, const ProbeResult& p, const LocalLimits& limits) {
   if (auto downed = metric(p, "link_downed_delta"); downed && *downed > 0)
-    book.add(entity, HealthState::failed,
+    VerdictBook::add(entity, HealthState::failed,
              reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
                     "link_downed_delta", *downed, 0.0));
   static const std::vector<CounterRule> rules{
@@ -148,7 +166,7 @@ void judge_counters(VerdictBook& book, const Entity& entity, const ProbeResult& 
     const double limit = limits.*rule.limit;
     if (!rate || *rate <= limit) continue;
     const auto delta = metric(p, std::string(rule.counter) + "_delta");
-    book.add(entity, HealthState::degraded,
+    VerdictBook::add(entity, HealthState::degraded,
              reason(rule.code,
                     std::string(rule.counter) + " rose by " + number_text(delta.value_or(0)) + " during the run (" +
                         number_text(*rate) + " per hour, limit " + number_text(limit) + ")",
@@ -165,62 +183,62 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
-bool flag_set(const ProbeResult& p, const std::string& name) { return metric(p, name).value_or(0) != 0; }
-
-void judge_gpu_health(VerdictBook& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
+void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
+  const MetricTable metric(p);
+  auto flag_set = [&](std::string_view name) { return metric(name).value_or(0) != 0; };
   auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
                  std::optional<double> threshold) {
-    book.add(gpu, s, reason(code, std::move(message), name, metric(p, name), threshold));
+    VerdictBook::add(gpu, s, reason(code, std::move(message), name, metric(name), threshold));
   };
-  if (auto n = metric(p, "ecc_uncorrected_volatile"); n && *n > 0)
+  if (auto n = metric("ecc_uncorrected_volatile"); n && *n > 0)
     add(HealthState::failed, "GPU_ECC_UNCORRECTABLE",
         number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
-  if (auto on = metric(p, "ecc_enabled"); on && *on == 0)
+  if (auto on = metric("ecc_enabled"); on && *on == 0)
     add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", "ecc_enabled", 1.0);
-  if (flag_set(p, "remap_failed"))
+  if (flag_set("remap_failed"))
     add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", "remap_failed", 0.0);
-  if (flag_set(p, "remap_pending"))
+  if (flag_set("remap_pending"))
     add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
-  if (flag_set(p, "retired_pages_pending"))
+  if (flag_set("retired_pages_pending"))
     add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending",
         0.0);
-  if (flag_set(p, "thermal_slowdown"))
+  if (flag_set("thermal_slowdown"))
     add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
         "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
-  if (flag_set(p, "power_slowdown"))
+  if (flag_set("power_slowdown"))
     add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
-  if (auto t = metric(p, "temp_C")) {
+  if (auto t = metric("temp_C")) {
     if (limits.gpu_temp_failed_C && *t >= *limits.gpu_temp_failed_C)
       add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_failed_C);
     else if (limits.gpu_temp_degraded_C && *t >= *limits.gpu_temp_degraded_C)
       add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_degraded_C);
   }
-  const auto width = metric(p, "pcie_width"), width_max = metric(p, "pcie_width_max");
+  const auto width = metric("pcie_width"), width_max = metric("pcie_width_max");
   if (width && width_max && *width < *width_max)
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
         "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), "pcie_width", width_max);
   // GPUs drop the link generation when idle to save power: only at full
   // performance (P0) is a lower generation a training fault.
-  const auto gen = metric(p, "pcie_gen"), gen_max = metric(p, "pcie_gen_max"), pstate = metric(p, "pstate");
+  const auto gen = metric("pcie_gen"), gen_max = metric("pcie_gen_max"), pstate = metric("pstate");
   if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
         "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
-  const auto links = metric(p, "nvlink_links"), up = metric(p, "nvlink_links_up");
+  const auto links = metric("nvlink_links"), up = metric("nvlink_links_up");
   // NVML reports every link of a PCIe GPU without a bridge as present and down,
   // so only a fabric that trained in part is a fault it can see.
   if (links && up && *up > 0 && *up < *links)
     add(HealthState::failed, "GPU_NVLINK_DOWN",
         number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
   if (limits.require_persistence_mode)
-    if (auto pm = metric(p, "persistence_mode"); pm && *pm == 0)
+    if (auto pm = metric("persistence_mode"); pm && *pm == 0)
       add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
 }
 
-void judge_gpu_bandwidth(VerdictBook& book, const Entity& gpu, const ProbeResult& p, const LocalLimits& limits) {
+void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
   auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
     const auto v = metric(p, name);
     if (limit && v && *v < *limit)
-      book.add(
+      VerdictBook::add(
           gpu, HealthState::degraded,
           reason(code, std::string(name) + " " + number_text(*v) + " below " + number_text(*limit), name, v, limit));
   };
@@ -229,29 +247,28 @@ void judge_gpu_bandwidth(VerdictBook& book, const Entity& gpu, const ProbeResult
   floor("mem_bw_GBps", limits.gpu_mem_bw_min_GBps, "GPU_MEM_BW_LOW");
 }
 
-void judge_xids(VerdictBook& book, const Entity& entity, const ProbeResult& p) {
+void judge_xids(Verdict& entity, const ProbeResult& p) {
   const double all = metric(p, "xid_events").value_or(0);
   const double hardware = metric(p, "xid_hardware_events").value_or(0);
   if (all <= 0) return;
   const std::string codes = p.params.contains("xids") ? p.params["xids"].dump() : "";
-  book.add(
+  VerdictBook::add(
       entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
       reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", metric(p, "xid_last"), {}));
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
-void roll_up_gpus(VerdictBook& book, const HostInventory& host) {
+void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vector<Verdict*>& gpus) {
   int total = 0, usable = 0;
   HealthState worst_gpu = HealthState::healthy;
   std::string bad;
-  for (const auto& gpu : host.gpus) {
-    const std::string name = gpu_device_name(gpu.index);
-    const Verdict* v = book.find({"gpu", host.name + "/" + name});
-    if (!v) continue;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const Verdict& v = *gpus[i];
     ++total;
-    worst_gpu = worst(worst_gpu, v->state);
-    if (v->state == HealthState::healthy || v->state == HealthState::degraded) ++usable;
-    if (v->state != HealthState::healthy) bad += (bad.empty() ? "" : ", ") + name + " " + to_string(v->state);
+    worst_gpu = worst(worst_gpu, v.state);
+    if (v.state == HealthState::healthy || v.state == HealthState::degraded) ++usable;
+    if (v.state != HealthState::healthy)
+      bad += (bad.empty() ? "" : ", ") + gpu_device_name(host.gpus[i].index) + " " + to_string(v.state);
   }
   if (worst_gpu == HealthState::healthy) return;
   HealthState node = worst_gpu;
@@ -285,46 +302,58 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
   for (const auto& host : hosts) {
     const auto found = local_by_host.find(host.name);
     const auto& local = found == local_by_host.end() ? none : found->second;
-    const Entity node{"node", host.name};
     judge_ports(book, host, limits);
     if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
-      book.add(node, HealthState::failed,
+      book.add({"node", host.name}, HealthState::failed,
                reason("GPU_MISSING",
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
                           std::to_string(*limits.expect_gpus),
                       "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
-    for (const auto& gpu : host.gpus) book.at({"gpu", host.name + "/" + gpu_device_name(gpu.index)});
+    // The host's GPUs, by position in the inventory and by device name.
+    std::vector<Verdict*> gpus;
+    std::unordered_map<std::string, Verdict*> gpu_by_name;
+    for (const auto& gpu : host.gpus) {
+      std::string name = gpu_device_name(gpu.index);
+      gpus.push_back(&book.at("gpu", host.name + "/" + name));
+      gpu_by_name.emplace(std::move(name), gpus.back());
+    }
+    Verdict& node = book.at("node", host.name);
+    std::string id;  // a device's entity id, rebuilt in place for each result
 
-    std::unordered_set<std::string> health_recorded;  // devices with a gpu.nvml.health record
+    std::unordered_set<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
     for (const ProbeResult* local_probe : local) {
       const ProbeResult& p = *local_probe;
       if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.insert(p.scope.devices[0]);
-      const std::string device = p.scope.devices.empty() ? "" : p.scope.devices[0];
+      const std::string_view device = p.scope.devices.empty() ? "" : std::string_view(p.scope.devices[0]);
       // Without a device the result speaks for the whole host.
-      Entity entity = node;
-      if (!device.empty() && (is_gpu_probe(p) || is_port_probe(p)))
-        entity = Entity{is_gpu_probe(p) ? "gpu" : "hca_port", host.name + "/" + device};
+      Verdict* entity = &node;
+      if (!device.empty() && is_gpu_probe(p)) {
+        const auto known = gpu_by_name.find(std::string(device));
+        entity = known != gpu_by_name.end() ? known->second : &book.at("gpu", id.assign(host.name).append(1, '/').append(device));
+      } else if (!device.empty() && is_port_probe(p)) {
+        entity = &book.at("hca_port", id.assign(host.name).append(1, '/').append(device));
+      }
       if (auto problem = outcome_problem(p)) {
         // A profile that declares none of a device makes its absence expected.
         const bool expected =
             p.status == ProbeStatus::skipped && device.empty() &&
             ((is_gpu_probe(p) && limits.expect_gpus == 0) || (is_port_probe(p) && limits.expect_active_ports == 0));
-        if (!expected) book.add(entity, problem->first, std::move(problem->second));
+        if (!expected) VerdictBook::add(*entity, problem->first, std::move(problem->second));
         continue;
       }
-      if (p.id == kGpuHealthProbe) judge_gpu_health(book, entity, p, limits);
-      if (is_gpu_probe(p)) judge_gpu_bandwidth(book, entity, p, limits);
-      if (p.id == kPortCountersProbe) judge_counters(book, entity, p, limits);
+      if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, limits);
+      if (is_gpu_probe(p)) judge_gpu_bandwidth(*entity, p, limits);
+      if (p.id == kPortCountersProbe) judge_counters(*entity, p, limits);
       if (p.id == kKernelLogXidProbe) {
-        Entity target = node;
-        for (const auto& gpu : host.gpus)
-          if (!device.empty() && starts_with(normalize_pci_address(gpu.pci_bus_id), device))
-            target = Entity{"gpu", host.name + "/" + gpu_device_name(gpu.index)};
-        judge_xids(book, target, p);
+        Verdict* target = &node;
+        for (std::size_t i = 0; i < host.gpus.size(); ++i)
+          if (!device.empty() && starts_with(normalize_pci_address(host.gpus[i].pci_bus_id), device))
+            target = gpus[i];
+        judge_xids(*target, p);
       }
       if (p.id == kKernelLogLinkProbe) {
         const double drops = metric(p, "link_down_events").value_or(0);
-        const Hca* hca = find_hca(host, device);
+        const Hca* hca = find_hca(host, std::string(device));
         if (!hca || drops < limits.link_down_events_degraded) continue;
         for (const auto& port : hca->ports)
           book.add({"hca_port", host.name + "/" + port_name(*hca, port)}, HealthState::degraded,
@@ -333,14 +362,12 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       }
     }
     // A GPU the inventory lists but no health record covers was not checked.
-    for (const auto& gpu : host.gpus) {
-      const std::string name = gpu_device_name(gpu.index);
-      if (!health_recorded.count(name))
-        book.add({"gpu", host.name + "/" + name}, HealthState::unknown,
-                 reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
-                        kGpuHealthProbe, {}, {}));
-    }
-    roll_up_gpus(book, host);
+    for (std::size_t i = 0; i < host.gpus.size(); ++i)
+      if (!health_recorded.count(gpu_device_name(host.gpus[i].index)))
+        VerdictBook::add(*gpus[i], HealthState::unknown,
+                         reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
+                                kGpuHealthProbe, {}, {}));
+    roll_up_gpus(book, host, gpus);
   }
 }
 

@@ -1,7 +1,9 @@
 #include "health/localise.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,104 +13,136 @@ namespace ibgpu {
 
 namespace {
 
-// Host and rail, by reference into the observations: no string is built per lookup.
-struct UnitKey {
-  std::string_view host, device;
-  bool operator==(const UnitKey&) const = default;
-  bool operator<(const UnitKey& o) const { return host != o.host ? host < o.host : device < o.device; }
-};
-UnitKey unit_key(const Endpoint& e) { return {e.host, e.device}; }
-
-std::size_t mix(std::size_t h, std::string_view s) {
-  return h ^ (std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-struct UnitKeyHash {
-  std::size_t operator()(const UnitKey& k) const { return mix(mix(0, k.host), k.device); }
-};
-struct EdgeKey {
-  std::string_view group;
-  UnitKey a, b;
-  bool operator==(const EdgeKey&) const = default;
-};
-struct EdgeKeyHash {
-  std::size_t operator()(const EdgeKey& k) const {
-    return mix(mix(mix(mix(mix(0, k.group), k.a.host), k.a.device), k.b.host), k.b.device);
+// Dense ids for the names in the observations, in order of first mention:
+// localisation then counts in arrays, not in maps keyed by strings.
+class Ids {
+ public:
+  std::uint32_t of(std::string_view name) {
+    auto [it, fresh] = index_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+    if (fresh) names_.push_back(name);
+    return it->second;
   }
+  std::string_view name(std::uint32_t id) const { return names_[id]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  std::unordered_map<std::string_view, std::uint32_t> index_;
+  std::vector<std::string_view> names_;
 };
 
-using Observations = std::vector<const PairObservation*>;
-
-// One observation per (group, unit pair): re-tests of one rank pair fold into
-// the mildest (a pair is bad only when every measurement of it is bad), and
-// the rank pairs between the same two units into the worst of them (peers are
-// counted once). One hash lookup per observation: a fleet has ~10^5 of them.
-Observations merge_observations(const std::vector<PairObservation>& observations) {
-  struct RankPair {
-    int rank_a, rank_b;
-    const PairObservation* mildest;
-    std::size_t next;  // the edge's next rank pair, in order of first mention; npos at the end
-  };
-  constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  std::vector<RankPair> rank_pairs;
-  std::vector<std::size_t> edges;  // each edge's first rank pair, in order of first mention
-  std::unordered_map<EdgeKey, std::size_t, EdgeKeyHash> index;
-  rank_pairs.reserve(observations.size());
-  edges.reserve(observations.size());
-  index.reserve(observations.size());
-  for (const auto& o : observations) {
-    EdgeKey key{o.group, unit_key(o.a), unit_key(o.b)};
-    int rank_a = o.a.rank, rank_b = o.b.rank;
-    if (key.b < key.a) {
-      std::swap(key.a, key.b);
-      std::swap(rank_a, rank_b);
-    }
-    auto [it, fresh] = index.try_emplace(key, edges.size());
+// Units are hosts, or a host's rail when the observations name rails.
+class Units {
+ public:
+  std::uint32_t of(const Endpoint& e) {
+    const std::uint64_t key = std::uint64_t{hosts_.of(e.host)} << 32 | devices_.of(e.device);
+    auto [it, fresh] = index_.try_emplace(key, static_cast<std::uint32_t>(host_.size()));
     if (fresh) {
-      edges.push_back(rank_pairs.size());
-      rank_pairs.push_back(RankPair{rank_a, rank_b, &o, npos});
-      continue;
+      host_.push_back(static_cast<std::uint32_t>(key >> 32));
+      device_.push_back(e.device);
     }
-    auto same_ranks = [&](const RankPair& r) { return r.rank_a == rank_a && r.rank_b == rank_b; };
-    std::size_t i = edges[it->second];
-    while (!same_ranks(rank_pairs[i]) && rank_pairs[i].next != npos) i = rank_pairs[i].next;
-    if (same_ranks(rank_pairs[i])) {
-      if (o.state < rank_pairs[i].mildest->state) rank_pairs[i].mildest = &o;
-    } else {
-      rank_pairs[i].next = rank_pairs.size();
-      rank_pairs.push_back(RankPair{rank_a, rank_b, &o, npos});
+    return it->second;
+  }
+  std::size_t size() const { return host_.size(); }
+  std::size_t hosts() const { return hosts_.size(); }
+  std::uint32_t host_id(std::uint32_t unit) const { return host_[unit]; }
+  std::string_view host(std::uint32_t unit) const { return hosts_.name(host_[unit]); }
+  std::string_view device(std::uint32_t unit) const { return device_[unit]; }
+
+ private:
+  Ids hosts_, devices_;
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  std::vector<std::uint32_t> host_;
+  std::vector<std::string_view> device_;
+};
+
+// One observation per (group, unit pair), as a localisation edge.
+struct Edge {
+  const PairObservation* pair;
+  std::uint32_t group, a, b;  // a and b: the units of pair->a and pair->b
+};
+
+// Re-tests of one rank pair fold into the mildest (a pair is bad only when
+// every measurement of it is bad), and the rank pairs between the same two
+// units into the worst of them (peers are counted once); ties go to the
+// first mentioned. Edges come out in order of first mention. Sorting ids
+// keeps this O(n log n) with no allocation per observation.
+std::vector<Edge> merge_observations(const std::vector<PairObservation>& observations, Ids& groups, Units& units) {
+  struct Seen {
+    std::uint32_t group, lo, hi;  // lo <= hi: the edge, whichever end came first
+    int rank_lo, rank_hi;
+    std::uint32_t index;  // into observations
+    std::uint32_t a, b;   // units of the observation's own ends
+  };
+  std::vector<Seen> seen;
+  seen.reserve(observations.size());
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const PairObservation& o = observations[i];
+    const std::uint32_t a = units.of(o.a), b = units.of(o.b);
+    const bool swap = b < a;
+    seen.push_back(Seen{groups.of(o.group), swap ? b : a, swap ? a : b, swap ? o.b.rank : o.a.rank,
+                        swap ? o.a.rank : o.b.rank, static_cast<std::uint32_t>(i), a, b});
+  }
+  auto same_edge = [](const Seen& x, const Seen& y) { return x.group == y.group && x.lo == y.lo && x.hi == y.hi; };
+  auto same_ranks = [](const Seen& x, const Seen& y) { return x.rank_lo == y.rank_lo && x.rank_hi == y.rank_hi; };
+  std::sort(seen.begin(), seen.end(), [](const Seen& x, const Seen& y) {
+    return std::tie(x.group, x.lo, x.hi, x.rank_lo, x.rank_hi, x.index) <
+           std::tie(y.group, y.lo, y.hi, y.rank_lo, y.rank_hi, y.index);
+  });
+  std::vector<std::pair<std::uint32_t, Edge>> edges;  // first mention, edge
+  edges.reserve(seen.size());
+  for (std::size_t e = 0; e < seen.size();) {
+    std::uint32_t edge_first = seen[e].index;
+    const Seen* worst_pair = nullptr;
+    std::uint32_t worst_first = 0;
+    std::size_t r = e;
+    for (; r < seen.size() && same_edge(seen[r], seen[e]);) {
+      // One rank pair: its records in order of mention; the mildest, first on ties.
+      const std::uint32_t first = seen[r].index;
+      const Seen* mildest = &seen[r];
+      std::size_t k = r + 1;
+      for (; k < seen.size() && same_edge(seen[k], seen[r]) && same_ranks(seen[k], seen[r]); ++k)
+        if (observations[seen[k].index].state < observations[mildest->index].state) mildest = &seen[k];
+      const HealthState state = observations[mildest->index].state;
+      if (!worst_pair || state > observations[worst_pair->index].state ||
+          (state == observations[worst_pair->index].state && first < worst_first)) {
+        worst_pair = mildest;
+        worst_first = first;
+      }
+      edge_first = std::min(edge_first, first);
+      r = k;
     }
+    edges.emplace_back(edge_first,
+                       Edge{&observations[worst_pair->index], worst_pair->group, worst_pair->a, worst_pair->b});
+    e = r;
   }
-  Observations merged;
-  merged.reserve(edges.size());
-  for (std::size_t first : edges) {
-    const PairObservation* worst_pair = rank_pairs[first].mildest;
-    for (std::size_t i = rank_pairs[first].next; i != npos; i = rank_pairs[i].next)
-      if (rank_pairs[i].mildest->state > worst_pair->state) worst_pair = rank_pairs[i].mildest;
-    merged.push_back(worst_pair);
-  }
-  return merged;
+  std::sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<Edge> out;
+  out.reserve(edges.size());
+  for (const auto& [first, edge] : edges) out.push_back(edge);
+  return out;
 }
 
 struct Unit {
-  const Endpoint* endpoint;  // into the observations
+  std::uint32_t id;  // in Units
   int bad = 0, total = 0;
   int bad_with_good = 0, total_with_good = 0;
   bool candidate = false, culprit = false;
-  std::vector<std::size_t> bad_pairs = {};  // indices into the merged observations
+  std::vector<std::size_t> bad_pairs = {};  // indices into the edges
 };
 
-Reason summarise(const std::string& who, const Unit& u, const Observations& pairs, HealthState& state) {
+Reason summarise(const std::string& who, const Unit& u, const std::vector<Edge>& edges, HealthState& state) {
   // The worst bad pair gives the code and threshold, the median of the bad
   // values the figure: one reason per culprit, however many peers it has.
   const PairObservation* worst_pair = nullptr;
   std::vector<double> values;
   for (std::size_t i : u.bad_pairs) {
-    const PairObservation& o = *pairs[i];
+    const PairObservation& o = *edges[i].pair;
     if (!worst_pair || o.state > worst_pair->state) worst_pair = &o;
     if (o.reason && o.reason->value) values.push_back(*o.reason->value);
   }
   state = worst_pair->state;
-  Reason r = worst_pair->reason.value_or(Reason{"PAIR_BAD", "", worst_pair->group, std::nullopt, std::nullopt});
+  Reason r = worst_pair->reason ? *worst_pair->reason
+                                : Reason{"PAIR_BAD", "", std::string(worst_pair->group), std::nullopt, std::nullopt};
   std::optional<double> median;
   if (!values.empty()) {
     const auto mid = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
@@ -121,22 +155,28 @@ Reason summarise(const std::string& who, const Unit& u, const Observations& pair
   return r;
 }
 
-void localise_group(const std::vector<std::size_t>& members, const Observations& pairs,
-                    std::vector<Blame>& out) {
+// Scratch indexed by unit and host id, reset after each group: a fleet's
+// groups share their units, so the arrays are sized once.
+struct Scratch {
+  std::vector<std::int32_t> local_unit, local_host;
+};
+
+void localise_group(const std::vector<std::size_t>& members, const std::vector<Edge>& edges, const Units& ids,
+                    Scratch& scratch, std::vector<Blame>& out) {
   std::vector<Unit> units;
-  std::unordered_map<UnitKey, std::size_t, UnitKeyHash> unit_index;
   std::vector<std::pair<std::size_t, std::size_t>> ends(members.size());
-  units.reserve(members.size());
-  unit_index.reserve(members.size());
-  auto unit_of = [&](const Endpoint& e) {
-    auto [it, fresh] = unit_index.try_emplace(unit_key(e), units.size());
-    if (fresh) units.push_back(Unit{&e});
-    return it->second;
+  auto unit_of = [&](std::uint32_t id) {
+    std::int32_t& local = scratch.local_unit[id];
+    if (local < 0) {
+      local = static_cast<std::int32_t>(units.size());
+      units.push_back(Unit{id});
+    }
+    return static_cast<std::size_t>(local);
   };
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const PairObservation& o = (*pairs[members[m]]);
-    ends[m] = {unit_of(o.a), unit_of(o.b)};
-    const bool bad = o.state != HealthState::healthy;
+    const Edge& edge = edges[members[m]];
+    ends[m] = {unit_of(edge.a), unit_of(edge.b)};
+    const bool bad = edge.pair->state != HealthState::healthy;
     for (std::size_t u : {ends[m].first, ends[m].second}) {
       units[u].total++;
       if (bad) {
@@ -147,7 +187,7 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
   }
   for (auto& u : units) u.candidate = u.bad >= 2 && 2 * u.bad > u.total;
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const bool bad = (*pairs[members[m]]).state != HealthState::healthy;
+    const bool bad = edges[members[m]].pair->state != HealthState::healthy;
     auto [a, b] = ends[m];
     for (auto [self, peer] : {std::pair{a, b}, std::pair{b, a}}) {
       if (units[peer].candidate) continue;
@@ -160,23 +200,23 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
                                       : (u.bad >= 2 && u.bad == u.total);
 
   // A host all of whose measured rails are culprits is itself the culprit.
-  // host -> its units, in order of first mention; views into the observations.
-  std::unordered_map<std::string_view, std::size_t> host_index;
-  std::vector<std::pair<std::string_view, std::vector<std::size_t>>> rails_of;
-  host_index.reserve(units.size());
+  // Hosts and their rails in order of first mention.
+  std::vector<std::vector<std::size_t>> rails_of;
   for (std::size_t i = 0; i < units.size(); ++i) {
-    auto [it, fresh] = host_index.try_emplace(units[i].endpoint->host, rails_of.size());
-    if (fresh) rails_of.emplace_back(units[i].endpoint->host, std::vector<std::size_t>{});
-    rails_of[it->second].second.push_back(i);
+    std::int32_t& local = scratch.local_host[ids.host_id(units[i].id)];
+    if (local < 0) {
+      local = static_cast<std::int32_t>(rails_of.size());
+      rails_of.emplace_back();
+    }
+    rails_of[static_cast<std::size_t>(local)].push_back(i);
   }
-  for (const auto& [host_view, rails] : rails_of) {
-    const std::string host(host_view);
+  for (const auto& rails : rails_of) {
+    const std::string host(ids.host(units[rails.front()].id));
     const auto culprits = std::count_if(rails.begin(), rails.end(), [&](std::size_t i) { return units[i].culprit; });
     const auto measured = static_cast<std::ptrdiff_t>(rails.size());
     if (culprits == 0) continue;
     if (culprits == measured) {
-      const Endpoint whole_host{host, ""};
-      Unit whole{&whole_host};
+      Unit whole{units[rails.front()].id};
       for (std::size_t i : rails) {
         const Unit& u = units[i];
         whole.bad += u.bad;
@@ -184,55 +224,63 @@ void localise_group(const std::vector<std::size_t>& members, const Observations&
         whole.bad_pairs.insert(whole.bad_pairs.end(), u.bad_pairs.begin(), u.bad_pairs.end());
       }
       Blame b{{"node", host}, HealthState::healthy, {}};
-      b.reason = summarise("node " + host + (measured > 1 ? " (every rail)" : ""), whole, pairs, b.state);
+      b.reason = summarise("node " + host + (measured > 1 ? " (every rail)" : ""), whole, edges, b.state);
       out.push_back(std::move(b));
       continue;
     }
     for (std::size_t i : rails) {
       const Unit& u = units[i];
       if (!u.culprit) continue;
-      Blame b{{"hca_port", host + "/" + u.endpoint->device}, HealthState::healthy, {}};
-      b.reason = summarise("rail " + host + "/" + u.endpoint->device, u, pairs, b.state);
+      const std::string rail = host + "/" + std::string(ids.device(u.id));
+      Blame b{{"hca_port", rail}, HealthState::healthy, {}};
+      b.reason = summarise("rail " + rail, u, edges, b.state);
       out.push_back(std::move(b));
     }
   }
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const PairObservation& o = (*pairs[members[m]]);
+    const PairObservation& o = *edges[members[m]].pair;
     if (o.state == HealthState::healthy || units[ends[m].first].culprit || units[ends[m].second].culprit) continue;
-    Blame b{{"link", o.a.host + "<->" + o.b.host}, o.state, {}};
-    b.reason = o.reason.value_or(Reason{"PAIR_BAD", "", o.group, std::nullopt, std::nullopt});
-    const std::string rails = o.a.device.empty() ? "" : " (" + o.a.device + "<->" + o.b.device + ")";
+    Blame b{{"link", std::string(o.a.host) + "<->" + std::string(o.b.host)}, o.state, {}};
+    b.reason = o.reason ? *o.reason : Reason{"PAIR_BAD", "", std::string(o.group), std::nullopt, std::nullopt};
+    const std::string rails =
+        o.a.device.empty() ? "" : " (" + std::string(o.a.device) + "<->" + std::string(o.b.device) + ")";
     b.reason.message = "bad only together" + rails + ": " + b.reason.message;
     out.push_back(std::move(b));
+  }
+  for (const auto& u : units) {
+    scratch.local_unit[u.id] = -1;
+    scratch.local_host[ids.host_id(u.id)] = -1;
   }
 }
 
 }  // namespace
 
 std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
-  const Observations pairs = merge_observations(observations);
-  std::vector<std::string_view> group_order;
-  std::unordered_map<std::string_view, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    auto [it, fresh] = groups.try_emplace(pairs[i]->group);
-    if (fresh) group_order.push_back(pairs[i]->group);
-    it->second.push_back(i);
+  Ids group_ids;
+  Units units;
+  const std::vector<Edge> edges = merge_observations(observations, group_ids, units);
+  // Each group's edges, groups in order of first mention.
+  std::vector<std::vector<std::size_t>> groups(group_ids.size());
+  std::vector<std::uint32_t> group_order;
+  std::vector<bool> any_bad(group_ids.size(), false);
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    auto& members = groups[edges[i].group];
+    if (members.empty()) group_order.push_back(edges[i].group);
+    members.push_back(i);
+    if (edges[i].pair->state != HealthState::healthy) any_bad[edges[i].group] = true;
   }
+  Scratch scratch{std::vector<std::int32_t>(units.size(), -1), std::vector<std::int32_t>(units.hosts(), -1)};
   std::vector<Blame> out;
-  for (const auto& g : group_order) {
-    const auto& members = groups[g];
-    const bool any_bad = std::any_of(members.begin(), members.end(),
-                                     [&](std::size_t i) { return pairs[i]->state != HealthState::healthy; });
-    if (any_bad) localise_group(members, pairs, out);
-  }
+  for (std::uint32_t g : group_order)
+    if (any_bad[g]) localise_group(groups[g], edges, units, scratch, out);
   return out;
 }
 
 std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& observations,
                                           const std::vector<Blame>& blames) {
-  std::unordered_set<std::string> blamed;
+  std::unordered_set<std::string_view> blamed;  // views into the blames' ids
   for (const auto& b : blames) {
-    const std::string& id = b.entity.id;
+    const std::string_view id = b.entity.id;
     if (b.entity.kind == "link") {
       const auto sep = id.find("<->");
       blamed.insert(id.substr(0, sep));
@@ -242,10 +290,10 @@ std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& ob
     }
   }
   std::vector<std::string> good;
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string_view> seen;
   for (const auto& o : observations)
-    for (const auto* h : {&o.a.host, &o.b.host})
-      if (!blamed.count(*h) && seen.insert(*h).second) good.push_back(*h);
+    for (const std::string_view h : {o.a.host, o.b.host})
+      if (!blamed.count(h) && seen.insert(h).second) good.emplace_back(h);
   return good;
 }
 

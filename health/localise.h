@@ -3,7 +3,9 @@
 // (or one of its rails) bad with several good peers is the culprit; a pair
 // bad only together is a link/path problem and neither node is blamed. Also
 // plans re-tests that pair suspects with known-good nodes. Pure.
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,10 +13,13 @@
 
 namespace ibgpu {
 
+// Views, like the observations below: the strings live in the judged results
+// (and the judge's kinds), which outlive localisation. A fleet has ~10^5
+// observations, so they stay small and copy no text.
 struct Endpoint {
-  std::string host;
-  std::string device;  // rail "mlx5_0:1"; empty when not known (MPI)
-  int rank = -1;       // tells apart several rank pairs between the same rails or hosts
+  std::string_view host;
+  std::string_view device;  // rail "mlx5_0:1"; empty when not known (MPI)
+  int rank = -1;            // tells apart several rank pairs between the same rails or hosts
 };
 
 // One judged measurement of one pair. Several observations of the same pair
@@ -23,10 +28,10 @@ struct Endpoint {
 // Different rank pairs between the same two units (MPI: hosts) are one edge,
 // as bad as the worst of them, so peers are counted once.
 struct PairObservation {
-  std::string group;  // what was measured: "net.verbs.write_bw@8388608:bw_avg_GBps"
+  std::string_view group;  // what was measured: "net.verbs.write_bw@8388608:bw_avg_GBps"
   Endpoint a, b;
   HealthState state = HealthState::healthy;  // healthy, degraded or failed
-  std::optional<Reason> reason;              // when not healthy
+  std::shared_ptr<const Reason> reason;      // when not healthy
 };
 
 struct Blame {

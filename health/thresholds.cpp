@@ -16,22 +16,23 @@ bool starts_with(std::string_view s, std::string_view head) { return s.starts_wi
 bool is_bw_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && (ends_with(p.id, "_bw") || ends_with(p.id, ".bw")); }
 bool is_lat_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && (ends_with(p.id, "_lat") || ends_with(p.id, ".lat")); }
 
-std::optional<double> metric_value(const ProbeResult& p, const std::string& name) {
+std::optional<double> metric_value(const ProbeResult& p, std::string_view name) {
   auto it = p.metrics.find(name);
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
 
-std::string kind_of(const ProbeResult& p) {
-  std::string kind = p.id;
-  if (auto size = size_of(p)) kind += "@" + std::to_string(*size);
+// The fleet group of a probe's numbers: probe id, size and shape.
+void append_kind(std::string& kind, const ProbeResult& p, std::optional<std::size_t> size) {
+  kind.append(p.id);
+  if (size) kind.append(1, '@').append(std::to_string(*size));
   if (is_allreduce_probe(p)) {
-    kind += p.params.value("in_place", false) ? "/in_place" : "/out_of_place";
-    kind += "/" + std::to_string(p.scope.hosts.size()) + "hosts";
+    kind.append(p.params.value("in_place", false) ? "/in_place" : "/out_of_place");
+    kind.append(1, '/').append(std::to_string(p.scope.hosts.size())).append("hosts");
     if (auto n = p.params.find("nranks"); n != p.params.end() && n->is_number_integer())
-      kind += "/" + std::to_string(n->get<long long>()) + "ranks";
+      kind.append(1, '/').append(std::to_string(n->get<long long>())).append("ranks");
   }
-  if (auto d = p.params.find("direction"); d != p.params.end() && d->is_string()) kind += "/" + d->get<std::string>();
-  return kind;
+  if (auto d = p.params.find("direction"); d != p.params.end() && d->is_string())
+    kind.append(1, '/').append(d->get_ref<const std::string&>());
 }
 
 // The largest size each probe id ran at: bandwidth is judged from the
@@ -40,7 +41,10 @@ std::unordered_map<std::string, std::size_t> largest_sizes(const std::vector<Pro
   std::unordered_map<std::string, std::size_t> out;
   for (const auto& p : probes)
     if (p.status == ProbeStatus::ok)
-      if (auto s = size_of(p)) out[p.id] = std::max(out[p.id], *s);
+      if (auto s = size_of(p)) {
+        std::size_t& l = out[p.id];
+        l = std::max(l, *s);
+      }
   return out;
 }
 
@@ -71,30 +75,45 @@ std::string gpu_name(const std::string& device) {
   return device;
 }
 
-std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
+void Measurements::add(Measurement m, std::string_view kind) {
+  auto it = kind_index_.find(kind);
+  if (it == kind_index_.end()) {
+    it = kind_index_.emplace(std::string(kind), kind_views_.size()).first;
+    kind_views_.push_back(it->first);
+  }
+  m.kind = it->first;
+  m.kind_index = static_cast<std::uint32_t>(it->second);
+  list_.push_back(m);
+}
+
+Measurements extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
   const auto largest = largest_sizes(probes);
+  std::optional<std::size_t> size;  // the current probe's
   auto large_enough = [&](const ProbeResult& p, std::size_t min_size) {
-    const auto size = size_of(p);
     if (!size) return true;  // a probe without sizes is judged as it is
     auto it = largest.find(p.id);
     return *size >= std::min(min_size, it == largest.end() ? *size : it->second);
   };
-  std::vector<Measurement> out;
-  // The probe's kind, built once however many of its numbers are judged (latency: p50 and p99).
-  std::string kind;
+  Measurements out;
+  // The probe's kind, built once however many of its numbers are judged
+  // (latency: p50 and p99), in buffers reused from probe to probe.
+  std::string kind, measured;
+  bool retest = false;
   auto add = [&](const ProbeResult& p, const char* metric, std::optional<double> value, LimitSense sense,
                  const Limit& limit, const char* low, const char* outlier) {
     if (!value) return;
-    if (kind.empty()) kind = kind_of(p);
-    std::string measured;
-    measured.reserve(kind.size() + 1 + std::char_traits<char>::length(metric));
-    measured.append(kind).append(1, ':').append(metric);
-    out.push_back(Measurement{&p, std::move(measured), metric, *value, sense, limit, low, outlier});
+    if (kind.empty()) {
+      append_kind(kind, p, size);
+      retest = p.params.contains("retest");
+    }
+    measured.assign(kind).append(1, ':').append(metric);
+    out.add(Measurement{&p, {}, *value, metric, &limit, low, outlier, 0, sense, retest}, measured);
   };
   out.reserve(probes.size() * 3 / 2);
   for (const auto& p : probes) {
     if (p.status != ProbeStatus::ok) continue;
     kind.clear();
+    size = size_of(p);
     if (is_bw_probe(p) && is_pair_probe(p)) {
       if (!large_enough(p, profile.network.bw_min_size_B)) continue;
       const bool verbs = starts_with(p.id, "net.verbs.");
@@ -141,9 +160,10 @@ Finding judge_absolute(const Measurement& m) {
                                 (floor ? " below the " : " above the ") + level + " " + format_value(limit);
     return Finding{state, Reason{m.low_code, message, m.metric, m.value, limit}};
   };
-  if (m.limit.failed && beyond(*m.limit.failed)) return finding(HealthState::failed, *m.limit.failed, "failed limit");
-  if (m.limit.degraded && beyond(*m.limit.degraded))
-    return finding(HealthState::degraded, *m.limit.degraded, "degraded level");
+  if (!m.limit) return {};
+  const Limit& limit = *m.limit;
+  if (limit.failed && beyond(*limit.failed)) return finding(HealthState::failed, *limit.failed, "failed limit");
+  if (limit.degraded && beyond(*limit.degraded)) return finding(HealthState::degraded, *limit.degraded, "degraded level");
   return {};
 }
 

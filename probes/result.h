@@ -33,6 +33,9 @@ struct Metric {
   std::optional<double> typical() const;
 };
 
+// By name; lookups take any string-like key (no temporary std::string per lookup).
+using Metrics = std::map<std::string, Metric, std::less<>>;
+
 struct Scope {
   std::vector<std::string> hosts;
   std::vector<int> ranks;
@@ -44,7 +47,7 @@ struct ProbeResult {
   ProbeStatus status = ProbeStatus::ok;
   Scope scope;
   nlohmann::json params = nlohmann::json::object();
-  std::map<std::string, Metric> metrics;
+  Metrics metrics;
   std::optional<std::string> reason;  // why skipped
   std::optional<std::string> error;   // what went wrong (failed, error, timeout)
 };

@@ -46,8 +46,9 @@ struct Values {
 
 Values measured(const Report& r) {
   Values out;
-  for (const auto& m : extract_measurements(r.probes, every_size())) {
-    auto k = std::make_pair(subject(*m.probe), m.kind);
+  const Profile profile = every_size();  // outlives the measurements, which point into it
+  for (const auto& m : extract_measurements(r.probes, profile)) {
+    auto k = std::make_pair(subject(*m.probe), std::string(m.kind));
     auto [it, fresh] = out.values.try_emplace(k);
     if (fresh) out.order.push_back(k);
     it->second.push_back(m.value);

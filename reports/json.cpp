@@ -87,7 +87,7 @@ void from_json(const json& j, ProbeResult& p) {
   p.status = *status;
   p.scope = j.value("scope", Scope{});
   p.params = j.value("params", json::object());
-  p.metrics = j.value("metrics", std::map<std::string, Metric>{});
+  p.metrics = j.value("metrics", Metrics{});
   read_nullable(j, "reason", p.reason);
   read_nullable(j, "error", p.error);
 }

@@ -9,13 +9,13 @@
 namespace ibgpu {
 namespace {
 
-PairObservation obs(const std::string& a, const std::string& b, HealthState state, const std::string& rail = "") {
+PairObservation obs(std::string_view a, std::string_view b, HealthState state, std::string_view rail = "") {
   PairObservation o;
   o.group = "net.mpi.bw@8388608:bw_avg_GBps";
   o.a = Endpoint{a, rail};
   o.b = Endpoint{b, rail};
   o.state = state;
-  if (state != HealthState::healthy) o.reason = Reason{"NET_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0};
+  if (state != HealthState::healthy) o.reason = std::make_shared<const Reason>(Reason{"NET_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0});
   return o;
 }
 
@@ -125,7 +125,7 @@ TEST(PlanRetests, ManySuspectsFewGoodHostsStillDisjoint) {
 namespace ibgpu {
 namespace {
 
-PairObservation ranked(const std::string& a, int ra, const std::string& b, int rb, HealthState state) {
+PairObservation ranked(std::string_view a, int ra, std::string_view b, int rb, HealthState state) {
   PairObservation o = obs(a, b, state);
   o.a.rank = ra;
   o.b.rank = rb;
