@@ -4,15 +4,11 @@
 
 namespace ibgpu {
 
-FleetMedians fleet_medians(const Measurements& measurements, const FleetRules& rules) {
-  FleetMedians medians(measurements.kinds().size());
+FleetMedians fleet_medians(std::vector<std::vector<double>> values_by_kind, const FleetRules& rules) {
+  FleetMedians medians(values_by_kind.size());
   if (!rules.enabled) return medians;
-  std::vector<std::vector<double>> values(medians.size());
-  // Re-tests aim at suspects: counting them would pull the median towards the faults.
-  for (const auto& m : measurements)
-    if (!m.retest) values[m.kind_index].push_back(m.value);
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    auto& v = values[k];
+  for (std::size_t k = 0; k < values_by_kind.size(); ++k) {
+    auto& v = values_by_kind[k];
     if (v.empty() || v.size() < static_cast<std::size_t>(std::max(1, rules.min_fleet_size))) continue;
     // Lower median for even counts: nth_element keeps this linear.
     const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);

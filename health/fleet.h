@@ -11,11 +11,12 @@
 
 namespace ibgpu {
 
-// The median of each kind (Measurements::kinds(), by index), for kinds with at
-// least `min_fleet_size` measurements; none for the others, or when the rules
-// are off. Re-test measurements are judged against it but not part of it.
+// The median of each kind (by MeasurementKinds index) of the values given
+// per kind, for kinds with at least `min_fleet_size` of them; none for the
+// others, or when the rules are off. Re-tests (Measurement::retest) are
+// judged against the median but are not part of it: leave them out.
 using FleetMedians = std::vector<std::optional<double>>;
-FleetMedians fleet_medians(const Measurements& measurements, const FleetRules& rules);
+FleetMedians fleet_medians(std::vector<std::vector<double>> values_by_kind, const FleetRules& rules);
 
 // Degraded when the value is under fraction x median (bandwidth) or over
 // multiple x median (latency); healthy otherwise or without a median.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -90,14 +89,12 @@ Endpoint endpoint(const ProbeResult& p, std::size_t side) {
 
 // The pair observations of a run, with the texts their groups view.
 struct PairEvidence {
-  Measurements measurements;                   // measured pairs: groups are its kinds
-  std::unordered_set<std::string> outcomes;    // failed pairs: "<probe id>:outcome" (node-based: views stay valid)
-  std::vector<PairObservation> pairs;
+  MeasurementKinds kinds;                    // measured pairs: groups are kinds
+  std::unordered_set<std::string> outcomes;  // failed pairs: "<probe id>:outcome" (node-based: views stay valid)
+  PairLedger ledger;
 
   void add(std::string_view group, const ProbeResult& p, Finding f) {
-    std::shared_ptr<const Reason> reason;
-    if (f.reason) reason = std::make_shared<const Reason>(std::move(*f.reason));
-    pairs.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), f.state, std::move(reason)});
+    ledger.add(group, endpoint(p, 0), endpoint(p, 1), f.state, std::move(f.reason));
   }
 };
 
@@ -135,28 +132,33 @@ Entity measured_entity(const ProbeResult& p) {
 
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
                         PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
-  evidence.measurements = extract_measurements(probes, profile);
-  const Measurements& measurements = evidence.measurements;
-  auto medians = fleet_medians(measurements, profile.fleet);
+  // Two walks: the fleet medians first, then each measurement against them.
+  // Nothing per measurement is kept in between (a fleet has ~10^5).
+  std::vector<std::vector<double>> values;
+  for_each_measurement(probes, profile, evidence.kinds, [&](const Measurement& m) {
+    if (m.kind_index >= values.size()) values.resize(m.kind_index + 1);
+    if (!m.retest) values[m.kind_index].push_back(m.value);  // re-tests aim at suspects: not the fleet
+  });
+  auto medians = fleet_medians(std::move(values), profile.fleet);
   if (reference_medians && profile.fleet.enabled)
     for (std::size_t k = 0; k < medians.size(); ++k)
-      if (auto it = reference_medians->find(std::string(measurements.kinds()[k])); it != reference_medians->end())
+      if (auto it = reference_medians->find(std::string(evidence.kinds.list()[k])); it != reference_medians->end())
         medians[k] = it->second;
   // Re-tests of the same entity and kind: the mildest measurement counts.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
-  for (const auto& m : measurements) {
+  for_each_measurement(probes, profile, evidence.kinds, [&](const Measurement& m) {
     Finding f = judge_measurement(m, medians, profile.fleet);
     if (is_pair_probe(*m.probe)) {
       evidence.add(m.kind, *m.probe, std::move(f));
-      continue;
+      return;
     }
     Entity e = measured_entity(*m.probe);
     auto [it, fresh] =
         local_index.try_emplace(std::string(m.kind) + '\x1f' + e.kind + '\x1f' + e.id, local.size());
     if (fresh) local.emplace_back(std::move(e), std::move(f));
     else if (f.state < local[it->second].second.state) local[it->second].second = std::move(f);
-  }
+  });
   for (auto& [e, f] : local) book.add(e, f.state, std::move(f.reason));
 }
 
@@ -165,16 +167,20 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
-  // Each node with its GPUs and ports, and about a link per node and round.
-  std::size_t entities = 0;
-  for (const auto& host : hosts) entities += 1 + host.gpus.size() + 8 + 4;
+  // Room for each node with its GPUs and ports, and more than enough links
+  // (pages of room never used cost nothing).
+  std::size_t entities = probes.size() / 2;
+  for (const auto& host : hosts) {
+    entities += 1 + host.gpus.size();
+    for (const auto& hca : host.hcas) entities += hca.ports.size();
+  }
   book.reserve(entities);
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
-  evidence.pairs.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
+  evidence.ledger.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
   judge_outcomes(book, probes, profile, evidence);
   judge_measurements(book, probes, profile, evidence, reference_medians);
-  for (auto& blame : localise(evidence.pairs)) book.add(blame.entity, blame.state, std::move(blame.reason));
+  for (auto& blame : localise(evidence.ledger)) book.add(blame.entity, blame.state, std::move(blame.reason));
 
   Judgement out;
   out.verdicts = book.take();
@@ -188,10 +194,11 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   PairEvidence evidence;
   judge_outcomes(book, probes, profile, evidence);
   judge_measurements(book, probes, profile, evidence, nullptr);
-  const std::vector<PairObservation>& pairs = evidence.pairs;
+  const PairLedger& pairs = evidence.ledger;
   // The same measurement of the same two ends, observed again, is a re-test.
   std::map<std::string, std::pair<HostPair, bool>> bad_every_time;
-  for (const auto& o : pairs) {
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const PairObservation o = pairs.at(i);
     std::string key;
     for (const std::string_view part : {o.group, o.a.host, o.a.device, o.b.host, o.b.device})
       key.append(part).append(1, '\x1f');

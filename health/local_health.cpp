@@ -258,12 +258,12 @@ void judge_xids(Verdict& entity, const ProbeResult& p) {
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
-void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vector<Verdict*>& gpus) {
+void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vector<std::size_t>& gpus) {
   int total = 0, usable = 0;
   HealthState worst_gpu = HealthState::healthy;
   std::string bad;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    const Verdict& v = *gpus[i];
+    const Verdict& v = book[gpus[i]];
     ++total;
     worst_gpu = worst(worst_gpu, v.state);
     if (v.state == HealthState::healthy || v.state == HealthState::degraded) ++usable;
@@ -309,15 +309,16 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
                           std::to_string(*limits.expect_gpus),
                       "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
-    // The host's GPUs, by position in the inventory and by device name.
-    std::vector<Verdict*> gpus;
-    std::unordered_map<std::string, Verdict*> gpu_by_name;
+    // The host's GPUs (by position in the inventory and by device name) and
+    // the node itself, as positions in the book.
+    std::vector<std::size_t> gpus;
+    std::unordered_map<std::string, std::size_t> gpu_by_name;
     for (const auto& gpu : host.gpus) {
       std::string name = gpu_device_name(gpu.index);
-      gpus.push_back(&book.at("gpu", host.name + "/" + name));
+      gpus.push_back(book.index("gpu", host.name + "/" + name));
       gpu_by_name.emplace(std::move(name), gpus.back());
     }
-    Verdict& node = book.at("node", host.name);
+    const std::size_t node = book.index("node", host.name);
     std::string id;  // a device's entity id, rebuilt in place for each result
 
     std::unordered_set<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
@@ -326,13 +327,15 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.insert(p.scope.devices[0]);
       const std::string_view device = p.scope.devices.empty() ? "" : std::string_view(p.scope.devices[0]);
       // Without a device the result speaks for the whole host.
-      Verdict* entity = &node;
+      std::size_t at = node;
       if (!device.empty() && is_gpu_probe(p)) {
         const auto known = gpu_by_name.find(std::string(device));
-        entity = known != gpu_by_name.end() ? known->second : &book.at("gpu", id.assign(host.name).append(1, '/').append(device));
+        at = known != gpu_by_name.end() ? known->second
+                                        : book.index("gpu", id.assign(host.name).append(1, '/').append(device));
       } else if (!device.empty() && is_port_probe(p)) {
-        entity = &book.at("hca_port", id.assign(host.name).append(1, '/').append(device));
+        at = book.index("hca_port", id.assign(host.name).append(1, '/').append(device));
       }
+      Verdict* entity = &book[at];  // until the next entity is added
       if (auto problem = outcome_problem(p)) {
         // A profile that declares none of a device makes its absence expected.
         const bool expected =
@@ -345,11 +348,11 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       if (is_gpu_probe(p)) judge_gpu_bandwidth(*entity, p, limits);
       if (p.id == kPortCountersProbe) judge_counters(*entity, p, limits);
       if (p.id == kKernelLogXidProbe) {
-        Verdict* target = &node;
+        std::size_t target = node;
         for (std::size_t i = 0; i < host.gpus.size(); ++i)
           if (!device.empty() && starts_with(normalize_pci_address(host.gpus[i].pci_bus_id), device))
             target = gpus[i];
-        judge_xids(*target, p);
+        judge_xids(book[target], p);
       }
       if (p.id == kKernelLogLinkProbe) {
         const double drops = metric(p, "link_down_events").value_or(0);
@@ -364,7 +367,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     // A GPU the inventory lists but no health record covers was not checked.
     for (std::size_t i = 0; i < host.gpus.size(); ++i)
       if (!health_recorded.count(gpu_device_name(host.gpus[i].index)))
-        VerdictBook::add(*gpus[i], HealthState::unknown,
+        VerdictBook::add(book[gpus[i]], HealthState::unknown,
                          reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
                                 kGpuHealthProbe, {}, {}));
     roll_up_gpus(book, host, gpus);

@@ -3,9 +3,11 @@
 // (or one of its rails) bad with several good peers is the culprit; a pair
 // bad only together is a link/path problem and neither node is blamed. Also
 // plans re-tests that pair suspects with known-good nodes. Pure.
-#include <memory>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -13,9 +15,8 @@
 
 namespace ibgpu {
 
-// Views, like the observations below: the strings live in the judged results
-// (and the judge's kinds), which outlive localisation. A fleet has ~10^5
-// observations, so they stay small and copy no text.
+// Views: the strings live in the judged results (and the judge's kinds),
+// which outlive localisation.
 struct Endpoint {
   std::string_view host;
   std::string_view device;  // rail "mlx5_0:1"; empty when not known (MPI)
@@ -31,7 +32,53 @@ struct PairObservation {
   std::string_view group;  // what was measured: "net.verbs.write_bw@8388608:bw_avg_GBps"
   Endpoint a, b;
   HealthState state = HealthState::healthy;  // healthy, degraded or failed
-  std::shared_ptr<const Reason> reason;      // when not healthy
+  std::optional<Reason> reason;              // when not healthy
+};
+
+// The pair observations of a run, kept compact: names become dense ids as
+// they come, so an observation is a few integers (a fleet has ~10^5 of them,
+// of a few thousand hosts). Holds views: the names must outlive the ledger.
+class PairLedger {
+ public:
+  void reserve(std::size_t observations) { records_.reserve(observations); }
+  void add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
+           std::optional<Reason> reason = std::nullopt);
+  void add(const PairObservation& o) { add(o.group, o.a, o.b, o.state, o.reason); }
+  std::size_t size() const { return records_.size(); }
+  // Observation i as added.
+  PairObservation at(std::size_t i) const;
+  // The hosts of the observations, in order of first mention.
+  const std::vector<std::string_view>& hosts() const { return hosts_.names(); }
+
+ private:
+  // Dense ids for names, in order of first mention.
+  class Ids {
+   public:
+    std::uint32_t of(std::string_view name);
+    std::string_view name(std::uint32_t id) const { return names_[id]; }
+    const std::vector<std::string_view>& names() const { return names_; }
+    std::size_t size() const { return names_.size(); }
+
+   private:
+    std::unordered_map<std::string_view, std::uint32_t> index_;
+    std::vector<std::string_view> names_;
+  };
+  struct Record {
+    std::uint32_t group, a, b;  // a, b: units (host, or host and rail)
+    int rank_a, rank_b;
+    HealthState state;
+    std::uint32_t reason;  // into reasons_, or kNoReason
+  };
+  static constexpr std::uint32_t kNoReason = ~std::uint32_t{0};
+  std::uint32_t unit(const Endpoint& e);
+
+  Ids groups_, hosts_, devices_;
+  std::unordered_map<std::uint64_t, std::uint32_t> units_;  // host id << 32 | device id -> unit
+  std::vector<std::uint32_t> unit_host_, unit_device_;
+  std::vector<Record> records_;
+  std::vector<Reason> reasons_;
+
+  friend class Localisation;
 };
 
 struct Blame {
@@ -45,12 +92,14 @@ struct Blame {
 // themselves suspects, and with a majority of those; or, when it has no such
 // peer, when every one of its >= 2 pairs is bad. A host all of whose measured
 // rails are culprits is blamed as a node, otherwise each culprit rail as an
-// hca_port. Every unexplained bad pair blames its link. Near-linear in the
+// hca_port. Every unexplained bad pair blames its link. O(n log n) in the
 // number of observations.
+std::vector<Blame> localise(const PairLedger& ledger);
 std::vector<Blame> localise(const std::vector<PairObservation>& observations);
 
 // Hosts that appear in any observation and are not blamed (as node or rail):
 // candidates to re-test suspects against.
+std::vector<std::string> known_good_hosts(const PairLedger& ledger, const std::vector<Blame>& blames);
 std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& observations,
                                           const std::vector<Blame>& blames);
 

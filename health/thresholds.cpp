@@ -75,18 +75,17 @@ std::string gpu_name(const std::string& device) {
   return device;
 }
 
-void Measurements::add(Measurement m, std::string_view kind) {
-  auto it = kind_index_.find(kind);
-  if (it == kind_index_.end()) {
-    it = kind_index_.emplace(std::string(kind), kind_views_.size()).first;
-    kind_views_.push_back(it->first);
+std::pair<std::string_view, std::uint32_t> MeasurementKinds::intern(std::string_view kind) {
+  auto it = index_.find(kind);
+  if (it == index_.end()) {
+    it = index_.emplace(std::string(kind), static_cast<std::uint32_t>(views_.size())).first;
+    views_.push_back(it->first);
   }
-  m.kind = it->first;
-  m.kind_index = static_cast<std::uint32_t>(it->second);
-  list_.push_back(m);
+  return {it->first, it->second};
 }
 
-Measurements extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
+void for_each_measurement(const std::vector<ProbeResult>& probes, const Profile& profile, MeasurementKinds& kinds,
+                          const std::function<void(const Measurement&)>& visit) {
   const auto largest = largest_sizes(probes);
   std::optional<std::size_t> size;  // the current probe's
   auto large_enough = [&](const ProbeResult& p, std::size_t min_size) {
@@ -94,7 +93,6 @@ Measurements extract_measurements(const std::vector<ProbeResult>& probes, const 
     auto it = largest.find(p.id);
     return *size >= std::min(min_size, it == largest.end() ? *size : it->second);
   };
-  Measurements out;
   // The probe's kind, built once however many of its numbers are judged
   // (latency: p50 and p99), in buffers reused from probe to probe.
   std::string kind, measured;
@@ -107,9 +105,9 @@ Measurements extract_measurements(const std::vector<ProbeResult>& probes, const 
       retest = p.params.contains("retest");
     }
     measured.assign(kind).append(1, ':').append(metric);
-    out.add(Measurement{&p, {}, *value, metric, &limit, low, outlier, 0, sense, retest}, measured);
+    const auto [held, index] = kinds.intern(measured);
+    visit(Measurement{&p, held, *value, metric, &limit, low, outlier, index, sense, retest});
   };
-  out.reserve(probes.size() * 3 / 2);
   for (const auto& p : probes) {
     if (p.status != ProbeStatus::ok) continue;
     kind.clear();
@@ -149,6 +147,12 @@ Measurements extract_measurements(const std::vector<ProbeResult>& probes, const 
           copy ? "GPU_COPY_BW_LOW" : "GPU_MEM_BW_LOW", copy ? "GPU_COPY_BW_OUTLIER" : "GPU_MEM_BW_OUTLIER");
     }
   }
+}
+
+Measurements extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
+  Measurements out;
+  out.list_.reserve(probes.size() * 3 / 2);
+  for_each_measurement(probes, profile, out.kinds_, [&](const Measurement& m) { out.list_.push_back(m); });
   return out;
 }
 

@@ -2,6 +2,7 @@
 // Per-metric rules: which number of a probe result is judged, against which
 // limit of the profile, under which reason codes. Pure.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,9 +29,33 @@ struct Measurement {
   bool retest = false;              // a re-test (params "retest"): judged, but not part of the fleet median
 };
 
-// The measurements of a run and the kinds they name, each kind's text built
-// once: a fleet has ~10^5 measurements of a handful of kinds. Move-only, as
-// the measurements view the kinds held here.
+// The kinds measurements name, each text held once: a fleet has ~10^5
+// measurements of a handful of kinds. Node-based: the views it hands out stay
+// valid as it grows and when it moves.
+class MeasurementKinds {
+ public:
+  // The kind's text as held here, and its index (order of first mention).
+  std::pair<std::string_view, std::uint32_t> intern(std::string_view kind);
+  const std::vector<std::string_view>& list() const { return views_; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
+  std::vector<std::string_view> views_;
+};
+
+// Calls visit(m) for every judged number of the ok results, in order. Bandwidths
+// are judged at large messages only: from the profile's minimum size, or the
+// largest size a probe id was run at when none reached it. Measurements point
+// into `probes`, `profile` and `kinds`, which must outlive them.
+void for_each_measurement(const std::vector<ProbeResult>& probes, const Profile& profile, MeasurementKinds& kinds,
+                          const std::function<void(const Measurement&)>& visit);
+
+// The measurements of a run, with the kinds they name. Move-only: the
+// measurements view the kinds held here.
 class Measurements {
  public:
   Measurements() = default;
@@ -44,27 +69,15 @@ class Measurements {
   std::size_t size() const { return list_.size(); }
   const Measurement& operator[](std::size_t i) const { return list_[i]; }
   // Distinct kinds, in order of first mention; Measurement::kind_index indexes them.
-  const std::vector<std::string_view>& kinds() const { return kind_views_; }
-
-  void reserve(std::size_t n) { list_.reserve(n); }
-  // Adds m with the kind `kind`, held here.
-  void add(Measurement m, std::string_view kind);
+  const std::vector<std::string_view>& kinds() const { return kinds_.list(); }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
+  friend Measurements extract_measurements(const std::vector<ProbeResult>&, const Profile&);
   std::vector<Measurement> list_;
-  std::vector<std::string_view> kind_views_;
-  // Node-based: a kind's text stays where it is when the map grows or moves.
-  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> kind_index_;
+  MeasurementKinds kinds_;
 };
 
-// Every judged number of the ok results. Bandwidths are judged at large
-// messages only: from the profile's minimum size, or the largest size a
-// probe id was run at when none reached it. The measurements point into
-// `probes` and `profile`: both must outlive them.
+// for_each_measurement, collected. `probes` and `profile` must outlive the result.
 Measurements extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile);
 
 struct Finding {

@@ -15,7 +15,7 @@ PairObservation obs(std::string_view a, std::string_view b, HealthState state, s
   o.a = Endpoint{a, rail};
   o.b = Endpoint{b, rail};
   o.state = state;
-  if (state != HealthState::healthy) o.reason = std::make_shared<const Reason>(Reason{"NET_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0});
+  if (state != HealthState::healthy) o.reason = Reason{"NET_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0};
   return o;
 }
 
