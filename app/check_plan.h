@@ -9,6 +9,7 @@
 
 #include "app/collectives.h"
 #include "app/network.h"
+#include "app/text.h"
 
 namespace ibgpu {
 
@@ -68,9 +69,5 @@ struct CheckPlan {
 // the budget; the rest is kept for re-tests and stragglers.
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
                      std::optional<double> budget_s);
-
-// "90s", "15m", "2h", "1h30m" -> seconds; throws std::invalid_argument.
-double parse_duration(const std::string& text);
-std::string duration_text(double seconds);  // "1h 30m", "45 s"
 
 }  // namespace ibgpu

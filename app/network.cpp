@@ -1,6 +1,7 @@
 #include "app/network.h"
 
 #include "app/pipeline.h"
+#include "app/text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -154,12 +155,8 @@ std::string round_progress(const World& world, const std::string& label, std::si
                        world.places.at(static_cast<std::size_t>(p.b)).host;
     if (std::find(pairs.begin(), pairs.end(), text) == pairs.end()) pairs.push_back(std::move(text));
   }
-  std::string line = "ibgpu: " + label + " round " + std::to_string(k + 1) + "/" + std::to_string(total) + ": " +
-                     std::to_string(round.size()) + (round.size() == 1 ? " pair (" : " pairs (");
-  constexpr std::size_t kShown = 3;
-  for (std::size_t i = 0; i < std::min(kShown, pairs.size()); ++i) line += (i ? ", " : "") + pairs[i];
-  if (pairs.size() > kShown) line += ", +" + std::to_string(pairs.size() - kShown) + " more";
-  return line + ")";
+  return "ibgpu: " + label + " round " + std::to_string(k + 1) + "/" + std::to_string(total) + ": " +
+         std::to_string(round.size()) + (round.size() == 1 ? " pair (" : " pairs (") + short_list(pairs, 3) + ")";
 }
 
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s) {

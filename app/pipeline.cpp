@@ -9,6 +9,7 @@
 #include <iostream>
 #include <random>
 
+#include "app/text.h"
 #include "build_info.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
@@ -75,12 +76,6 @@ ProbeResult lost_rank(const RankPlace& place, const std::string& gave_up) {
   p.error = "rank " + std::to_string(place.rank) + " on host " + place.host + " sent no results " + gave_up +
             " (dead, hung or stopped)";
   return p;
-}
-
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", s);
-  return text;
 }
 
 // Both ends of a pair report a failed meeting; ranks arrive in order, so the
@@ -291,8 +286,8 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   const std::string gave_up =
       stop_requested()
           ? "before the job was stopped (signal after " +
-                seconds_text(std::chrono::duration<double>(Clock::now() - gather_started).count()) + " of waiting)"
-          : "and was silent for " + seconds_text(options.timeout_s);
+                duration_text(std::chrono::duration<double>(Clock::now() - gather_started).count()) + " of waiting)"
+          : "and was silent for " + duration_text(options.timeout_s);
   Report report = assemble(world, payloads, gave_up);
   report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};
   report.run.id = new_run_id();

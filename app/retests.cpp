@@ -20,12 +20,9 @@ namespace {
 using nlohmann::json;
 
 std::string pairs_text(const std::vector<HostPair>& pairs) {
-  constexpr std::size_t kShown = 4;
-  std::string text;
-  for (std::size_t i = 0; i < std::min(kShown, pairs.size()); ++i)
-    text += (i ? ", " : "") + pairs[i].first + "-" + pairs[i].second;
-  if (pairs.size() > kShown) text += ", +" + std::to_string(pairs.size() - kShown) + " more";
-  return text;
+  std::vector<std::string> texts;
+  for (const auto& [a, b] : pairs) texts.push_back(a + "-" + b);
+  return short_list(texts, 4);
 }
 
 json decision_to_json(const RetestDecision& d) {

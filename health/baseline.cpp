@@ -13,20 +13,13 @@ namespace {
 
 std::string key(const std::string& kind, const std::string& id) { return kind + '\x1f' + id; }
 
-// The entity the judge files a measurement under (as health/judge.cpp does),
+// The entity the judge files a measurement under (measured_entity),
 // then the nodes, ports and GPUs it touched.
 std::vector<Entity> touched(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
   const auto& devices = p.scope.devices;
   std::vector<Entity> out;
-  if (hosts.size() == 1) {
-    const bool gpu = devices.size() == 1 && (p.id.rfind("gpu.", 0) == 0 || is_allreduce_probe(p));
-    out.push_back(gpu ? Entity{"gpu", hosts[0] + "/" + gpu_name(devices[0])} : Entity{"node", hosts[0]});
-  } else if (hosts.size() == 2) {
-    out.push_back({"link", hosts[0] + "<->" + hosts[1]});
-  } else if (hosts.size() > 2) {
-    out.push_back({"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"});
-  }
+  if (!hosts.empty()) out.push_back(measured_entity(p));
   for (const auto& h : hosts) out.push_back({"node", h});
   if (is_pair_probe(p) && devices.size() == 2)
     for (std::size_t side = 0; side < 2; ++side) out.push_back({"hca_port", hosts[side] + "/" + devices[side]});

@@ -17,18 +17,6 @@ bool passed(HealthState s) { return s == HealthState::healthy || s == HealthStat
 // The entity a judged number speaks for, as the judge files it before
 // localisation: a pair's numbers belong to its link, a one-host number with
 // one GPU device to that GPU, anything else one-host to the node.
-Entity figure_entity(const ProbeResult& p) {
-  const auto& hosts = p.scope.hosts;
-  if (hosts.size() == 2) return {"link", hosts[0] + "<->" + hosts[1]};
-  if (hosts.size() == 1) {
-    if (p.scope.devices.size() == 1 && (p.id.rfind("gpu.", 0) == 0 || is_allreduce_probe(p)))
-      return {"gpu", hosts[0] + "/" + gpu_name(p.scope.devices[0])};
-    return {"node", hosts[0]};
-  }
-  if (hosts.empty()) return {"node", "?"};
-  return {"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
-}
-
 std::string rails_of(const ProbeResult& p) {
   return p.scope.hosts.size() == 2 && p.scope.devices.size() == 2 ? p.scope.devices[0] + "<->" + p.scope.devices[1]
                                                                   : std::string();
@@ -101,7 +89,7 @@ void BurnInTally::add_verdicts(const Report& round) {
 
 void BurnInTally::add_figures(const Report& round) {
   for (const Measurement& m : extract_measurements(round.probes, profile_)) {
-    EntityTally& t = entity(figure_entity(*m.probe));
+    EntityTally& t = entity(measured_entity(*m.probe));
     const std::string rails = rails_of(*m.probe);
     auto [it, fresh] = t.figure_index.try_emplace(std::string(m.kind) + '\x1f' + rails, t.figures.size());
     if (fresh) {

@@ -73,10 +73,9 @@ bool expected_absent(const ProbeResult& p, const Profile& profile) {
   return false;
 }
 
+// A failed or skipped result lands on what it measured, or on each of its nodes.
 std::vector<Entity> local_entities(const ProbeResult& p) {
-  if (p.scope.hosts.size() == 1 && p.scope.devices.size() == 1 &&
-      (p.id.rfind("gpu.", 0) == 0 || is_allreduce_probe(p)))
-    return {{"gpu", p.scope.hosts[0] + "/" + gpu_name(p.scope.devices[0])}};
+  if (p.scope.hosts.size() == 1) return {measured_entity(p)};
   std::vector<Entity> out;
   for (const auto& h : p.scope.hosts) out.push_back({"node", h});
   return out;
@@ -97,8 +96,6 @@ struct PairEvidence {
     ledger.add(group, endpoint(p, 0), endpoint(p, 1), f.state, std::move(f.reason));
   }
 };
-
-std::string link_id(const ProbeResult& p) { return p.scope.hosts.at(0) + "<->" + p.scope.hosts.at(1); }
 
 // Pair failures go to localisation (a dead node times out with all its
 // peers); everything else lands on its own entity.
@@ -122,13 +119,6 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
 }
 
 // ---- Measurements: profile limits, fleet rules, localisation. --------------
-
-Entity measured_entity(const ProbeResult& p) {
-  const auto& hosts = p.scope.hosts;
-  if (hosts.size() == 1) return local_entities(p).front();
-  if (hosts.size() == 2) return {"link", link_id(p)};
-  return {"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
-}
 
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
                         PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {

@@ -68,6 +68,18 @@ bool is_allreduce_probe(const ProbeResult& p) {
   return starts_with(p.id, "collective.") && ends_with(p.id, ".all_reduce");
 }
 
+Entity measured_entity(const ProbeResult& p) {
+  const auto& hosts = p.scope.hosts;
+  if (hosts.size() == 1) {
+    if (p.scope.devices.size() == 1 && (starts_with(p.id, "gpu.") || is_allreduce_probe(p)))
+      return {"gpu", hosts[0] + "/" + gpu_name(p.scope.devices[0])};
+    return {"node", hosts[0]};
+  }
+  if (hosts.size() == 2) return {"link", hosts[0] + "<->" + hosts[1]};
+  if (hosts.empty()) return {"node", "?"};
+  return {"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
+}
+
 std::string gpu_name(const std::string& device) {
   for (const char* prefix : {"cuda:", "GPU", "gpu"})
     if (starts_with(device, prefix) && device.size() > std::char_traits<char>::length(prefix))

@@ -92,6 +92,11 @@ bool is_pair_probe(const ProbeResult& p);        // net.* between two hosts
 bool is_allreduce_probe(const ProbeResult& p);   // collective.*.all_reduce
 std::optional<std::size_t> size_of(const ProbeResult& p);  // params.size_B
 
+// The entity a measurement of `p` speaks for: the GPU of a one-GPU result,
+// the node of another one-host result, the link between two hosts (or a
+// pseudo-link naming the first and last of more).
+Entity measured_entity(const ProbeResult& p);
+
 // "cuda:3" / "GPU3" / "gpu3" -> "gpu3"; anything else unchanged.
 std::string gpu_name(const std::string& device);
 

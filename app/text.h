@@ -1,0 +1,16 @@
+#pragma once
+// Human text on progress lines and in notes: durations, and lists cut short.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ibgpu {
+
+// "90s", "15m", "2h", "1h30m" -> seconds; throws std::invalid_argument.
+double parse_duration(const std::string& text);
+std::string duration_text(double seconds);  // "0.25 s", "45 s", "4m 5s", "1h 30m"
+
+// The first `shown` items joined with ", ", then ", +N more" for the rest.
+std::string short_list(const std::vector<std::string>& items, std::size_t shown);
+
+}  // namespace ibgpu
