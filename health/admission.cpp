@@ -1,7 +1,9 @@
 #include "health/admission.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "health/kubernetes.h"
 
@@ -15,15 +17,27 @@ struct Component {
   HealthState state = HealthState::healthy;
 };
 
+// A node's GPUs and rails: a few dozen at most, found by a linear search.
 struct NodeParts {
   std::vector<Component> parts;
-  std::unordered_map<std::string, std::size_t> index;
-  void add(const std::string& name, bool gpu, HealthState state) {
-    auto [it, fresh] = index.try_emplace(name, parts.size());
-    if (fresh) parts.push_back(Component{name, gpu, state});
-    else parts[it->second].state = worst(parts[it->second].state, state);
+  void add(std::string_view name, bool gpu, HealthState state) {
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const Component& c) { return c.name == name; });
+    if (it == parts.end()) parts.push_back(Component{std::string(name), gpu, state});
+    else it->state = worst(it->state, state);
   }
 };
+
+// Host name -> parts, looked up by view: no string built per verdict.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using PartsByHost = std::unordered_map<std::string, NodeParts, NameHash, std::equal_to<>>;
+
+NodeParts& parts_of(PartsByHost& parts, std::string_view host) {
+  auto it = parts.find(host);
+  return it != parts.end() ? it->second : parts.emplace(std::string(host), NodeParts{}).first->second;
+}
 
 bool usable(HealthState s) { return s == HealthState::healthy || s == HealthState::degraded; }
 
@@ -50,33 +64,42 @@ HealthState fold(const std::vector<Component>& parts, bool gpu) {
 }  // namespace
 
 void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts) {
-  std::unordered_map<std::string, NodeParts> parts;
+  PartsByHost parts;
+  parts.reserve(hosts.size());
   for (const auto& h : hosts) {
-    NodeParts& p = parts[h.name];
+    NodeParts& p = parts_of(parts, h.name);
     for (const auto& g : h.gpus) p.add("gpu" + std::to_string(g.index), true, HealthState::healthy);
     for (const auto& hca : h.hcas)
       for (const auto& port : hca.ports) p.add(hca.name + ":" + std::to_string(port.port), false, HealthState::healthy);
   }
-  std::unordered_map<std::string, std::size_t> node_index;
+  std::vector<std::size_t> nodes;  // the node verdicts
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
     const Verdict& v = verdicts[i];
     if (v.entity.kind == "node") {
-      node_index.emplace(v.entity.id, i);
+      nodes.push_back(i);
       continue;
     }
     if (v.entity.kind != "gpu" && v.entity.kind != "hca_port") continue;
-    const auto slash = v.entity.id.find('/');
-    if (slash == std::string::npos) continue;
-    parts[v.entity.id.substr(0, slash)].add(v.entity.id.substr(slash + 1), v.entity.kind == "gpu", v.state);
+    const std::string_view id = v.entity.id;
+    const auto slash = id.find('/');
+    if (slash == std::string_view::npos) continue;
+    parts_of(parts, id.substr(0, slash)).add(id.substr(slash + 1), v.entity.kind == "gpu", v.state);
   }
-  for (const auto& h : hosts)
-    if (!node_index.count(h.name)) {
-      node_index.emplace(h.name, verdicts.size());
-      verdicts.push_back(Verdict{{"node", h.name}, HealthState::healthy, {}, std::nullopt});
+  // Every host of the inventory gets a node verdict.
+  {
+    std::unordered_set<std::string_view> judged;  // views into the verdicts: before they grow
+    for (std::size_t i : nodes) judged.insert(verdicts[i].entity.id);
+    std::vector<const std::string*> missing;
+    for (const auto& h : hosts)
+      if (judged.insert(h.name).second) missing.push_back(&h.name);
+    for (const std::string* name : missing) {
+      nodes.push_back(verdicts.size());
+      verdicts.push_back(Verdict{{"node", *name}, HealthState::healthy, {}, std::nullopt});
     }
-  for (auto& [host, i] : node_index) {
+  }
+  for (std::size_t i : nodes) {
     Verdict& node = verdicts[i];
-    const std::vector<Component>& components = parts[host].parts;
+    const std::vector<Component>& components = parts_of(parts, node.entity.id).parts;
     node.state = worst(node.state, worst(fold(components, true), fold(components, false)));
     node.action = node.state == HealthState::healthy    ? Action::admit
                   : node.state == HealthState::degraded ? Action::admit_degraded

@@ -1,6 +1,7 @@
 #include "health/judge.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string_view>
@@ -120,14 +121,41 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
 
 // ---- Measurements: profile limits, fleet rules, localisation. --------------
 
+// A measurement in a third of the space, to judge once the medians are known:
+// its judging rule (metric, limit, reason codes) is one of a handful.
+struct Noted {
+  std::uint32_t probe, kind;
+  double value;
+  std::uint16_t rule;
+  bool retest;
+};
+struct Rule {
+  const char* metric;
+  const Limit* limit;
+  const char* low_code;
+  const char* outlier_code;
+  LimitSense sense;
+};
+
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
                         PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
-  // Two walks: the fleet medians first, then each measurement against them.
-  // Nothing per measurement is kept in between (a fleet has ~10^5).
+  // The fleet medians first, then each measurement against them.
   std::vector<std::vector<double>> values;
+  std::vector<Rule> rules;
+  std::vector<Noted> noted;
+  noted.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
   for_each_measurement(probes, profile, evidence.kinds, [&](const Measurement& m) {
     if (m.kind_index >= values.size()) values.resize(m.kind_index + 1);
     if (!m.retest) values[m.kind_index].push_back(m.value);  // re-tests aim at suspects: not the fleet
+    const Rule rule{m.metric, m.limit, m.low_code, m.outlier_code, m.sense};
+    auto same = [&](const Rule& r) {
+      return r.metric == rule.metric && r.limit == rule.limit && r.low_code == rule.low_code &&
+             r.outlier_code == rule.outlier_code && r.sense == rule.sense;
+    };
+    auto it = std::find_if(rules.begin(), rules.end(), same);
+    if (it == rules.end()) it = rules.insert(rules.end(), rule);
+    noted.push_back(Noted{static_cast<std::uint32_t>(m.probe - probes.data()), m.kind_index, m.value,
+                          static_cast<std::uint16_t>(it - rules.begin()), m.retest});
   });
   auto medians = fleet_medians(std::move(values), profile.fleet);
   if (reference_medians && profile.fleet.enabled)
@@ -137,18 +165,21 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
   // Re-tests of the same entity and kind: the mildest measurement counts.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
-  for_each_measurement(probes, profile, evidence.kinds, [&](const Measurement& m) {
+  for (const Noted& n : noted) {
+    const Rule& r = rules[n.rule];
+    const Measurement m{&probes[n.probe], evidence.kinds.list()[n.kind], n.value, r.metric, r.limit, r.low_code,
+                        r.outlier_code, n.kind, r.sense, n.retest};
     Finding f = judge_measurement(m, medians, profile.fleet);
     if (is_pair_probe(*m.probe)) {
       evidence.add(m.kind, *m.probe, std::move(f));
-      return;
+      continue;
     }
     Entity e = measured_entity(*m.probe);
     auto [it, fresh] =
         local_index.try_emplace(std::string(m.kind) + '\x1f' + e.kind + '\x1f' + e.id, local.size());
     if (fresh) local.emplace_back(std::move(e), std::move(f));
     else if (f.state < local[it->second].second.state) local[it->second].second = std::move(f);
-  });
+  }
   for (auto& [e, f] : local) book.add(e, f.state, std::move(f.reason));
 }
 
@@ -157,9 +188,9 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
-  // Room for each node with its GPUs and ports, and more than enough links
-  // (pages of room never used cost nothing).
-  std::size_t entities = probes.size() / 2;
+  // Room for each node with its GPUs and ports, and the links of a few
+  // results each (more only costs a rehash).
+  std::size_t entities = probes.size() / 8;
   for (const auto& host : hosts) {
     entities += 1 + host.gpus.size();
     for (const auto& hca : host.hcas) entities += hca.ports.size();

@@ -58,8 +58,8 @@ class Localisation {
     std::vector<std::vector<std::size_t>> groups(l_.groups_.size());
     std::vector<bool> any_bad(groups.size(), false);
     for (std::size_t i = 0; i < edges_.size(); ++i) {
-      groups[edges_[i].group].push_back(i);
-      if (edges_[i].state != HealthState::healthy) any_bad[edges_[i].group] = true;
+      groups[edge(i).group].push_back(i);
+      if (edge(i).state != HealthState::healthy) any_bad[edge(i).group] = true;
     }
     local_unit_.assign(l_.unit_host_.size(), -1);
     local_host_.assign(l_.hosts_.size(), -1);
@@ -79,6 +79,7 @@ class Localisation {
     std::vector<std::size_t> bad_pairs = {};  // indices into edges_
   };
 
+  const Record& edge(std::size_t i) const { return l_.records_[edges_[i]]; }
   std::string_view host(std::uint32_t unit) const { return l_.hosts_.name(l_.unit_host_[unit]); }
   std::string_view device(std::uint32_t unit) const { return l_.devices_.name(l_.unit_device_[unit]); }
   std::string_view group(const Record& r) const { return l_.groups_.name(r.group); }
@@ -145,7 +146,7 @@ class Localisation {
     seen.resize(n);
     std::sort(seen.begin(), seen.end(), [](const Seen& x, const Seen& y) { return x.rank_lo < y.rank_lo; });
     edges_.reserve(n);
-    for (const Seen& x : seen) edges_.push_back(records[x.index]);
+    for (const Seen& x : seen) edges_.push_back(x.index);
   }
 
   Reason summarise(const std::string& who, const Unit& u, HealthState& state) const {
@@ -154,7 +155,7 @@ class Localisation {
     const Record* worst_pair = nullptr;
     std::vector<double> values;
     for (std::size_t i : u.bad_pairs) {
-      const Record& o = edges_[i];
+      const Record& o = edge(i);
       if (!worst_pair || o.state > worst_pair->state) worst_pair = &o;
       if (const Reason* why = reason(o); why && why->value) values.push_back(*why->value);
     }
@@ -184,9 +185,9 @@ class Localisation {
       return static_cast<std::size_t>(local);
     };
     for (std::size_t m = 0; m < members.size(); ++m) {
-      const Record& edge = edges_[members[m]];
-      ends[m] = {unit_of(edge.a), unit_of(edge.b)};
-      const bool bad = edge.state != HealthState::healthy;
+      const Record& e = edge(members[m]);
+      ends[m] = {unit_of(e.a), unit_of(e.b)};
+      const bool bad = e.state != HealthState::healthy;
       for (std::size_t u : {ends[m].first, ends[m].second}) {
         units[u].total++;
         if (bad) {
@@ -197,7 +198,7 @@ class Localisation {
     }
     for (auto& u : units) u.candidate = u.bad >= 2 && 2 * u.bad > u.total;
     for (std::size_t m = 0; m < members.size(); ++m) {
-      const bool bad = edges_[members[m]].state != HealthState::healthy;
+      const bool bad = edge(members[m]).state != HealthState::healthy;
       auto [a, b] = ends[m];
       for (auto [self, peer] : {std::pair{a, b}, std::pair{b, a}}) {
         if (units[peer].candidate) continue;
@@ -248,7 +249,7 @@ class Localisation {
       }
     }
     for (std::size_t m = 0; m < members.size(); ++m) {
-      const Record& o = edges_[members[m]];
+      const Record& o = edge(members[m]);
       if (o.state == HealthState::healthy || units[ends[m].first].culprit || units[ends[m].second].culprit) continue;
       Blame b{{"link", std::string(host(o.a)) + "<->" + std::string(host(o.b))}, o.state, reason_or_default(o)};
       const std::string rails =
@@ -263,7 +264,7 @@ class Localisation {
   }
 
   const PairLedger& l_;
-  std::vector<Record> edges_;
+  std::vector<std::uint32_t> edges_;  // the record chosen for each edge, in order of first mention
   // Scratch, reset after each group: a fleet's groups share their units.
   std::vector<std::int32_t> local_unit_, local_host_;
   std::vector<Blame> out_;

@@ -1,0 +1,79 @@
+// The verdict book: entities found again by kind and id at fleet scale, in
+// order of first mention, states only worsening; the pair ledger keeps what
+// was added.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "health/localise.h"
+#include "health/verdict_book.h"
+
+namespace ibgpu {
+namespace {
+
+TEST(VerdictBook, FindsEveryEntityAgainInOrderOfFirstMention) {
+  VerdictBook book;
+  // More entities than any starting size, so the index grows several times;
+  // the same id under two kinds is two entities.
+  constexpr int kHosts = 5000;
+  for (int i = 0; i < kHosts; ++i) {
+    const std::string host = "node" + std::to_string(i);
+    book.at("node", host);
+    book.at("hca_port", host + "/mlx5_0:1");
+    book.at("link", host);
+  }
+  for (int i = kHosts - 1; i >= 0; --i) {
+    const std::string host = "node" + std::to_string(i);
+    ASSERT_NE(book.find("node", host), nullptr) << host;
+    EXPECT_EQ(book.find("node", host)->entity, (Entity{"node", host}));
+    EXPECT_EQ(book.find("link", host)->entity, (Entity{"link", host}));
+    EXPECT_EQ(book.index("hca_port", host + "/mlx5_0:1"), static_cast<std::size_t>(3 * i + 1));
+  }
+  EXPECT_EQ(book.find("node", "node5000"), nullptr);
+  EXPECT_EQ(book.find("gpu", "node1"), nullptr);
+  const auto verdicts = book.take();
+  ASSERT_EQ(verdicts.size(), static_cast<std::size_t>(3 * kHosts));
+  EXPECT_EQ(verdicts[3].entity, (Entity{"node", "node1"}));
+  EXPECT_EQ(verdicts[5].entity, (Entity{"link", "node1"}));
+}
+
+TEST(VerdictBook, StatesOnlyWorsenAndReasonsAccumulate) {
+  VerdictBook book;
+  book.reserve(10);
+  book.add({"gpu", "n/gpu0"}, HealthState::failed, Reason{"A", "a", "m", 1.0, 0.0});
+  book.add({"gpu", "n/gpu0"}, HealthState::degraded, Reason{"B", "b", "m", 2.0, 0.0});
+  book.add({"gpu", "n/gpu0"}, HealthState::healthy);
+  const auto verdicts = book.take();
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].state, HealthState::failed);
+  ASSERT_EQ(verdicts[0].reasons.size(), 2u);
+  EXPECT_EQ(verdicts[0].reasons[1].code, "B");
+}
+
+TEST(PairLedger, GivesBackWhatWasAddedAndItsHostsInOrder) {
+  PairLedger ledger;
+  ledger.add("g1", {"b", "mlx5_0:1", 3}, {"a", "mlx5_1:1", 7}, HealthState::degraded,
+             Reason{"IB_LINK_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0});
+  ledger.add("g2", {"c", "", -1}, {"b", "", -1}, HealthState::healthy);
+  ASSERT_EQ(ledger.size(), 2u);
+  const PairObservation first = ledger.at(0);
+  EXPECT_EQ(first.group, "g1");
+  EXPECT_EQ(first.a.host, "b");
+  EXPECT_EQ(first.a.device, "mlx5_0:1");
+  EXPECT_EQ(first.a.rank, 3);
+  EXPECT_EQ(first.b.host, "a");
+  EXPECT_EQ(first.b.device, "mlx5_1:1");
+  EXPECT_EQ(first.b.rank, 7);
+  EXPECT_EQ(first.state, HealthState::degraded);
+  ASSERT_TRUE(first.reason);
+  EXPECT_EQ(first.reason->code, "IB_LINK_BW_LOW");
+  const PairObservation second = ledger.at(1);
+  EXPECT_EQ(second.group, "g2");
+  EXPECT_EQ(second.a.device, "");
+  EXPECT_FALSE(second.reason);
+  EXPECT_EQ(ledger.hosts(), (std::vector<std::string_view>{"b", "a", "c"}));
+}
+
+}  // namespace
+}  // namespace ibgpu
