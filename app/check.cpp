@@ -63,6 +63,7 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   requested.allreduce = options.allreduce;
   requested.retests = options.retests;
   plan_ = plan_check(requested, shape_, cost_, options.budget_s);
+  if (options.baseline) reference_ = options.baseline->medians();
   plan_notes_.push_back(plan_text(plan_, shape_));
   for (const auto& d : plan_.dropped) plan_notes_.push_back("budget: dropped " + d);
   if (!plan_.fits)
@@ -96,6 +97,7 @@ RankResult CheckRound::run(MpiSession& s) {
   between.budget_s = options_.budget_s;
   between.started = started;
   between.collectives = steps.collectives;
+  between.reference_medians = reference();
   CheckSteps only_collectives = steps;
   only_collectives.net.bandwidth = only_collectives.net.latency = false;
   between.collectives_estimate_s = estimate_seconds(only_collectives, shape_, cost_);
@@ -126,14 +128,12 @@ void CheckRound::judge_report(Report& report) const {
   report.run.profile = to_json(options_.profile);
   report.run.budget_s = options_.budget_s;
   report.run.notes.insert(report.run.notes.begin(), notes_.begin(), notes_.end());
-  std::unordered_map<std::string, double> reference;
   if (options_.baseline) {
-    reference = options_.baseline->medians();
     report.run.profile["baseline"] = {{"file", options_.baseline_path},
                                       {"runs", options_.baseline->runs.size()},
                                       {"kinds", options_.baseline->kinds.size()}};
   }
-  Judgement j = judge(report.hosts, report.probes, options_.profile, options_.baseline ? &reference : nullptr);
+  Judgement j = judge(report.hosts, report.probes, options_.profile, reference());
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
 }

@@ -3,6 +3,7 @@
 // rank local checks, the network pairs, re-tests, the all-reduce and the error
 // counters; rank 0 judges. `check` runs it once, `burn-in` many times.
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "app/check_plan.h"
@@ -33,6 +34,11 @@ class CheckRound {
   CheckPlan plan_;
   std::vector<std::string> plan_notes_;
   std::vector<std::string> notes_;  // this round's: the plan's, then re-tests and budget decisions
+  // A saved baseline's medians (check --baseline), for re-tests and the judge alike.
+  std::unordered_map<std::string, double> reference_;
+  const std::unordered_map<std::string, double>* reference() const {
+    return options_.baseline ? &reference_ : nullptr;
+  }
 };
 
 }  // namespace ibgpu

@@ -61,7 +61,8 @@ std::vector<RankRound> to_rank_rounds(const World& world, const RetestDecision& 
 
 RetestDecision decide_retests(const std::vector<std::optional<std::string>>& payloads,
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
-                              int peers_per_suspect, bool retest_allowed) {
+                              int peers_per_suspect, bool retest_allowed,
+                              const std::unordered_map<std::string, double>* reference_medians) {
   RetestDecision d;
   std::vector<ProbeResult> probes;
   std::set<std::string> absent;  // hosts with a rank that did not check in: not re-tested
@@ -77,7 +78,7 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
     }
     if (!read && r < rank_hosts.size()) absent.insert(rank_hosts[r]);
   }
-  RetestCandidates c = retest_candidates(probes, profile);
+  RetestCandidates c = retest_candidates(probes, profile, reference_medians);
   std::erase_if(c.suspects, [&](const HostPair& p) { return absent.count(p.first) || absent.count(p.second); });
   std::erase_if(c.known_good, [&](const std::string& h) { return absent.count(h) > 0; });
   d.suspects = c.suspects.size();
@@ -117,7 +118,8 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
       const double elapsed = std::chrono::duration<double>(Clock::now() - steps.started).count();
       const bool time_left = !steps.budget_s || elapsed < 0.9 * *steps.budget_s;
       RetestDecision d =
-          decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect, pass <= steps.passes && time_left);
+          decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect, pass <= steps.passes && time_left,
+                         steps.reference_medians);
       if (d.suspects > 0 && pass <= steps.passes && !time_left)
         d.notes.push_back("budget: re-tests dropped (" + duration_text(elapsed) + " of " +
                           duration_text(*steps.budget_s) + " spent)");

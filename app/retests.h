@@ -7,6 +7,7 @@
 // still fits: one answer from rank 0, so every rank takes the same path.
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "app/network.h"
@@ -22,6 +23,8 @@ struct BetweenSteps {
   Clock::time_point started;       // when the check started (rank 0's clock decides)
   double collectives_estimate_s = 0;
   bool collectives = true;         // still planned
+  // A saved baseline's medians (check --baseline): suspects are judged as the final verdicts are.
+  const std::unordered_map<std::string, double>* reference_medians = nullptr;
 };
 
 struct BetweenOutcome {
@@ -44,6 +47,7 @@ struct RetestDecision {
 };
 RetestDecision decide_retests(const std::vector<std::optional<std::string>>& payloads,
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
-                              int peers_per_suspect, bool retest_allowed);
+                              int peers_per_suspect, bool retest_allowed,
+                              const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 }  // namespace ibgpu

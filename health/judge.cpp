@@ -210,11 +210,12 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   return out;
 }
 
-RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile) {
+RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile,
+                                   const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   PairEvidence evidence;
   judge_outcomes(book, probes, profile, evidence);
-  judge_measurements(book, probes, profile, evidence, nullptr);
+  judge_measurements(book, probes, profile, evidence, reference_medians);
   const PairLedger& pairs = evidence.ledger;
   // The same measurement of the same two ends, observed again, is a re-test.
   std::map<std::string, std::pair<HostPair, bool>> bad_every_time;

@@ -25,12 +25,14 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
 
 // For re-tests within a launch: the host pairs whose measurements are bad in
 // every observation so far (a good re-test clears a pair), and the hosts that
-// nothing blames, to re-pair the suspects with. Sorted; pure.
+// nothing blames, to re-pair the suspects with; judged as judge() does (with
+// the same reference medians, if any). Sorted; pure.
 struct RetestCandidates {
   std::vector<HostPair> suspects;  // first < second
   std::vector<std::string> known_good;
 };
-RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile);
+RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile,
+                                   const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // For commands that describe or measure rather than judge (inventory, probe):
 // errors fail, lost ranks leave the run incomplete, and a skipped probe is

@@ -1,5 +1,8 @@
 #include "app/check_plan.h"
 
+#include <string>
+#include <unordered_map>
+
 #include <gtest/gtest.h>
 
 #include "app/retests.h"
@@ -138,6 +141,19 @@ TEST(Retests, ACleanFleetNeedsNone) {
   const RetestDecision d = decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
   EXPECT_EQ(d.suspects, 0u);
   EXPECT_TRUE(d.rounds.empty());
+}
+
+TEST(Retests, ABaselineJudgesSuspectsAsTheFinalVerdictDoes) {
+  // A uniform fleet at half its saved baseline: nothing stands out against
+  // the run's own median, but every pair is under the baseline's.
+  const auto f = small_fleet();
+  const auto run = testing::synthetic_run(f);
+  const std::unordered_map<std::string, double> baseline{{"net.verbs.write_bw@8388608:bw_avg_GBps", 2 * f.bw_GBps}};
+  const auto payloads = payloads_of(run.probes, f.hosts);
+  EXPECT_EQ(decide_retests(payloads, rank_hosts(f), generic_profile(), 1, 2, true).suspects, 0u);
+  const RetestDecision d = decide_retests(payloads, rank_hosts(f), generic_profile(), 1, 2, true, &baseline);
+  EXPECT_EQ(d.suspects, 28u);  // 8 hosts, 7 rounds: every pair
+  EXPECT_FALSE(d.rounds.empty());
 }
 
 TEST(Retests, ASlowPairIsMeasuredAgainAndItsHostsMeetKnownGoodPeers) {
