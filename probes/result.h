@@ -1,9 +1,13 @@
 #pragma once
 // What every probe returns: plain data, no I/O. Probes never print and never
 // exit; a broken link is a result with status `error` or `timeout`.
-#include <map>
+#include <algorithm>
+#include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,8 +37,70 @@ struct Metric {
   std::optional<double> typical() const;
 };
 
-// By name; lookups take any string-like key (no temporary std::string per lookup).
-using Metrics = std::map<std::string, Metric, std::less<>>;
+// Metrics by name, in name order, in one contiguous array. A result has a
+// handful to a few dozen; a fleet's report has hundreds of thousands of
+// results, and judging and rendering walk them all: a tree of nodes per
+// result made every walk wait on memory. Lookups take any string-like key.
+class Metrics {
+ public:
+  using value_type = std::pair<std::string, Metric>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  Metrics() = default;
+  // Like a map's: the first of equal names is kept.
+  Metrics(std::initializer_list<value_type> items) {
+    for (const auto& item : items) emplace(item.first, item.second);
+  }
+
+  // The named metric, inserted missing in its place when new.
+  Metric& operator[](std::string_view name) {
+    auto it = lower_bound(name);
+    if (it == items_.end() || it->first != name) it = items_.insert(it, value_type(std::string(name), Metric{}));
+    return it->second;
+  }
+  // Inserts unless the name is there; true when inserted.
+  std::pair<iterator, bool> emplace(std::string_view name, const Metric& m) {
+    auto it = lower_bound(name);
+    if (it != items_.end() && it->first == name) return {it, false};
+    return {items_.insert(it, value_type(std::string(name), m)), true};
+  }
+  const_iterator find(std::string_view name) const {
+    auto it = lower_bound(name);
+    return it != items_.end() && it->first == name ? it : items_.end();
+  }
+  iterator find(std::string_view name) {
+    auto it = lower_bound(name);
+    return it != items_.end() && it->first == name ? it : items_.end();
+  }
+  const Metric& at(std::string_view name) const {
+    auto it = find(name);
+    if (it == items_.end()) throw std::out_of_range("no metric " + std::string(name));
+    return it->second;
+  }
+  bool contains(std::string_view name) const { return find(name) != end(); }
+  std::size_t count(std::string_view name) const { return contains(name) ? 1 : 0; }
+
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  iterator begin() { return items_.begin(); }
+  iterator end() { return items_.end(); }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  void clear() { items_.clear(); }
+  void reserve(std::size_t n) { items_.reserve(n); }
+
+ private:
+  iterator lower_bound(std::string_view name) {
+    return std::lower_bound(items_.begin(), items_.end(), name,
+                            [](const value_type& item, std::string_view n) { return item.first < n; });
+  }
+  const_iterator lower_bound(std::string_view name) const {
+    return std::lower_bound(items_.begin(), items_.end(), name,
+                            [](const value_type& item, std::string_view n) { return item.first < n; });
+  }
+  std::vector<value_type> items_;  // sorted by name, names unique
+};
 
 struct Scope {
   std::vector<std::string> hosts;

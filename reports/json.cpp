@@ -58,6 +58,18 @@ void to_json(json& j, const Metric& m) {
   }
 }
 
+void to_json(json& j, const Metrics& m) {
+  j = json::object();
+  for (const auto& [name, metric] : m) j[name] = metric;
+}
+
+void from_json(const json& j, Metrics& m) {
+  if (!j.is_object()) throw json::type_error::create(302, "metrics must be an object", &j);
+  m.clear();
+  m.reserve(j.size());
+  for (const auto& [name, metric] : j.items()) m[name] = metric.get<Metric>();  // in name order: appended
+}
+
 void from_json(const json& j, Metric& m) {
   m = Metric{};
   if (j.is_number()) m.value = j.get<double>();

@@ -12,6 +12,8 @@ void to_json(nlohmann::json& j, const Stats& s);
 void from_json(const nlohmann::json& j, Stats& s);
 void to_json(nlohmann::json& j, const Metric& m);
 void from_json(const nlohmann::json& j, Metric& m);
+void to_json(nlohmann::json& j, const Metrics& m);
+void from_json(const nlohmann::json& j, Metrics& m);
 void to_json(nlohmann::json& j, const Scope& s);
 void from_json(const nlohmann::json& j, Scope& s);
 void to_json(nlohmann::json& j, const ProbeResult& p);
