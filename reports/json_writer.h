@@ -4,7 +4,10 @@
 // hundreds of thousands of probe results, and a tree of them costs far more
 // than their text. Callers write object keys in sorted order, as nlohmann's
 // object keeps them; a test compares the two byte for byte.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -17,7 +20,7 @@ namespace ibgpu {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  explicit JsonWriter(std::ostream& out);
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
 
@@ -26,6 +29,12 @@ class JsonWriter {
   void begin_array();
   void end_array();
   JsonWriter& key(std::string_view name);  // inside an object, before its value
+  // A key written in the source: its length is known when compiled, and the
+  // report writes millions of them.
+  template <std::size_t N>
+  JsonWriter& key(const char (&name)[N]) {
+    return key_text(name, N - 1);
+  }
 
   void string(std::string_view text);
   void number(double v);  // not finite: null, as dump() writes it
@@ -46,14 +55,32 @@ class JsonWriter {
   void flush();
 
  private:
+  JsonWriter& key_text(const char* name, std::size_t size);
   void before_value();
-  void new_line(std::size_t depth);
+  void new_line();
   void append_string(std::string_view text);
-  void maybe_flush();
+  void append_escaped(std::string_view text);
+  // Room for n more bytes in the buffer, flushing it first when it lacks them.
+  char* room(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - at_) < n) make_room(n);
+    return at_;
+  }
+  void make_room(std::size_t n);
+  void put(const char* text, std::size_t size) {
+    std::memcpy(room(size), text, size);
+    at_ += size;
+  }
+  void put(char c) {
+    *room(1) = c;
+    ++at_;
+  }
 
   std::ostream& out_;
-  std::string buffer_;
-  std::vector<bool> open_;  // per open container: whether it has an element yet
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_;
+  char* at_;
+  char* end_;
+  std::vector<std::uint8_t> open_;  // per open container: whether it has an element yet
   bool after_key_ = false;
 };
 
