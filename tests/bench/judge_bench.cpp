@@ -3,13 +3,17 @@
 // (what a check with a bounded pair plan runs), one intra-node all-reduce per
 // host, one slow node, one slow rail and one slow link. Not a test: run it by
 // hand (build target ibgpu_judge_bench) and read the numbers.
-//   ibgpu_judge_bench [hosts] [rounds]
+//   ibgpu_judge_bench [--render-runs N] [hosts] [rounds]
+// --render-runs N renders each report N times and prints the fastest run:
+// the renderers' cost, with less of the neighbours' noise.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <ostream>
 #include <streambuf>
+#include <string_view>
 
 #include "health/judge.h"
 #include "health/localise.h"
@@ -52,10 +56,16 @@ class CountingBuf : public std::streambuf {
 int main(int argc, char** argv) {
   using namespace ibgpu;
   testing::FleetShape f;
+  int render_runs = 1;
+  if (argc > 2 && std::string_view(argv[1]) == "--render-runs") {
+    render_runs = std::atoi(argv[2]);
+    argc -= 2;
+    argv += 2;
+  }
   f.hosts = argc > 1 ? std::atoi(argv[1]) : 4096;
   f.rounds = argc > 2 ? std::atoi(argv[2]) : 4;
-  if (f.hosts < 4 || f.hosts % 2 || f.rounds < 1 || f.rounds >= f.hosts) {
-    std::cerr << "usage: ibgpu_judge_bench [even hosts >= 4] [rounds < hosts]\n";
+  if (f.hosts < 4 || f.hosts % 2 || f.rounds < 1 || f.rounds >= f.hosts || render_runs < 1) {
+    std::cerr << "usage: ibgpu_judge_bench [--render-runs N >= 1] [even hosts >= 4] [rounds < hosts]\n";
     return 64;
   }
 
@@ -84,17 +94,22 @@ int main(int argc, char** argv) {
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
 
-  t = Clock::now();
-  CountingBuf json_buf;
-  std::ostream json_text(&json_buf);
-  JsonReporter{}.render(report, json_text);
-  const double json_ms = ms_since(t);
-
-  t = Clock::now();
-  CountingBuf table_buf;
-  std::ostream table_text(&table_buf);
-  TableReporter{}.render(report, table_text);
-  const double table_ms = ms_since(t);
+  auto fastest_render = [&](const Reporter& reporter, std::size_t& bytes) {
+    double best = 0;
+    for (int i = 0; i < render_runs; ++i) {
+      const double start = Clock::now();
+      CountingBuf buf;
+      std::ostream text(&buf);
+      reporter.render(report, text);
+      const double ms = ms_since(start);
+      best = i == 0 ? ms : std::min(best, ms);
+      bytes = buf.count;
+    }
+    return best;
+  };
+  std::size_t json_bytes = 0, table_bytes = 0;
+  const double json_ms = fastest_render(JsonReporter{}, json_bytes);
+  const double table_ms = fastest_render(TableReporter{}, table_bytes);
 
   std::size_t unhealthy = 0;
   for (const auto& v : report.verdicts) unhealthy += v.state != HealthState::healthy ? 1 : 0;
@@ -105,8 +120,8 @@ int main(int argc, char** argv) {
             << report.summary.exit_code << "\n"
             << "  synthesise   " << synth_ms << " ms (not counted)\n"
             << "  judge        " << judge_ms << " ms\n"
-            << "  render json  " << json_ms << " ms (" << static_cast<double>(json_buf.count) / 1e6 << " MB)\n"
-            << "  render table " << table_ms << " ms (" << static_cast<double>(table_buf.count) / 1e6 << " MB)\n"
+            << "  render json  " << json_ms << " ms (" << static_cast<double>(json_bytes) / 1e6 << " MB)\n"
+            << "  render table " << table_ms << " ms (" << static_cast<double>(table_bytes) / 1e6 << " MB)\n"
             << "  total        " << total_ms << " ms: " << (total_ms < 1000 ? "under" : "OVER") << " the 1000 ms goal, at "
             << static_cast<int>(total_ms / 10 + 0.5) << "% of it\n";
   return 0;
