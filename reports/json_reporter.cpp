@@ -1,5 +1,6 @@
 #include "reports/json.h"
 #include "reports/json_writer.h"
+#include "reports/prefetch.h"
 #include "reports/reporter.h"
 
 namespace ibgpu {
@@ -170,6 +171,17 @@ void write_array(JsonWriter& w, const std::vector<T>& items, Write write_item) {
   w.end_array();
 }
 
+// The memory a probe's text needs, asked for a few probes ahead (see prefetch_probe).
+void write_probes(JsonWriter& w, const std::vector<ProbeResult>& probes) {
+  constexpr std::size_t kAhead = 4;
+  w.begin_array();
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    if (i + kAhead < probes.size()) prefetch_probe(probes[i + kAhead]);
+    write_probe(w, probes[i]);
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 // The same text as json(report).dump(2) (keys sorted), without building the
@@ -187,7 +199,7 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   for (const auto& [name, value] : head.items()) {  // sorted, as dump() writes them
     w.key(name);
     if (name == "hosts") write_array(w, report.hosts, write_host);
-    else if (name == "probes") write_array(w, report.probes, write_probe);
+    else if (name == "probes") write_probes(w, report.probes);
     else if (name == "verdicts") write_array(w, report.verdicts, write_verdict);
     else w.json(value);
   }

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "probes/stats.h"
+#include "reports/prefetch.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -312,7 +313,10 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
 
 void print_local(const Report& r, std::ostream& out) {
   TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
-  for (const auto& p : r.probes) {
+  constexpr std::size_t kAhead = 4;  // see prefetch_probe
+  for (std::size_t i = 0; i < r.probes.size(); ++i) {
+    if (i + kAhead < r.probes.size() && is_local_check(r.probes[i + kAhead])) prefetch_probe(r.probes[i + kAhead]);
+    const ProbeResult& p = r.probes[i];
     if (!is_local_check(p)) continue;
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
@@ -350,7 +354,10 @@ void print_network(const Report& r, std::ostream& out) {
     if (m && m->summary) append_number(table.cell_text(), (*m->summary).*field);
     table.end_cell();
   };
-  for (const auto& p : r.probes) {
+  constexpr std::size_t kAhead = 4;  // see prefetch_probe
+  for (std::size_t i = 0; i < r.probes.size(); ++i) {
+    if (i + kAhead < r.probes.size()) prefetch_probe(r.probes[i + kAhead]);
+    const ProbeResult& p = r.probes[i];
     if (!is_network(p)) continue;
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
