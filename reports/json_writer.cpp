@@ -21,17 +21,6 @@ struct Indents {
 };
 constexpr Indents kIndents;
 
-// Printable ASCII without quote or backslash is written as it is; anything
-// else goes through nlohmann's escaping and UTF-8 checks.
-bool plain_text(const char* text, std::size_t size) {
-  bool plain = true;
-  for (std::size_t i = 0; i < size; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    plain &= c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
-  }
-  return plain;
-}
-
 }  // namespace
 
 JsonWriter::JsonWriter(std::ostream& out)
@@ -68,20 +57,26 @@ void JsonWriter::before_value() {
 JsonWriter& JsonWriter::key(std::string_view name) { return key_text(name.data(), name.size()); }
 
 JsonWriter& JsonWriter::key_text(const char* name, std::size_t size) {
+  if (json_plain_text(name, size)) return key_plain(name, size);
   if (open_.back()) put(',');
   open_.back() = 1;
   new_line();
-  if (plain_text(name, size)) {
-    char* at = room(size + 4);
-    *at++ = '"';
-    std::memcpy(at, name, size);
-    at += size;
-    std::memcpy(at, "\": ", 3);
-    at_ = at + 3;
-  } else {
-    append_escaped({name, size});
-    put(": ", 2);
-  }
+  append_escaped({name, size});
+  put(": ", 2);
+  after_key_ = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::key_plain(const char* name, std::size_t size) {
+  if (open_.back()) put(',');
+  open_.back() = 1;
+  new_line();
+  char* at = room(size + 4);
+  *at++ = '"';
+  std::memcpy(at, name, size);
+  at += size;
+  std::memcpy(at, "\": ", 3);
+  at_ = at + 3;
   after_key_ = true;
   return *this;
 }
@@ -119,7 +114,7 @@ void JsonWriter::append_escaped(std::string_view text) {
 }
 
 void JsonWriter::append_string(std::string_view text) {
-  if (!plain_text(text.data(), text.size())) return append_escaped(text);
+  if (!json_plain_text(text.data(), text.size())) return append_escaped(text);
   char* at = room(text.size() + 2);
   *at++ = '"';
   std::memcpy(at, text.data(), text.size());

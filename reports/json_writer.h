@@ -18,6 +18,28 @@
 
 namespace ibgpu {
 
+// Whether text goes into JSON as it is: printable ASCII without quote or
+// backslash. Eight bytes at a time: the report checks millions of short
+// strings (each byte test is exact, no false answer either way).
+inline bool json_plain_text(const char* text, std::size_t size) {
+  constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  auto has_zero_byte = [](std::uint64_t w) { return ((w - ones) & ~w & highs) != 0; };
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, text + i, 8);
+    const bool below_space = ((w - ones * 0x20) & ~w & highs) != 0;
+    const bool above_tilde = ((w + ones * (127 - 0x7e)) | w) & highs;
+    if (below_space || above_tilde || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\')))
+      return false;
+  }
+  for (; i < size; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::ostream& out);
@@ -31,9 +53,10 @@ class JsonWriter {
   JsonWriter& key(std::string_view name);  // inside an object, before its value
   // A key written in the source: its length is known when compiled, and the
   // report writes millions of them.
+  // (Inlined, the check of a literal's text folds away when compiled.)
   template <std::size_t N>
   JsonWriter& key(const char (&name)[N]) {
-    return key_text(name, N - 1);
+    return json_plain_text(name, N - 1) ? key_plain(name, N - 1) : key_text(name, N - 1);
   }
 
   void string(std::string_view text);
@@ -56,6 +79,7 @@ class JsonWriter {
 
  private:
   JsonWriter& key_text(const char* name, std::size_t size);
+  JsonWriter& key_plain(const char* name, std::size_t size);  // text known to need no escapes
   void before_value();
   void new_line();
   void append_string(std::string_view text);

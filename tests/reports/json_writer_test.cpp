@@ -53,6 +53,27 @@ TEST(JsonWriter, WritesWhatDumpWrites) {
     EXPECT_EQ(written(scalar), scalar.dump(2));
 }
 
+// The word-at-a-time check against the byte-by-byte rule: every byte value at
+// every place of strings long enough to take both paths.
+TEST(JsonWriter, PlainTextIsPrintableAsciiWithoutQuoteOrBackslash) {
+  auto plain = [](unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; };
+  for (std::size_t size : {1u, 7u, 8u, 9u, 16u, 19u}) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (int byte = 0; byte < 256; ++byte) {
+        std::string text(size, 'a');
+        text[at] = static_cast<char>(byte);
+        ASSERT_EQ(json_plain_text(text.data(), text.size()), plain(static_cast<unsigned char>(byte)))
+            << "byte " << byte << " at " << at << " of " << size;
+      }
+    }
+  }
+  EXPECT_TRUE(json_plain_text("", 0));
+  // Keys and strings with an escape past the first word are escaped as dump() escapes them.
+  const json doc = {{"a long key with a \"quote\" in it", "a long value with a tab\tand a\\backslash"},
+                    {"0123456789abcdef\u007f", std::string("0123456789\0abcdef", 17)}};
+  EXPECT_EQ(written(doc), doc.dump(2));
+}
+
 TEST(JsonWriter, InvalidUtf8IsRefusedAsDumpRefusesIt) {
   const json doc = {{"bad", std::string("\xff\xfe")}};
   EXPECT_THROW(doc.dump(2), json::type_error);
