@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "probes/stats.h"
-#include "reports/prefetch.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -149,7 +148,12 @@ std::array<const Metric*, N> find_metrics(const std::map<std::string, Metric>& m
   std::array<const Metric*, N> found{};
   std::size_t i = 0;
   for (auto it = metrics.begin(); it != metrics.end() && i < N;) {
-    const int order = std::string_view(it->first).compare(wanted.names[i]);
+    // Most names differ in their first letter: no call to compare the rest.
+    const std::string& name = it->first;
+    const std::string_view want = wanted.names[i];
+    const int order = !name.empty() && name[0] != want[0]
+                          ? static_cast<unsigned char>(name[0]) - static_cast<unsigned char>(want[0])
+                          : std::string_view(name).compare(want);
     if (order == 0) found[i++] = &it->second;
     if (order <= 0) ++it;
     else ++i;
@@ -313,10 +317,7 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
 
 void print_local(const Report& r, std::ostream& out) {
   TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
-  constexpr std::size_t kAhead = 4;  // see prefetch_probe
-  for (std::size_t i = 0; i < r.probes.size(); ++i) {
-    if (i + kAhead < r.probes.size() && is_local_check(r.probes[i + kAhead])) prefetch_probe(r.probes[i + kAhead]);
-    const ProbeResult& p = r.probes[i];
+  for (const auto& p : r.probes) {
     if (!is_local_check(p)) continue;
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
@@ -354,10 +355,7 @@ void print_network(const Report& r, std::ostream& out) {
     if (m && m->summary) append_number(table.cell_text(), (*m->summary).*field);
     table.end_cell();
   };
-  constexpr std::size_t kAhead = 4;  // see prefetch_probe
-  for (std::size_t i = 0; i < r.probes.size(); ++i) {
-    if (i + kAhead < r.probes.size()) prefetch_probe(r.probes[i + kAhead]);
-    const ProbeResult& p = r.probes[i];
+  for (const auto& p : r.probes) {
     if (!is_network(p)) continue;
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
