@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "probes/stats.h"
+#include "reports/prefetch.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -317,8 +318,11 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
 
 void print_local(const Report& r, std::ostream& out) {
   TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
-  for (const auto& p : r.probes) {
+  constexpr std::size_t kAhead = 2;  // see prefetch_metrics_nodes
+  for (std::size_t i = 0; i < r.probes.size(); ++i) {
+    const ProbeResult& p = r.probes[i];
     if (!is_local_check(p)) continue;
+    if (i + kAhead < r.probes.size() && r.probes[i + kAhead].metrics.size() > 8) prefetch_metrics_nodes(r.probes[i + kAhead]);
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
     table.end_cell();
