@@ -129,7 +129,15 @@ TEST(FormatNumber, WritesWhatPrintfWrites) {
   EXPECT_EQ(format_number(inf), "-");
   EXPECT_EQ(format_number(std::nan("")), "-");
   EXPECT_EQ(format_number(99999.5), "100000");  // four digits; no decimals past the point
-  const std::vector<double> edges{0.5,     1.5,     2.5,     0.125,   9.9995,  9.99949, 1e-9,   -1e-9,  1e-12,
+  // Ties (exact and nearly), values that round up to a new digit, and the
+  // edges of the scaled fast path (2^32) as well as the exact one.
+  EXPECT_EQ(format_number(0.125, 2), "0.12");  // a tie: to even, as printf
+  EXPECT_EQ(format_number(0.375, 2), "0.38");
+  EXPECT_EQ(format_number(-0.00001, 1), "-0.00001");
+  EXPECT_EQ(format_number(-1e-12), "-0.000000000");
+  const std::vector<double> edges{0.5,     1.5,     2.5,     0.125,   0.375,  9.9995,  9.99949, 1e-9,   -1e-9,  1e-12,
+                                  4294967295.5, 4294967296.5, 4294967297.0, 429496.72955, 2.675, 1.005, 1.0049999999,
+                                  0.0001, 0.00015, 99.995, 999.95, -999.95, 1234.5, 12345.5,
                                   5e-10,   -5e-10,  1e15,    1e300,   -1e300,  123456789.987654321,
                                   std::numeric_limits<double>::max(),  -std::numeric_limits<double>::max(),
                                   std::numeric_limits<double>::min(),  std::numeric_limits<double>::denorm_min(),
