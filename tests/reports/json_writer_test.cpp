@@ -109,6 +109,21 @@ TEST(JsonReporter, RendersEveryFieldFormAsDumpDoes) {
   EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
 }
 
+TEST(JsonReporter, RendersTheSummaryAsDumpDoes) {
+  Report report = testing::sample_report();
+  RunSummary& s = report.summary;
+  s.admit = {"n1", "n2"};
+  s.admit_degraded = {};
+  s.drain = {"n3 \"quoted\""};
+  s.kubernetes.clear();  // absent when empty
+  EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
+  s.kubernetes["n1"] = KubernetesNode{};  // empty maps and taints
+  s.kubernetes["n0"].labels = {{"b", "2"}, {"a", "1"}};
+  s.kubernetes["n0"].annotations = {{"why", "line\nbreak"}};
+  s.kubernetes["n0"].taints = {{"k1", "v1", "NoSchedule"}, {"k2", "", "PreferNoSchedule"}};
+  EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
+}
+
 TEST(JsonReporter, RendersAnEmptyReportAsDumpDoes) {
   EXPECT_EQ(rendered(Report{}), json(Report{}).dump(2) + "\n");
 }
