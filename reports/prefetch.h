@@ -12,7 +12,7 @@ namespace ibgpu {
 // without a hint, every pointer a renderer follows waits on memory. A map's
 // first node is asked for with the lines after it, where the nodes allocated
 // with it usually lie. (Measured on the fleet bench: the JSON reporter gains
-// about a tenth; asking for more lines, or for the table, cost more than it
+// about a tenth; asking for more lines, or for the network table, cost more than it
 // saved.)
 inline void prefetch_probe(const ProbeResult& p) {
   auto lines = [](const void* at, int count) {
