@@ -1,5 +1,6 @@
 #include "reports/json.h"
 #include "reports/json_writer.h"
+#include "reports/prefetch.h"
 #include "reports/reporter.h"
 
 namespace ibgpu {
@@ -170,16 +171,57 @@ void write_array(JsonWriter& w, const std::vector<T>& items, Write write_item) {
   w.end_array();
 }
 
+// A fleet's summary lists every node, and maps each to its Kubernetes
+// metadata: written as it stands rather than copied into a document first.
+void write_summary(JsonWriter& w, const RunSummary& s) {
+  w.begin_object();
+  w.key("admit").strings(s.admit);
+  w.key("admit_degraded").strings(s.admit_degraded);
+  w.key("drain").strings(s.drain);
+  w.key("exit_code").integer(s.exit_code);
+  if (!s.kubernetes.empty()) {  // absent, not empty, when there is no node to map
+    w.key("kubernetes").begin_object();
+    for (const auto& [name, node] : s.kubernetes) {
+      w.key(name).begin_object();
+      write_string_map(w.key("annotations"), node.annotations);
+      write_string_map(w.key("labels"), node.labels);
+      w.key("taints").begin_array();
+      for (const auto& t : node.taints) {
+        w.begin_object();
+        w.key("effect").string(t.effect);
+        w.key("key").string(t.key);
+        w.key("value").string(t.value);
+        w.end_object();
+      }
+      w.end_array();
+      w.end_object();
+    }
+    w.end_object();
+  }
+  w.key("state").string(to_string(s.state));
+  w.end_object();
+}
+
+// The memory a probe's text needs, asked for a few probes ahead (see prefetch_probe).
+void write_probes(JsonWriter& w, const std::vector<ProbeResult>& probes) {
+  constexpr std::size_t kAhead = 4;
+  w.begin_array();
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    if (i + kAhead < probes.size()) prefetch_probe(probes[i + kAhead]);
+    write_probe(w, probes[i]);
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 // The same text as json(report).dump(2) (keys sorted), without building the
 // whole document in memory first.
 void JsonReporter::render(const Report& report, std::ostream& out) const {
-  Report small;  // everything but the long arrays, which are written one element at a time
+  Report small;  // everything but the long arrays and the summary, which are written as they stand
   small.schema_version = report.schema_version;
   small.tool = report.tool;
   small.run = report.run;
-  small.summary = report.summary;
   small.burn_in = report.burn_in;
   const json head = small;
   JsonWriter w(out);
@@ -187,8 +229,9 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   for (const auto& [name, value] : head.items()) {  // sorted, as dump() writes them
     w.key(name);
     if (name == "hosts") write_array(w, report.hosts, write_host);
-    else if (name == "probes") write_array(w, report.probes, write_probe);
+    else if (name == "probes") write_probes(w, report.probes);
     else if (name == "verdicts") write_array(w, report.verdicts, write_verdict);
+    else if (name == "summary") write_summary(w, report.summary);
     else w.json(value);
   }
   w.end_object();

@@ -1,8 +1,12 @@
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <sstream>
+#include <string_view>
 
 #include "probes/stats.h"
+#include "reports/prefetch.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -30,33 +34,135 @@ std::string join_ints(const std::vector<int>& items) {
   return text;
 }
 
-std::string scope_text(const Scope& scope) {
-  std::string text = join(scope.hosts, "<->");
-  if (!scope.devices.empty()) text += " " + join(scope.devices, ",");
-  return text.empty() ? "-" : text;
+// The long tables compose their cells in the table's own text (append_* on
+// TextTable::cell_text()) rather than in a string per cell: a fleet's report
+// has hundreds of thousands of rows.
+
+void append_join(std::string& out, const std::vector<std::string>& items, std::string_view sep) {
+  const std::size_t begin = out.size();
+  for (const auto& item : items) {
+    if (out.size() > begin) out += sep;
+    out += item;
+  }
 }
 
-std::string metric_text(const std::string& name, const Metric& m) {
-  if (m.value) return name + " " + format_number(*m.value);
-  if (m.summary)
-    return name + " p50 " + format_number(m.summary->p50) + " [" + format_number(m.summary->min) + ".." +
-           format_number(m.summary->max) + "]";
-  return name + " -";
+void append_ints(std::string& out, const std::vector<int>& items) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    char text[16];
+    out.append(text, std::to_chars(text, text + sizeof text, items[i]).ptr);
+  }
 }
 
-std::string probe_detail(const ProbeResult& p) {
-  if (p.error) return *p.error;
-  if (p.reason) return *p.reason;
-  std::vector<std::string> parts;
-  for (const auto& [name, metric] : p.metrics) parts.push_back(metric_text(name, metric));
-  return join(parts, ", ");
+void append_scope(std::string& out, const Scope& scope) {
+  const std::size_t begin = out.size();
+  append_join(out, scope.hosts, "<->");
+  if (!scope.devices.empty()) {
+    out += ' ';
+    append_join(out, scope.devices, ",");
+  }
+  if (out.size() == begin) out += '-';
 }
 
-std::string reasons_text(const Verdict& v) {
-  std::vector<std::string> parts;
-  for (const auto& r : v.reasons) parts.push_back(r.code + (r.message.empty() ? "" : ": " + r.message));
-  return parts.empty() ? "-" : join(parts, "; ");
+// Counts, generations and widths read better without decimals.
+void append_whole_or_number(std::string& out, double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    char text[24];
+    out.append(text, std::to_chars(text, text + sizeof text, static_cast<long long>(v)).ptr);
+  } else {
+    append_number(out, v);
+  }
 }
+
+std::string whole_or_number(double v) {
+  std::string text;
+  append_whole_or_number(text, v);
+  return text;
+}
+
+void append_metric_text(std::string& out, const std::string& name, const Metric& m) {
+  out += name;
+  if (m.value) {
+    out += ' ';
+    append_number(out, *m.value);
+  } else if (m.summary) {
+    out += " p50 ";
+    append_number(out, m.summary->p50);
+    out += " [";
+    append_number(out, m.summary->min);
+    out += "..";
+    append_number(out, m.summary->max);
+    out += ']';
+  } else {
+    out += " -";
+  }
+}
+
+// The parts of one cell, ", " between them.
+class Parts {
+ public:
+  explicit Parts(std::string& text) : text_(text), begin_(text.size()) {}
+  std::string& next() {
+    if (text_.size() > begin_) text_ += ", ";
+    return text_;
+  }
+  bool empty() const { return text_.size() == begin_; }
+
+ private:
+  std::string& text_;
+  std::size_t begin_;
+};
+
+void append_probe_detail(std::string& out, const ProbeResult& p) {
+  if (p.error) return void(out += *p.error);
+  if (p.reason) return void(out += *p.reason);
+  Parts parts(out);
+  for (const auto& [name, metric] : p.metrics) append_metric_text(parts.next(), name, metric);
+}
+
+void append_reasons(std::string& out, const Verdict& v) {
+  if (v.reasons.empty()) return void(out += '-');
+  for (std::size_t i = 0; i < v.reasons.size(); ++i) {
+    if (i) out += "; ";
+    out += v.reasons[i].code;
+    if (!v.reasons[i].message.empty()) out.append(": ").append(v.reasons[i].message);
+  }
+}
+
+// A fixed set of metric names, sorted as a probe's metrics map sorts them,
+// so that one walk of the map finds them all (no string per lookup).
+template <std::size_t N>
+struct MetricNames {
+  std::array<std::string_view, N> names;
+  consteval explicit MetricNames(std::array<std::string_view, N> sorted) : names(sorted) {
+    if (!std::is_sorted(names.begin(), names.end())) throw "metric names must be sorted";
+  }
+  consteval std::size_t operator[](std::string_view name) const {
+    for (std::size_t i = 0; i < N; ++i)
+      if (names[i] == name) return i;
+    throw "no such metric name";
+  }
+};
+
+template <std::size_t N>
+std::array<const Metric*, N> find_metrics(const Metrics& metrics, const MetricNames<N>& wanted) {
+  std::array<const Metric*, N> found{};
+  std::size_t i = 0;
+  for (auto it = metrics.begin(); it != metrics.end() && i < N;) {
+    // Most names differ in their first letter: no call to compare the rest.
+    const std::string& name = it->first;
+    const std::string_view want = wanted.names[i];
+    const int order = !name.empty() && name[0] != want[0]
+                          ? static_cast<unsigned char>(name[0]) - static_cast<unsigned char>(want[0])
+                          : std::string_view(name).compare(want);
+    if (order == 0) found[i++] = &it->second;
+    if (order <= 0) ++it;
+    else ++i;
+  }
+  return found;
+}
+
+std::optional<double> typical(const Metric* m) { return m ? m->typical() : std::nullopt; }
 
 int port_count(const HostInventory& h, bool active_only) {
   int n = 0;
@@ -121,24 +227,31 @@ void print_devices(const Report& r, std::ostream& out) {
   }
 }
 
-bool is_network(const ProbeResult& p) { return p.id.rfind("net.", 0) == 0 && p.scope.hosts.size() == 2; }
+bool is_network(const ProbeResult& p) { return p.id.starts_with("net.") && p.scope.hosts.size() == 2; }
 
 // A group's measurement of one size (rank 0 of the group reports it).
 bool is_allreduce_row(const ProbeResult& p) {
-  return p.id.rfind("collective.", 0) == 0 && p.status == ProbeStatus::ok && p.params.contains("size_B");
+  return p.id.starts_with("collective.") && p.status == ProbeStatus::ok && p.params.contains("size_B");
 }
 
 bool is_local_check(const ProbeResult& p) {
   for (const char* prefix : {"gpu.", "ib.port.", "node.kernel_log"})
-    if (p.id.rfind(prefix, 0) == 0) return true;
+    if (p.id.starts_with(prefix)) return true;
   return false;
 }
 
 void print_probes(const Report& r, std::ostream& out) {
   TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
-  for (const auto& p : r.probes)
-    if (!is_network(p) && !is_local_check(p) && !is_allreduce_row(p))
-      table.add_row({p.id, scope_text(p.scope), to_string(p.status), probe_detail(p)});
+  for (const auto& p : r.probes) {
+    if (is_network(p) || is_local_check(p) || is_allreduce_row(p)) continue;
+    table.cell(p.id);
+    append_scope(table.cell_text(), p.scope);
+    table.end_cell();
+    table.cell(to_string(p.status));
+    append_probe_detail(table.cell_text(), p);
+    table.end_cell();
+    table.end_row();
+  }
   if (table.empty()) return;
   out << "\nProbes\n";
   table.print(out, "  ");
@@ -149,64 +262,87 @@ std::optional<double> value_of(const ProbeResult& p, const std::string& name) {
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
 
-// Counts, generations and widths read better without decimals.
-std::string whole_or_number(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
-  return format_number(v);
-}
+constexpr MetricNames kGpuHealth{std::array<std::string_view, 13>{
+    "ecc_uncorrected_aggregate", "ecc_uncorrected_volatile", "nvlink_links", "nvlink_links_up", "pcie_gen",
+    "pcie_gen_max", "pcie_width", "pcie_width_max", "power_slowdown", "remap_failed", "remap_pending", "temp_C",
+    "thermal_slowdown"}};
 
 // The few values an operator reads first; the JSON has them all.
-std::string local_detail(const ProbeResult& p) {
-  if (p.error) return *p.error;
-  if (p.reason) return *p.reason;
-  std::vector<std::string> parts;
-  auto add = [&](const std::string& label, const std::string& name, const std::string& unit = "") {
-    if (auto v = value_of(p, name)) parts.push_back(label + " " + whole_or_number(*v) + unit);
-  };
-  auto pair = [&](const std::string& label, const std::string& a, const std::string& b, const std::string& sep) {
-    const auto x = value_of(p, a), y = value_of(p, b);
-    if (x && y) parts.push_back(label + " " + whole_or_number(*x) + sep + whole_or_number(*y));
-  };
+void append_local_detail(std::string& out, const ProbeResult& p) {
+  if (p.error) return void(out += *p.error);
+  if (p.reason) return void(out += *p.reason);
+  Parts parts(out);
   if (p.id == "gpu.nvml.health") {
-    add("temp", "temp_C", " C");
-    pair("ecc uncorrected vol/agg", "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate", "/");
-    pair("remap pending/failed", "remap_pending", "remap_failed", "/");
-    pair("pcie gen", "pcie_gen", "pcie_gen_max", " of ");
-    pair("width", "pcie_width", "pcie_width_max", " of ");
-    pair("nvlink up", "nvlink_links_up", "nvlink_links", " of ");
-    pair("slowdown thermal/power", "thermal_slowdown", "power_slowdown", "/");
+    const auto found = find_metrics(p.metrics, kGpuHealth);
+    auto add = [&](std::string_view label, std::size_t name, std::string_view unit) {
+      if (const auto v = typical(found[name])) {
+        std::string& text = parts.next().append(label) += ' ';
+        append_whole_or_number(text, *v);
+        text += unit;
+      }
+    };
+    auto pair = [&](std::string_view label, std::size_t a, std::size_t b, std::string_view sep) {
+      const auto x = typical(found[a]), y = typical(found[b]);
+      if (!x || !y) return;
+      std::string& text = parts.next().append(label) += ' ';
+      append_whole_or_number(text, *x);
+      text += sep;
+      append_whole_or_number(text, *y);
+    };
+    add("temp", kGpuHealth["temp_C"], " C");
+    pair("ecc uncorrected vol/agg", kGpuHealth["ecc_uncorrected_volatile"], kGpuHealth["ecc_uncorrected_aggregate"], "/");
+    pair("remap pending/failed", kGpuHealth["remap_pending"], kGpuHealth["remap_failed"], "/");
+    pair("pcie gen", kGpuHealth["pcie_gen"], kGpuHealth["pcie_gen_max"], " of ");
+    pair("width", kGpuHealth["pcie_width"], kGpuHealth["pcie_width_max"], " of ");
+    pair("nvlink up", kGpuHealth["nvlink_links_up"], kGpuHealth["nvlink_links"], " of ");
+    pair("slowdown thermal/power", kGpuHealth["thermal_slowdown"], kGpuHealth["power_slowdown"], "/");
   } else if (p.id == "ib.port.counters") {
     for (const auto& [name, m] : p.metrics) {
       const auto suffix = name.rfind("_delta");
       if (suffix == std::string::npos || suffix + 6 != name.size() || !m.value || *m.value == 0) continue;
       const std::string counter = name.substr(0, suffix);
       const auto rate = value_of(p, counter + "_per_hour");
-      parts.push_back(counter + " +" + whole_or_number(*m.value) + (rate ? " (" + format_number(*rate) + "/h)" : ""));
+      std::string& text = parts.next().append(counter) += " +";
+      append_whole_or_number(text, *m.value);
+      if (rate) {
+        text += " (";
+        append_number(text, *rate);
+        text += "/h)";
+      }
     }
-    if (parts.empty()) parts.push_back("no error counter rose");
+    if (parts.empty()) out += "no error counter rose";
   } else {
-    for (const auto& [name, metric] : p.metrics) parts.push_back(metric_text(name, metric));
+    for (const auto& [name, metric] : p.metrics) append_metric_text(parts.next(), name, metric);
   }
-  return join(parts, ", ");
 }
 
 void print_local(const Report& r, std::ostream& out) {
   TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
-  for (const auto& p : r.probes)
-    if (is_local_check(p)) table.add_row({p.id, scope_text(p.scope), to_string(p.status), local_detail(p)});
+  constexpr std::size_t kAhead = 2;  // see prefetch_metrics
+  for (std::size_t i = 0; i < r.probes.size(); ++i) {
+    const ProbeResult& p = r.probes[i];
+    if (!is_local_check(p)) continue;
+    if (i + kAhead < r.probes.size() && r.probes[i + kAhead].metrics.size() > 8) prefetch_metrics(r.probes[i + kAhead]);
+    table.cell(p.id);
+    append_scope(table.cell_text(), p.scope);
+    table.end_cell();
+    table.cell(to_string(p.status));
+    append_local_detail(table.cell_text(), p);
+    table.end_cell();
+    table.end_row();
+  }
   if (table.empty()) return;
   out << "\nLocal checks\n";
   table.print(out, "  ");
 }
 
-std::string metric_cell(const ProbeResult& p, const std::string& name, double Stats::*field = nullptr) {
+std::string metric_cell(const ProbeResult& p, const std::string& name) {
   auto it = p.metrics.find(name);
-  if (it == p.metrics.end()) return "";
-  const Metric& m = it->second;
-  if (field && m.summary) return format_number((*m.summary).*field);
-  if (!field && m.value) return format_number(*m.value);
-  return "";
+  return it == p.metrics.end() || !it->second.value ? std::string() : format_number(*it->second.value);
 }
+
+constexpr MetricNames kNetwork{
+    std::array<std::string_view, 5>{"bw_avg_GBps", "bw_avg_Gbps", "bw_peak_GBps", "lat_us", "msg_rate_Mpps"}};
 
 // Per pair and size, perftest-like: bandwidth and latency columns side by side.
 void print_network(const Report& r, std::ostream& out) {
@@ -214,15 +350,36 @@ void print_network(const Report& r, std::ostream& out) {
                    {"GB/s", Align::right}, {"Gb/s", Align::right}, {"peak GB/s", Align::right},
                    {"Mpps", Align::right}, {"p50 us", Align::right}, {"p99 us", Align::right},
                    {"max us", Align::right}, {"note"}});
+  table.reserve(r.probes.size());
+  auto value_cell = [&](const Metric* m) {
+    if (m && m->value) append_number(table.cell_text(), *m->value);
+    table.end_cell();
+  };
+  auto stats_cell = [&](const Metric* m, double Stats::*field) {
+    if (m && m->summary) append_number(table.cell_text(), (*m->summary).*field);
+    table.end_cell();
+  };
   for (const auto& p : r.probes) {
     if (!is_network(p)) continue;
+    table.cell(p.id);
+    append_scope(table.cell_text(), p.scope);
+    table.end_cell();
+    append_ints(table.cell_text(), p.scope.ranks);
+    table.end_cell();
     const auto size = p.params.find("size_B");
-    table.add_row({p.id, scope_text(p.scope), join_ints(p.scope.ranks),
-                   size != p.params.end() ? format_size(size->get<std::size_t>()) : "-", to_string(p.status),
-                   metric_cell(p, "bw_avg_GBps"), metric_cell(p, "bw_avg_Gbps"), metric_cell(p, "bw_peak_GBps"),
-                   metric_cell(p, "msg_rate_Mpps"), metric_cell(p, "lat_us", &Stats::p50),
-                   metric_cell(p, "lat_us", &Stats::p99), metric_cell(p, "lat_us", &Stats::max),
-                   p.error.value_or(p.reason.value_or(""))});
+    table.cell(size != p.params.end() ? format_size(size->get<std::size_t>()) : "-");
+    table.cell(to_string(p.status));
+    const auto found = find_metrics(p.metrics, kNetwork);
+    value_cell(found[kNetwork["bw_avg_GBps"]]);
+    value_cell(found[kNetwork["bw_avg_Gbps"]]);
+    value_cell(found[kNetwork["bw_peak_GBps"]]);
+    value_cell(found[kNetwork["msg_rate_Mpps"]]);
+    const Metric* lat = found[kNetwork["lat_us"]];
+    stats_cell(lat, &Stats::p50);
+    stats_cell(lat, &Stats::p99);
+    stats_cell(lat, &Stats::max);
+    table.cell(p.error ? *p.error : p.reason ? *p.reason : std::string_view());
+    table.end_row();
   }
   if (table.empty()) return;
   out << "\nNetwork\n";
@@ -301,9 +458,16 @@ void print_allreduce(const Report& r, std::ostream& out) {
 void print_verdicts(const Report& r, std::ostream& out) {
   if (r.verdicts.empty()) return;
   TextTable table({{"entity"}, {"state"}, {"action"}, {"reasons"}});
-  for (const auto& v : r.verdicts)
-    table.add_row({v.entity.kind + " " + v.entity.id, to_string(v.state),
-                   v.action ? to_string(*v.action) : "", reasons_text(v)});
+  table.reserve(r.verdicts.size());
+  for (const auto& v : r.verdicts) {
+    table.cell_text().append(v.entity.kind).append(" ").append(v.entity.id);
+    table.end_cell();
+    table.cell(to_string(v.state));
+    table.cell(v.action ? to_string(*v.action) : "");
+    append_reasons(table.cell_text(), v);
+    table.end_cell();
+    table.end_row();
+  }
   out << "\nVerdicts\n";
   table.print(out, "  ");
 }

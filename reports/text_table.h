@@ -1,8 +1,16 @@
 #pragma once
 // Column layout for terminal tables: widths from content, two spaces between
 // columns, numbers right-aligned, no trailing blanks.
+//
+// A fleet's tables run to hundreds of thousands of rows, so the cells live in
+// one text with an end offset each (not a string per cell), and the column
+// widths grow as rows arrive.
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibgpu {
@@ -15,17 +23,46 @@ class TextTable {
     Align align = Align::left;
   };
 
-  explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
-  void add_row(std::vector<std::string> cells);
+  explicit TextTable(std::vector<Column> columns);
+
+  // A row of cells; missing cells are empty, extra ones are dropped.
+  void add_row(std::initializer_list<std::string_view> cells);
+  void add_row(const std::vector<std::string>& cells);
+
+  // A row composed in place: append the current cell's text to cell_text(),
+  // then end_cell(); end_row() after the row's cells.
+  std::string& cell_text() { return text_; }
+  void end_cell();
+  void cell(std::string_view text) {
+    text_ += text;
+    end_cell();
+  }
+  void end_row();
+
+  // Room for about this many rows (the first row's size sets the text's).
+  void reserve(std::size_t rows);
+
   void print(std::ostream& out, const std::string& indent = "") const;
-  bool empty() const { return rows_.empty(); }
+  bool empty() const { return rows_ == 0; }
 
  private:
   std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::size_t> width_;
+  std::string text_;               // every cell's text, one after another
+  std::vector<std::uint32_t> ends_;  // where each cell ends in text_, columns_.size() per row
+  std::size_t row_cells_ = 0;      // cells of the row being added
+  std::size_t rows_ = 0;
+  std::size_t reserved_rows_ = 0;
 };
 
 // Fixed, locale-independent number text: "12.35", "0.001234", "-".
 std::string format_number(double value, int significant = 4);
+
+// The same text written into `text` (at least kNumberChars long); returns its end.
+constexpr std::size_t kNumberChars = 352;
+char* format_number_to(char* text, double value, int significant = 4);
+
+// format_number's text appended to `out`, without a string of its own.
+void append_number(std::string& out, double value, int significant = 4);
 
 }  // namespace ibgpu

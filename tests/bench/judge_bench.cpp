@@ -3,18 +3,24 @@
 // (what a check with a bounded pair plan runs), one intra-node all-reduce per
 // host, one slow node, one slow rail and one slow link. Not a test: run it by
 // hand (build target ibgpu_judge_bench) and read the numbers.
-//   ibgpu_judge_bench [hosts] [rounds]
+//   ibgpu_judge_bench [--render-runs N] [hosts] [rounds]
+// --render-runs N renders each report N times and prints the fastest run:
+// the renderers' cost, with less of the neighbours' noise.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <iterator>
 #include <ostream>
 #include <streambuf>
+#include <string_view>
 
 #include <sys/resource.h>
 
 #include "health/judge.h"
 #include "health/localise.h"
+#include "reports/json.h"
 #include "reports/reporter.h"
 #include "tests/health/synthetic_fleet.h"
 
@@ -62,10 +68,16 @@ class CountingBuf : public std::streambuf {
 int main(int argc, char** argv) {
   using namespace ibgpu;
   testing::FleetShape f;
+  int render_runs = 1;
+  if (argc > 2 && std::string_view(argv[1]) == "--render-runs") {
+    render_runs = std::atoi(argv[2]);
+    argc -= 2;
+    argv += 2;
+  }
   f.hosts = argc > 1 ? std::atoi(argv[1]) : 4096;
   f.rounds = argc > 2 ? std::atoi(argv[2]) : 4;
-  if (f.hosts < 4 || f.hosts % 2 || f.rounds < 1 || f.rounds >= f.hosts) {
-    std::cerr << "usage: ibgpu_judge_bench [even hosts >= 4] [rounds < hosts]\n";
+  if (f.hosts < 4 || f.hosts % 2 || f.rounds < 1 || f.rounds >= f.hosts || render_runs < 1) {
+    std::cerr << "usage: ibgpu_judge_bench [--render-runs N >= 1] [even hosts >= 4] [rounds < hosts]\n";
     return 64;
   }
 
@@ -78,7 +90,21 @@ int main(int argc, char** argv) {
       if (a == 0 && rail == 1) s.lat_p50_us = 9;              // slow links of node00's first pairs on one rail
     });
     report.hosts = std::move(run.hosts);
-    report.probes = std::move(run.probes);
+    // Rank 0 holds results as the gather parsed them from each rank's JSON,
+    // one rank after another, each rank's text freed before the next: so
+    // does the bench. (A result built in place, metric by metric, lies in
+    // memory differently, and walks of it cost differently.)
+    constexpr std::size_t kPerRank = 64;
+    for (std::size_t first = 0; first < run.probes.size(); first += kPerRank) {
+      const auto from = run.probes.begin() + static_cast<std::ptrdiff_t>(first);
+      const auto to = run.probes.begin() + static_cast<std::ptrdiff_t>(std::min(first + kPerRank, run.probes.size()));
+      const std::string sent = nlohmann::json(std::vector<ProbeResult>(std::make_move_iterator(from),
+                                                                        std::make_move_iterator(to)))
+                                   .dump();
+      std::for_each(from, to, [](ProbeResult& sender) { sender = ProbeResult{}; });
+      auto received = nlohmann::json::parse(sent).get<std::vector<ProbeResult>>();
+      std::move(received.begin(), received.end(), std::back_inserter(report.probes));
+    }
   }
   const double synth_ms = ms_since(t);
   report.tool = ToolInfo{"ibgpu", "bench", "bench"};
@@ -96,21 +122,26 @@ int main(int argc, char** argv) {
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
 
-  fa = faults();
-  t = Clock::now();
-  CountingBuf json_buf;
-  std::ostream json_text(&json_buf);
-  JsonReporter{}.render(report, json_text);
-  const double json_ms = ms_since(t);
-  const long json_faults = faults() - fa;
-
-  fa = faults();
-  t = Clock::now();
-  CountingBuf table_buf;
-  std::ostream table_text(&table_buf);
-  TableReporter{}.render(report, table_text);
-  const double table_ms = ms_since(t);
-  const long table_faults = faults() - fa;
+  // The fastest of --render-runs renderings; the page faults of the first.
+  auto fastest_render = [&](const Reporter& reporter, std::size_t& bytes, long& first_faults) {
+    double best = 0;
+    for (int i = 0; i < render_runs; ++i) {
+      const long before = faults();
+      const double start = Clock::now();
+      CountingBuf buf;
+      std::ostream text(&buf);
+      reporter.render(report, text);
+      const double ms = ms_since(start);
+      if (i == 0) first_faults = faults() - before;
+      best = i == 0 ? ms : std::min(best, ms);
+      bytes = buf.count;
+    }
+    return best;
+  };
+  std::size_t json_bytes = 0, table_bytes = 0;
+  long json_faults = 0, table_faults = 0;
+  const double json_ms = fastest_render(JsonReporter{}, json_bytes, json_faults);
+  const double table_ms = fastest_render(TableReporter{}, table_bytes, table_faults);
 
   std::size_t unhealthy = 0;
   for (const auto& v : report.verdicts) unhealthy += v.state != HealthState::healthy ? 1 : 0;
@@ -121,9 +152,9 @@ int main(int argc, char** argv) {
             << report.summary.exit_code << "\n"
             << "  synthesise   " << synth_ms << " ms (not counted)\n"
             << "  judge        " << judge_ms << " ms (" << judge_faults << " page faults)\n"
-            << "  render json  " << json_ms << " ms (" << static_cast<double>(json_buf.count) / 1e6 << " MB, "
+            << "  render json  " << json_ms << " ms (" << static_cast<double>(json_bytes) / 1e6 << " MB, "
             << json_faults << " page faults)\n"
-            << "  render table " << table_ms << " ms (" << static_cast<double>(table_buf.count) / 1e6 << " MB, "
+            << "  render table " << table_ms << " ms (" << static_cast<double>(table_bytes) / 1e6 << " MB, "
             << table_faults << " page faults)\n"
             << "  total        " << total_ms << " ms: " << (total_ms < 1000 ? "under" : "OVER") << " the 1000 ms goal, at "
             << static_cast<int>(total_ms / 10 + 0.5) << "% of it\n";

@@ -53,6 +53,27 @@ TEST(JsonWriter, WritesWhatDumpWrites) {
     EXPECT_EQ(written(scalar), scalar.dump(2));
 }
 
+// The word-at-a-time check against the byte-by-byte rule: every byte value at
+// every place of strings long enough to take both paths.
+TEST(JsonWriter, PlainTextIsPrintableAsciiWithoutQuoteOrBackslash) {
+  auto plain = [](unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; };
+  for (std::size_t size : {1u, 7u, 8u, 9u, 16u, 19u}) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (int byte = 0; byte < 256; ++byte) {
+        std::string text(size, 'a');
+        text[at] = static_cast<char>(byte);
+        ASSERT_EQ(json_plain_text(text.data(), text.size()), plain(static_cast<unsigned char>(byte)))
+            << "byte " << byte << " at " << at << " of " << size;
+      }
+    }
+  }
+  EXPECT_TRUE(json_plain_text("", 0));
+  // Keys and strings with an escape past the first word are escaped as dump() escapes them.
+  const json doc = {{"a long key with a \"quote\" in it", "a long value with a tab\tand a\\backslash"},
+                    {"0123456789abcdef\u007f", std::string("0123456789\0abcdef", 17)}};
+  EXPECT_EQ(written(doc), doc.dump(2));
+}
+
 TEST(JsonWriter, InvalidUtf8IsRefusedAsDumpRefusesIt) {
   const json doc = {{"bad", std::string("\xff\xfe")}};
   EXPECT_THROW(doc.dump(2), json::type_error);
@@ -85,6 +106,21 @@ TEST(JsonReporter, RendersEveryFieldFormAsDumpDoes) {
   link.reasons.push_back(Reason{"X", "m \"q\"", "lat_us.p50", 1e-7, std::numeric_limits<double>::infinity()});
   report.verdicts.push_back(link);
   report.verdicts.push_back(Verdict{{"node", "n9"}, HealthState::failed, {}, Action::drain, {}, {"gpu0"}});
+  EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
+}
+
+TEST(JsonReporter, RendersTheSummaryAsDumpDoes) {
+  Report report = testing::sample_report();
+  RunSummary& s = report.summary;
+  s.admit = {"n1", "n2"};
+  s.admit_degraded = {};
+  s.drain = {"n3 \"quoted\""};
+  s.kubernetes.clear();  // absent when empty
+  EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
+  s.kubernetes["n1"] = KubernetesNode{};  // empty maps and taints
+  s.kubernetes["n0"].labels = {{"b", "2"}, {"a", "1"}};
+  s.kubernetes["n0"].annotations = {{"why", "line\nbreak"}};
+  s.kubernetes["n0"].taints = {{"k1", "v1", "NoSchedule"}, {"k2", "", "PreferNoSchedule"}};
   EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
 }
 
