@@ -103,7 +103,9 @@ struct PairEvidence {
 void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
                     PairEvidence& evidence) {
   std::string link;  // rebuilt in place for each pair result
-  for (const auto& p : probes) {
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    prefetch_heads(probes, i + kPrefetchAhead);
+    const ProbeResult& p = probes[i];
     if (expected_absent(p, profile) || is_local_probe(p)) continue;  // judged by judge_local
     Finding f = probe_outcome(p);
     if (is_pair_probe(p)) {
@@ -128,6 +130,7 @@ struct Noted {
   double value;
   std::uint16_t rule;
   bool retest;
+  bool pair;  // of a pair probe: goes to localisation
 };
 struct Rule {
   const char* metric;
@@ -155,7 +158,7 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
     auto it = std::find_if(rules.begin(), rules.end(), same);
     if (it == rules.end()) it = rules.insert(rules.end(), rule);
     noted.push_back(Noted{static_cast<std::uint32_t>(m.probe - probes.data()), m.kind_index, m.value,
-                          static_cast<std::uint16_t>(it - rules.begin()), m.retest});
+                          static_cast<std::uint16_t>(it - rules.begin()), m.retest, is_pair_probe(*m.probe)});
   });
   auto medians = fleet_medians(std::move(values), profile.fleet);
   if (reference_medians && profile.fleet.enabled)
@@ -170,7 +173,7 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
     const Measurement m{&probes[n.probe], evidence.kinds.list()[n.kind], n.value, r.metric, r.limit, r.low_code,
                         r.outlier_code, n.kind, r.sense, n.retest};
     Finding f = judge_measurement(m, medians, profile.fleet);
-    if (is_pair_probe(*m.probe)) {
+    if (n.pair) {
       evidence.add(m.kind, *m.probe, std::move(f));
       continue;
     }

@@ -33,25 +33,6 @@ std::optional<double> metric(const ProbeResult& p, std::string_view name) {
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
 
-// A result's metrics as a sorted array: a GPU health record has a few dozen
-// and is asked for most of them, so one walk of the map beats a tree search
-// per name (each a chain of cache misses, for every GPU of a fleet).
-class MetricTable {
- public:
-  explicit MetricTable(const ProbeResult& p) {
-    rows_.reserve(p.metrics.size());
-    for (const auto& [name, m] : p.metrics) rows_.emplace_back(name, m.typical());
-  }
-  std::optional<double> operator()(std::string_view name) const {
-    const auto it = std::lower_bound(rows_.begin(), rows_.end(), name,
-                                     [](const auto& row, std::string_view n) { return row.first < n; });
-    return it != rows_.end() && it->first == name ? it->second : std::nullopt;
-  }
-
- private:
-  std::vector<std::pair<std::string_view, std::optional<double>>> rows_;  // in the map's order: sorted
-};
-
 // Views: probe ids are tested against literals for every one of a fleet's results.
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
@@ -184,7 +165,7 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 // ---- GPUs -----------------------------------------------------------------------
 
 void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
-  const MetricTable metric(p);
+  auto metric = [&](std::string_view name) { return ibgpu::metric(p, name); };
   auto flag_set = [&](std::string_view name) { return metric(name).value_or(0) != 0; };
   auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
                  std::optional<double> threshold) {
@@ -296,8 +277,11 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
                         const std::vector<ProbeResult>& probes, const LocalLimits& limits) {
   // Each host's local results, found once: a fleet's report holds far more pair results.
   std::unordered_map<std::string, std::vector<const ProbeResult*>> local_by_host;
-  for (const auto& p : probes)
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    prefetch_heads(probes, i + kPrefetchAhead);
+    const ProbeResult& p = probes[i];
     if (is_local_probe(p) && p.scope.hosts.size() == 1) local_by_host[p.scope.hosts[0]].push_back(&p);
+  }
   const std::vector<const ProbeResult*> none;
   for (const auto& host : hosts) {
     const auto found = local_by_host.find(host.name);

@@ -35,16 +35,20 @@ void append_kind(std::string& kind, const ProbeResult& p, std::optional<std::siz
     kind.append(1, '/').append(d->get_ref<const std::string&>());
 }
 
-// The largest size each probe id ran at: bandwidth is judged from the
-// profile's size up, or at the largest size when a run stayed below it.
+// The largest size each bandwidth and all-reduce probe id ran at: bandwidth
+// is judged from the profile's size up, or at the largest size when a run
+// stayed below it.
 std::unordered_map<std::string, std::size_t> largest_sizes(const std::vector<ProbeResult>& probes) {
   std::unordered_map<std::string, std::size_t> out;
-  for (const auto& p : probes)
-    if (p.status == ProbeStatus::ok)
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    prefetch_heads(probes, i + kPrefetchAhead);
+    const ProbeResult& p = probes[i];
+    if (p.status == ProbeStatus::ok && ((is_bw_probe(p) && is_pair_probe(p)) || is_allreduce_probe(p)))
       if (auto s = size_of(p)) {
         std::size_t& l = out[p.id];
         l = std::max(l, *s);
       }
+  }
   return out;
 }
 
@@ -120,17 +124,22 @@ void for_each_measurement(const std::vector<ProbeResult>& probes, const Profile&
     const auto [held, index] = kinds.intern(measured);
     visit(Measurement{&p, held, *value, metric, &limit, low, outlier, index, sense, retest});
   };
-  for (const auto& p : probes) {
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    prefetch_heads(probes, i + kPrefetchAhead);
+    const ProbeResult& p = probes[i];
     if (p.status != ProbeStatus::ok) continue;
+    const bool pair = is_pair_probe(p), bw = pair && is_bw_probe(p), lat = pair && !bw && is_lat_probe(p);
+    const bool gpu_bw = p.id == "gpu.cuda.copy_bw" || p.id == "gpu.cuda.mem_bw";
+    if (!bw && !lat && !gpu_bw && !is_allreduce_probe(p)) continue;  // nothing of it is judged here
     kind.clear();
     size = size_of(p);
-    if (is_bw_probe(p) && is_pair_probe(p)) {
+    if (bw) {
       if (!large_enough(p, profile.network.bw_min_size_B)) continue;
       const bool verbs = starts_with(p.id, "net.verbs.");
       add(p, "bw_avg_GBps", metric_value(p, "bw_avg_GBps"), LimitSense::floor,
           verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
           verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
-    } else if (is_lat_probe(p) && is_pair_probe(p)) {
+    } else if (lat) {
       auto it = p.metrics.find("lat_us");
       if (it == p.metrics.end()) continue;
       const Metric& m = it->second;
@@ -145,7 +154,7 @@ void for_each_measurement(const std::vector<ProbeResult>& probes, const Profile&
       add(p, "busbw_GBps", metric_value(p, "busbw_GBps"), LimitSense::floor,
           one_node ? profile.allreduce.node_busbw_GBps : profile.allreduce.rail_busbw_GBps, "ALLREDUCE_BUSBW_LOW",
           "ALLREDUCE_BUSBW_OUTLIER");
-    } else if (p.id == "gpu.cuda.copy_bw" || p.id == "gpu.cuda.mem_bw") {
+    } else if (gpu_bw) {
       // Copy bandwidth is the slower direction; memory bandwidth is the copy kernel's.
       const bool copy = p.id == "gpu.cuda.copy_bw";
       std::optional<double> v;
