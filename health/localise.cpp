@@ -18,6 +18,15 @@ std::uint32_t PairLedger::Ids::of(std::string_view name) {
 }
 
 std::uint32_t PairLedger::unit(const Endpoint& e) {
+  for (const Recent& r : recent_)
+    if (r.host.data() && r.host == e.host && r.device == e.device) return r.unit;
+  const std::uint32_t found = find_unit(e);
+  recent_[next_recent_] = Recent{e.host, e.device, found};
+  next_recent_ = 1 - next_recent_;
+  return found;
+}
+
+std::uint32_t PairLedger::find_unit(const Endpoint& e) {
   const std::uint32_t host = hosts_.of(e.host), device = devices_.of(e.device);
   auto [it, fresh] = units_.try_emplace(std::uint64_t{host} << 32 | device, static_cast<std::uint32_t>(unit_host_.size()));
   if (fresh) {

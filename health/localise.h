@@ -71,12 +71,21 @@ class PairLedger {
   };
   static constexpr std::uint32_t kNoReason = ~std::uint32_t{0};
   std::uint32_t unit(const Endpoint& e);
+  std::uint32_t find_unit(const Endpoint& e);
 
   Ids groups_, hosts_, devices_;
   std::unordered_map<std::uint64_t, std::uint32_t> units_;  // host id << 32 | device id -> unit
   std::vector<std::uint32_t> unit_host_, unit_device_;
   std::vector<Record> records_;
   std::vector<Reason> reasons_;
+  // The last units looked up: a result's measurements (latency p50 and p99)
+  // and the results of one pair and rail come one after another.
+  struct Recent {
+    std::string_view host, device;
+    std::uint32_t unit = 0;
+  };
+  Recent recent_[2];
+  std::size_t next_recent_ = 0;
 
   friend class Localisation;
 };
