@@ -17,25 +17,27 @@ inline constexpr int kTagBurnIn = 106;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Rank 0 decides whether another round starts and when; every rank follows
-// its answer ("stop", or seconds to wait), so nobody starts a round alone.
+// Rank 0's decision: the seconds to wait before the next round, or none
+// (stop) when a round as long as the last would not end within the duration.
+std::optional<double> decide_next_round(const BurnInOptions& options, Clock::time_point start,
+                                        Clock::time_point round_start) {
+  if (stop_requested()) return std::nullopt;
+  const double last_round = seconds_since(round_start);
+  const double wait = std::max(0.0, options.interval_s - last_round);
+  if (seconds_since(start) + wait + last_round > options.duration_s) return std::nullopt;
+  return wait;
+}
+
+// Every rank follows rank 0's decision, so nobody starts a round alone. On
+// the wire: the wait in seconds, or "stop".
 std::optional<double> next_round_in(MpiSession& session, const BurnInOptions& options, Clock::time_point start,
                                     Clock::time_point round_start) {
-  auto decide = [&](const std::vector<std::optional<std::string>>&) -> std::string {
-    if (stop_requested()) return "stop";
-    const double elapsed = seconds_since(start);
-    const double wait = std::max(0.0, options.interval_s - seconds_since(round_start));
-    const double last_round = seconds_since(round_start);
-    // Another round only when it can finish within the duration, as the last one took.
-    if (elapsed + wait + last_round > options.duration_s) return "stop";
-    return std::to_string(wait);
-  };
-  if (!session.world().mpi) {
-    const std::string d = decide({});
-    return d == "stop" ? std::nullopt : std::optional<double>(std::stod(d));
-  }
+  if (!session.world().mpi) return decide_next_round(options, start, round_start);
   const auto answer = consult(session.comm(), kTagBurnIn, "", std::chrono::duration<double>(options.check.common.timeout_s),
-                              decide);
+                              [&](const std::vector<std::optional<std::string>>&) {
+                                const auto wait = decide_next_round(options, start, round_start);
+                                return wait ? std::to_string(*wait) : std::string("stop");
+                              });
   if (!answer || *answer == "stop") return std::nullopt;
   return std::stod(*answer);
 }

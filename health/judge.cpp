@@ -103,6 +103,7 @@ struct PairEvidence {
 void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
                     PairEvidence& evidence) {
   std::string link;  // rebuilt in place for each pair result
+  const ProbeResult* last_ok_pair = nullptr;  // a pair's results come one after another
   for (std::size_t i = 0; i < probes.size(); ++i) {
     prefetch_heads(probes, i + kPrefetchAhead);
     const ProbeResult& p = probes[i];
@@ -110,6 +111,11 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
     Finding f = probe_outcome(p);
     if (is_pair_probe(p)) {
       if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+        // An ok result only makes its link known: once is enough for the same two hosts in a row.
+        const bool known = p.status == ProbeStatus::ok && last_ok_pair &&
+                           last_ok_pair->scope.hosts == p.scope.hosts;
+        if (p.status == ProbeStatus::ok) last_ok_pair = &p;
+        if (known) continue;
         link.assign(p.scope.hosts[0]).append("<->").append(p.scope.hosts[1]);
         VerdictBook::add(book.at("link", link), f.state, std::move(f.reason));
       } else {
