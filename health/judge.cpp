@@ -136,8 +136,9 @@ struct Noted {
   double value;
   std::uint16_t rule;
   bool retest;
-  bool pair;  // of a pair probe: goes to localisation
+  std::uint32_t pair;  // of a pair probe: its observation in the ledger (added while the probe is at hand)
 };
+constexpr std::uint32_t kNoPair = ~std::uint32_t{0};
 struct Rule {
   const char* metric;
   const Limit* limit;
@@ -163,8 +164,12 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
     };
     auto it = std::find_if(rules.begin(), rules.end(), same);
     if (it == rules.end()) it = rules.insert(rules.end(), rule);
+    const std::uint32_t pair = is_pair_probe(*m.probe)
+                                   ? static_cast<std::uint32_t>(evidence.ledger.add(
+                                         m.kind, endpoint(*m.probe, 0), endpoint(*m.probe, 1), HealthState::healthy))
+                                   : kNoPair;
     noted.push_back(Noted{static_cast<std::uint32_t>(m.probe - probes.data()), m.kind_index, m.value,
-                          static_cast<std::uint16_t>(it - rules.begin()), m.retest, is_pair_probe(*m.probe)});
+                          static_cast<std::uint16_t>(it - rules.begin()), m.retest, pair});
   });
   auto medians = fleet_medians(std::move(values), profile.fleet);
   if (reference_medians && profile.fleet.enabled)
@@ -179,8 +184,8 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
     const Measurement m{&probes[n.probe], evidence.kinds.list()[n.kind], n.value, r.metric, r.limit, r.low_code,
                         r.outlier_code, n.kind, r.sense, n.retest};
     Finding f = judge_measurement(m, medians, profile.fleet);
-    if (n.pair) {
-      evidence.add(m.kind, *m.probe, std::move(f));
+    if (n.pair != kNoPair) {
+      if (f.state != HealthState::healthy) evidence.ledger.judged(n.pair, f.state, std::move(f.reason));
       continue;
     }
     Entity e = measured_entity(*m.probe);

@@ -4,7 +4,6 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
@@ -295,27 +294,27 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
                       "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
     // The host's GPUs (by position in the inventory and by device name) and
     // the node itself, as positions in the book.
+    // A host has a handful of GPUs: vectors searched in order, no map per host.
     std::vector<std::size_t> gpus;
-    std::unordered_map<std::string, std::size_t> gpu_by_name;
+    std::vector<std::string> gpu_names;
     for (const auto& gpu : host.gpus) {
-      std::string name = gpu_device_name(gpu.index);
-      gpus.push_back(book.index("gpu", host.name + "/" + name));
-      gpu_by_name.emplace(std::move(name), gpus.back());
+      gpu_names.push_back(gpu_device_name(gpu.index));
+      gpus.push_back(book.index("gpu", host.name + "/" + gpu_names.back()));
     }
     const std::size_t node = book.index("node", host.name);
     std::string id;  // a device's entity id, rebuilt in place for each result
 
-    std::unordered_set<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
+    std::vector<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
     for (const ProbeResult* local_probe : local) {
       const ProbeResult& p = *local_probe;
-      if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.insert(p.scope.devices[0]);
+      if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.push_back(p.scope.devices[0]);
       const std::string_view device = p.scope.devices.empty() ? "" : std::string_view(p.scope.devices[0]);
       // Without a device the result speaks for the whole host.
       std::size_t at = node;
       if (!device.empty() && is_gpu_probe(p)) {
-        const auto known = gpu_by_name.find(std::string(device));
-        at = known != gpu_by_name.end() ? known->second
-                                        : book.index("gpu", id.assign(host.name).append(1, '/').append(device));
+        const auto known = std::find(gpu_names.begin(), gpu_names.end(), device);
+        at = known != gpu_names.end() ? gpus[static_cast<std::size_t>(known - gpu_names.begin())]
+                                      : book.index("gpu", id.assign(host.name).append(1, '/').append(device));
       } else if (!device.empty() && is_port_probe(p)) {
         at = book.index("hca_port", id.assign(host.name).append(1, '/').append(device));
       }
@@ -350,7 +349,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     }
     // A GPU the inventory lists but no health record covers was not checked.
     for (std::size_t i = 0; i < host.gpus.size(); ++i)
-      if (!health_recorded.count(gpu_device_name(host.gpus[i].index)))
+      if (std::find(health_recorded.begin(), health_recorded.end(), gpu_names[i]) == health_recorded.end())
         VerdictBook::add(book[gpus[i]], HealthState::unknown,
                          reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
                                 kGpuHealthProbe, {}, {}));

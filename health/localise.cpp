@@ -36,14 +36,20 @@ std::uint32_t PairLedger::find_unit(const Endpoint& e) {
   return it->second;
 }
 
-void PairLedger::add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
-                     std::optional<Reason> reason) {
-  std::uint32_t why = kNoReason;
+std::size_t PairLedger::add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
+                            std::optional<Reason> reason) {
+  records_.push_back(Record{groups_.of(group), unit(a), unit(b), a.rank, b.rank, HealthState::healthy, kNoReason});
+  judged(records_.size() - 1, state, std::move(reason));
+  return records_.size() - 1;
+}
+
+void PairLedger::judged(std::size_t i, HealthState state, std::optional<Reason> reason) {
+  Record& r = records_.at(i);
+  r.state = state;
   if (reason) {
-    why = static_cast<std::uint32_t>(reasons_.size());
+    r.reason = static_cast<std::uint32_t>(reasons_.size());
     reasons_.push_back(std::move(*reason));
   }
-  records_.push_back(Record{groups_.of(group), unit(a), unit(b), a.rank, b.rank, state, why});
 }
 
 PairObservation PairLedger::at(std::size_t i) const {

@@ -41,9 +41,12 @@ struct PairObservation {
 class PairLedger {
  public:
   void reserve(std::size_t observations) { records_.reserve(observations); }
-  void add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
-           std::optional<Reason> reason = std::nullopt);
-  void add(const PairObservation& o) { add(o.group, o.a, o.b, o.state, o.reason); }
+  // Returns the observation's position.
+  std::size_t add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
+                  std::optional<Reason> reason = std::nullopt);
+  std::size_t add(const PairObservation& o) { return add(o.group, o.a, o.b, o.state, o.reason); }
+  // Sets the state of observation i, added before it was judged.
+  void judged(std::size_t i, HealthState state, std::optional<Reason> reason = std::nullopt);
   std::size_t size() const { return records_.size(); }
   // Observation i as added.
   PairObservation at(std::size_t i) const;
