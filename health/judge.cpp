@@ -12,6 +12,7 @@
 #include "health/fleet.h"
 #include "health/local_health.h"
 #include "health/localise.h"
+#include "health/result_facts.h"
 #include "health/thresholds.h"
 #include "health/verdict_book.h"
 
@@ -36,9 +37,9 @@ LocalLimits local_limits(const Profile& profile) {
 }
 
 void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                 const Profile& profile) {
+                 const ResultFacts& facts, const Profile& profile) {
   for (const auto& host : hosts) book.at({"node", host.name});
-  judge_local_health(book, hosts, probes, local_limits(profile));
+  judge_local_health(book, hosts, probes, facts, local_limits(profile));
 }
 
 // ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------
@@ -82,9 +83,11 @@ std::vector<Entity> local_entities(const ProbeResult& p) {
   return out;
 }
 
-Endpoint endpoint(const ProbeResult& p, std::size_t side) {
-  return {p.scope.hosts.at(side), p.scope.devices.size() == 2 ? std::string_view(p.scope.devices[side]) : "",
-          p.scope.ranks.size() == 2 ? p.scope.ranks[side] : -1};
+// One end of a pair result, with the names the facts hold.
+Endpoint endpoint(const ResultFacts& facts, const ResultFact& f, std::size_t side) {
+  return {facts.hosts().name(f.host[side]),
+          f.device[side] == ResultFact::kNone ? std::string_view() : facts.devices().name(f.device[side]),
+          f.rank[side]};
 }
 
 // The pair observations of a run, with the texts their groups view.
@@ -93,37 +96,41 @@ struct PairEvidence {
   std::unordered_set<std::string> outcomes;  // failed pairs: "<probe id>:outcome" (node-based: views stay valid)
   PairLedger ledger;
 
-  void add(std::string_view group, const ProbeResult& p, Finding f) {
-    ledger.add(group, endpoint(p, 0), endpoint(p, 1), f.state, std::move(f.reason));
+  std::size_t add(std::string_view group, const ResultFacts& facts, const ResultFact& f, HealthState state,
+                  std::optional<Reason> reason = std::nullopt) {
+    return ledger.add(group, endpoint(facts, f, 0), endpoint(facts, f, 1), state, std::move(reason));
   }
 };
 
 // Pair failures go to localisation (a dead node times out with all its
 // peers); everything else lands on its own entity.
-void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                    PairEvidence& evidence) {
+void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const ResultFacts& facts,
+                    const Profile& profile, PairEvidence& evidence) {
   std::string link;  // rebuilt in place for each pair result
-  const ProbeResult* last_ok_pair = nullptr;  // a pair's results come one after another
+  const ResultFact* last_ok_pair = nullptr;  // a pair's results come one after another
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    prefetch_heads(probes, i + kPrefetchAhead);
-    const ProbeResult& p = probes[i];
-    if (expected_absent(p, profile) || is_local_probe(p)) continue;  // judged by judge_local
-    Finding f = probe_outcome(p);
-    if (is_pair_probe(p)) {
-      if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+    const ResultFact& f = facts[i];
+    if (facts.traits(f).local) continue;  // judged by judge_local
+    if (f.status == ProbeStatus::skipped && expected_absent(probes[i], profile)) continue;
+    if (facts.is_pair(f)) {
+      if (f.status == ProbeStatus::ok) {
         // An ok result only makes its link known: once is enough for the same two hosts in a row.
-        const bool known = p.status == ProbeStatus::ok && last_ok_pair &&
-                           last_ok_pair->scope.hosts == p.scope.hosts;
-        if (p.status == ProbeStatus::ok) last_ok_pair = &p;
+        const bool known = last_ok_pair && last_ok_pair->host[0] == f.host[0] && last_ok_pair->host[1] == f.host[1];
+        last_ok_pair = &f;
         if (known) continue;
-        link.assign(p.scope.hosts[0]).append("<->").append(p.scope.hosts[1]);
-        VerdictBook::add(book.at("link", link), f.state, std::move(f.reason));
+      }
+      Finding found = probe_outcome(probes[i]);
+      if (f.status == ProbeStatus::ok || f.status == ProbeStatus::skipped) {
+        link.assign(facts.hosts().name(f.host[0])).append("<->").append(facts.hosts().name(f.host[1]));
+        VerdictBook::add(book.at("link", link), found.state, std::move(found.reason));
       } else {
-        evidence.add(*evidence.outcomes.insert(p.id + ":outcome").first, p, std::move(f));
+        evidence.add(*evidence.outcomes.insert(probes[i].id + ":outcome").first, facts, f, found.state,
+                     std::move(found.reason));
       }
       continue;
     }
-    for (const auto& e : local_entities(p)) book.add(e, f.state, f.reason);
+    Finding found = probe_outcome(probes[i]);
+    for (const auto& e : local_entities(probes[i])) book.add(e, found.state, found.reason);
   }
 }
 
@@ -147,14 +154,15 @@ struct Rule {
   LimitSense sense;
 };
 
-void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                        PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
+void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const ResultFacts& facts,
+                        const Profile& profile, PairEvidence& evidence,
+                        const std::unordered_map<std::string, double>* reference_medians) {
   // The fleet medians first, then each measurement against them.
   std::vector<std::vector<double>> values;
   std::vector<Rule> rules;
   std::vector<Noted> noted;
   noted.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
-  for_each_measurement(probes, profile, evidence.kinds, [&](const Measurement& m) {
+  for_each_measurement(facts, probes, profile, evidence.kinds, [&](const Measurement& m) {
     if (m.kind_index >= values.size()) values.resize(m.kind_index + 1);
     if (!m.retest) values[m.kind_index].push_back(m.value);  // re-tests aim at suspects: not the fleet
     const Rule rule{m.metric, m.limit, m.low_code, m.outlier_code, m.sense};
@@ -164,9 +172,8 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
     };
     auto it = std::find_if(rules.begin(), rules.end(), same);
     if (it == rules.end()) it = rules.insert(rules.end(), rule);
-    const std::uint32_t pair = is_pair_probe(*m.probe)
-                                   ? static_cast<std::uint32_t>(evidence.ledger.add(
-                                         m.kind, endpoint(*m.probe, 0), endpoint(*m.probe, 1), HealthState::healthy))
+    const std::uint32_t pair = facts.is_pair(*m.fact)
+                                   ? static_cast<std::uint32_t>(evidence.add(m.kind, facts, *m.fact, HealthState::healthy))
                                    : kNoPair;
     noted.push_back(Noted{static_cast<std::uint32_t>(m.probe - probes.data()), m.kind_index, m.value,
                           static_cast<std::uint16_t>(it - rules.begin()), m.retest, pair});
@@ -210,11 +217,12 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
     for (const auto& hca : host.hcas) entities += hca.ports.size();
   }
   book.reserve(entities);
-  judge_local(book, hosts, probes, profile);
+  const ResultFacts facts(probes);
+  judge_local(book, hosts, probes, facts, profile);
   PairEvidence evidence;
   evidence.ledger.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
-  judge_outcomes(book, probes, profile, evidence);
-  judge_measurements(book, probes, profile, evidence, reference_medians);
+  judge_outcomes(book, probes, facts, profile, evidence);
+  judge_measurements(book, probes, facts, profile, evidence, reference_medians);
   for (auto& blame : localise(evidence.ledger)) book.add(blame.entity, blame.state, std::move(blame.reason));
 
   Judgement out;
@@ -228,8 +236,9 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
                                    const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   PairEvidence evidence;
-  judge_outcomes(book, probes, profile, evidence);
-  judge_measurements(book, probes, profile, evidence, reference_medians);
+  const ResultFacts facts(probes);
+  judge_outcomes(book, probes, facts, profile, evidence);
+  judge_measurements(book, probes, facts, profile, evidence, reference_medians);
   const PairLedger& pairs = evidence.ledger;
   // The same measurement of the same two ends, observed again, is a re-test.
   std::map<std::string, std::pair<HostPair, bool>> bad_every_time;

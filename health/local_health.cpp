@@ -1,10 +1,12 @@
 #include "health/local_health.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string_view>
-#include <unordered_map>
+#include <span>
 
+#include "health/result_facts.h"
 #include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
@@ -31,6 +33,31 @@ std::optional<double> metric(const ProbeResult& p, std::string_view name) {
   auto it = p.metrics.find(name);
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
+
+// The typical values of a few named metrics, read in one walk over a
+// result's metrics (both in name order): a fleet has tens of thousands of
+// GPU records, each with a couple of dozen metrics.
+class MetricValues {
+ public:
+  MetricValues(const ProbeResult& p, std::span<const std::string_view> names) : names_(names.first(std::min(names.size(), values_.size()))) {
+    auto want = names.begin();
+    for (const auto& [name, m] : p.metrics) {
+      while (want != names.end() && *want < name) ++want;
+      if (want == names.end()) break;
+      if (*want == name) values_[static_cast<std::size_t>(want - names.begin())] = m.typical();
+    }
+  }
+  // One of the names given.
+  std::optional<double> operator()(std::string_view name) const {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) return values_[i];
+    return std::nullopt;
+  }
+
+ private:
+  std::span<const std::string_view> names_;
+  std::array<std::optional<double>, 24> values_{};  // room for the longest list of names
+};
 
 // Views: probe ids are tested against literals for every one of a fleet's results.
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
@@ -163,8 +190,15 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
+// What judge_gpu_health reads of a gpu.nvml.health record, in name order.
+constexpr std::array<std::string_view, 16> kGpuHealthMetrics{
+    "ecc_enabled", "ecc_uncorrected_volatile", "nvlink_links", "nvlink_links_up", "pcie_gen", "pcie_gen_max",
+    "pcie_width", "pcie_width_max", "persistence_mode", "power_slowdown", "pstate", "remap_failed", "remap_pending",
+    "retired_pages_pending", "temp_C", "thermal_slowdown"};
+static_assert(std::is_sorted(kGpuHealthMetrics.begin(), kGpuHealthMetrics.end()));
+
 void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
-  auto metric = [&](std::string_view name) { return ibgpu::metric(p, name); };
+  const MetricValues metric(p, kGpuHealthMetrics);
   auto flag_set = [&](std::string_view name) { return metric(name).value_or(0) != 0; };
   auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
                  std::optional<double> threshold) {
@@ -268,23 +302,30 @@ bool is_local_probe(const ProbeResult& probe) {
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const LocalLimits& limits) {
   VerdictBook book;
-  judge_local_health(book, hosts, probes, limits);
+  judge_local_health(book, hosts, probes, ResultFacts(probes), limits);
   return book.take();
 }
 
 void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
-                        const std::vector<ProbeResult>& probes, const LocalLimits& limits) {
-  // Each host's local results, found once: a fleet's report holds far more pair results.
-  std::unordered_map<std::string, std::vector<const ProbeResult*>> local_by_host;
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    prefetch_heads(probes, i + kPrefetchAhead);
-    const ProbeResult& p = probes[i];
-    if (is_local_probe(p) && p.scope.hosts.size() == 1) local_by_host[p.scope.hosts[0]].push_back(&p);
+                        const std::vector<ProbeResult>& probes, const ResultFacts& facts, const LocalLimits& limits) {
+  // Each host's local results, in order: positions grouped by host id (a
+  // counting sort over the facts; a fleet's report holds far more pair results).
+  auto is_local = [&](const ResultFact& f) { return facts.traits(f).local && f.host_count == 1; };
+  std::vector<std::uint32_t> first(facts.hosts().size() + 1, 0);
+  for (const ResultFact& f : facts)
+    if (is_local(f)) ++first[f.host[0] + 1];
+  for (std::size_t h = 1; h < first.size(); ++h) first[h] += first[h - 1];
+  std::vector<std::uint32_t> by_host(first.back());
+  {
+    std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
+    for (std::size_t i = 0; i < facts.size(); ++i)
+      if (is_local(facts[i])) by_host[next[facts[i].host[0]]++] = static_cast<std::uint32_t>(i);
   }
-  const std::vector<const ProbeResult*> none;
   for (const auto& host : hosts) {
-    const auto found = local_by_host.find(host.name);
-    const auto& local = found == local_by_host.end() ? none : found->second;
+    const std::uint32_t h = facts.hosts().find(host.name);
+    const std::span<const std::uint32_t> local =
+        h == NameIds::kNone ? std::span<const std::uint32_t>()
+                            : std::span<const std::uint32_t>(by_host).subspan(first[h], first[h + 1] - first[h]);
     judge_ports(book, host, limits);
     if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
       book.add({"node", host.name}, HealthState::failed,
@@ -305,8 +346,8 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     std::string id;  // a device's entity id, rebuilt in place for each result
 
     std::vector<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
-    for (const ProbeResult* local_probe : local) {
-      const ProbeResult& p = *local_probe;
+    for (const std::uint32_t position : local) {
+      const ProbeResult& p = probes[position];
       if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.push_back(p.scope.devices[0]);
       const std::string_view device = p.scope.devices.empty() ? "" : std::string_view(p.scope.devices[0]);
       // Without a device the result speaks for the whole host.

@@ -11,12 +11,6 @@
 
 namespace ibgpu {
 
-std::uint32_t PairLedger::Ids::of(std::string_view name) {
-  auto [it, fresh] = index_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
-  if (fresh) names_.push_back(name);
-  return it->second;
-}
-
 std::uint32_t PairLedger::unit(const Endpoint& e) {
   for (const Recent& r : recent_)
     if (r.host.data() && r.host == e.host && r.device == e.device) return r.unit;
@@ -28,12 +22,15 @@ std::uint32_t PairLedger::unit(const Endpoint& e) {
 
 std::uint32_t PairLedger::find_unit(const Endpoint& e) {
   const std::uint32_t host = hosts_.of(e.host), device = devices_.of(e.device);
-  auto [it, fresh] = units_.try_emplace(std::uint64_t{host} << 32 | device, static_cast<std::uint32_t>(unit_host_.size()));
-  if (fresh) {
+  if (host >= units_.size()) units_.resize(host + 1);
+  auto& of_host = units_[host];  // a host has a handful of rails
+  if (device >= of_host.size()) of_host.resize(device + 1, kNoUnit);
+  if (of_host[device] == kNoUnit) {
+    of_host[device] = static_cast<std::uint32_t>(unit_host_.size());
     unit_host_.push_back(host);
     unit_device_.push_back(device);
   }
-  return it->second;
+  return of_host[device];
 }
 
 std::size_t PairLedger::add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
@@ -110,7 +107,7 @@ class Localisation {
   // mildest (a pair is bad only when every measurement of it is bad), and the
   // rank pairs between the same two units into the worst of them (peers are
   // counted once); ties go to the first mentioned. Edges in order of first
-  // mention. Sorting ids keeps this O(n log n).
+  // mention. Sorting ids keeps this O(n log n), and mostly linear.
   void merge() {
     struct Seen {
       std::uint32_t group, lo, hi;  // lo <= hi: the edge, whichever end came first
@@ -118,21 +115,30 @@ class Localisation {
       std::uint32_t index;  // into the records
     };
     const auto& records = l_.records_;
-    std::vector<Seen> seen;
-    seen.reserve(records.size());
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const Record& r = records[i];
-      const bool swap = r.b < r.a;
-      seen.push_back(Seen{r.group, swap ? r.b : r.a, swap ? r.a : r.b, swap ? r.rank_b : r.rank_a,
-                          swap ? r.rank_a : r.rank_b, static_cast<std::uint32_t>(i)});
+    // Grouped by the edge's lower unit (a counting sort: units are dense
+    // ids), then each unit's few records sorted by the rest of the key.
+    std::vector<std::uint32_t> bucket(l_.unit_host_.size() + 1, 0);  // unit u: seen[bucket[u], bucket[u + 1])
+    auto lower = [](const Record& r) { return std::min(r.a, r.b); };
+    for (const Record& r : records) ++bucket[lower(r) + 1];
+    for (std::size_t u = 1; u < bucket.size(); ++u) bucket[u] += bucket[u - 1];
+    std::vector<Seen> seen(records.size());
+    {
+      std::vector<std::uint32_t> next(bucket.begin(), bucket.end() - 1);
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        const Record& r = records[i];
+        const bool swap = r.b < r.a;
+        seen[next[lower(r)]++] = Seen{r.group, swap ? r.b : r.a, swap ? r.a : r.b, swap ? r.rank_b : r.rank_a,
+                                      swap ? r.rank_a : r.rank_b, static_cast<std::uint32_t>(i)};
+      }
     }
     auto same_edge = [](const Seen& x, const Seen& y) { return x.group == y.group && x.lo == y.lo && x.hi == y.hi; };
     auto same_ranks = [](const Seen& x, const Seen& y) { return x.rank_lo == y.rank_lo && x.rank_hi == y.rank_hi; };
     auto state = [&](const Seen& x) { return records[x.index].state; };
-    std::sort(seen.begin(), seen.end(), [](const Seen& x, const Seen& y) {
-      return std::tie(x.group, x.lo, x.hi, x.rank_lo, x.rank_hi, x.index) <
-             std::tie(y.group, y.lo, y.hi, y.rank_lo, y.rank_hi, y.index);
-    });
+    for (std::size_t u = 0; u + 1 < bucket.size(); ++u)
+      std::sort(seen.begin() + bucket[u], seen.begin() + bucket[u + 1], [](const Seen& x, const Seen& y) {
+        return std::tie(x.group, x.hi, x.rank_lo, x.rank_hi, x.index) <
+               std::tie(y.group, y.hi, y.rank_lo, y.rank_hi, y.index);
+      });
     // Each edge is written over records already read: seen[0, n) are the
     // edges, index the chosen record, rank_lo the edge's first mention.
     std::size_t n = 0;
@@ -158,10 +164,13 @@ class Localisation {
       seen[n++] = edge;
       e = r;
     }
-    seen.resize(n);
-    std::sort(seen.begin(), seen.end(), [](const Seen& x, const Seen& y) { return x.rank_lo < y.rank_lo; });
+    // In order of first mention: each edge's first record is its own.
+    constexpr std::uint32_t kNoEdge = ~std::uint32_t{0};
+    std::vector<std::uint32_t> chosen_at(records.size(), kNoEdge);
+    for (std::size_t e = 0; e < n; ++e) chosen_at[static_cast<std::size_t>(seen[e].rank_lo)] = seen[e].index;
     edges_.reserve(n);
-    for (const Seen& x : seen) edges_.push_back(x.index);
+    for (const std::uint32_t chosen : chosen_at)
+      if (chosen != kNoEdge) edges_.push_back(chosen);
   }
 
   Reason summarise(const std::string& who, const Unit& u, HealthState& state) const {

@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "health/name_ids.h"
 #include "health/verdict.h"
 
 namespace ibgpu {
@@ -54,18 +54,6 @@ class PairLedger {
   const std::vector<std::string_view>& hosts() const { return hosts_.names(); }
 
  private:
-  // Dense ids for names, in order of first mention.
-  class Ids {
-   public:
-    std::uint32_t of(std::string_view name);
-    std::string_view name(std::uint32_t id) const { return names_[id]; }
-    const std::vector<std::string_view>& names() const { return names_; }
-    std::size_t size() const { return names_.size(); }
-
-   private:
-    std::unordered_map<std::string_view, std::uint32_t> index_;
-    std::vector<std::string_view> names_;
-  };
   struct Record {
     std::uint32_t group, a, b;  // a, b: units (host, or host and rail)
     int rank_a, rank_b;
@@ -76,8 +64,9 @@ class PairLedger {
   std::uint32_t unit(const Endpoint& e);
   std::uint32_t find_unit(const Endpoint& e);
 
-  Ids groups_, hosts_, devices_;
-  std::unordered_map<std::uint64_t, std::uint32_t> units_;  // host id << 32 | device id -> unit
+  NameIds groups_, hosts_, devices_;
+  std::vector<std::vector<std::uint32_t>> units_;  // [host id][device id] -> unit, or kNoUnit
+  static constexpr std::uint32_t kNoUnit = ~std::uint32_t{0};
   std::vector<std::uint32_t> unit_host_, unit_device_;
   std::vector<Record> records_;
   std::vector<Reason> reasons_;

@@ -9,47 +9,37 @@ namespace ibgpu {
 
 namespace {
 
-// Views: probe ids are tested against literals for every one of a fleet's results.
-bool ends_with(std::string_view s, std::string_view tail) { return s.ends_with(tail); }
 bool starts_with(std::string_view s, std::string_view head) { return s.starts_with(head); }
+bool ends_with(std::string_view s, std::string_view tail) { return s.ends_with(tail); }
 
-bool is_bw_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && (ends_with(p.id, "_bw") || ends_with(p.id, ".bw")); }
-bool is_lat_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && (ends_with(p.id, "_lat") || ends_with(p.id, ".lat")); }
-
-std::optional<double> metric_value(const ProbeResult& p, std::string_view name) {
-  auto it = p.metrics.find(name);
-  return it == p.metrics.end() ? std::nullopt : it->second.typical();
-}
-
-// The fleet group of a probe's numbers: probe id, size and shape.
-void append_kind(std::string& kind, const ProbeResult& p, std::optional<std::size_t> size) {
-  kind.append(p.id);
-  if (size) kind.append(1, '@').append(std::to_string(*size));
-  if (is_allreduce_probe(p)) {
-    kind.append(p.params.value("in_place", false) ? "/in_place" : "/out_of_place");
-    kind.append(1, '/').append(std::to_string(p.scope.hosts.size())).append("hosts");
-    if (auto n = p.params.find("nranks"); n != p.params.end() && n->is_number_integer())
-      kind.append(1, '/').append(std::to_string(n->get<long long>())).append("ranks");
+// A kind's parts as the facts hold them: its text is built once, at first sight.
+struct KindKey {
+  std::uint32_t probe, direction, hosts;
+  std::uint64_t size;
+  std::int64_t nranks;
+  bool has_size, has_nranks, in_place;
+  const char* metric;
+  bool operator==(const KindKey&) const = default;
+};
+struct KindKeyHash {
+  std::size_t operator()(const KindKey& k) const {
+    std::size_t h = std::hash<std::uint64_t>{}(k.size) ^ (std::size_t{k.probe} << 1) ^ (std::size_t{k.direction} << 17) ^
+                    (std::size_t{k.hosts} << 33) ^ std::hash<const void*>{}(k.metric);
+    return h ^ (static_cast<std::size_t>(k.nranks) << 7) ^ (k.has_size ? 0x9e37 : 0) ^ (k.in_place ? 0x7f4a0000 : 0);
   }
-  if (auto d = p.params.find("direction"); d != p.params.end() && d->is_string())
-    kind.append(1, '/').append(d->get_ref<const std::string&>());
-}
+};
 
-// The largest size each bandwidth and all-reduce probe id ran at: bandwidth
-// is judged from the profile's size up, or at the largest size when a run
-// stayed below it.
-std::unordered_map<std::string, std::size_t> largest_sizes(const std::vector<ProbeResult>& probes) {
-  std::unordered_map<std::string, std::size_t> out;
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    prefetch_heads(probes, i + kPrefetchAhead);
-    const ProbeResult& p = probes[i];
-    if (p.status == ProbeStatus::ok && ((is_bw_probe(p) && is_pair_probe(p)) || is_allreduce_probe(p)))
-      if (auto s = size_of(p)) {
-        std::size_t& l = out[p.id];
-        l = std::max(l, *s);
-      }
+// The fleet group of a result's number: probe id, size and shape, then the metric.
+std::string kind_text(const ResultFacts& facts, const KindKey& k, bool allreduce) {
+  std::string kind(facts.probe_ids().name(k.probe));
+  if (k.has_size) kind.append(1, '@').append(std::to_string(k.size));
+  if (allreduce) {
+    kind.append(k.in_place ? "/in_place" : "/out_of_place");
+    kind.append(1, '/').append(std::to_string(k.hosts)).append("hosts");
+    if (k.has_nranks) kind.append(1, '/').append(std::to_string(k.nranks)).append("ranks");
   }
-  return out;
+  if (k.direction != ResultFact::kNone) kind.append(1, '/').append(facts.directions().name(k.direction));
+  return kind.append(1, ':').append(k.metric);
 }
 
 }  // namespace
@@ -100,80 +90,69 @@ std::pair<std::string_view, std::uint32_t> MeasurementKinds::intern(std::string_
   return {it->first, it->second};
 }
 
-void for_each_measurement(const std::vector<ProbeResult>& probes, const Profile& profile, MeasurementKinds& kinds,
-                          const std::function<void(const Measurement&)>& visit) {
-  const auto largest = largest_sizes(probes);
-  std::optional<std::size_t> size;  // the current probe's
-  auto large_enough = [&](const ProbeResult& p, std::size_t min_size) {
-    if (!size) return true;  // a probe without sizes is judged as it is
-    auto it = largest.find(p.id);
-    return *size >= std::min(min_size, it == largest.end() ? *size : it->second);
+void for_each_measurement(const ResultFacts& facts, const std::vector<ProbeResult>& probes, const Profile& profile,
+                          MeasurementKinds& kinds, const std::function<void(const Measurement&)>& visit) {
+  // The largest size each bandwidth and all-reduce probe id ran at:
+  // bandwidth is judged from the profile's size up, or at the largest size
+  // when a run stayed below it.
+  std::vector<std::uint64_t> largest(facts.probe_ids().size(), 0);
+  for (const ResultFact& f : facts)
+    if (f.has_size && (f.judged == Judged::pair_bandwidth || f.judged == Judged::allreduce))
+      largest[f.probe] = std::max(largest[f.probe], f.size);
+  auto large_enough = [&](const ResultFact& f, std::size_t min_size) {
+    return !f.has_size || f.size >= std::min<std::uint64_t>(min_size, largest[f.probe]);  // no sizes: as it is
   };
-  // The probe's kind, built once however many of its numbers are judged
-  // (latency: p50 and p99), in buffers reused from probe to probe.
-  std::string kind, measured;
-  bool retest = false;
-  auto add = [&](const ProbeResult& p, const char* metric, std::optional<double> value, LimitSense sense,
-                 const Limit& limit, const char* low, const char* outlier) {
-    if (!value) return;
-    if (kind.empty()) {
-      append_kind(kind, p, size);
-      retest = p.params.contains("retest");
-    }
-    measured.assign(kind).append(1, ':').append(metric);
-    const auto [held, index] = kinds.intern(measured);
-    visit(Measurement{&p, held, *value, metric, &limit, low, outlier, index, sense, retest});
+  std::unordered_map<KindKey, std::pair<std::string_view, std::uint32_t>, KindKeyHash> known;
+  auto add = [&](const ResultFact& f, int which, const char* metric, LimitSense sense, const Limit& limit,
+                 const char* low, const char* outlier) {
+    if (!f.has_value[which]) return;
+    const bool allreduce = f.judged == Judged::allreduce;
+    const KindKey key{f.probe,     f.direction,  allreduce ? f.host_count : 0,    f.has_size ? f.size : 0,
+                      allreduce && f.has_nranks ? f.nranks : 0,           f.has_size,
+                      allreduce && f.has_nranks, allreduce && f.in_place, metric};
+    auto it = known.find(key);
+    if (it == known.end()) it = known.emplace(key, kinds.intern(kind_text(facts, key, allreduce))).first;
+    const auto [held, index] = it->second;
+    const std::size_t i = static_cast<std::size_t>(&f - &facts[0]);
+    visit(Measurement{&probes[i], held, f.value[which], metric, &limit, low, outlier, index, sense, f.retest, &f});
   };
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    prefetch_heads(probes, i + kPrefetchAhead);
-    const ProbeResult& p = probes[i];
-    if (p.status != ProbeStatus::ok) continue;
-    const bool pair = is_pair_probe(p), bw = pair && is_bw_probe(p), lat = pair && !bw && is_lat_probe(p);
-    const bool gpu_bw = p.id == "gpu.cuda.copy_bw" || p.id == "gpu.cuda.mem_bw";
-    if (!bw && !lat && !gpu_bw && !is_allreduce_probe(p)) continue;  // nothing of it is judged here
-    kind.clear();
-    size = size_of(p);
-    if (bw) {
-      if (!large_enough(p, profile.network.bw_min_size_B)) continue;
-      const bool verbs = starts_with(p.id, "net.verbs.");
-      add(p, "bw_avg_GBps", metric_value(p, "bw_avg_GBps"), LimitSense::floor,
-          verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
-          verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
-    } else if (lat) {
-      auto it = p.metrics.find("lat_us");
-      if (it == p.metrics.end()) continue;
-      const Metric& m = it->second;
-      add(p, "lat_us.p50", m.summary ? std::optional<double>(m.summary->p50) : m.value, LimitSense::ceiling,
-          profile.network.lat_p50_us, "LAT_HIGH", "LAT_OUTLIER");
-      if (m.summary)
-        add(p, "lat_us.p99", m.summary->p99, LimitSense::ceiling, profile.network.lat_p99_us, "LAT_HIGH",
-            "LAT_OUTLIER");
-    } else if (is_allreduce_probe(p)) {
-      if (!large_enough(p, profile.allreduce.min_size_B)) continue;
-      const bool one_node = p.scope.hosts.size() == 1;
-      add(p, "busbw_GBps", metric_value(p, "busbw_GBps"), LimitSense::floor,
-          one_node ? profile.allreduce.node_busbw_GBps : profile.allreduce.rail_busbw_GBps, "ALLREDUCE_BUSBW_LOW",
-          "ALLREDUCE_BUSBW_OUTLIER");
-    } else if (gpu_bw) {
-      // Copy bandwidth is the slower direction; memory bandwidth is the copy kernel's.
-      const bool copy = p.id == "gpu.cuda.copy_bw";
-      std::optional<double> v;
-      if (copy) {
-        const auto h2d = metric_value(p, "h2d_GBps"), d2h = metric_value(p, "d2h_GBps");
-        v = h2d && d2h ? std::optional<double>(std::min(*h2d, *d2h)) : (h2d ? h2d : d2h);
-      } else {
-        v = metric_value(p, "mem_bw_GBps");
+  for (const ResultFact& f : facts) {
+    switch (f.judged) {
+      case Judged::none: break;
+      case Judged::pair_bandwidth: {
+        if (!large_enough(f, profile.network.bw_min_size_B)) break;
+        const bool verbs = facts.traits(f).verbs;
+        add(f, 0, "bw_avg_GBps", LimitSense::floor, verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
+            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
+        break;
       }
-      add(p, copy ? "copy_min_GBps" : "mem_bw_GBps", v, LimitSense::floor, copy ? profile.gpu.copy_bw_GBps : profile.gpu.mem_bw_GBps,
-          copy ? "GPU_COPY_BW_LOW" : "GPU_MEM_BW_LOW", copy ? "GPU_COPY_BW_OUTLIER" : "GPU_MEM_BW_OUTLIER");
+      case Judged::pair_latency:
+        add(f, 0, "lat_us.p50", LimitSense::ceiling, profile.network.lat_p50_us, "LAT_HIGH", "LAT_OUTLIER");
+        add(f, 1, "lat_us.p99", LimitSense::ceiling, profile.network.lat_p99_us, "LAT_HIGH", "LAT_OUTLIER");
+        break;
+      case Judged::allreduce:
+        if (!large_enough(f, profile.allreduce.min_size_B)) break;
+        add(f, 0, "busbw_GBps", LimitSense::floor,
+            f.host_count == 1 ? profile.allreduce.node_busbw_GBps : profile.allreduce.rail_busbw_GBps,
+            "ALLREDUCE_BUSBW_LOW", "ALLREDUCE_BUSBW_OUTLIER");
+        break;
+      // Copy bandwidth is the slower direction; memory bandwidth is the copy kernel's.
+      case Judged::gpu_copy_bw:
+        add(f, 0, "copy_min_GBps", LimitSense::floor, profile.gpu.copy_bw_GBps, "GPU_COPY_BW_LOW",
+            "GPU_COPY_BW_OUTLIER");
+        break;
+      case Judged::gpu_mem_bw:
+        add(f, 0, "mem_bw_GBps", LimitSense::floor, profile.gpu.mem_bw_GBps, "GPU_MEM_BW_LOW", "GPU_MEM_BW_OUTLIER");
+        break;
     }
   }
 }
 
 Measurements extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
   Measurements out;
+  out.facts_ = std::make_unique<ResultFacts>(probes);
   out.list_.reserve(probes.size() * 3 / 2);
-  for_each_measurement(probes, profile, out.kinds_, [&](const Measurement& m) { out.list_.push_back(m); });
+  for_each_measurement(*out.facts_, probes, profile, out.kinds_, [&](const Measurement& m) { out.list_.push_back(m); });
   return out;
 }
 

@@ -3,6 +3,7 @@
 // limit of the profile, under which reason codes. Pure.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "health/profile.h"
+#include "health/result_facts.h"
 #include "health/verdict.h"
 #include "probes/result.h"
 
@@ -27,6 +29,7 @@ struct Measurement {
   std::uint32_t kind_index = 0;     // into Measurements::kinds()
   LimitSense sense = LimitSense::floor;
   bool retest = false;              // a re-test (params "retest"): judged, but not part of the fleet median
+  const ResultFact* fact = nullptr; // what was read of the probe: hosts and rails as ids
 };
 
 // The kinds measurements name, each text held once: a fleet has ~10^5
@@ -49,13 +52,14 @@ class MeasurementKinds {
 
 // Calls visit(m) for every judged number of the ok results, in order. Bandwidths
 // are judged at large messages only: from the profile's minimum size, or the
-// largest size a probe id was run at when none reached it. Measurements point
-// into `probes`, `profile` and `kinds`, which must outlive them.
-void for_each_measurement(const std::vector<ProbeResult>& probes, const Profile& profile, MeasurementKinds& kinds,
-                          const std::function<void(const Measurement&)>& visit);
+// largest size a probe id was run at when none reached it. `facts` are of
+// `probes`. Measurements point into `facts`, `probes`, `profile` and `kinds`,
+// which must outlive them.
+void for_each_measurement(const ResultFacts& facts, const std::vector<ProbeResult>& probes, const Profile& profile,
+                          MeasurementKinds& kinds, const std::function<void(const Measurement&)>& visit);
 
-// The measurements of a run, with the kinds they name. Move-only: the
-// measurements view the kinds held here.
+// The measurements of a run, with the kinds and facts they name. Move-only:
+// the measurements view the kinds held here.
 class Measurements {
  public:
   Measurements() = default;
@@ -67,14 +71,12 @@ class Measurements {
   auto begin() const { return list_.begin(); }
   auto end() const { return list_.end(); }
   std::size_t size() const { return list_.size(); }
-  const Measurement& operator[](std::size_t i) const { return list_[i]; }
-  // Distinct kinds, in order of first mention; Measurement::kind_index indexes them.
-  const std::vector<std::string_view>& kinds() const { return kinds_.list(); }
 
  private:
   friend Measurements extract_measurements(const std::vector<ProbeResult>&, const Profile&);
   std::vector<Measurement> list_;
   MeasurementKinds kinds_;
+  std::unique_ptr<ResultFacts> facts_;
 };
 
 // for_each_measurement, collected. `probes` and `profile` must outlive the result.
