@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <string_view>
 #include <span>
 
@@ -41,10 +40,14 @@ class MetricValues {
  public:
   MetricValues(const ProbeResult& p, std::span<const std::string_view> names) : names_(names.first(std::min(names.size(), values_.size()))) {
     auto want = names.begin();
-    for (const auto& [name, m] : p.metrics) {
-      while (want != names.end() && *want < name) ++want;
-      if (want == names.end()) break;
-      if (*want == name) values_[static_cast<std::size_t>(want - names.begin())] = m.typical();
+    for (auto it = p.metrics.begin(); it != p.metrics.end() && want != names.end();) {
+      const int order = want->compare(it->first);
+      if (order < 0) {
+        ++want;
+      } else {
+        if (order == 0) values_[static_cast<std::size_t>(want - names.begin())] = it->second.typical();
+        ++it;
+      }
     }
   }
   // One of the names given.
@@ -90,24 +93,26 @@ std::optional<std::pair<HealthState, Reason>> outcome_problem(const ProbeResult&
 
 // The fastest InfiniBand speed each ConnectX generation trains to (hca_type
 // is the PCI device id the mlx5 driver reports).
-std::optional<std::string> max_ib_speed(const std::string& hca_type) {
-  static const std::map<std::string, std::string> table{
+std::optional<std::string_view> max_ib_speed(std::string_view hca_type) {
+  static constexpr std::pair<std::string_view, std::string_view> kTable[]{
       {"MT4119", "EDR"}, {"MT4121", "EDR"}, {"MT4123", "HDR"}, {"MT4129", "NDR"}, {"MT4131", "XDR"}};
-  auto it = table.find(hca_type);
-  return it == table.end() ? std::nullopt : std::optional(it->second);
+  for (const auto& [type, speed] : kTable)
+    if (type == hca_type) return speed;
+  return std::nullopt;
 }
 
-int speed_rank(const std::string& speed) {
-  static const std::vector<std::string> order{"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"};
-  auto it = std::find(order.begin(), order.end(), speed);
-  return it == order.end() ? -1 : static_cast<int>(it - order.begin());
+int speed_rank(std::string_view speed) {
+  static constexpr std::string_view kOrder[]{"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"};
+  const auto it = std::find(std::begin(kOrder), std::end(kOrder), speed);
+  return it == std::end(kOrder) ? -1 : static_cast<int>(it - std::begin(kOrder));
 }
 
 void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits& limits) {
   int active = 0;
+  std::string id;  // the port's entity id, rebuilt in place
   for (const auto& hca : host.hcas)
     for (const auto& port : hca.ports) {
-      Verdict& entity = book.at("hca_port", host.name + "/" + port_name(hca, port));
+      Verdict& entity = book.at("hca_port", id.assign(host.name).append(1, '/').append(port_name(hca, port)));
       const bool link_up = port.phys_state && port.phys_state->code == 5;
       if (!port.active() || !link_up) {
         const std::string state = port.state ? port.state->name : "unreadable";
@@ -136,7 +141,7 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits
           speed_rank(port.rate->speed) < speed_rank(*best))
         VerdictBook::add(entity, HealthState::degraded,
                  reason("IB_PORT_SPEED_BELOW_CAPABILITY",
-                        "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + *best, "speed",
+                        "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + std::string(*best), "speed",
                         speed_rank(port.rate->speed), speed_rank(*best)));
     }
   if (limits.expect_active_ports && active < *limits.expect_active_ports)
@@ -250,8 +255,9 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& lim
 
 void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
   auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
+    if (!limit) return;
     const auto v = metric(p, name);
-    if (limit && v && *v < *limit)
+    if (v && *v < *limit)
       VerdictBook::add(
           gpu, HealthState::degraded,
           reason(code, std::string(name) + " " + number_text(*v) + " below " + number_text(*limit), name, v, limit));

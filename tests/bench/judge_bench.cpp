@@ -131,7 +131,6 @@ int main(int argc, char** argv) {
     t = Clock::now();
     j = judge(report.hosts, report.probes, profile);
     judge_ms = std::min(judge_ms, ms_since(t));
-    if (std::getenv("IBGPU_BENCH_VERBOSE")) std::cerr << "judge run " << i << ": " << ms_since(t) << " ms\n";
   }
   const long judge_faults = faults() - fa;
   report.verdicts = std::move(j.verdicts);
