@@ -240,22 +240,21 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   judge_outcomes(book, probes, facts, profile, evidence);
   judge_measurements(book, probes, facts, profile, evidence, reference_medians);
   const PairLedger& pairs = evidence.ledger;
-  // The same measurement of the same two ends, observed again, is a re-test.
-  std::map<std::string, std::pair<HostPair, bool>> bad_every_time;
+  // The same measurement of the same two ends, observed again, is a re-test:
+  // a pair is a suspect when bad in every observation.
+  std::map<PairLedger::PairKey, std::pair<std::size_t, bool>> bad_every_time;  // -> an observation, bad
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const PairObservation o = pairs.at(i);
-    std::string key;
-    for (const std::string_view part : {o.group, o.a.host, o.a.device, o.b.host, o.b.device})
-      key.append(part).append(1, '\x1f');
-    key.append(std::to_string(o.a.rank)).append(1, '\x1f').append(std::to_string(o.b.rank));
-    const bool bad = o.state != HealthState::healthy;
-    const auto [lo, hi] = std::minmax(o.a.host, o.b.host);
-    auto [it, fresh] = bad_every_time.try_emplace(key, HostPair(lo, hi), bad);
+    const bool bad = pairs.state(i) != HealthState::healthy;
+    auto [it, fresh] = bad_every_time.try_emplace(pairs.key(i), i, bad);
     if (!fresh) it->second.second = it->second.second && bad;
   }
   std::set<HostPair> suspects;
-  for (const auto& [key, entry] : bad_every_time)
-    if (entry.second && entry.first.first != entry.first.second) suspects.insert(entry.first);
+  for (const auto& [key, entry] : bad_every_time) {
+    if (!entry.second) continue;
+    const PairObservation o = pairs.at(entry.first);
+    const auto [lo, hi] = std::minmax(o.a.host, o.b.host);
+    if (lo != hi) suspects.emplace(lo, hi);
+  }
   RetestCandidates out;
   out.suspects.assign(suspects.begin(), suspects.end());
   out.known_good = known_good_hosts(pairs, localise(pairs));

@@ -50,6 +50,18 @@ class PairLedger {
   std::size_t size() const { return records_.size(); }
   // Observation i as added.
   PairObservation at(std::size_t i) const;
+  // What tells observation i's pair apart, as ids: equal for re-tests of the
+  // same measurement of the same two ends (group, units and ranks).
+  struct PairKey {
+    std::uint32_t group, a, b;
+    int rank_a, rank_b;
+    auto operator<=>(const PairKey&) const = default;
+  };
+  HealthState state(std::size_t i) const { return records_[i].state; }
+  PairKey key(std::size_t i) const {
+    const Record& r = records_[i];
+    return {r.group, r.a, r.b, r.rank_a, r.rank_b};
+  }
   // The hosts of the observations, in order of first mention.
   const std::vector<std::string_view>& hosts() const { return hosts_.names(); }
 

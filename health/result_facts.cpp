@@ -4,6 +4,7 @@
 
 #include "health/local_health.h"
 #include "health/thresholds.h"
+#include "probes/result_prefetch.h"
 
 namespace ibgpu {
 

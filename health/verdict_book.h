@@ -43,7 +43,6 @@ class VerdictBook {
       if (slot.hash == h && is(verdicts_[slot.position - 1], kind, id)) return &verdicts_[slot.position - 1];
     }
   }
-  const Verdict* find(const Entity& e) const { return find(e.kind, e.id); }
   // Room for about this many entities: fewer reallocations, no correctness at stake.
   void reserve(std::size_t entities) {
     verdicts_.reserve(entities);

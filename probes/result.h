@@ -118,16 +118,6 @@ struct ProbeResult {
   std::optional<std::string> error;   // what went wrong (failed, error, timeout)
 };
 
-// Asks the cache for the heap text a walk over results reads first: the id,
-// and the scope's hosts. A fleet's results are far larger than the cache, so
-// a walk that asks a few results ahead waits on memory much less.
-inline void prefetch_heads(const std::vector<ProbeResult>& probes, std::size_t i) {
-  if (i >= probes.size()) return;
-  __builtin_prefetch(probes[i].id.data());
-  __builtin_prefetch(probes[i].scope.hosts.data());
-}
-constexpr std::size_t kPrefetchAhead = 8;
-
 inline ProbeResult skipped(std::string id, Scope scope, std::string reason) {
   ProbeResult r;
   r.id = std::move(id);

@@ -1,6 +1,6 @@
 #include "reports/json.h"
 #include "reports/json_writer.h"
-#include "reports/prefetch.h"
+#include "probes/result_prefetch.h"
 #include "reports/reporter.h"
 
 namespace ibgpu {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "probes/stats.h"
-#include "reports/prefetch.h"
+#include "probes/result_prefetch.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -240,18 +240,21 @@ bool is_local_check(const ProbeResult& p) {
   return false;
 }
 
+// A row of the probe tables: id, scope, status, and what `detail` makes of the result.
+void add_probe_row(TextTable& table, const ProbeResult& p, void (*detail)(std::string&, const ProbeResult&)) {
+  table.cell(p.id);
+  append_scope(table.cell_text(), p.scope);
+  table.end_cell();
+  table.cell(to_string(p.status));
+  detail(table.cell_text(), p);
+  table.end_cell();
+  table.end_row();
+}
+
 void print_probes(const Report& r, std::ostream& out) {
   TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
-  for (const auto& p : r.probes) {
-    if (is_network(p) || is_local_check(p) || is_allreduce_row(p)) continue;
-    table.cell(p.id);
-    append_scope(table.cell_text(), p.scope);
-    table.end_cell();
-    table.cell(to_string(p.status));
-    append_probe_detail(table.cell_text(), p);
-    table.end_cell();
-    table.end_row();
-  }
+  for (const auto& p : r.probes)
+    if (!is_network(p) && !is_local_check(p) && !is_allreduce_row(p)) add_probe_row(table, p, append_probe_detail);
   if (table.empty()) return;
   out << "\nProbes\n";
   table.print(out, "  ");
@@ -323,13 +326,7 @@ void print_local(const Report& r, std::ostream& out) {
     const ProbeResult& p = r.probes[i];
     if (!is_local_check(p)) continue;
     if (i + kAhead < r.probes.size() && r.probes[i + kAhead].metrics.size() > 8) prefetch_metrics(r.probes[i + kAhead]);
-    table.cell(p.id);
-    append_scope(table.cell_text(), p.scope);
-    table.end_cell();
-    table.cell(to_string(p.status));
-    append_local_detail(table.cell_text(), p);
-    table.end_cell();
-    table.end_row();
+    add_probe_row(table, p, append_local_detail);
   }
   if (table.empty()) return;
   out << "\nLocal checks\n";
