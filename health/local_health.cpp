@@ -7,6 +7,7 @@
 
 #include "health/result_facts.h"
 #include "health/verdict_book.h"
+#include "probes/result_prefetch.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
 #include "probes/kernel_log.h"
@@ -352,8 +353,10 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     std::string id;  // a device's entity id, rebuilt in place for each result
 
     std::vector<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
-    for (const std::uint32_t position : local) {
-      const ProbeResult& p = probes[position];
+    for (std::size_t k = 0; k < local.size(); ++k) {
+      // A GPU record's metrics span a few KiB: asked for one record ahead.
+      if (k + 1 < local.size()) prefetch_metrics(probes[local[k + 1]]);
+      const ProbeResult& p = probes[local[k]];
       if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.push_back(p.scope.devices[0]);
       const std::string_view device = p.scope.devices.empty() ? "" : std::string_view(p.scope.devices[0]);
       // Without a device the result speaks for the whole host.
