@@ -37,9 +37,10 @@ std::optional<double> metric(const ProbeResult& p, std::string_view name) {
 // The typical values of a few named metrics, read in one walk over a
 // result's metrics (both in name order): a fleet has tens of thousands of
 // GPU records, each with a couple of dozen metrics.
+template <std::size_t N>
 class MetricValues {
  public:
-  MetricValues(const ProbeResult& p, std::span<const std::string_view> names) : names_(names.first(std::min(names.size(), values_.size()))) {
+  MetricValues(const ProbeResult& p, const std::array<std::string_view, N>& names) : names_(names) {
     auto want = names.begin();
     for (auto it = p.metrics.begin(); it != p.metrics.end() && want != names.end();) {
       const int order = want->compare(it->first);
@@ -53,14 +54,14 @@ class MetricValues {
   }
   // One of the names given.
   std::optional<double> operator()(std::string_view name) const {
-    for (std::size_t i = 0; i < names_.size(); ++i)
+    for (std::size_t i = 0; i < N; ++i)
       if (names_[i] == name) return values_[i];
     return std::nullopt;
   }
 
  private:
-  std::span<const std::string_view> names_;
-  std::array<std::optional<double>, 24> values_{};  // room for the longest list of names
+  const std::array<std::string_view, N>& names_;
+  std::array<std::optional<double>, N> values_{};
 };
 
 // Views: probe ids are tested against literals for every one of a fleet's results.
