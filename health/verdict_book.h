@@ -2,13 +2,13 @@
 // Verdicts by entity, in order of first mention: a state only ever gets
 // worse and the reasons accumulate. Indexed by kind and id, because a fleet
 // has tens of thousands of entities. Used by the judge and its parts.
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "health/open_index.h"
 #include "health/verdict.h"
 
 namespace ibgpu {
@@ -22,33 +22,20 @@ class VerdictBook {
   Verdict& operator[](std::size_t i) { return verdicts_[i]; }
   // Kind and id as views: a lookup builds no string and allocates nothing.
   std::size_t index(std::string_view kind, std::string_view id) {
-    if (2 * (verdicts_.size() + 1) > slots_.size()) rehash(std::max<std::size_t>(64, 2 * slots_.size()));
-    const std::uint32_t h = hash(kind, id);
-    for (std::size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
-      Slot& slot = slots_[i];
-      if (slot.position == 0) {
-        verdicts_.push_back(Verdict{Entity{std::string(kind), std::string(id)}, HealthState::healthy, {}, std::nullopt});
-        slot = Slot{h, static_cast<std::uint32_t>(verdicts_.size())};
-        return verdicts_.size() - 1;
-      }
-      if (slot.hash == h && is(verdicts_[slot.position - 1], kind, id)) return slot.position - 1;
-    }
+    const auto [position, fresh] = index_.find_or_add(hash(kind, id), verdicts_.size(),
+                                                      [&](std::uint32_t i) { return is(verdicts_[i], kind, id); });
+    if (fresh)
+      verdicts_.push_back(Verdict{Entity{std::string(kind), std::string(id)}, HealthState::healthy, {}, std::nullopt});
+    return position;
   }
   const Verdict* find(std::string_view kind, std::string_view id) const {
-    if (slots_.empty()) return nullptr;
-    const std::uint32_t h = hash(kind, id);
-    for (std::size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
-      const Slot& slot = slots_[i];
-      if (slot.position == 0) return nullptr;
-      if (slot.hash == h && is(verdicts_[slot.position - 1], kind, id)) return &verdicts_[slot.position - 1];
-    }
+    const std::uint32_t i = index_.find(hash(kind, id), [&](std::uint32_t p) { return is(verdicts_[p], kind, id); });
+    return i == OpenIndex::kNone ? nullptr : &verdicts_[i];
   }
   // Room for about this many entities: fewer reallocations, no correctness at stake.
   void reserve(std::size_t entities) {
     verdicts_.reserve(entities);
-    std::size_t n = 64;
-    while (n < 2 * entities) n *= 2;
-    if (n > slots_.size()) rehash(n);
+    index_.reserve(entities);
   }
   static void add(Verdict& v, HealthState state, std::optional<Reason> reason = std::nullopt) {
     v.state = worst(v.state, state);
@@ -59,17 +46,11 @@ class VerdictBook {
   }
   // The verdicts in order of first mention; the book is empty afterwards.
   std::vector<Verdict> take() {
-    slots_.clear();
+    index_.clear();
     return std::move(verdicts_);
   }
 
  private:
-  // Open addressing over positions in verdicts_: no allocation per entity,
-  // and a slot keeps its hash, so most probes compare no string.
-  struct Slot {
-    std::uint32_t hash = 0;
-    std::uint32_t position = 0;  // in verdicts_, plus one; 0: empty
-  };
   static std::uint32_t hash(std::string_view kind, std::string_view id) {
     const std::size_t h = std::hash<std::string_view>{}(id);
     return static_cast<std::uint32_t>(h ^ (std::hash<std::string_view>{}(kind) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
@@ -77,19 +58,9 @@ class VerdictBook {
   static bool is(const Verdict& v, std::string_view kind, std::string_view id) {
     return v.entity.id == id && v.entity.kind == kind;
   }
-  void rehash(std::size_t size) {  // size: a power of two
-    std::vector<Slot> slots(size);
-    for (const Slot& old : slots_) {
-      if (old.position == 0) continue;
-      std::size_t i = old.hash & (size - 1);
-      while (slots[i].position != 0) i = (i + 1) & (size - 1);
-      slots[i] = old;
-    }
-    slots_ = std::move(slots);
-  }
 
   std::vector<Verdict> verdicts_;
-  std::vector<Slot> slots_;
+  OpenIndex index_;  // positions in verdicts_ by kind and id
 };
 
 }  // namespace ibgpu
