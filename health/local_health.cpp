@@ -7,10 +7,11 @@
 
 #include "health/result_facts.h"
 #include "health/verdict_book.h"
-#include "probes/result_prefetch.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
 #include "probes/kernel_log.h"
+#include "probes/metric_names.h"
+#include "probes/result_prefetch.h"
 #include "probes/topology.h"
 
 namespace ibgpu {
@@ -33,36 +34,6 @@ std::optional<double> metric(const ProbeResult& p, std::string_view name) {
   auto it = p.metrics.find(name);
   return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
-
-// The typical values of a few named metrics, read in one walk over a
-// result's metrics (both in name order): a fleet has tens of thousands of
-// GPU records, each with a couple of dozen metrics.
-template <std::size_t N>
-class MetricValues {
- public:
-  MetricValues(const ProbeResult& p, const std::array<std::string_view, N>& names) : names_(names) {
-    auto want = names.begin();
-    for (auto it = p.metrics.begin(); it != p.metrics.end() && want != names.end();) {
-      const int order = want->compare(it->first);
-      if (order < 0) {
-        ++want;
-      } else {
-        if (order == 0) values_[static_cast<std::size_t>(want - names.begin())] = it->second.typical();
-        ++it;
-      }
-    }
-  }
-  // One of the names given.
-  std::optional<double> operator()(std::string_view name) const {
-    for (std::size_t i = 0; i < N; ++i)
-      if (names_[i] == name) return values_[i];
-    return std::nullopt;
-  }
-
- private:
-  const std::array<std::string_view, N>& names_;
-  std::array<std::optional<double>, N> values_{};
-};
 
 // Views: probe ids are tested against literals for every one of a fleet's results.
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
@@ -197,62 +168,70 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
-// What judge_gpu_health reads of a gpu.nvml.health record, in name order.
-constexpr std::array<std::string_view, 16> kGpuHealthMetrics{
+// What judge_gpu_health reads of a gpu.nvml.health record.
+constexpr MetricNames kGpuHealth{std::array<std::string_view, 16>{
     "ecc_enabled", "ecc_uncorrected_volatile", "nvlink_links", "nvlink_links_up", "pcie_gen", "pcie_gen_max",
     "pcie_width", "pcie_width_max", "persistence_mode", "power_slowdown", "pstate", "remap_failed", "remap_pending",
-    "retired_pages_pending", "temp_C", "thermal_slowdown"};
-static_assert(std::is_sorted(kGpuHealthMetrics.begin(), kGpuHealthMetrics.end()));
+    "retired_pages_pending", "temp_C", "thermal_slowdown"}};
 
 void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
-  const MetricValues metric(p, kGpuHealthMetrics);
-  auto flag_set = [&](std::string_view name) { return metric(name).value_or(0) != 0; };
-  auto add = [&](HealthState s, const char* code, std::string message, const std::string& name,
+  // The record's metrics found in one walk; kGpuHealth["name"] is a position, checked when compiled.
+  const auto found = find_metrics(p.metrics, kGpuHealth);
+  auto metric = [&](std::size_t name) { return typical(found[name]); };
+  auto flag_set = [&](std::size_t name) { return metric(name).value_or(0) != 0; };
+  auto add = [&](HealthState s, const char* code, std::string message, std::size_t name,
                  std::optional<double> threshold) {
-    VerdictBook::add(gpu, s, reason(code, std::move(message), name, metric(name), threshold));
+    VerdictBook::add(gpu, s,
+                     reason(code, std::move(message), std::string(kGpuHealth.names[name]), metric(name), threshold));
   };
-  if (auto n = metric("ecc_uncorrected_volatile"); n && *n > 0)
+  if (auto n = metric(kGpuHealth["ecc_uncorrected_volatile"]); n && *n > 0)
     add(HealthState::failed, "GPU_ECC_UNCORRECTABLE",
-        number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
-  if (auto on = metric("ecc_enabled"); on && *on == 0)
-    add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", "ecc_enabled", 1.0);
-  if (flag_set("remap_failed"))
-    add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", "remap_failed", 0.0);
-  if (flag_set("remap_pending"))
-    add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
-  if (flag_set("retired_pages_pending"))
-    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending",
+        number_text(*n) + " uncorrectable ECC errors since the driver loaded", kGpuHealth["ecc_uncorrected_volatile"],
         0.0);
-  if (flag_set("thermal_slowdown"))
+  if (auto on = metric(kGpuHealth["ecc_enabled"]); on && *on == 0)
+    add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", kGpuHealth["ecc_enabled"], 1.0);
+  if (flag_set(kGpuHealth["remap_failed"]))
+    add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", kGpuHealth["remap_failed"],
+        0.0);
+  if (flag_set(kGpuHealth["remap_pending"]))
+    add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", kGpuHealth["remap_pending"], 0.0);
+  if (flag_set(kGpuHealth["retired_pages_pending"]))
+    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot",
+        kGpuHealth["retired_pages_pending"], 0.0);
+  if (flag_set(kGpuHealth["thermal_slowdown"]))
     add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
-        "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
-  if (flag_set("power_slowdown"))
-    add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
-  if (auto t = metric("temp_C")) {
+        "clocks slowed by temperature (thermal or hardware slowdown active)", kGpuHealth["thermal_slowdown"], 0.0);
+  if (flag_set(kGpuHealth["power_slowdown"]))
+    add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", kGpuHealth["power_slowdown"],
+        0.0);
+  if (auto t = metric(kGpuHealth["temp_C"])) {
     if (limits.gpu_temp_failed_C && *t >= *limits.gpu_temp_failed_C)
-      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_failed_C);
+      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", kGpuHealth["temp_C"], limits.gpu_temp_failed_C);
     else if (limits.gpu_temp_degraded_C && *t >= *limits.gpu_temp_degraded_C)
-      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_degraded_C);
+      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", kGpuHealth["temp_C"],
+          limits.gpu_temp_degraded_C);
   }
-  const auto width = metric("pcie_width"), width_max = metric("pcie_width_max");
+  const auto width = metric(kGpuHealth["pcie_width"]), width_max = metric(kGpuHealth["pcie_width_max"]);
   if (width && width_max && *width < *width_max)
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
-        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), "pcie_width", width_max);
+        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), kGpuHealth["pcie_width"], width_max);
   // GPUs drop the link generation when idle to save power: only at full
   // performance (P0) is a lower generation a training fault.
-  const auto gen = metric("pcie_gen"), gen_max = metric("pcie_gen_max"), pstate = metric("pstate");
+  const auto gen = metric(kGpuHealth["pcie_gen"]), gen_max = metric(kGpuHealth["pcie_gen_max"]),
+             pstate = metric(kGpuHealth["pstate"]);
   if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
-        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
-  const auto links = metric("nvlink_links"), up = metric("nvlink_links_up");
+        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", kGpuHealth["pcie_gen"], gen_max);
+  const auto links = metric(kGpuHealth["nvlink_links"]), up = metric(kGpuHealth["nvlink_links_up"]);
   // NVML reports every link of a PCIe GPU without a bridge as present and down,
   // so only a fabric that trained in part is a fault it can see.
   if (links && up && *up > 0 && *up < *links)
     add(HealthState::failed, "GPU_NVLINK_DOWN",
-        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
+        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", kGpuHealth["nvlink_links_up"],
+        links);
   if (limits.require_persistence_mode)
-    if (auto pm = metric("persistence_mode"); pm && *pm == 0)
-      add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
+    if (auto pm = metric(kGpuHealth["persistence_mode"]); pm && *pm == 0)
+      add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", kGpuHealth["persistence_mode"], 1.0);
 }
 
 void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {

@@ -5,8 +5,9 @@
 #include <sstream>
 #include <string_view>
 
-#include "probes/stats.h"
+#include "probes/metric_names.h"
 #include "probes/result_prefetch.h"
+#include "probes/stats.h"
 #include "reports/reporter.h"
 #include "reports/text_table.h"
 
@@ -128,41 +129,6 @@ void append_reasons(std::string& out, const Verdict& v) {
     if (!v.reasons[i].message.empty()) out.append(": ").append(v.reasons[i].message);
   }
 }
-
-// A fixed set of metric names, sorted as a probe's metrics map sorts them,
-// so that one walk of the map finds them all (no string per lookup).
-template <std::size_t N>
-struct MetricNames {
-  std::array<std::string_view, N> names;
-  consteval explicit MetricNames(std::array<std::string_view, N> sorted) : names(sorted) {
-    if (!std::is_sorted(names.begin(), names.end())) throw "metric names must be sorted";
-  }
-  consteval std::size_t operator[](std::string_view name) const {
-    for (std::size_t i = 0; i < N; ++i)
-      if (names[i] == name) return i;
-    throw "no such metric name";
-  }
-};
-
-template <std::size_t N>
-std::array<const Metric*, N> find_metrics(const Metrics& metrics, const MetricNames<N>& wanted) {
-  std::array<const Metric*, N> found{};
-  std::size_t i = 0;
-  for (auto it = metrics.begin(); it != metrics.end() && i < N;) {
-    // Most names differ in their first letter: no call to compare the rest.
-    const std::string& name = it->first;
-    const std::string_view want = wanted.names[i];
-    const int order = !name.empty() && name[0] != want[0]
-                          ? static_cast<unsigned char>(name[0]) - static_cast<unsigned char>(want[0])
-                          : std::string_view(name).compare(want);
-    if (order == 0) found[i++] = &it->second;
-    if (order <= 0) ++it;
-    else ++i;
-  }
-  return found;
-}
-
-std::optional<double> typical(const Metric* m) { return m ? m->typical() : std::nullopt; }
 
 int port_count(const HostInventory& h, bool active_only) {
   int n = 0;
