@@ -5,6 +5,7 @@
 #include <string_view>
 #include <span>
 
+#include "health/grouped_positions.h"
 #include "health/result_facts.h"
 #include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
@@ -295,24 +296,14 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
 
 void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
                         const std::vector<ProbeResult>& probes, const ResultFacts& facts, const LocalLimits& limits) {
-  // Each host's local results, in order: positions grouped by host id (a
-  // counting sort over the facts; a fleet's report holds far more pair results).
-  auto is_local = [&](const ResultFact& f) { return facts.traits(f).local && f.host_count == 1; };
-  std::vector<std::uint32_t> first(facts.hosts().size() + 1, 0);
-  for (const ResultFact& f : facts)
-    if (is_local(f)) ++first[f.host[0] + 1];
-  for (std::size_t h = 1; h < first.size(); ++h) first[h] += first[h - 1];
-  std::vector<std::uint32_t> by_host(first.back());
-  {
-    std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
-    for (std::size_t i = 0; i < facts.size(); ++i)
-      if (is_local(facts[i])) by_host[next[facts[i].host[0]]++] = static_cast<std::uint32_t>(i);
-  }
+  // Each host's local results, in order: a fleet's report holds far more pair results.
+  const GroupedPositions local_by_host(facts.size(), facts.hosts().size(), [&](std::size_t i) {
+    const ResultFact& f = facts[i];
+    return facts.traits(f).local && f.host_count == 1 ? f.host[0] : GroupedPositions::kLeftOut;
+  });
   for (const auto& host : hosts) {
     const std::uint32_t h = facts.hosts().find(host.name);
-    const std::span<const std::uint32_t> local =
-        h == NameIds::kNone ? std::span<const std::uint32_t>()
-                            : std::span<const std::uint32_t>(by_host).subspan(first[h], first[h + 1] - first[h]);
+    const auto local = h == NameIds::kNone ? std::span<const std::uint32_t>() : local_by_host.of(h);
     judge_ports(book, host, limits);
     if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
       book.add({"node", host.name}, HealthState::failed,

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "health/grouped_positions.h"
 #include "health/thresholds.h"
 
 namespace ibgpu {
@@ -115,30 +116,27 @@ class Localisation {
       std::uint32_t index;  // into the records
     };
     const auto& records = l_.records_;
-    // Grouped by the edge's lower unit (a counting sort: units are dense
-    // ids), then each unit's few records sorted by the rest of the key.
-    std::vector<std::uint32_t> bucket(l_.unit_host_.size() + 1, 0);  // unit u: seen[bucket[u], bucket[u + 1])
-    auto lower = [](const Record& r) { return std::min(r.a, r.b); };
-    for (const Record& r : records) ++bucket[lower(r) + 1];
-    for (std::size_t u = 1; u < bucket.size(); ++u) bucket[u] += bucket[u - 1];
-    std::vector<Seen> seen(records.size());
-    {
-      std::vector<std::uint32_t> next(bucket.begin(), bucket.end() - 1);
-      for (std::size_t i = 0; i < records.size(); ++i) {
-        const Record& r = records[i];
-        const bool swap = r.b < r.a;
-        seen[next[lower(r)]++] = Seen{r.group, swap ? r.b : r.a, swap ? r.a : r.b, swap ? r.rank_b : r.rank_a,
-                                      swap ? r.rank_a : r.rank_b, static_cast<std::uint32_t>(i)};
-      }
+    // Grouped by the edge's lower unit (units are dense ids), then each
+    // unit's few records sorted by the rest of the key.
+    const GroupedPositions by_lower(records.size(), l_.unit_host_.size(),
+                                    [&](std::size_t i) { return std::min(records[i].a, records[i].b); });
+    std::vector<Seen> seen;
+    seen.reserve(records.size());
+    for (const std::uint32_t i : by_lower.all()) {
+      const Record& r = records[i];
+      const bool swap = r.b < r.a;
+      seen.push_back(Seen{r.group, swap ? r.b : r.a, swap ? r.a : r.b, swap ? r.rank_b : r.rank_a,
+                          swap ? r.rank_a : r.rank_b, i});
     }
     auto same_edge = [](const Seen& x, const Seen& y) { return x.group == y.group && x.lo == y.lo && x.hi == y.hi; };
     auto same_ranks = [](const Seen& x, const Seen& y) { return x.rank_lo == y.rank_lo && x.rank_hi == y.rank_hi; };
     auto state = [&](const Seen& x) { return records[x.index].state; };
-    for (std::size_t u = 0; u + 1 < bucket.size(); ++u)
-      std::sort(seen.begin() + bucket[u], seen.begin() + bucket[u + 1], [](const Seen& x, const Seen& y) {
-        return std::tie(x.group, x.hi, x.rank_lo, x.rank_hi, x.index) <
-               std::tie(y.group, y.hi, y.rank_lo, y.rank_hi, y.index);
-      });
+    for (std::size_t u = 0; u < by_lower.groups(); ++u)
+      std::sort(seen.begin() + static_cast<std::ptrdiff_t>(by_lower.start(u)),
+                seen.begin() + static_cast<std::ptrdiff_t>(by_lower.start(u + 1)), [](const Seen& x, const Seen& y) {
+                  return std::tie(x.group, x.hi, x.rank_lo, x.rank_hi, x.index) <
+                         std::tie(y.group, y.hi, y.rank_lo, y.rank_hi, y.index);
+                });
     // Each edge is written over records already read: seen[0, n) are the
     // edges, index the chosen record, rank_lo the edge's first mention.
     std::size_t n = 0;
