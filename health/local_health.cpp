@@ -31,11 +31,6 @@ std::string number_text(double v) {
   return s;
 }
 
-std::optional<double> metric(const ProbeResult& p, std::string_view name) {
-  auto it = p.metrics.find(name);
-  return it == p.metrics.end() ? std::nullopt : it->second.typical();
-}
-
 // Views: probe ids are tested against literals for every one of a fleet's results.
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
@@ -133,7 +128,7 @@ struct CounterRule {
 };
 
 void judge_counters(Verdict& entity, const ProbeResult& p, const LocalLimits& limits) {
-  if (auto downed = metric(p, "link_downed_delta"); downed && *downed > 0)
+  if (auto downed = typical(p, "link_downed_delta"); downed && *downed > 0)
     VerdictBook::add(entity, HealthState::failed,
              reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
                     "link_downed_delta", *downed, 0.0));
@@ -148,10 +143,10 @@ void judge_counters(Verdict& entity, const ProbeResult& p, const LocalLimits& li
   };
   for (const auto& rule : rules) {
     const std::string name = std::string(rule.counter) + "_per_hour";
-    const auto rate = metric(p, name);
+    const auto rate = typical(p, name);
     const double limit = limits.*rule.limit;
     if (!rate || *rate <= limit) continue;
-    const auto delta = metric(p, std::string(rule.counter) + "_delta");
+    const auto delta = typical(p, std::string(rule.counter) + "_delta");
     VerdictBook::add(entity, HealthState::degraded,
              reason(rule.code,
                     std::string(rule.counter) + " rose by " + number_text(delta.value_or(0)) + " during the run (" +
@@ -238,7 +233,7 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& lim
 void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
   auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
     if (!limit) return;
-    const auto v = metric(p, name);
+    const auto v = typical(p, name);
     if (v && *v < *limit)
       VerdictBook::add(
           gpu, HealthState::degraded,
@@ -250,13 +245,13 @@ void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& 
 }
 
 void judge_xids(Verdict& entity, const ProbeResult& p) {
-  const double all = metric(p, "xid_events").value_or(0);
-  const double hardware = metric(p, "xid_hardware_events").value_or(0);
+  const double all = typical(p, "xid_events").value_or(0);
+  const double hardware = typical(p, "xid_hardware_events").value_or(0);
   if (all <= 0) return;
   const std::string codes = p.params.contains("xids") ? p.params["xids"].dump() : "";
   VerdictBook::add(
       entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
-      reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", metric(p, "xid_last"), {}));
+      reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", typical(p, "xid_last"), {}));
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
@@ -359,7 +354,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
         judge_xids(book[target], p);
       }
       if (p.id == kKernelLogLinkProbe) {
-        const double drops = metric(p, "link_down_events").value_or(0);
+        const double drops = typical(p, "link_down_events").value_or(0);
         const Hca* hca = find_hca(host, std::string(device));
         if (!hca || drops < limits.link_down_events_degraded) continue;
         for (const auto& port : hca->ports)

@@ -4,6 +4,7 @@
 
 #include "health/local_health.h"
 #include "health/thresholds.h"
+#include "probes/metric_names.h"
 #include "probes/result_prefetch.h"
 
 namespace ibgpu {
@@ -32,11 +33,6 @@ Judged judged_number(const ProbeTraits& t, std::size_t hosts) {
   if (t.gpu_copy_bw) return Judged::gpu_copy_bw;
   if (t.gpu_mem_bw) return Judged::gpu_mem_bw;
   return Judged::none;
-}
-
-std::optional<double> typical(const ProbeResult& p, std::string_view name) {
-  auto it = p.metrics.find(name);
-  return it == p.metrics.end() ? std::nullopt : it->second.typical();
 }
 
 void set_value(ResultFact& f, int i, std::optional<double> v) {

@@ -1,7 +1,7 @@
 #pragma once
-// A fixed set of metric names, found in one walk over a result's metrics:
-// for readers of a fleet's results (the judge's GPU records, the table's
-// rows), which look up the same dozen names in each of tens of thousands.
+// A result's metrics by name: one, or a fixed set found in one walk over
+// them, for readers of a fleet's results (the judge's GPU records, the
+// table's rows) that look up the same dozen names in tens of thousands.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -49,5 +49,11 @@ std::array<const Metric*, N> find_metrics(const Metrics& metrics, const MetricNa
 
 // The typical value of a metric found, if any.
 inline std::optional<double> typical(const Metric* m) { return m ? m->typical() : std::nullopt; }
+
+// The typical value of the result's metric of that name, if it has one.
+inline std::optional<double> typical(const ProbeResult& p, std::string_view name) {
+  const auto it = p.metrics.find(name);
+  return it == p.metrics.end() ? std::nullopt : it->second.typical();
+}
 
 }  // namespace ibgpu

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "probes/metric_names.h"
+
 namespace ibgpu {
 
 namespace {
@@ -35,10 +37,7 @@ std::size_t size_of(const ProbeResult& p) {
   return it->get<std::size_t>();
 }
 
-std::optional<double> bandwidth_of(const ProbeResult& p) {
-  const auto it = p.metrics.find("bw_avg_GBps");
-  return it == p.metrics.end() ? std::nullopt : it->second.typical();
-}
+std::optional<double> bandwidth_of(const ProbeResult& p) { return typical(p, "bw_avg_GBps"); }
 
 class HostAxis {
  public:

@@ -226,11 +226,6 @@ void print_probes(const Report& r, std::ostream& out) {
   table.print(out, "  ");
 }
 
-std::optional<double> value_of(const ProbeResult& p, const std::string& name) {
-  auto it = p.metrics.find(name);
-  return it == p.metrics.end() ? std::nullopt : it->second.typical();
-}
-
 constexpr MetricNames kGpuHealth{std::array<std::string_view, 13>{
     "ecc_uncorrected_aggregate", "ecc_uncorrected_volatile", "nvlink_links", "nvlink_links_up", "pcie_gen",
     "pcie_gen_max", "pcie_width", "pcie_width_max", "power_slowdown", "remap_failed", "remap_pending", "temp_C",
@@ -270,7 +265,7 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
       const auto suffix = name.rfind("_delta");
       if (suffix == std::string::npos || suffix + 6 != name.size() || !m.value || *m.value == 0) continue;
       const std::string counter = name.substr(0, suffix);
-      const auto rate = value_of(p, counter + "_per_hour");
+      const auto rate = typical(p, counter + "_per_hour");
       std::string& text = parts.next().append(counter) += " +";
       append_whole_or_number(text, *m.value);
       if (rate) {
