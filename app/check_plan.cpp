@@ -160,5 +160,4 @@ CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, cons
   return plan;
 }
 
-
 }  // namespace ibgpu

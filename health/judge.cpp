@@ -189,7 +189,7 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
   for (const Noted& n : noted) {
     const Rule& r = rules[n.rule];
     const Measurement m{&probes[n.probe], evidence.kinds.list()[n.kind], n.value, r.metric, r.limit, r.low_code,
-                        r.outlier_code, n.kind, r.sense, n.retest};
+                        r.outlier_code, n.kind, r.sense, n.retest, &facts[n.probe]};
     Finding f = judge_measurement(m, medians, profile.fleet);
     if (n.pair != kNoPair) {
       if (f.state != HealthState::healthy) evidence.ledger.judged(n.pair, f.state, std::move(f.reason));

@@ -50,12 +50,6 @@ std::string format_value(double v) {
   return text;
 }
 
-std::optional<std::size_t> size_of(const ProbeResult& p) {
-  auto it = p.params.find("size_B");
-  if (it == p.params.end() || !it->is_number_unsigned()) return std::nullopt;
-  return it->get<std::size_t>();
-}
-
 bool is_pair_probe(const ProbeResult& p) { return starts_with(p.id, "net.") && p.scope.hosts.size() == 2; }
 
 bool is_allreduce_probe(const ProbeResult& p) {

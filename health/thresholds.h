@@ -26,7 +26,7 @@ struct Measurement {
   const Limit* limit = nullptr;     // in the profile the measurements were extracted with
   const char* low_code = "";        // below a floor / above a ceiling: IB_LINK_BW_LOW, LAT_HIGH, ...
   const char* outlier_code = "";    // against the fleet median: IB_LINK_BW_OUTLIER, LAT_OUTLIER, ...
-  std::uint32_t kind_index = 0;     // into Measurements::kinds()
+  std::uint32_t kind_index = 0;     // in the MeasurementKinds it was interned in (order of first mention)
   LimitSense sense = LimitSense::floor;
   bool retest = false;              // a re-test (params "retest"): judged, but not part of the fleet median
   const ResultFact* fact = nullptr; // what was read of the probe: hosts and rails as ids
@@ -92,7 +92,6 @@ Finding judge_absolute(const Measurement& m);
 
 bool is_pair_probe(const ProbeResult& p);        // net.* between two hosts
 bool is_allreduce_probe(const ProbeResult& p);   // collective.*.all_reduce
-std::optional<std::size_t> size_of(const ProbeResult& p);  // params.size_B
 
 // The entity a measurement of `p` speaks for: the GPU of a one-GPU result,
 // the node of another one-host result, the link between two hosts (or a

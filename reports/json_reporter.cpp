@@ -1,6 +1,6 @@
+#include "probes/result_prefetch.h"
 #include "reports/json.h"
 #include "reports/json_writer.h"
-#include "probes/result_prefetch.h"
 #include "reports/reporter.h"
 
 namespace ibgpu {
