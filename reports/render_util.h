@@ -16,4 +16,3 @@ std::string shortest_number(double v);
 std::string join(const std::vector<std::string>& items, const std::string& sep);
 
 }  // namespace ibgpu
-
