@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 vm_dir=${IBGPU_VM_DIR:-$PWD/build/vm}
-ci/vm/setup || { echo "run_smoke: FAIL: ci/vm/setup failed"; exit 1; }
+. ci/vm/setup_or_fail.sh
+vm_setup_or_fail run_smoke
 export IBGPU_VM_OUT=${IBGPU_VM_OUT:-$vm_dir/smoke}
 rc=0
 ci/vm/run tests/vm/perftest_smoke.sh || rc=$?

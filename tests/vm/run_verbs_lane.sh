@@ -54,7 +54,8 @@ if under_fresh_mount "$root" || under_fresh_mount "$vm_dir"; then
   unset IBGPU_VM_OUT
 fi
 
-IBGPU_VM_DIR=$vm_dir ci/vm/setup || { echo "$me: FAIL: ci/vm/setup failed"; exit 1; }
+. ci/vm/setup_or_fail.sh
+IBGPU_VM_DIR=$vm_dir vm_setup_or_fail "$me"
 vm_dir=$(cd "$vm_dir" && pwd)
 export IBGPU_VM_DIR=$vm_dir
 export IBGPU_VM_OUT=${IBGPU_VM_OUT:-$vm_dir/verbs-lane}
