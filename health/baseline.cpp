@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/bounded_input.h"
 #include "health/thresholds.h"
 
 namespace ibgpu {
@@ -81,7 +82,7 @@ json to_json(const Baseline& b) {
 Baseline baseline_from_json(const json& j) {
   if (!j.is_object() || !j.contains("baseline_version"))
     throw std::runtime_error("not an ibgpu baseline: no baseline_version");
-  const int version = j.at("baseline_version").get<int>();
+  const int version = exact_integer<int>(j.at("baseline_version"), "baseline_version");
   if (version > kBaselineVersion)
     throw std::runtime_error("baseline has baseline_version " + std::to_string(version) + ", this ibgpu reads up to " +
                              std::to_string(kBaselineVersion) + ": upgrade ibgpu to read it");
@@ -90,7 +91,7 @@ Baseline baseline_from_json(const json& j) {
   for (const auto& r : j.at("runs")) b.runs.push_back(BaselineRun{r.at("id").get<std::string>(), r.value("started", "")});
   for (const auto& [kind, k] : j.at("kinds").items()) {
     const double median = k.at("median").get<double>();
-    const auto n = k.at("n").get<std::size_t>();
+    const auto n = exact_integer<std::size_t>(k.at("n"), "n");
     if (n == 0) throw std::runtime_error("baseline kind '" + kind + "' has no values behind its median");
     b.kinds[kind] = BaselineKind{median, n};
   }

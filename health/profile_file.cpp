@@ -1,5 +1,6 @@
 #include "health/profile_file.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +10,8 @@
 #include <sstream>
 
 #include <toml++/toml.h>
+
+#include "core/bounded_input.h"
 
 namespace ibgpu {
 
@@ -46,7 +49,10 @@ class TableReader {
 
   double number(const toml::node& node, const std::string& key) const {
     if (!node.is_number()) fail(node, "'" + key_name(key) + "' must be a number");
-    return *node.value<double>();
+    // TOML has nan and inf; a limit of either compares false with everything and judges nothing.
+    const double v = *node.value<double>();
+    if (!std::isfinite(v)) fail(node, "'" + key_name(key) + "' must be a finite number");
+    return v;
   }
 
   int integer(const toml::node& node, const std::string& key, std::int64_t min = 0) const {
@@ -174,22 +180,37 @@ bool looks_like_path(const std::string& spec) {
 Profile parse_profile(const std::string& text, const std::string& origin) {
   Profile p;
   p.source = origin;
+  // toml++ recurses once per part of a dotted key or table header: bound the input before it.
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '\n') continue;
+    if (i - line_start > kProfileMaxLine)
+      throw ProfileError(origin + ":" + std::to_string(line) + ": line longer than " + std::to_string(kProfileMaxLine) +
+                         " characters");
+    ++line;
+    line_start = i + 1;
+  }
+  if (text.size() > kProfileMaxBytes) throw ProfileError(origin + ": larger than a profile can be");
   toml::table root;
   try {
     root = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     throw ProfileError(origin + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
+  // An empty profile would judge with no expectations under a name of its own: say so instead.
+  if (root.empty()) throw ProfileError(origin + ": the profile sets nothing (for no expectations, use --profile generic)");
   read_profile(root, origin, p);
   return p;
 }
 
 Profile load_profile_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ProfileError(path.string() + ": cannot read the profile file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), path.string());
+  std::string text;
+  try {
+    text = read_bounded_file(path.string(), kProfileMaxBytes);
+  } catch (const InputError& e) {
+    throw ProfileError(e.what());
+  }
+  return parse_profile(text, path.string());
 }
 
 std::vector<fs::path> profile_search_dirs(const fs::path& exe_dir) {
@@ -206,7 +227,7 @@ Profile resolve_profile(const std::string& spec, const std::vector<fs::path>& di
   if (spec.empty()) throw ProfileError("--profile: empty profile name");
   if (looks_like_path(spec)) {
     std::error_code ec;
-    if (!fs::is_regular_file(spec, ec)) throw ProfileError("--profile " + spec + ": no such profile file");
+    if (!fs::exists(spec, ec)) throw ProfileError("--profile " + spec + ": no such profile file");
     return load_profile_file(spec);
   }
   std::string searched;

@@ -24,8 +24,13 @@ std::optional<std::string> Sysfs::read(const std::string& rel) const {
   // whereas `out << in.rdbuf()` swallows it and leaves an empty string that looks like data.
   std::string s;
   std::array<char, 4096> buf{};
-  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+  // A kernel attribute is at most a page; a saved tree (--sysfs-root) may hold anything, even a
+  // link to /dev/zero: past 64 KiB it is no attribute.
+  constexpr std::size_t kMaxAttribute = 64 * 1024;
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
     s.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+    if (s.size() > kMaxAttribute) return std::nullopt;
+  }
   if (in.bad()) return std::nullopt;
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   return s;

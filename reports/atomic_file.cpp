@@ -1,13 +1,17 @@
 #include "reports/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace ibgpu {
 
@@ -15,40 +19,94 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string temp_name_for(const std::string& path) {
-  const fs::path target(path);
-  return (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()))).string();
-}
-
 [[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
   throw std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(err));
 }
 
-}  // namespace
+bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
-void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  std::ostringstream buffer;
-  write(buffer);
-  const std::string text = buffer.str();
-  const std::string temp = temp_name_for(path);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("create", temp, errno);
+// /dev and /proc hold the kernel's files, never a report of ours to replace.
+bool under_kernel_tree(const std::string& absolute) {
+  return absolute == "/dev" || absolute == "/proc" || starts_with(absolute, "/dev/") || starts_with(absolute, "/proc/");
+}
+
+// Follows a chain of symlinks by hand, so a dangling link still names the file it points at.
+// Paths in /proc are left alone: /proc/self/fd/N points at "pipe:[123]", which is no path.
+std::string follow_links(std::string path) {
+  for (int hops = 0; hops < 40; ++hops) {
+    if (under_kernel_tree(path)) return path;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::vector<char> buffer(PATH_MAX + 1);
+    const ssize_t n = ::readlink(path.c_str(), buffer.data(), buffer.size() - 1);
+    if (n < 0) fail("read the link", path, errno);
+    const fs::path target(std::string(buffer.data(), static_cast<std::size_t>(n)));
+    path = (target.is_absolute() ? target : fs::path(path).parent_path() / target).lexically_normal().string();
+  }
+  fail("follow the links of", path, ELOOP);
+}
+
+void write_all(int fd, const std::string& text, const std::string& path) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      fail("write", temp, err);
-    }
+    if (n < 0) fail("write", path, errno);
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+}
+
+void write_through(const std::string& path, const std::string& text) {
+  // O_APPEND: a regular file behind /dev/stdout or /proc/self/fd/N keeps what it holds.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail("open", path, errno);
+  try {
+    write_all(fd, text, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail("close", path, errno);
+}
+
+mode_t current_umask() {
+  const mode_t mask = ::umask(022);
+  ::umask(mask);
+  return mask;
+}
+
+// A new temporary file beside `path` (mkostemp: O_EXCL, so a name someone placed there, a link
+// say, is never followed); returns its descriptor and sets `temp`, or -1 with errno.
+int create_temp_beside(const std::string& path, std::string& temp) {
+  const fs::path target(path);
+  temp = (target.parent_path() / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  return ::mkostemp(temp.data(), O_CLOEXEC);
+}
+
+void replace(const std::string& path, const std::string& text) {
+  std::string temp;
+  const int fd = create_temp_beside(path, temp);
+  if (fd < 0) fail("create a temporary file beside", path, errno);
+  try {
+    struct stat old {};
+    if (::stat(path.c_str(), &old) == 0) {
+      // The replacement keeps what the operator set on the file it replaces.
+      if (::fchmod(fd, old.st_mode & 07777) != 0) fail("set the mode of", temp, errno);
+      if (::geteuid() == 0 && ::fchown(fd, old.st_uid, old.st_gid) != 0) fail("set the owner of", temp, errno);
+    } else if (::fchmod(fd, static_cast<mode_t>(0644) & ~current_umask()) != 0) {
+      fail("set the mode of", temp, errno);
+    }
+    write_all(fd, text, temp);
+    if (::fsync(fd) != 0) fail("sync", temp, errno);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    fail("sync", temp, err);
+    fail("close", temp, err);
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
@@ -57,12 +115,56 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
   }
 }
 
-std::string why_not_writable(const std::string& path) {
-  if (path.empty()) return "empty output path";
+}  // namespace
+
+OutputTarget output_target(const std::string& path) {
+  OutputTarget out;
+  if (path.empty()) {
+    out.refusal = "empty output path";
+    return out;
+  }
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return path + " is a directory";
-  const std::string temp = temp_name_for(path);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const std::string absolute = fs::absolute(path, ec).lexically_normal().string();
+  out.path = follow_links(ec ? path : absolute);
+  struct stat st {};
+  if (::stat(out.path.c_str(), &st) != 0) {
+    if (errno != ENOENT) out.refusal = "cannot write " + path + ": " + std::strerror(errno);
+    return out;  // a new file: created by replace()
+  }
+  if (S_ISDIR(st.st_mode)) {
+    out.refusal = path + " is a directory";
+  } else if (S_ISBLK(st.st_mode)) {
+    out.refusal = path + " is a block device: ibgpu never writes a report onto a disk";
+  } else if (S_ISSOCK(st.st_mode)) {
+    out.refusal = path + " is a socket";
+  } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || under_kernel_tree(out.path)) {
+    out.write_through = true;
+  }
+  return out;
+}
+
+void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const OutputTarget target = output_target(path);
+  if (!target.refusal.empty()) throw std::runtime_error(target.refusal);
+  std::ostringstream buffer;
+  write(buffer);
+  if (target.write_through) {
+    write_through(target.path, buffer.str());
+  } else {
+    replace(target.path, buffer.str());
+  }
+}
+
+std::string why_not_writable(const std::string& path) {
+  const OutputTarget target = output_target(path);
+  if (!target.refusal.empty()) return target.refusal;
+  if (target.write_through) {
+    // Opening a FIFO would wait for its reader, and a device's open may act: ask, do not open.
+    if (::access(target.path.c_str(), W_OK) != 0) return "cannot write " + path + ": " + std::strerror(errno);
+    return "";
+  }
+  std::string temp;
+  const int fd = create_temp_beside(target.path, temp);
   if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
   ::close(fd);
   ::unlink(temp.c_str());

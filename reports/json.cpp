@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/bounded_input.h"
+
 namespace ibgpu {
 
 using nlohmann::json;
@@ -42,7 +44,7 @@ void to_json(json& j, const Stats& s) {
 }
 
 void from_json(const json& j, Stats& s) {
-  s.n = j.at("n").get<std::size_t>();
+  s.n = exact_integer<std::size_t>(j.at("n"), "n");
   for (auto [key, field] : {std::pair{"min", &s.min}, {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99},
                             {"p999", &s.p999}, {"max", &s.max}, {"mean", &s.mean}, {"stddev", &s.stddev}})
     *field = j.at(key).get<double>();
@@ -113,7 +115,7 @@ void to_json(json& j, const GpuInfo& g) {
 }
 
 void from_json(const json& j, GpuInfo& g) {
-  g.index = j.at("index").get<int>();
+  g.index = exact_integer<int>(j.at("index"), "index");
   g.name = get_string(j, "name");
   g.uuid = get_string(j, "uuid");
   g.pci_bus_id = get_string(j, "pci_bus_id");
@@ -129,7 +131,7 @@ json coded(const std::optional<CodedState>& s) {
 std::optional<CodedState> read_coded(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  return CodedState{it->at("code").get<int>(), it->at("name").get<std::string>()};
+  return CodedState{exact_integer<int>(it->at("code"), "code"), it->at("name").get<std::string>()};
 }
 
 }  // namespace
@@ -148,7 +150,7 @@ void to_json(json& j, const IbPort& p) {
 }
 
 void from_json(const json& j, IbPort& p) {
-  p.port = j.at("port").get<int>();
+  p.port = exact_integer<int>(j.at("port"), "port");
   p.state = read_coded(j, "state");
   p.phys_state = read_coded(j, "phys_state");
   p.rate_text = get_string(j, "rate");
@@ -190,7 +192,7 @@ void to_json(json& j, const GpuHcaAffinity& a) {
 }
 
 void from_json(const json& j, GpuHcaAffinity& a) {
-  a.gpu = j.at("gpu").get<int>();
+  a.gpu = exact_integer<int>(j.at("gpu"), "gpu");
   a.gpu_pci = get_string(j, "gpu_pci");
   read_nullable(j, "gpu_numa_node", a.gpu_numa_node);
   a.hca = get_string(j, "hca");
@@ -310,7 +312,7 @@ void from_json(const json& j, RunSummary& s) {
   s.admit = j.value("admit", std::vector<std::string>{});
   s.admit_degraded = j.value("admit_degraded", std::vector<std::string>{});
   s.drain = j.value("drain", std::vector<std::string>{});
-  s.exit_code = j.at("exit_code").get<int>();
+  s.exit_code = exact_integer<int>(j.at("exit_code"), "exit_code");
   s.kubernetes = kubernetes_from_json(j.value("kubernetes", json::object()));
 }
 
@@ -333,7 +335,7 @@ void from_json(const json& j, BurnInFigure& f) {
   f.higher_is_better = sense == "floor";
   f.worst = j.at("worst").get<double>();
   f.median = j.at("median").get<double>();
-  f.count = j.at("count").get<std::size_t>();
+  f.count = exact_integer<std::size_t>(j.at("count"), "count");
 }
 
 void to_json(json& j, const BurnInEntity& e) {
@@ -352,12 +354,12 @@ void to_json(json& j, const BurnInEntity& e) {
 
 void from_json(const json& j, BurnInEntity& e) {
   e.entity = Entity{j.at("entity").at("kind").get<std::string>(), j.at("entity").at("id").get<std::string>()};
-  e.rounds_judged = j.at("rounds_judged").get<int>();
+  e.rounds_judged = exact_integer<int>(j.at("rounds_judged"), "rounds_judged");
   const json& states = j.at("states");
-  e.healthy = states.at("healthy").get<int>();
-  e.degraded = states.at("degraded").get<int>();
-  e.failed = states.at("failed").get<int>();
-  e.unknown = states.at("unknown").get<int>();
+  e.healthy = exact_integer<int>(states.at("healthy"), "healthy");
+  e.degraded = exact_integer<int>(states.at("degraded"), "degraded");
+  e.failed = exact_integer<int>(states.at("failed"), "failed");
+  e.unknown = exact_integer<int>(states.at("unknown"), "unknown");
   std::optional<double> ratio;
   read_nullable(j, "pass_ratio", ratio);
   e.pass_ratio = ratio.value_or(0.0);
@@ -380,7 +382,7 @@ void to_json(json& j, const BurnInStats& s) {
 }
 
 void from_json(const json& j, BurnInStats& s) {
-  s.rounds = j.at("rounds").get<int>();
+  s.rounds = exact_integer<int>(j.at("rounds"), "rounds");
   read_nullable(j, "duration_s", s.duration_s);
   read_nullable(j, "interval_s", s.interval_s);
   s.first_round_started = get_string(j, "first_round_started");
@@ -404,12 +406,13 @@ void to_json(json& j, const Report& r) {
            {"probes", r.probes},
            {"verdicts", r.verdicts},
            {"summary", r.summary}};
+  if (r.run.interrupted) j["run"]["interrupted"] = true;  // absent otherwise: the usual shape
   // Only burn-in reports have the section: a check's report keeps its shape.
   if (r.burn_in) j["burn_in"] = *r.burn_in;
 }
 
 void from_json(const json& j, Report& r) {
-  r.schema_version = j.at("schema_version").get<int>();
+  r.schema_version = exact_integer<int>(j.at("schema_version"), "schema_version");
   const json& tool = j.at("tool");
   r.tool = ToolInfo{tool.at("name").get<std::string>(), get_string(tool, "version"), get_string(tool, "git")};
   const json& run = j.at("run");
@@ -421,6 +424,7 @@ void from_json(const json& j, Report& r) {
   read_nullable(run, "budget_s", r.run.budget_s);
   r.run.ranks = run.value("ranks", 1);
   r.run.notes = run.value("notes", std::vector<std::string>{});
+  r.run.interrupted = run.value("interrupted", false);
   r.hosts = j.value("hosts", std::vector<HostInventory>{});
   r.probes = j.value("probes", std::vector<ProbeResult>{});
   r.verdicts = j.value("verdicts", std::vector<Verdict>{});
@@ -432,7 +436,7 @@ void from_json(const json& j, Report& r) {
 Report report_from_json(const json& j) {
   if (!j.is_object() || !j.contains("schema_version"))
     throw std::runtime_error("not an ibgpu report: no schema_version");
-  const int version = j.at("schema_version").get<int>();
+  const int version = exact_integer<int>(j.at("schema_version"), "schema_version");
   if (version > kSchemaVersion)
     throw std::runtime_error("report has schema_version " + std::to_string(version) + ", this ibgpu reads up to " +
                              std::to_string(kSchemaVersion) + ": upgrade ibgpu to read it");
@@ -440,15 +444,12 @@ Report report_from_json(const json& j) {
 }
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  const std::string text = read_bounded_file(path, kReportMaxBytes);
+  check_json_depth(text, kJsonMaxDepth, path);
   try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 1e400
+    throw InputError(path + ": not JSON: " + e.what());
   }
 }
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/bounded_input.h"
 #include "reports/json.h"
 
 namespace ibgpu {
@@ -43,6 +44,10 @@ std::size_t unterminated_tail(int fd, off_t size, const std::string& path) {
 
 JsonlWriter JsonlWriter::open(const std::string& path) {
   if (path.empty()) throw std::runtime_error("cannot append to an empty path");
+  // Asked before opening: opening a device can act on it (a tape rewinds at close), a FIFO waits.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode))
+    throw std::runtime_error("cannot append to " + path + ": not a regular file (a stream is a file of its own)");
   // O_RDWR, not O_WRONLY: the tail check reads the last line back.
   const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) fail("open for appending", path, errno);
@@ -100,31 +105,33 @@ void JsonlWriter::append(const nlohmann::json& record) {
 
 JsonlTail for_each_jsonl(const std::string& path,
                          const std::function<void(nlohmann::json&& record, std::size_t line)>& each) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("read", path, errno);
+  const std::string text = read_bounded_file(path, kReportMaxBytes);
   JsonlTail tail;
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    // getline stops at end of file without a newline: a line cut mid-write.
-    if (in.eof()) {
-      tail.incomplete_bytes = line.size();
+  std::size_t start = 0;
+  for (std::size_t number = 1; start < text.size(); ++number) {
+    const std::size_t newline = text.find('\n', start);
+    // No newline at the end of the file: a line cut mid-write.
+    if (newline == std::string::npos) {
+      tail.incomplete_bytes = text.size() - start;
       tail.note = path + ":" + std::to_string(number) + ": skipped an incomplete last line (" +
-                  std::to_string(line.size()) + " bytes without a newline: the writer stopped mid-record)";
+                  std::to_string(tail.incomplete_bytes) + " bytes without a newline: the writer stopped mid-record)";
       break;
     }
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string_view line(text.data() + start, newline - start);
+    start = newline + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    check_json_depth(line, kJsonMaxDepth, where);
     nlohmann::json record;
     try {
       record = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::runtime_error(path + ":" + std::to_string(number) + ": malformed record: " + e.what());
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
+      throw InputError(where + ": malformed record: " + e.what());
     }
     if (!record.is_object())
-      throw std::runtime_error(path + ":" + std::to_string(number) + ": a record must be a JSON object, not " +
-                               record.type_name());
+      throw InputError(where + ": a record must be a JSON object, not " + record.type_name());
     each(std::move(record), number);
   }
-  if (in.bad()) fail("read", path, errno);
   return tail;
 }
 

@@ -122,5 +122,42 @@ TEST(Profile, DegradedBeyondFailedIsRefused) {
   EXPECT_TRUE(error_of("[network.lat_p99_us]\nfailed = 8\ndegraded = 5\n").empty());
 }
 
+TEST(Profile, NanAndInfinityAreRefusedEverywhere) {
+  // Each compares false with everything: the limit or rule would silently judge nothing.
+  for (const char* text : {"[network.verbs_bw_GBps]\nfailed = nan\n", "[network.verbs_bw_GBps]\ndegraded = inf\n",
+                           "[network.lat_p99_us]\nfailed = -nan\n", "[fleet]\nbw_fraction_of_median = nan\n",
+                           "[fleet]\nlat_multiple_of_median = inf\n", "[node]\nport_rate_gbps = inf\n",
+                           "[counters]\nsymbol_error_per_hour_degraded = nan\n"}) {
+    const std::string e = error_of(text);
+    EXPECT_EQ(e.rfind("bad.toml:2:", 0), 0u) << text << " -> " << e;
+    EXPECT_NE(e.find("finite"), std::string::npos) << text << " -> " << e;
+  }
+}
+
+TEST(Profile, AnEmptyProfileIsRefused) {
+  for (const char* text : {"", "\n\n", "# only a comment\n"}) {
+    const std::string e = error_of(text);
+    EXPECT_NE(e.find("sets nothing"), std::string::npos) << e;
+  }
+}
+
+TEST(Profile, InputIsBoundedBeforeTheTomlParser) {
+  // toml++ recurses once per part of a dotted key: 50,000 parts overflowed the stack.
+  std::string dotted;
+  for (int i = 0; i < 50000; ++i) dotted += i ? ".a" : "a";
+  const std::string e = error_of(dotted + " = 1\n");
+  EXPECT_EQ(e.rfind("bad.toml:1: line longer than", 0), 0u) << e.substr(0, 200);
+  EXPECT_NE(error_of("[" + dotted + "]\n").find("line longer than"), std::string::npos);
+}
+
+TEST(Profile, AFileThatIsNoRegularFileIsRefused) {
+  try {
+    resolve_profile("/dev/zero", {});
+    ADD_FAILURE() << "/dev/zero loaded as a profile";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ibgpu

@@ -1,0 +1,57 @@
+#pragma once
+// Input ibgpu reads back (saved reports, baselines, JSON Lines streams, profiles) is bounded: it
+// runs as root on production nodes, and `ibgpu report /dev/zero` must be an error, not a host
+// out of memory. Each reader states its limits here; a breach throws InputError, which the
+// commands turn into a usage error (exit 64).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace ibgpu {
+
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A saved fleet report of 4096 nodes x 8 rails is about 170 MB; one is about 8 levels deep.
+inline constexpr std::size_t kReportMaxBytes = std::size_t{1} << 30;
+inline constexpr std::size_t kJsonMaxDepth = 64;
+inline constexpr std::size_t kProfileMaxBytes = std::size_t{256} << 10;
+inline constexpr std::size_t kProfileMaxLine = 1000;  // toml++ recurses once per part of a dotted key
+
+// The whole of a regular file of at most max_bytes, or InputError naming the path and
+// why (a device, a FIFO, /proc: not regular; the size). Never opens what is not a regular file.
+std::string read_bounded_file(const std::string& path, std::size_t max_bytes);
+
+// Throws InputError when JSON text nests arrays and objects deeper than max_depth (before a
+// parser or a recursive walk gets to it). Strings are skipped, escapes included.
+void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& origin);
+
+// An integer of a saved file as T. nlohmann converts any number to any arithmetic type, and a
+// double out of T's range (schema_version -1e300) is undefined behaviour, 2^64-1 read as int is
+// -1: here it must be an integer that fits, else InputError.
+template <class T>
+T exact_integer(const nlohmann::json& j, const char* key) {
+  static_assert(std::is_integral_v<T>);
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<std::uint64_t>();
+    if (v <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return static_cast<T>(v);
+  } else if (j.is_number_integer()) {
+    const auto v = j.get<std::int64_t>();
+    if ((std::is_signed_v<T> || v >= 0) &&
+        (!std::is_signed_v<T> || v >= static_cast<std::int64_t>(std::numeric_limits<T>::min())) &&
+        static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+      return static_cast<T>(v);
+  } else {
+    throw InputError(std::string("'") + key + "' must be an integer, not " + j.type_name());
+  }
+  throw InputError(std::string("'") + key + "' = " + j.dump() + " is out of range");
+}
+
+}  // namespace ibgpu
