@@ -8,6 +8,7 @@
 #include "health/admission.h"
 #include "health/burn_in.h"
 #include "reports/jsonl.h"
+#include "reports/render_util.h"
 
 namespace ibgpu {
 
@@ -125,7 +126,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
       try {
         stream->append(burn_in_round_record(k, *report));
       } catch (const std::exception& e) {
-        std::cerr << "ibgpu: " << e.what() << '\n';
+        std::cerr << "ibgpu: " << printable(e.what()) << '\n';
         notes.push_back(std::string("the round stream could not be written: ") + e.what());
       }
       tally.add(*report);
@@ -153,7 +154,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
     try {
       stream->append(burn_in_summary_record(summary));
     } catch (const std::exception& e) {
-      std::cerr << "ibgpu: " << e.what() << '\n';
+      std::cerr << "ibgpu: " << printable(e.what()) << '\n';
     }
     code = deliver(summary, common, command);  // drains by the burn-in verdicts, when asked
   }

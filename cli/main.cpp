@@ -6,6 +6,7 @@
 #include "cluster/errors.h"
 #include "health/verdict.h"
 #include "subcommand.h"
+#include "reports/render_util.h"
 
 namespace {
 
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
         ibgpu::report_usage_error(e.what(), common.json_path);
         return ibgpu::kExitUsage;
       } catch (const std::exception& e) {
-        std::cerr << "ibgpu: " << e.what() << '\n';
+        std::cerr << "ibgpu: " << ibgpu::printable(e.what()) << '\n';
         return 3;
       }
     }
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);
       return ibgpu::kExitUsage;
     } catch (const std::exception& e) {
-      std::cerr << "ibgpu: " << e.what() << '\n';
+      std::cerr << "ibgpu: " << ibgpu::printable(e.what()) << '\n';
       return 3;
     }
   }

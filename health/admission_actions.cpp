@@ -30,8 +30,17 @@ void check_placeholders(std::string_view arg) {
   }
 }
 
+// Words the shell reads as syntax in command position ("if", "time"): quoted there.
+bool reserved_word(std::string_view word) {
+  for (std::string_view r : {"!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi",
+                             "for", "function", "if", "in", "select", "then", "time", "until", "while"})
+    if (word == r) return true;
+  return false;
+}
+
 bool plain_word(std::string_view word, bool first) {
   if (word.empty()) return false;
+  if (first && reserved_word(word)) return false;
   for (char c : word) {
     const bool ok = std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
     if (!ok) return false;

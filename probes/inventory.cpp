@@ -97,6 +97,9 @@ int count_cpu_list(const std::string& list) {
     const auto first = number(part.substr(0, dash));
     const auto last = dash == std::string::npos ? first : number(part.substr(dash + 1));
     if (!first || !last || *last < *first) return 0;
+    // No machine has 2^20 CPUs: a larger count (0-2147483647 would overflow) is not a cpulist.
+    constexpr int kMaxCpus = 1 << 20;
+    if (*last - *first >= kMaxCpus - count) return 0;
     count += *last - *first + 1;
   }
   return count;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <charconv>
 #include <regex>
 
 namespace ibgpu {
@@ -16,6 +17,7 @@ namespace ibgpu {
 namespace {
 
 // A /dev/kmsg record: "priority,sequence,microseconds,flags[,...];message".
+constexpr std::size_t kMaxLine = 4096;
 const std::regex kKmsgPrefix(R"(^\d+,\d+,\d+,[^;]*;)");
 // NVRM: Xid (PCI:0000:17:00): 79, pid=..., GPU has fallen off the bus.
 const std::regex kXid(R"(NVRM: Xid \(PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})\): (\d+))");
@@ -34,13 +36,20 @@ std::string lower(std::string s) {
 }
 
 void parse_line(const std::string& raw, KernelLogFindings& out) {
+  // A kernel log record is at most about 1 KiB; std::regex recurses per character, so a longer
+  // line (a corrupt or hostile log) is not searched at all.
+  if (raw.size() > kMaxLine) return;
   std::string line = raw;
   std::smatch m;
   if (std::regex_search(line, m, kKmsgPrefix)) line = m.suffix().str();
   if (std::regex_search(line, m, kXid)) {
     std::string pci = lower(m[1].str());
     if (pci.size() > 10) pci = pci.substr(pci.size() - 10);  // 8-digit domain -> 4
-    out.xids.push_back(XidEvent{pci, std::stoi(m[2].str()), line});
+    // The number as written; one that does not fit an int is no XID the driver logs.
+    int xid = 0;
+    const std::string digits = m[2].str();
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), xid);
+    if (ec == std::errc{} && ptr == digits.data() + digits.size()) out.xids.push_back(XidEvent{pci, xid, line});
     return;
   }
   if (!std::regex_search(line, kRdmaContext) || !std::regex_search(line, kLinkDown)) return;

@@ -12,15 +12,11 @@ namespace {
 
 constexpr std::size_t kMaxRows = 50;
 
-// Text that Markdown would otherwise read as markup; newlines would end a
-// table row or a list item.
+// Text that Markdown would otherwise read as markup; control characters (a
+// newline would end a table row) are escaped first.
 std::string md(const std::string& text) {
   std::string out;
-  for (char c : text) {
-    if (c == '\n' || c == '\r') {
-      out += ' ';
-      continue;
-    }
+  for (char c : printable(text)) {
     if (std::string_view("\\`*_[]<>|#").find(c) != std::string_view::npos) out += '\\';
     out += c;
   }

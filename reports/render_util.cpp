@@ -41,4 +41,57 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return text;
 }
 
+namespace {
+
+bool is_c1_at(std::string_view text, std::size_t i) {
+  return static_cast<unsigned char>(text[i]) == 0xC2 && i + 1 < text.size() &&
+         static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+}
+
+bool is_control(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+}  // namespace
+
+bool needs_escape(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (is_control(static_cast<unsigned char>(text[i])) || is_c1_at(text, i)) return true;
+  return false;
+}
+
+std::string printable(std::string_view text) {
+  if (!needs_escape(text)) return std::string(text);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_c1_at(text, i)) {
+      const auto next = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += kHex[next >> 4];
+      out += kHex[next & 15];
+    } else if (!is_control(c)) {
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+void make_printable(std::string& text, std::size_t from) {
+  const std::string_view tail(text.data() + from, text.size() - from);
+  if (!needs_escape(tail)) return;
+  const std::string escaped = printable(tail);
+  text.replace(from, std::string::npos, escaped);
+}
+
 }  // namespace ibgpu

@@ -2,6 +2,7 @@
 // Small text helpers the reporters share. Pure.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibgpu {
@@ -14,5 +15,14 @@ std::optional<long long> unix_seconds(const std::string& rfc3339);
 std::string shortest_number(double v);
 
 std::string join(const std::vector<std::string>& items, const std::string& sep);
+
+// Text from outside (host names, error texts, notes) as a person should see it on a terminal or
+// in Markdown: control characters (C0, DEL and the C1 range, whose CSI would start an escape
+// sequence) become visible escapes ("\n", "\x1b", "\u009b"); everything else, UTF-8
+// included, is kept. JSON output keeps the exact string instead.
+std::string printable(std::string_view text);
+bool needs_escape(std::string_view text);
+// The same, in place, from `from` to the end of `text`.
+void make_printable(std::string& text, std::size_t from = 0);
 
 }  // namespace ibgpu

@@ -9,6 +9,7 @@
 #include "probes/result_prefetch.h"
 #include "probes/stats.h"
 #include "reports/reporter.h"
+#include "reports/render_util.h"
 #include "reports/text_table.h"
 
 namespace ibgpu {
@@ -518,7 +519,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_verdicts(r, out);
   print_admission(r, out);
   print_burn_in(r, out);
-  for (const auto& note : r.run.notes) out << "\nnote: " << note;
+  for (const auto& note : r.run.notes) out << "\nnote: " << printable(note);
   if (!r.run.notes.empty()) out << '\n';
   out << "\nSummary: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
   if (!r.verdicts.empty())

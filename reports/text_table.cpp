@@ -8,6 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "reports/render_util.h"
+
 namespace ibgpu {
 
 namespace {
@@ -67,6 +69,9 @@ void TextTable::end_cell() {
     text_.resize(begin);
     return;
   }
+  // A host name or an error text with a newline or an escape sequence would break the
+  // table, or drive the terminal: every cell is shown escaped.
+  make_printable(text_, begin);
   if (text_.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("table text over 4 GiB");
   width_[row_cells_] = std::max(width_[row_cells_], text_.size() - begin);

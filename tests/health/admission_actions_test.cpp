@@ -131,6 +131,9 @@ TEST(QuoteArgv, PlainWordsStayBare) {
   EXPECT_EQ(quote_argv({"A=b", "x"}), "'A=b' x");  // not a shell assignment
   EXPECT_EQ(quote_argv({"p", "", "it's"}), "p '' 'it'\\''s'");
   EXPECT_EQ(quote_argv({"p", "a\nb"}), "p $'a\\nb'");
+  // A reserved word in command position is syntax to the shell: quoted there, bare elsewhere.
+  EXPECT_EQ(quote_argv({"if", "time"}), "'if' time");
+  EXPECT_EQ(quote_argv({"time", "x"}), "'time' x");
 }
 
 // The dry-run line is unambiguous: bash reads it back into the same argv.

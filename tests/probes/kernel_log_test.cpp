@@ -30,6 +30,15 @@ TEST(KernelLog, DmesgXidsWithTheirGpuAndCode) {
   EXPECT_EQ(f.lines, 13u);
 }
 
+TEST(KernelLog, AnXidTooLargeForAnIntIsSkippedNotAnError) {
+  const auto f = parse_kernel_log("NVRM: Xid (PCI:0000:58:00): 9999999999, pid=1\n"
+                                  "NVRM: Xid (PCI:0000:59:00): 79, pid=2\n" +
+                                  std::string(200000, 'x') + " mlx5_0 Link down\n");
+  ASSERT_EQ(f.xids.size(), 1u);
+  EXPECT_EQ(f.xids[0].xid, 79);
+  EXPECT_TRUE(f.link_downs.empty());  // a 200,000-character line is no kernel record
+}
+
 TEST(KernelLog, RdmaLinkDropsButNotLinkUpsOrOtherNics) {
   const auto f = parse_kernel_log(fixture("dmesg.txt"));
   ASSERT_EQ(f.link_downs.size(), 2u);  // "link state changed to DOWN" and "Link down"; not e1000e, not "Link up"

@@ -315,9 +315,12 @@ TEST(Junit, HostileTextIsEscaped) {
 
 TEST(Markdown, TableCellsAndListItemsStayOneLine) {
   const std::string md = render(MarkdownReporter{}, hostile_report());
-  EXPECT_NE(md.find("- link **a\\\\b\"c d\\<-\\>e**: PROBE\\_TIMEOUT"), std::string::npos) << md;
+  // Control characters are shown as escapes (a newline would end the row), then Markdown's own.
+  EXPECT_NE(md.find("- link **a\\\\b\"c\\\\nd\\<-\\>e**: PROBE\\_TIMEOUT"), std::string::npos) << md;
   EXPECT_NE(md.find("\\| \\*stars\\* \\_under\\_"), std::string::npos) << md;
-  EXPECT_NE(md.find("- note with newline & \\<tag\\> \\| pipe\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("\\\\x01 bell\\\\x07"), std::string::npos) << md;
+  EXPECT_NE(md.find("- note with\\\\nnewline & \\<tag\\> \\| pipe\n"), std::string::npos) << md;
+  for (char c : md) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n') << "raw control character";
 }
 
 TEST(Markdown, LongFleetsAreCut) {

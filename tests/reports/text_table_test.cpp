@@ -67,6 +67,21 @@ TEST(TextTable, LaysOutAsPaddedCellsWithoutTrailingBlanks) {
   EXPECT_NE(printed(table, "  ").find("with trailing\n"), std::string::npos);
 }
 
+TEST(TextTable, ControlCharactersInCellsAreShownEscaped) {
+  // A host name with a newline or an escape sequence would break the table or drive the terminal.
+  TextTable table({{"host"}, {"error"}});
+  table.add_row({"h1\n\x1b[31mred", "bell\x07 tab\t cr\r del\x7f csi\xc2\x9b" "2J \xe2\x9c\x93 ok"});
+  table.cell_text() += "composed\x1b]0;title\x07";
+  table.end_cell();
+  table.end_row();
+  const std::string text = printed(table, "");
+  EXPECT_NE(text.find("h1\\n\\x1b[31mred"), std::string::npos) << text;
+  EXPECT_NE(text.find("bell\\x07 tab\\t cr\\r del\\x7f csi\\u009b2J \xe2\x9c\x93" " ok"), std::string::npos) << text;
+  EXPECT_NE(text.find("composed\\x1b]0;title\\x07"), std::string::npos) << text;
+  for (char c : text) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n') << "raw control character";
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);  // header and two rows, nothing more
+}
+
 TEST(TextTable, RowsOfEveryFormAreTheSameRows) {
   const std::vector<TextTable::Column> columns{{"a"}, {"b", Align::right}, {"c"}};
   TextTable by_list(columns), by_vector(columns), by_cell(columns);

@@ -112,6 +112,15 @@ TEST(ParseRate, MalformedIsNullopt) {
   }
 }
 
+TEST(ParseRate, HugeAttributesAreNulloptNotACrash) {
+  // A backtracking regex overflowed the stack on these; stod threw on 1,000 digits.
+  EXPECT_FALSE(parse_rate(std::string(50000, '4') + " Gb/sec (4X NDR)").has_value());
+  EXPECT_FALSE(parse_rate(std::string(1000, '9') + " Gb/sec").has_value());
+  EXPECT_FALSE(parse_rate("400 Gb/sec (4X " + std::string(100000, 'N') + ")").has_value());
+  EXPECT_FALSE(parse_coded_state("4: " + std::string(100000, 'A')).has_value());
+  EXPECT_FALSE(parse_coded_state(std::string(100000, ' ')).has_value());
+}
+
 // ---- read_hcas on fixture hosts -------------------------------------------
 
 TEST(ReadHcas, TwoHealthyConnectX7NdrPorts) {
