@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "app/pipeline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
@@ -74,10 +76,15 @@ std::string choose_backend(MpiSession& session, const CollectiveOptions& options
   const auto probe = make_backend("nccl", session.comm(), world, options);
   why_not_nccl = probe->unavailable_reason();
   if (!world.mpi) return why_not_nccl.empty() ? "nccl" : "mpi";
-  int mine = why_not_nccl.empty() ? 0 : 1, total = 0;
+  TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{why_not_nccl.empty() ? 0 : 1, 0});  // mine, total
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&mine, &total, 1, MPI_INT, MPI_SUM, session.comm(), &request), "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.settings.timeout_s)))) return "mpi";
+  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, session.comm(), &request),
+            "MPI_Iallreduce");
+  if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.settings.timeout_s)))) {
+    flags.abandon();
+    return "mpi";
+  }
+  const int total = (*flags)[1];
   if (total > 0 && why_not_nccl.empty())
     why_not_nccl = std::to_string(total) + " of " + std::to_string(world.size) + " ranks cannot run nccl";
   return total == 0 ? "nccl" : "mpi";

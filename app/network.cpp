@@ -4,6 +4,7 @@
 #include "app/text.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "probes/net/mpi_transport.h"
 #include "probes/net/verbs/device_select.h"
@@ -45,13 +47,17 @@ Offer local_offer(const std::string& rail, const std::string& verbs_problem) {
 
 // Exchanges offers; nullopt when the partner stays silent.
 std::optional<Offer> meet(const PairContext& ctx, const Offer& mine) {
-  Offer theirs;
+  TransferMemory<std::array<Offer, 2>> offers(std::array<Offer, 2>{mine, Offer{}});  // mine, theirs
   std::vector<MPI_Request> rs(2);
-  mpi_check(MPI_Irecv(&theirs, sizeof theirs, MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[0]),
+  mpi_check(MPI_Irecv(&(*offers)[1], sizeof(Offer), MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[0]),
             "MPI_Irecv");
-  mpi_check(MPI_Isend(&mine, sizeof mine, MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[1]),
+  mpi_check(MPI_Isend(&(*offers)[0], sizeof(Offer), MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[1]),
             "MPI_Isend");
-  if (!wait_for_peer(rs, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) return std::nullopt;
+  if (!wait_for_peer(rs, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) {
+    offers.abandon();
+    return std::nullopt;
+  }
+  Offer theirs = (*offers)[1];
   theirs.rail[sizeof theirs.rail - 1] = '\0';
   theirs.why_not[sizeof theirs.why_not - 1] = '\0';
   return theirs;
@@ -108,6 +114,14 @@ int next_partner(const std::vector<RankRound>& rounds, std::size_t from, int ran
 }  // namespace
 
 std::string network_preflight(const World& world, const NetOptions& options) {
+  // Host indices are known only now: a pair beyond them is a usage error, not a probe error.
+  if (options.pairs.mode == PairMode::list) {
+    try {
+      rounds_from_pairs(options.pairs.list, static_cast<int>(world.hosts().size()));
+    } catch (const std::invalid_argument& e) {
+      return std::string("--pairs: ") + e.what();
+    }
+  }
   if (options.transport == "mpi" || (options.hca.empty() && options.settings.gid_index < 0)) return "";
   // An --hca this host does not have is the operator's mistake: say so before anything runs.
   const verbs::Survey survey = verbs::survey_devices();

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -13,11 +14,13 @@
 #include "build_info.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "health/verdict.h"
 #include "reports/atomic_file.h"
 #include "reports/json.h"
 #include "reports/reporter.h"
+#include "reports/render_util.h"
 
 namespace ibgpu {
 
@@ -142,7 +145,7 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
 
 void report_usage_error(const std::string& message, const std::string& json_path) {
   // One write, so lines from several ranks do not interleave.
-  const std::string line = "ibgpu: " + message + "\n";
+  const std::string line = "ibgpu: " + printable(message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   if (json_path.empty()) return;
   const json doc{{"schema_version", kSchemaVersion},
@@ -166,11 +169,13 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
   if (problem.empty() && world.rank == 0 && !options.json_path.empty() && options.json_path != "-")
     problem = why_not_writable(options.json_path);
   if (!world.mpi) return problem;
-  int mine = problem.empty() ? 0 : 1, any = 0;
+  TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{problem.empty() ? 0 : 1, 0});  // mine, any
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&mine, &any, 1, MPI_INT, MPI_MAX, session.comm(), &request), "MPI_Iallreduce");
+  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_MAX, session.comm(), &request),
+            "MPI_Iallreduce");
   if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.timeout_s))))
     throw CallError("MPI_Iallreduce", "not every rank reached the start within the timeout");
+  const int any = (*flags)[1];
   if (!problem.empty() && world.size > 1) problem = "host " + world.host() + " rank " + std::to_string(world.rank) + ": " + problem;
   if (any && problem.empty()) return "-";  // another rank has the problem and says so
   return problem;
@@ -289,6 +294,12 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
                 duration_text(std::chrono::duration<double>(Clock::now() - gather_started).count()) + " of waiting)"
           : "and was silent for " + duration_text(options.timeout_s);
   Report report = assemble(world, payloads, gave_up);
+  if (stop_requested()) {
+    // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.
+    report.run.interrupted = true;
+    mark_interrupted(report.probes);
+    report.run.notes.push_back("interrupted by a stop signal: what was not measured is unknown");
+  }
   report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};
   report.run.id = new_run_id();
   report.run.started = started;
@@ -299,16 +310,28 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
 }
 
 int deliver(Report& report, const CommonOptions& options, const Command& command) {
+  // A stop (Ctrl-C, scancel, a job's time limit) never drains or resumes a node.
+  constexpr const char* kNotApplied = "admission actions were not applied because the run was interrupted";
+  if (stop_requested()) report.run.interrupted = true;
+  if (report.run.interrupted && command.after_report) report.run.notes.push_back(kNotApplied);
   try {
     render(report, options);
   } catch (const std::exception& e) {
-    std::cerr << "ibgpu: " << e.what() << '\n';
+    std::cerr << "ibgpu: " << printable(e.what()) << '\n';
     // The verdict could not be delivered: never report success, and nothing acts on it.
     if (command.after_report) std::cerr << "ibgpu: no follow-up actions: the report could not be written\n";
     return 3;
   }
-  if (command.after_report) follow_up(report, options, command);
-  return report.summary.exit_code;
+  // An interrupted run is never healthy: 3 (incomplete), or 2 when it found a failure first.
+  const int code = report.run.interrupted || stop_requested() ? (report.summary.exit_code == 2 ? 2 : 3)
+                                                                : report.summary.exit_code;
+  if (!command.after_report) return code;
+  if (report.run.interrupted || stop_requested()) {
+    std::cerr << "ibgpu: " << kNotApplied << '\n';
+    return code;
+  }
+  follow_up(report, options, command);
+  return code;
 }
 
 int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bool all_present) {

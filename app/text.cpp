@@ -9,31 +9,39 @@
 namespace ibgpu {
 
 double parse_duration(const std::string& text) {
+  const auto bad = [&](const std::string& why) -> std::invalid_argument {
+    return std::invalid_argument("bad duration '" + text + "': " + why);
+  };
+  constexpr const char* kExamples = "use e.g. 90s, 15m, 2h, 1h30m";
   if (text.empty()) throw std::invalid_argument("empty duration");
+  // Parts of plain decimal numbers, each with its unit ("1h30" is refused: 30 what?); a lone
+  // number is seconds. No signs, exponents, nan or inf: what stod would take is not a time.
   double total = 0;
   std::size_t i = 0;
   while (i < text.size()) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(text.substr(i), &used);
-    } catch (const std::exception&) {
-      throw std::invalid_argument("bad duration '" + text + "': use e.g. 90s, 15m, 2h, 1h30m");
+    const std::size_t begin = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
     }
-    if (!std::isfinite(value) || value < 0)
-      throw std::invalid_argument("bad duration '" + text + "': must be a positive time");
-    i += used;
-    double unit = 1;
-    if (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
+    if (i == begin || (i == begin + 1 && text[begin] == '.')) throw bad(kExamples);
+    if (i - begin > 12) throw bad("too long a number");
+    const double value = std::stod(text.substr(begin, i - begin));
+    double unit = 0;
+    if (i < text.size()) {
       const char u = text[i++];
-      unit = u == 's' ? 1 : u == 'm' ? 60 : u == 'h' ? 3600 : u == 'd' ? 86400 : -1;
-      if (unit < 0) throw std::invalid_argument("bad duration '" + text + "': units are s, m, h, d");
-    } else if (i < text.size()) {
-      throw std::invalid_argument("bad duration '" + text + "': use e.g. 90s, 15m, 2h, 1h30m");
+      unit = u == 's' ? 1 : u == 'm' ? 60 : u == 'h' ? 3600 : u == 'd' ? 86400 : 0;
+      if (unit == 0) throw bad("units are s, m, h, d");
+    } else if (begin == 0) {
+      unit = 1;  // the whole text is one number: seconds
+    } else {
+      throw bad("every part needs its unit (" + std::string(kExamples) + ")");
     }
     total += value * unit;
   }
-  if (total <= 0) throw std::invalid_argument("bad duration '" + text + "': must be a positive time");
+  if (total <= 0) throw bad("must be a positive time");
+  if (total > kMaxDurationS) throw bad("longer than " + std::to_string(static_cast<int>(kMaxDurationS / 86400)) + " days");
   return total;
 }
 

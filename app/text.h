@@ -6,7 +6,9 @@
 
 namespace ibgpu {
 
-// "90s", "15m", "2h", "1h30m" -> seconds; throws std::invalid_argument.
+// "90s", "15m", "2h", "1h30m", "90" -> seconds; throws std::invalid_argument. At most
+// kMaxDurationS: a deadline further out would overflow the clock's count.
+inline constexpr double kMaxDurationS = 366.0 * 86400;
 double parse_duration(const std::string& text);
 std::string duration_text(double seconds);  // "0.25 s", "45 s", "4m 5s", "1h 30m"
 

@@ -38,7 +38,7 @@ void add_action_options(CLI::App& sub, AdmissionActionOptions& actions) {
   CLI::Option* dry = group->add_flag("--dry-run", actions.dry_run,
                                      "Print each command (shell-quoted, on stderr) instead of running it");
   group->add_option("--action-timeout", actions.timeout_s, "Longest run of each action command, in seconds")
-      ->check(CLI::Range(0.1, 3600.0))
+      ->check(finite_range(0.1, 3600.0))
       ->capture_default_str();
   group->parse_complete_callback([&actions, dry] {
     if (!actions.any())

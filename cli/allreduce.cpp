@@ -17,15 +17,7 @@ struct AllReduceCliText {
 
 void finish(AllReduceOptions& options, const AllReduceCliText& text) {
   AllReduceSettings& s = options.collectives.settings;
-  try {
-    if (!text.sizes.empty())
-      s.sizes = parse_sizes(text.sizes);
-    else if (!text.min.empty() || !text.max.empty())
-      s.sizes = size_sweep(parse_size(text.min.empty() ? text.max : text.min),
-                           parse_size(text.max.empty() ? text.min : text.max), text.factor);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  s.sizes = sizes_or_sweep(text.sizes, text.min, text.max, s.sizes, text.factor);
   validate_sizes(s.sizes, "all-reduce");
   const auto dtype = dtype_from_string(text.dtype);
   if (!dtype) throw UsageError("unknown --dtype '" + text.dtype + "' (float, double, int32, half, bfloat16)");
@@ -52,7 +44,8 @@ Subcommand add_allreduce(CLI::App& parent) {
       ->check(CLI::IsMember({"nccl", "mpi", "auto"}))
       ->capture_default_str();
   sub->add_option("--sizes", text->sizes, "Message sizes in bytes, e.g. 1K,1M,64M (default 1K,1M,64M)")
-      ->type_name("LIST");
+      ->type_name("LIST")
+      ->check(non_empty_list());
   sub->add_option("--min", text->min, "Smallest size of a sweep (with --max, --factor)")->type_name("SIZE");
   sub->add_option("--max", text->max, "Largest size of the sweep")->type_name("SIZE");
   sub->add_option("--factor", text->factor, "Multiplier between sweep sizes")

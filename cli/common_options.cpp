@@ -1,7 +1,33 @@
+#include <cmath>
+#include <sstream>
+#include <string>
+
 #include "reports/reporter.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {
+
+CLI::Validator finite_range(double min, double max) {
+  // CLI::Range compares, and nan compares false with everything: it would pass.
+  return CLI::Validator(
+      [min, max](std::string& input) -> std::string {
+        double value = 0;
+        std::size_t used = 0;
+        try {
+          value = std::stod(input, &used);
+        } catch (const std::exception&) {
+          return "'" + input + "' is not a number";
+        }
+        if (used != input.size() || !std::isfinite(value)) return "'" + input + "' is not a finite number";
+        if (value < min || value > max) {
+          std::ostringstream range;
+          range << "'" << input << "' is not in [" << min << ", " << max << "]";
+          return range.str();
+        }
+        return {};
+      },
+      "FLOAT in [" + CLI::detail::to_string(min) + " - " + CLI::detail::to_string(max) + "]");
+}
 
 void add_common_options(CLI::App& sub, CommonOptions& options) {
   sub.add_option("--json", options.json_path,
@@ -16,7 +42,7 @@ void add_common_options(CLI::App& sub, CommonOptions& options) {
       ->capture_default_str();
   sub.add_option("--timeout", options.timeout_s,
                  "Longest wait for any peer, in seconds; a silent rank becomes a `timeout` naming its host")
-      ->check(CLI::Range(0.1, 86400.0))
+      ->check(finite_range(0.1, 86400.0))
       ->capture_default_str();
   // Hidden (empty group): lets the tests produce a hung rank on demand.
   sub.add_option("--test-stall-rank", options.test_stall_rank)->group("");

@@ -4,21 +4,23 @@
 
 namespace ibgpu::cli {
 
-namespace {
-
 std::vector<std::size_t> sizes_or_sweep(const std::string& list, const std::string& min, const std::string& max,
-                                        const std::vector<std::size_t>& fallback) {
+                                        const std::vector<std::size_t>& fallback, std::size_t factor) {
   try {
     if (!list.empty()) return parse_sizes(list);
-    if (!min.empty() || !max.empty())
-      return size_sweep(parse_size(min.empty() ? max : min), parse_size(max.empty() ? min : max));
+    if (min.empty() != max.empty())
+      throw UsageError(min.empty() ? "--max needs --min: a sweep has two ends (or give --sizes)"
+                                   : "--min needs --max: a sweep has two ends (or give --sizes)");
+    if (!min.empty()) return size_sweep(parse_size(min), parse_size(max), factor);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
   return fallback;
 }
 
-}  // namespace
+CLI::Validator non_empty_list() {
+  return CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty list") : std::string(); }, "");
+}
 
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind) {
   sub.add_option("--transport", net.transport,
@@ -27,7 +29,8 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
       ->check(CLI::IsMember({"verbs", "mpi", "auto"}))
       ->capture_default_str();
   sub.add_option("--sizes", text.sizes, std::string("Message sizes for ") + kind + ", e.g. 8,64K,8M")
-      ->type_name("LIST");
+      ->type_name("LIST")
+      ->check(non_empty_list());
   sub.add_option("--min", text.min, "Smallest size of a doubling sweep (with --max)")->type_name("SIZE");
   sub.add_option("--max", text.max, "Largest size of a doubling sweep")->type_name("SIZE");
   sub.add_option("--iters", text.iters, "Timed iterations per size (0: fitted to a byte budget for bandwidth)")
@@ -54,8 +57,8 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
 }
 
 void finish_net_options(NetOptions& net, const NetCliText& text) {
-  net.settings.bw_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.bw_sizes);
-  net.settings.lat_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.lat_sizes);
+  net.settings.bw_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.bw_sizes, 2);
+  net.settings.lat_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.lat_sizes, 2);
   validate_sizes(net.settings.bw_sizes, "bandwidth");
   validate_sizes(net.settings.lat_sizes, "latency");
   if (text.iters > 0) {

@@ -25,6 +25,8 @@ struct Subcommand {
 };
 
 void add_common_options(CLI::App& sub, CommonOptions& options);
+// Like CLI::Range for a double, refusing nan and inf (which CLI::Range lets through).
+CLI::Validator finite_range(double min, double max);
 
 // Network options arrive as text and are checked after parsing, so a bad
 // size is a usage error that names the token.
@@ -33,6 +35,10 @@ struct NetCliText {
   std::string pairs = "all";
   int iters = 0;
 };
+// --sizes LIST, or a sweep from --min to --max (both, or neither), else `fallback`; throws UsageError.
+std::vector<std::size_t> sizes_or_sweep(const std::string& list, const std::string& min, const std::string& max,
+                                        const std::vector<std::size_t>& fallback, std::size_t factor);
+CLI::Validator non_empty_list();  // refuses --sizes '' (which would otherwise mean "not given")
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind);
 void finish_net_options(NetOptions& net, const NetCliText& text);  // throws UsageError
 

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cluster/errors.h"
+#include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 
 namespace ibgpu {
@@ -77,8 +78,9 @@ bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Stat
     mpi_check(MPI_Test(&request, &done, status), "MPI_Test");
     if (done) return true;
     if (deadline.expired()) {
-      MPI_Cancel(&request);
-      MPI_Request_free(&request);
+      // Sends and collectives cannot be cancelled: left to MPI (cluster/kept_memory.h).
+      note_abandoned_request();
+      request = MPI_REQUEST_NULL;
       return false;
     }
     std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -97,10 +99,13 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
     if (nap.count() > 0) std::this_thread::sleep_for(nap);
     if ((spins & 4095u) == 0 && heard_from(peer)) deadline = Deadline(silence);
     if ((spins & 255u) == 0 && deadline.expired()) {
+      // A pending receive is cancelled, so no later message of the peer lands in it; nothing
+      // is freed: the transfer may still be live (cluster/kept_memory.h).
       for (auto& r : requests)
         if (r != MPI_REQUEST_NULL) {
           MPI_Cancel(&r);
-          MPI_Request_free(&r);
+          note_abandoned_request();
+          r = MPI_REQUEST_NULL;
         }
       return false;
     }
@@ -108,10 +113,14 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
 }
 
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {
+  // A copy the caller cannot free: a send given up on may still be read by MPI.
+  TransferMemory<std::string> kept(payload);
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, dest, tag, comm, &request),
+  mpi_check(MPI_Isend(kept->data(), static_cast<int>(kept->size()), MPI_CHAR, dest, tag, comm, &request),
             "MPI_Isend");
-  return wait_with_deadline(request, deadline);
+  if (wait_with_deadline(request, deadline)) return true;
+  kept.abandon();
+  return false;
 }
 
 namespace {

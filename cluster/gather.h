@@ -87,7 +87,9 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
 std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence);
 
 // Polls an MPI request until it completes or the deadline expires; on expiry
-// the request is cancelled (when MPI allows) and false is returned.
+// the request is cancelled (when MPI allows) and false is returned. Either wait
+// giving up leaves the transfer possibly live: its memory must be a
+// TransferMemory (cluster/kept_memory.h), abandoned on false.
 bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Status* status = MPI_STATUS_IGNORE);
 
 }  // namespace ibgpu

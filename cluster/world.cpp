@@ -12,6 +12,7 @@
 
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 
 namespace ibgpu {
 
@@ -138,10 +139,14 @@ int MpiSession::end(int exit_code, bool all_present, std::chrono::duration<doubl
     MpiMailbox mailbox(comm_, kTagRelease);
     Deadline deadline(wait);
     std::optional<std::string> release;
-    while (!(release = mailbox.try_receive(0)) && !deadline.expired()) usleep(200);
+    // Not cut short by a stop: rank 0 is writing the report, and this rank's abort would end it.
+    while (!(release = mailbox.try_receive(0)) && !deadline.timed_out()) usleep(200);
     if (!release) MPI_Abort(comm_, 3);  // rank 0 is gone: no report will come from this job
     exit_code = std::atoi(release->c_str());
   }
+  // A request given up on may still be progressed by MPI_Finalize into memory long gone, or
+  // waited for forever: such a rank ends the job instead (the report is written).
+  if (abandoned_requests() > 0) MPI_Abort(comm_, exit_code);
   MPI_Comm_free(&comm_);
   MPI_Finalize();
   finalized_ = true;

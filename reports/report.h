@@ -31,6 +31,9 @@ struct RunInfo {
   std::optional<double> budget_s;
   int ranks = 1;
   std::vector<std::string> notes;  // what the run could not do, in words (e.g. ranks lost)
+  // A stop signal arrived (Ctrl-C, scancel, a time limit): what was not measured is unknown,
+  // and no admission action runs on this report.
+  bool interrupted = false;
 };
 
 // ---- Burn-in: many check rounds in one launch (health/burn_in.h) ----------

@@ -8,6 +8,7 @@
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "probes/collective/pattern.h"
 
@@ -44,7 +45,10 @@ bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
     if (done) return true;
     if ((polls & 255u) == 255u) {
       heartbeat();
-      if (deadline.expired()) return false;
+      if (deadline.expired()) {
+        note_abandoned_request();
+        return false;
+      }
     }
   }
 }
@@ -113,6 +117,12 @@ double MpiAllReduce::run_timed(bool in_place, std::size_t count, DType type, int
   Clock::time_point started{};
   for (int it = 0; it < warmup + iters; ++it) {
     if (it == warmup) started = Clock::now();
+    // A stop ends the run now, between iterations (nothing in flight), not after the sweep:
+    // the launcher's SIGKILL follows its SIGTERM within a second.
+    if (stop_requested())
+      throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (iteration " +
+                                  std::to_string(it + 1) + " of " + std::to_string(warmup + iters) + ")",
+                              timeout_s_);
     MPI_Request request = start(in_place, count, type);
     if (!spin_until_complete(request, Deadline(timeout))) {
       abandoned_ = true;

@@ -11,6 +11,7 @@
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "probes/collective/cuda_runtime.h"
 #include "probes/collective/nccl_library.h"
@@ -118,7 +119,9 @@ void NcclAllReduce::prepare(std::size_t max_bytes, DType type) {
 
 void NcclAllReduce::init_comm() {
   State& s = *state_;
-  NcclLibrary::UniqueId id{};
+  // Kept past a broadcast given up on (the throw below): MPI may still write it.
+  TransferMemory<NcclLibrary::UniqueId> kept_id{};
+  NcclLibrary::UniqueId& id = *kept_id;
   if (rank_ == 0) s.nccl.check(s.nccl.get_unique_id(&id), "ncclGetUniqueId");
   if (nranks_ > 1) {
     MPI_Request request = MPI_REQUEST_NULL;

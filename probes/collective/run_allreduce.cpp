@@ -1,6 +1,7 @@
 #include "probes/collective/run_allreduce.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/pattern.h"
 
@@ -47,11 +49,14 @@ std::string seconds_text(double s) {
 // How many ranks raise a flag; nullopt when not every rank answered in time.
 std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, double timeout_s) {
   if (!world.mpi) return mine ? 1 : 0;
-  int flag = mine ? 1 : 0, total = 0;
+  TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{mine ? 1 : 0, 0});  // mine, total
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&flag, &total, 1, MPI_INT, MPI_SUM, comm, &request), "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) return std::nullopt;
-  return total;
+  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, comm, &request), "MPI_Iallreduce");
+  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
+    flags.abandon();
+    return std::nullopt;
+  }
+  return (*flags)[1];
 }
 
 // Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.
@@ -59,11 +64,16 @@ std::optional<std::vector<RankOutcome>> gather_outcomes(MPI_Comm comm, const Wor
                                                         double timeout_s) {
   if (!world.mpi) return std::vector<RankOutcome>{mine};
   // A wrong count travels as a double (exact below 2^53); -1 means not checked.
-  const double sent[2] = {mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0};
-  std::vector<double> all(world.rank == 0 ? 2 * static_cast<std::size_t>(world.size) : 0);
+  TransferMemory<std::array<double, 2>> sent(std::array<double, 2>{mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0});
+  TransferMemory<std::vector<double>> gathered(world.rank == 0 ? 2 * static_cast<std::size_t>(world.size) : 0);
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Igather(sent, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, comm, &request), "MPI_Igather");
-  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) return std::nullopt;
+  mpi_check(MPI_Igather(sent->data(), 2, MPI_DOUBLE, gathered->data(), 2, MPI_DOUBLE, 0, comm, &request), "MPI_Igather");
+  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
+    sent.abandon();
+    gathered.abandon();
+    return std::nullopt;
+  }
+  const std::vector<double>& all = *gathered;
   std::vector<RankOutcome> outcomes;
   for (std::size_t r = 0; r + 1 < all.size(); r += 2) {
     RankOutcome o;

@@ -1,12 +1,14 @@
 #include "probes/net/mpi_transport.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <vector>
 
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -19,6 +21,13 @@ enum Tag { kReady = 0, kData = 1, kAck = 2, kPing = 3, kPong = 4 };
 struct PeerSilent {
   std::string what;
 };
+
+// A stop (Ctrl-C, scancel) ends a measurement between iterations: both ends are signalled,
+// and a loop whose waits all complete would otherwise run its sweep to the end while the
+// launcher's SIGKILL (a second after its SIGTERM) is on its way.
+void stop_if_requested() {
+  if (stop_requested()) throw PeerSilent{"stopped by a signal before the measurement ended"};
+}
 
 // Waits for the pair's requests; a silent peer ends the measurement.
 void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const char* waiting_for) {
@@ -46,8 +55,9 @@ MPI_Request post_recv(void* buf, std::size_t bytes, const PairContext& ctx, int 
 // slow link. A partner still busy with a dead peer of its own keeps beating,
 // so it is waited for.
 void rendezvous(const PairContext& ctx) {
-  int mine = ctx.self, theirs = -1;
-  std::vector<MPI_Request> rs{post_recv(&theirs, sizeof theirs, ctx, kReady), post_send(&mine, sizeof mine, ctx, kReady)};
+  TransferMemory<std::array<int, 2>> ids(std::array<int, 2>{ctx.self, -1});  // mine, theirs
+  std::vector<MPI_Request> rs{post_recv(&(*ids)[1], sizeof(int), ctx, kReady),
+                              post_send(&(*ids)[0], sizeof(int), ctx, kReady)};
   wait_all(rs, ctx, "handshake");
 }
 
@@ -63,25 +73,27 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
   r.params["warmup"] = warmup;
   r.params["transport"] = "mpi";
 
-  std::vector<char> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), 1);
-  int ack = 0;
+  // Kept past a wait that gives up (wait_all throws): the peer's transfer may still copy into it.
+  TransferMemory<std::vector<char>> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), 1);
+  TransferMemory<int> ack(0);
   std::vector<MPI_Request> rs(static_cast<std::size_t>(window));
   std::vector<double> per_iteration_s;
   rendezvous(ctx);
   Clock::time_point start{};
   for (int it = 0; it < warmup + iters; ++it) {
+    stop_if_requested();
     if (it == warmup) start = Clock::now();
     const auto t0 = Clock::now();
     if (ctx.initiator) {
-      for (int w = 0; w < window; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer.data(), size, ctx, kData);
+      for (int w = 0; w < window; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer->data(), size, ctx, kData);
       wait_all(rs, ctx, "data receipt");
-      std::vector<MPI_Request> a{post_recv(&ack, sizeof ack, ctx, kAck)};
+      std::vector<MPI_Request> a{post_recv(&*ack, sizeof(int), ctx, kAck)};
       wait_all(a, ctx, "acknowledgement");
     } else {
       for (int w = 0; w < window; ++w)
-        rs[static_cast<std::size_t>(w)] = post_recv(buffer.data() + size * static_cast<std::size_t>(w), size, ctx, kData);
+        rs[static_cast<std::size_t>(w)] = post_recv(buffer->data() + size * static_cast<std::size_t>(w), size, ctx, kData);
       wait_all(rs, ctx, "data");
-      std::vector<MPI_Request> a{post_send(&ack, sizeof ack, ctx, kAck)};
+      std::vector<MPI_Request> a{post_send(&*ack, sizeof(int), ctx, kAck)};
       wait_all(a, ctx, "acknowledgement receipt");
     }
     if (it >= warmup) per_iteration_s.push_back(Seconds(Clock::now() - t0).count());
@@ -103,22 +115,23 @@ ProbeResult measure_lat(const PairContext& ctx, const NetSettings& settings, std
   r.params["iters"] = iters;
   r.params["warmup"] = warmup;
   r.params["transport"] = "mpi";
-  std::vector<char> out(std::max<std::size_t>(size, 1), 1), in(std::max<std::size_t>(size, 1), 0);
+  TransferMemory<std::vector<char>> out(std::max<std::size_t>(size, 1), 1), in(std::max<std::size_t>(size, 1), 0);
   std::vector<double> samples_us;
   samples_us.reserve(static_cast<std::size_t>(iters));
   std::vector<MPI_Request> rs(2);
   rendezvous(ctx);
   for (int it = 0; it < warmup + iters; ++it) {
+    stop_if_requested();
     if (ctx.initiator) {
       const auto t0 = Clock::now();
-      rs[0] = post_recv(in.data(), size, ctx, kPong);
-      rs[1] = post_send(out.data(), size, ctx, kPing);
+      rs[0] = post_recv(in->data(), size, ctx, kPong);
+      rs[1] = post_send(out->data(), size, ctx, kPing);
       wait_all(rs, ctx, "pong");
       if (it >= warmup) samples_us.push_back(Seconds(Clock::now() - t0).count() * 1e6 / 2);
     } else {
-      std::vector<MPI_Request> ping{post_recv(in.data(), size, ctx, kPing)};
+      std::vector<MPI_Request> ping{post_recv(in->data(), size, ctx, kPing)};
       wait_all(ping, ctx, "ping");
-      std::vector<MPI_Request> pong{post_send(out.data(), size, ctx, kPong)};
+      std::vector<MPI_Request> pong{post_send(out->data(), size, ctx, kPong)};
       wait_all(pong, ctx, "pong receipt");
     }
   }

@@ -105,6 +105,11 @@ TEST(Duration, ParsesUnitsAndRefusesNonsense) {
   EXPECT_DOUBLE_EQ(parse_duration("1h30m"), 5400);
   EXPECT_DOUBLE_EQ(parse_duration("1.5m"), 90);
   for (const char* bad : {"", "abc", "5x", "-3m", "0", "m"}) EXPECT_THROW(parse_duration(bad), std::invalid_argument) << bad;
+  // What stod would take is not a time, and every part of a compound needs its unit.
+  for (const char* bad : {"1h30", "nan", "inf", "1e3s", "+5s", " 5s", "0x10s", ".s", "1e308h", "9999999999h", "400d"})
+    EXPECT_THROW(parse_duration(bad), std::invalid_argument) << bad;
+  EXPECT_DOUBLE_EQ(parse_duration("1d2h3m4s"), 86400 + 7200 + 180 + 4);
+  EXPECT_DOUBLE_EQ(parse_duration("366d"), kMaxDurationS);
   EXPECT_EQ(duration_text(45), "45 s");
   EXPECT_EQ(duration_text(5400), "1h 30m");
 }

@@ -35,6 +35,47 @@ fi
 rm -f "$WORK/ro/probe"
 [ -z "$(ls -A "$WORK/ro")" ] || fail "partial files left: $(ls -A "$WORK/ro")"
 
+# Configuration errors are usage errors before anything runs: exit 64 with one line naming the
+# problem, no probe, no admission action (the drain command would leave a file), no partial file.
+printf 'name = "x"\n[network.verbs_bw_GBps]\nfailed = nan\n' >"$WORK/nan.toml"
+printf 'name = "x"\n[fleet]\nbw_fraction_of_median = nan\n' >"$WORK/nanfleet.toml"
+printf '[network.lat_p99_us]\ndegraded = inf\n' >"$WORK/inf.toml"
+: >"$WORK/empty.toml"
+drain=(--drain-cmd "touch $WORK/drained-{host}")
+bad_configs=(
+  "--pairs 0-5"                 "names node 5"
+  "--timeout nan"               "not a finite number"
+  "--timeout inf"               "not a finite number"
+  "--budget 1h30"               "every part needs its unit"
+  "--budget 1e308h"             "bad duration"
+  "--budget 9999999999h"        "longer than 366 days"
+  "--sizes ''"                  "empty list"
+  "--min 8"                     "--min needs --max"
+  "--max 8M"                    "--max needs --min"
+  "--profile $WORK/nan.toml"    "must be a finite number"
+  "--profile $WORK/nanfleet.toml" "must be a finite number"
+  "--profile $WORK/inf.toml"    "must be a finite number"
+  "--profile $WORK/empty.toml"  "sets nothing"
+  "--profile /dev/zero"         "not a regular file"
+)
+for ((i = 0; i < ${#bad_configs[@]}; i += 2)); do
+  args=${bad_configs[i]} want=${bad_configs[i + 1]}
+  eval "argv=($args)"  # the cases are written as a shell would read them ('' is an empty word)
+  mpi 60 2 "$IBGPU" check --transport mpi --iters 5 "${argv[@]}" "${drain[@]}" --json "$WORK/cfg.json" \
+    >/dev/null 2>"$WORK/err"
+  [ "$rc" -eq 64 ] || fail "check $args exited $rc, expected 64: $(cat "$WORK/err")"
+  grep -qF -- "$want" "$WORK/err" || fail "check $args: no '$want' on stderr: $(cat "$WORK/err")"
+  ! grep -q "Probes\|net\.mpi" "$WORK/err" || fail "check $args ran probes"
+  [ -z "$(ls "$WORK" | grep '^drained-' || true)" ] || fail "check $args ran the drain command"
+  check_json "$WORK/cfg.json" 'assert r["summary"]["exit_code"] == 64 and "error" in r, r'
+  rm -f "$WORK/cfg.json"
+done
+# A single process (no launcher) gives the same answer.
+set +e
+"$IBGPU" check --timeout nan "${drain[@]}" >/dev/null 2>"$WORK/err"; rc=$?
+set -e
+[ "$rc" -eq 64 ] || fail "single-process --timeout nan exited $rc: $(cat "$WORK/err")"
+
 grep -q "64  usage or configuration error" <<<"$("$IBGPU" --help)" || fail "--help does not document exit codes"
 "$IBGPU" --version | grep -q "^ibgpu " || fail "--version"
 echo "usage errors: ok"

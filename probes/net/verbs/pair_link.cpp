@@ -8,16 +8,20 @@
 
 #include "cluster/errors.h"
 #include "cluster/gather.h"
+#include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 
 namespace ibgpu::verbs {
 
 namespace {
 
+// Given up on: cancelled (a receive no longer matches) and left to MPI, never freed under a
+// transfer that may still be live (cluster/kept_memory.h).
 void cancel(MPI_Request& request) {
   if (request == MPI_REQUEST_NULL) return;
   MPI_Cancel(&request);
-  MPI_Request_free(&request);
+  note_abandoned_request();
+  request = MPI_REQUEST_NULL;
 }
 
 std::string seconds_text(double seconds) {
