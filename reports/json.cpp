@@ -443,13 +443,15 @@ Report report_from_json(const json& j) {
   return j.get<Report>();
 }
 
-json read_json_file(const std::string& path) {
-  const std::string text = read_bounded_file(path, kReportMaxBytes);
-  check_json_depth(text, kJsonMaxDepth, path);
+json read_json_file(const std::string& path) { return parse_json_text(read_bounded_file(path, kReportMaxBytes), path); }
+
+json parse_json_text(const std::string& text, const std::string& origin) {
+  if (text.size() > kReportMaxBytes) throw InputError(origin + ": larger than a report can be");
+  check_json_depth(text, kJsonMaxDepth, origin);
   try {
     return json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 1e400
-    throw InputError(path + ": not JSON: " + e.what());
+    throw InputError(origin + ": not JSON: " + e.what());
   }
 }
 

@@ -48,5 +48,7 @@ Report report_from_json(const nlohmann::json& j);
 // The parsed text of a file; std::runtime_error naming the file when it
 // cannot be read or is not JSON.
 nlohmann::json read_json_file(const std::string& path);
+// The same checks on text at hand (`origin` names it in errors); throws InputError.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 
 }  // namespace ibgpu

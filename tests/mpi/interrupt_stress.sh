@@ -1,7 +1,7 @@
 #!/bin/bash
 # Stress: interrupts and stopped peers at random moments, many times (default 30 runs), on the
 # build given by IBGPU (ci/test runs it on the sanitizer build). Each run starts a full check over
-# 4 ranks, waits a random 0.5-8 s, then either interrupts the job (SIGINT or SIGTERM to mpirun,
+# 4 ranks, waits a random 0.5-5.5 s, then either interrupts the job (SIGINT or SIGTERM to mpirun,
 # as Ctrl-C and scancel do) or SIGSTOPs a random rank other than 0 and interrupts the job a
 # little later. Passes when no process crashed (no signal death, no sanitizer report), every run
 # left a report marked interrupted, no admission action ran, and no process was left behind.
@@ -24,7 +24,7 @@ for ((k = 1; k <= runs; ++k)); do
   job=$!
   set -e
   # The job's processes are found by their --json path, which is the run's own.
-  delay_ms=$((500 + RANDOM % 7500))
+  delay_ms=$((500 + RANDOM % 5000))
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   what=$((RANDOM % 3))
   case $what in
