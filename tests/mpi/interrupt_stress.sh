@@ -1,10 +1,11 @@
 #!/bin/bash
 # Stress: interrupts and stopped peers at random moments, many times (default 30 runs), on the
 # build given by IBGPU (ci/test runs it on the sanitizer build). Each run starts a full check over
-# 4 ranks, waits a random 0.5-5.5 s, then either interrupts the job (SIGINT or SIGTERM to mpirun,
-# as Ctrl-C and scancel do) or SIGSTOPs a random rank other than 0 and interrupts the job a
-# little later. Passes when no process crashed (no signal death, no sanitizer report), every run
-# left a report marked interrupted, no admission action ran, and no process was left behind.
+# 4 ranks and, once the ranks have planned (before that there is no world to report on), waits a
+# random 0-5 s, then either interrupts every rank (SIGINT or SIGTERM, as scancel and a job's
+# time limit do) or SIGSTOPs a random rank other than 0 and interrupts the ranks a second later.
+# Passes when no process crashed (no signal death, no sanitizer report), every run left a report
+# marked interrupted, and no admission action ran.
 #   IBGPU=build-asan/ibgpu IBGPU_SOURCE_DIR=$PWD bash tests/mpi/interrupt_stress.sh [RUNS]
 source "$(dirname "$0")/lib.sh"
 runs=${1:-${IBGPU_STRESS_RUNS:-30}}
@@ -24,33 +25,46 @@ for ((k = 1; k <= runs; ++k)); do
   job=$!
   set -e
   # The job's processes are found by their --json path, which is the run's own.
-  delay_ms=$((500 + RANDOM % 5000))
+  for _ in $(seq 600); do
+    grep -q "ibgpu: plan:" "$out/stderr" 2>/dev/null && break
+    sleep 0.1
+  done
+  delay_ms=$((RANDOM % 5000))
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+  # The job's ranks; the signal goes to each of them, as `scancel` or a job's time limit does
+  # (Slurm signals every task, then SIGKILLs after KillWait, 30 s by default). Ctrl-C at mpirun,
+  # which SIGKILLs the ranks one second after passing the signal on, is tests/mpi/interrupt_test.sh.
+  ranks=$(pgrep -f -- "--json $out/report.json" | while read -r p; do
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q "^OMPI_COMM_WORLD_RANK=" && echo "$p"; done || true)
   what=$((RANDOM % 3))
   case $what in
-    0) kill -INT "$job" 2>/dev/null || true; how="SIGINT after ${delay_ms} ms"; interrupts=$((interrupts + 1)) ;;
-    1) kill -TERM "$job" 2>/dev/null || true; how="SIGTERM after ${delay_ms} ms"; interrupts=$((interrupts + 1)) ;;
+    0) kill -INT $ranks 2>/dev/null || true; how="SIGINT ${delay_ms} ms after the plan"; interrupts=$((interrupts + 1)) ;;
+    1) kill -TERM $ranks 2>/dev/null || true; how="SIGTERM ${delay_ms} ms after the plan"; interrupts=$((interrupts + 1)) ;;
     2)
       victim=$((1 + RANDOM % 3))
       pid=""
-      for p in $(pgrep -f -- "--json $out/report.json" || true); do
+      for p in $ranks; do
         if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$victim"; then pid=$p; fi
       done
       [ -n "$pid" ] && kill -STOP "$pid" 2>/dev/null || true
       sleep 1
-      kill -INT "$job" 2>/dev/null || true
-      how="SIGSTOP rank $victim after ${delay_ms} ms, then SIGINT"; stops=$((stops + 1)) ;;
+      kill -TERM $ranks 2>/dev/null || true
+      how="SIGSTOP rank $victim ${delay_ms} ms after the plan, then SIGTERM"; stops=$((stops + 1)) ;;
   esac
+  # The job ends by itself (a stopped rank is the launcher's to end: rank 0 aborts the job after
+  # its report); 60 s is far more than a wind-down takes.
+  signalled=$SECONDS
+  for _ in $(seq 600); do
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+  done
+  took=$((SECONDS - signalled))
+  left=$(pgrep -f -- "--json $out/report.json" || true)
+  if [ -n "$left" ]; then kill -CONT $left 2>/dev/null || true; kill -KILL $left 2>/dev/null || true; fi
   set +e
   wait "$job"
   rc=$?
   set -e
-  # Whatever is left of the job (a stopped rank) is ended, and counted.
-  left=$(pgrep -f -- "--json $out/report.json" || true)
-  if [ -n "$left" ]; then
-    kill -CONT $left 2>/dev/null || true
-    kill -KILL $left 2>/dev/null || true
-  fi
   problem=""
   if grep -qE "AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:|Segmentation fault|signal 11|Signal: Segmentation|exited on signal (6|7|11)" "$out/stderr"; then
     problem="crash"
@@ -71,7 +85,7 @@ for ((k = 1; k <= runs; ++k)); do
     problem="${problem:+$problem, }an admission action ran"
     actions=$((actions + 1))
   fi
-  printf 'run %2d: %-45s exit %3d  %s\n' "$k" "$how" "$rc" "${problem:-ok}"
+  printf 'run %2d: %-55s exit %3d, ended %2d s later  %s\n' "$k" "$how" "$rc" "$took" "${problem:-ok}"
   if [ -n "$problem" ]; then
     echo "  stderr of run $k (last lines):"
     tail -n 15 "$out/stderr" | sed 's/^/    /'
