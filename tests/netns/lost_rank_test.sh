@@ -76,17 +76,22 @@ echo "stopped rank: ok in ${elapsed}s (exit $rc)"
 rm -f "$WORK/victim.pid"
 
 # 2. SIGKILL: mpirun aborts the job and the survivors get SIGTERM; rank 0 still writes what it
-# has. mpirun's own status is not ibgpu's (it reports the killed process), so only the report's
-# exit code is exact. The survivors' probes that the teardown cut short are `skipped`
-# ("interrupted by a stop signal"): unknown, never failed. Only the lost rank is failed.
+# has. mpirun's own status is not ibgpu's (it reports the killed process). The teardown is a stop
+# signal, so the run is interrupted: the lost rank is named, what the teardown cut short is
+# `skipped` ("interrupted by a stop signal"), nothing is failed and no action would run (an
+# interrupted run cannot tell a dead rank from one stopped on its way to rank 0).
 signal_mid_check KILL &
 ibgpu_on_hosts 90 "${LONG[@]}" --timeout 30 --json "$WORK/killed.json" >"$WORK/killed.log" 2>&1
 wait
 [ -s "$WORK/victim.pid" ] || fail "killed rank: the signal was never sent"
 [ "$rc" -ne 0 ] || fail "killed rank: exit 0"
 [ -f "$WORK/killed.json" ] || fail "killed rank: no report written (exit $rc)"
-expect_lost "$WORK/killed.json"
+validate "$WORK/killed.json"
 check_json "$WORK/killed.json" "
+assert r['run'].get('interrupted') is True, r['run']
+lost = [p for p in r['probes'] if p['id'] == 'cluster.gather']
+named = [p for p in lost if p['scope']['ranks'] == [$((victim - 1))]]
+assert len(named) == 1 and 'rank $((victim - 1)) on host h$victim' in (named[0]['reason'] or named[0]['error'] or ''), lost
 for p in r['probes']:
     if p['status'] in ('timeout', 'error') and p['id'] != 'cluster.gather':
         assert 'h$victim' in p['scope']['hosts'] and 'stopped' not in (p.get('error') or ''), p
@@ -94,6 +99,7 @@ for k, v in verdicts(r, 'link').items():
     if 'h$victim' not in k.split('<->'): assert v['state'] != 'failed', v
 for k, v in verdicts(r, 'node').items():
     if k != 'h$victim': assert v['state'] != 'failed', v
+assert r['summary']['exit_code'] in (2, 3), r['summary']
 "
 echo "killed rank: ok in ${elapsed}s (exit $rc)"
 [ "$elapsed" -lt 30 ] || fail "killed rank: ${elapsed}s, the launcher's SIGTERM should end it before the 30 s timeout"
