@@ -3,11 +3,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include <toml++/toml.h>
 
