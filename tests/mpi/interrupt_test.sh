@@ -20,7 +20,10 @@ interrupted_check() {  # SIGNAL NAME
     sleep 0.1
   done
   sleep 1
-  kill "-$sig" "$pid" 2>/dev/null || true
+  # One signal to mpirun itself, as a terminal's Ctrl-C gives it. Signalling `timeout` would send
+  # it twice (to its child and to its process group), and OpenMPI's mpirun takes a second stop
+  # as "abort now": it exits at once and leaves the ranks no time to write the report.
+  kill "-$sig" "$(pgrep -P "$pid" -x mpirun || echo "$pid")" 2>/dev/null || true
   set +e
   wait "$pid"
   rc=$?
