@@ -48,6 +48,13 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
   sub.add_option("--mem", net.settings.mem, "Where verbs buffers live: host, gpu (GPUDirect RDMA), auto")
       ->check(CLI::IsMember({"host", "gpu", "auto"}))
       ->capture_default_str();
+  sub.add_option("--time-cap", net.settings.time_cap_s,
+                 "Longest run of one measurement (a pair at one size; in check, an all-reduce size too), in "
+                 "seconds: a crawling link is measured, not waited for; the rate reached when it runs out is "
+                 "the result, with params.time_capped_s in the report")
+      ->type_name("SECONDS")
+      ->check(finite_range(0.01, 86400.0))
+      ->capture_default_str();
   sub.add_option("--window", net.settings.window, "MPI bandwidth: sends in flight per iteration")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
 #include "cluster/deadline.h"
@@ -63,26 +64,30 @@ void rendezvous(const PairContext& ctx) {
 
 using Seconds = std::chrono::duration<double>;
 
+// Byte 0 of the first message of an iteration (bandwidth) or of the ping (latency) says whether
+// the initiator ends the measurement with it (its time cap, see CappedLoop): the peer follows.
+constexpr char kGoOn = 1, kLastIteration = 2;
+
 ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
   ProbeResult r = pair_result("net.mpi.bw", ctx, size);
   const int window = effective_window(size, settings.window);
   const int iters = fitted_bw_iters(size, window, settings.bw_iters);
-  const int warmup = warmup_for(iters, settings.warmup);
   r.params["window"] = window;
-  r.params["iters"] = iters;
-  r.params["warmup"] = warmup;
   r.params["transport"] = "mpi";
 
   // Kept past a wait that gives up (wait_all throws): the peer's transfer may still copy into it.
-  TransferMemory<std::vector<char>> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), 1);
+  TransferMemory<std::vector<char>> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), kGoOn);
   TransferMemory<int> ack(0);
   std::vector<MPI_Request> rs(static_cast<std::size_t>(window));
   std::vector<double> per_iteration_s;
   rendezvous(ctx);
+  CappedLoop loop(warmup_for(iters, settings.warmup), iters, settings.time_cap_s);
   Clock::time_point start{};
-  for (int it = 0; it < warmup + iters; ++it) {
+  for (int it = 0; it < loop.total(); ++it) {
     stop_if_requested();
-    if (it == warmup) start = Clock::now();
+    bool last = false;
+    if (ctx.initiator) (*buffer)[0] = (last = loop.last(it)) ? kLastIteration : kGoOn;
+    if (it == loop.warmup()) start = Clock::now();
     const auto t0 = Clock::now();
     if (ctx.initiator) {
       for (int w = 0; w < window; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer->data(), size, ctx, kData);
@@ -93,48 +98,55 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
       for (int w = 0; w < window; ++w)
         rs[static_cast<std::size_t>(w)] = post_recv(buffer->data() + size * static_cast<std::size_t>(w), size, ctx, kData);
       wait_all(rs, ctx, "data");
+      last = (*buffer)[0] == kLastIteration;
       std::vector<MPI_Request> a{post_send(&*ack, sizeof(int), ctx, kAck)};
       wait_all(a, ctx, "acknowledgement receipt");
     }
-    if (it >= warmup) per_iteration_s.push_back(Seconds(Clock::now() - t0).count());
+    if (loop.timed(it)) per_iteration_s.push_back(Seconds(Clock::now() - t0).count());
+    if (last) break;
   }
+  loop.describe(r.params);
+  if (!ctx.initiator) return r;  // the responder reports only what broke
   const double elapsed = Seconds(Clock::now() - start).count();
-  const double bytes = static_cast<double>(size) * window * iters;
+  const double bytes = static_cast<double>(size) * window * loop.iters();
   const double fastest = *std::min_element(per_iteration_s.begin(), per_iteration_s.end());
   r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(bytes, elapsed));
   r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(bytes, elapsed));
   r.metrics["bw_peak_GBps"] = Metric::of(gbytes_per_s(static_cast<double>(size) * window, fastest));
-  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(static_cast<double>(window) * iters, elapsed));
+  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(static_cast<double>(window) * loop.iters(), elapsed));
   return r;
 }
 
 ProbeResult measure_lat(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
   ProbeResult r = pair_result("net.mpi.lat", ctx, size);
   const int iters = std::max(1, settings.lat_iters);
-  const int warmup = warmup_for(iters, settings.warmup);
-  r.params["iters"] = iters;
-  r.params["warmup"] = warmup;
   r.params["transport"] = "mpi";
-  TransferMemory<std::vector<char>> out(std::max<std::size_t>(size, 1), 1), in(std::max<std::size_t>(size, 1), 0);
+  TransferMemory<std::vector<char>> out(size, kGoOn), in(size, 0);
   std::vector<double> samples_us;
   samples_us.reserve(static_cast<std::size_t>(iters));
   std::vector<MPI_Request> rs(2);
   rendezvous(ctx);
-  for (int it = 0; it < warmup + iters; ++it) {
+  CappedLoop loop(warmup_for(iters, settings.warmup), iters, settings.time_cap_s);
+  for (int it = 0; it < loop.total(); ++it) {
     stop_if_requested();
     if (ctx.initiator) {
+      const bool last = loop.last(it);
+      (*out)[0] = last ? kLastIteration : kGoOn;
       const auto t0 = Clock::now();
       rs[0] = post_recv(in->data(), size, ctx, kPong);
       rs[1] = post_send(out->data(), size, ctx, kPing);
       wait_all(rs, ctx, "pong");
-      if (it >= warmup) samples_us.push_back(Seconds(Clock::now() - t0).count() * 1e6 / 2);
+      if (loop.timed(it)) samples_us.push_back(Seconds(Clock::now() - t0).count() * 1e6 / 2);
+      if (last) break;
     } else {
       std::vector<MPI_Request> ping{post_recv(in->data(), size, ctx, kPing)};
       wait_all(ping, ctx, "ping");
       std::vector<MPI_Request> pong{post_send(out->data(), size, ctx, kPong)};
       wait_all(pong, ctx, "pong receipt");
+      if ((*in)[0] == kLastIteration) break;
     }
   }
+  loop.describe(r.params);
   if (ctx.initiator) r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
   return r;
 }
@@ -145,6 +157,8 @@ std::vector<ProbeResult> each_size(const PairContext& ctx, const std::vector<std
   std::vector<ProbeResult> results;
   for (std::size_t size : sizes) {
     try {
+      // Byte 0 carries the end of the measurement (kLastIteration).
+      if (size == 0) throw std::invalid_argument("message size 0: sizes start at 1 byte");
       ProbeResult r = measure(size);
       // The initiator reports a completed measurement; the responder only speaks up when something broke.
       if (ctx.initiator) results.push_back(std::move(r));

@@ -17,6 +17,29 @@ int fitted_bw_iters(std::size_t size, int per_iteration_messages, int requested)
 
 int warmup_for(int iters, int requested) { return requested > 0 ? requested : std::max(1, iters / 10); }
 
+CappedLoop::CappedLoop(int warmup, int iters, double cap_s)
+    : warmup_(std::max(0, warmup)),
+      iters_(std::max(1, iters)),
+      began_(std::chrono::steady_clock::now()),
+      cap_(cap_s) {}
+
+bool CappedLoop::over() const { return std::chrono::steady_clock::now() - began_ >= cap_; }
+
+bool CappedLoop::last(int it) {
+  if (it < total() - 1 && over()) {
+    capped_ = true;
+    if (it < warmup_) warmup_ = it;  // the warmup ends here: this iteration is the one timed
+    iters_ = it - warmup_ + 1;
+  }
+  return it >= total() - 1;
+}
+
+void CappedLoop::describe(nlohmann::json& params) const {
+  params["iters"] = iters_;
+  params["warmup"] = warmup_;
+  if (capped_) params["time_capped_s"] = cap_.count();
+}
+
 ProbeResult pair_result(const std::string& id, const PairContext& ctx, std::size_t size) {
   ProbeResult r;
   r.id = id;

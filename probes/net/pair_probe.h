@@ -5,6 +5,7 @@
 // result, never a hang: every wait obeys `timeout_s`.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ struct NetSettings {
   int tx_depth = 128;  // verbs: work requests in flight (perftest)
   int gid_index = -1;  // verbs on RoCE: -1 picks one (IPv4-mapped RoCE v2 first)
   std::string mem = "host";  // verbs buffers: host | gpu | auto
+  double time_cap_s = kDefaultTimeCapS;  // longest run of one measurement (one pair, one size)
+  static constexpr double kDefaultTimeCapS = 3;
 };
 
 class PairTransport {
@@ -50,6 +53,32 @@ class PairTransport {
 // budget, bounded so small messages do not take forever.
 int fitted_bw_iters(std::size_t size, int per_iteration_messages, int requested);
 int warmup_for(int iters, int requested);
+
+// The iterations of one measurement, as its initiator runs them: the planned warmup and timed
+// iterations, cut short once the measurement has run for its time cap, so a crawling link is
+// measured (the rate reached so far) rather than waited for. Past the cap, a warmup ends at once
+// and the next iteration is the only timed one; a timed run ends with the current iteration.
+// The initiator tells its peer which iteration is the last (in the message itself), so both ends
+// always run the same iterations.
+class CappedLoop {
+ public:
+  CappedLoop(int warmup, int iters, double cap_s);
+  // Called before iteration `it` (0-based, warmup first); true when it is the last one.
+  bool last(int it);
+  bool timed(int it) const { return it >= warmup_; }
+  int total() const { return warmup_ + iters_; }
+  int warmup() const { return warmup_; }
+  int iters() const { return iters_; }
+  // Into a result's params: the iterations run and, when the cap cut them, the cap.
+  void describe(nlohmann::json& params) const;
+
+ private:
+  bool over() const;
+  int warmup_, iters_;
+  std::chrono::steady_clock::time_point began_;
+  std::chrono::duration<double> cap_;
+  bool capped_ = false;
+};
 
 // The result skeleton every pair probe fills in.
 ProbeResult pair_result(const std::string& id, const PairContext& ctx, std::size_t size);

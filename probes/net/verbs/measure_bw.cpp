@@ -13,12 +13,18 @@ namespace {
 
 using Seconds = std::chrono::duration<double>;
 
-// Posts `count` writes keeping up to the send depth in flight and returns the
-// seconds from the first post to the last completion. `marks`, when given,
-// records progress at every completion batch.
-double stream_writes(Endpoint& ep, const PairContext& ctx, std::size_t size, int count, int every, const Deadline& run,
-                     AbortWatch& abort, std::vector<Progress>* marks) {
-  if (count <= 0) return 0;
+struct Streamed {
+  double seconds = 0;  // from the first post to the last completion
+  int writes = 0;
+};
+
+// Posts `count` writes keeping up to the send depth in flight. Past `cap_end` it posts one last
+// (signalled) write and ends when that completes: a crawling link is measured, not waited for.
+// `marks`, when given, records progress at every completion batch.
+Streamed stream_writes(Endpoint& ep, const PairContext& ctx, std::size_t size, int count, int every,
+                       const Deadline& run, Clock::time_point cap_end, AbortWatch& abort,
+                       std::vector<Progress>* marks) {
+  if (count <= 0) return {};
   const std::string peer = peer_name(ctx);
   const std::size_t region = std::min<std::size_t>(ep.region_bytes(), ep.peer().region_bytes);
   const int depth = ep.send_depth();
@@ -31,6 +37,7 @@ double stream_writes(Endpoint& ep, const PairContext& ctx, std::size_t size, int
   while (completed < count) {
     // Unsignalled writes hold their send-queue slot until a later signalled
     // one completes, so "in flight" counts from the last completion seen.
+    if (posted < count - 1 && Clock::now() >= cap_end) count = posted + 1;
     while (posted < count && posted - completed < depth) {
       const std::size_t offset = slot_offset(posted, size, region);
       ep.post_write(offset, offset, size, static_cast<std::uint64_t>(posted), should_signal(posted, count, every),
@@ -50,7 +57,7 @@ double stream_writes(Endpoint& ep, const PairContext& ctx, std::size_t size, int
     waiter.progress();
     if (marks) marks->push_back({Seconds(last - start).count(), completed});
   }
-  return Seconds(last - start).count();
+  return {Seconds(last - start).count(), count};
 }
 
 }  // namespace
@@ -70,19 +77,23 @@ ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSett
   r.params.update(ep.describe());
   r.params["transport"] = "verbs";
   if (const auto problem = size_problem(ep, size, false); !problem.empty()) throw std::runtime_error(problem);
-  const int iters = fitted_bw_iters(size, 1, settings.bw_iters);
-  const int warmup = warmup_for(iters, settings.warmup);
+  const int planned = fitted_bw_iters(size, 1, settings.bw_iters);
   const int every = signal_interval(size, ep.send_depth());
-  r.params["iters"] = iters;
-  r.params["warmup"] = warmup;
   r.params["tx_depth"] = ep.send_depth();
   r.params["signal_every"] = every;
 
   // One budget for the whole size: the responder waits on it (see VerbsTransport::bandwidth).
   const Deadline run{Seconds(ctx.timeout_s)};
-  stream_writes(ep, ctx, size, warmup, every, run, abort, nullptr);
+  const auto cap_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(settings.time_cap_s));
+  const int warmup = stream_writes(ep, ctx, size, warmup_for(planned, settings.warmup), every, run, cap_end, abort,
+                                   nullptr).writes;
   std::vector<Progress> marks;
-  const double elapsed = stream_writes(ep, ctx, size, iters, every, run, abort, &marks);
+  const Streamed timed = stream_writes(ep, ctx, size, planned, every, run, cap_end, abort, &marks);
+  const int iters = timed.writes;
+  const double elapsed = timed.seconds;
+  r.params["iters"] = iters;
+  r.params["warmup"] = warmup;
+  if (iters < planned) r.params["time_capped_s"] = settings.time_cap_s;
 
   const double bytes = static_cast<double>(size) * iters;
   r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(bytes, elapsed));

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -108,33 +109,48 @@ void finish(ProbeResult& r, const PairContext& ctx, const RoundTrips& trips) {
 
 }  // namespace
 
+// Byte 0 of the initiator's message says whether it ends the measurement (its time cap, see
+// CappedLoop): the peer reads it once the message has landed and follows. A 1-byte RDMA write
+// latency has no room for it beside the mark, and runs its planned iterations.
+constexpr std::uint8_t kGoOn = 1, kLastIteration = 2;
+
 ProbeResult measure_write_lat(Endpoint& ep, const PairContext& ctx, const NetSettings& settings, std::size_t size,
                               AbortWatch& abort) {
   ProbeResult r = pair_result(kWriteLatId, ctx, size);
   const LatencyPlan plan = start_size(r, ep, ctx, settings, size);
   const std::string peer = peer_name(ctx);
   volatile const std::uint8_t* in = ep.receive_region() + size - 1;
+  volatile const std::uint8_t* in_first = ep.receive_region();
   std::uint8_t* out = ep.send_region() + size - 1;
+  std::uint8_t* out_first = ep.send_region();
+  const bool flagged = size >= 2;
+  CappedLoop loop(plan.warmup, plan.iters, flagged ? settings.time_cap_s : HUGE_VAL);
   RoundTrips trips(plan.iters);
   Tally tally;
   // The mark wraps at 256; each side only ever waits for the value after the
   // one it last saw, so the wrap cannot match early.
-  for (int it = 1; it <= plan.warmup + plan.iters; ++it) {
-    const auto mark = static_cast<std::uint8_t>(it);
+  for (int it = 0; it < loop.total(); ++it) {
+    const auto mark = static_cast<std::uint8_t>(it + 1);
     if (ctx.initiator) {
+      const bool last = loop.last(it);
+      if (flagged) *out_first = last ? kLastIteration : kGoOn;
       const std::uint64_t t0 = cycle_ticks();
       *out = mark;
-      ep.post_write(0, 0, size, static_cast<std::uint64_t>(it), true, plan.inline_data);
+      ep.post_write(0, 0, size, static_cast<std::uint64_t>(it + 1), true, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 0);
       spin_until(in, mark, ctx, abort);
-      if (it > plan.warmup) trips.add(t0);
+      if (loop.timed(it)) trips.add(t0);
+      if (last) break;
     } else {
       spin_until(in, mark, ctx, abort);
+      const bool last = flagged && *in_first == kLastIteration;
       *out = mark;
-      ep.post_write(0, 0, size, static_cast<std::uint64_t>(it), true, plan.inline_data);
+      ep.post_write(0, 0, size, static_cast<std::uint64_t>(it + 1), true, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 0);
+      if (last) break;
     }
   }
+  loop.describe(r.params);
   finish(r, ctx, trips);
   return r;
 }
@@ -144,21 +160,30 @@ ProbeResult measure_send_lat(Endpoint& ep, const PairContext& ctx, const NetSett
   ProbeResult r = pair_result(kSendLatId, ctx, size);
   const LatencyPlan plan = start_size(r, ep, ctx, settings, size, problem);
   const std::string peer = peer_name(ctx);
+  volatile const std::uint8_t* in_first = ep.receive_region();
+  std::uint8_t* out_first = ep.send_region();
+  CappedLoop loop(plan.warmup, plan.iters, settings.time_cap_s);
   RoundTrips trips(plan.iters);
   Tally tally;
-  for (int it = 1; it <= plan.warmup + plan.iters; ++it) {
-    const auto id = static_cast<std::uint64_t>(it);
+  for (int it = 0; it < loop.total(); ++it) {
+    const auto id = static_cast<std::uint64_t>(it + 1);
     if (ctx.initiator) {
+      const bool last = loop.last(it);
+      *out_first = last ? kLastIteration : kGoOn;
       const std::uint64_t t0 = cycle_ticks();
       ep.post_send(size, id, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 1);
-      if (it > plan.warmup) trips.add(t0);
+      if (loop.timed(it)) trips.add(t0);
+      if (last) break;
     } else {
       await(ep, ctx, abort, peer, tally, 0, 1);
+      const bool last = *in_first == kLastIteration;
       ep.post_send(size, id, plan.inline_data);
       await(ep, ctx, abort, peer, tally, 1, 0);
+      if (last) break;
     }
   }
+  loop.describe(r.params);
   finish(r, ctx, trips);
   return r;
 }
