@@ -57,6 +57,12 @@ Subcommand add_allreduce(CLI::App& parent) {
   sub->add_option("--warmup", s.warmup, "Untimed iterations before timing")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
+  sub->add_option("--time-cap", s.time_cap_s,
+                  "Longest run of one size, in seconds: after the warmup the ranks agree on the iterations that "
+                  "fit (at least one; params.time_capped_s says when fewer than --iters ran)")
+      ->type_name("SECONDS")
+      ->check(finite_range(0.01, 86400.0))
+      ->capture_default_str();
   sub->add_option("--mode", text->mode, "out-of-place, in-place, or both (nccl-tests' two halves)")
       ->check(CLI::IsMember({"out-of-place", "in-place", "both"}))
       ->capture_default_str();

@@ -87,6 +87,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
       }
     }
     finish_net_options(options->net, *text);
+    options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;
     options->collectives = options->allreduce.backend != "off";
     options->profile = load_profile(*profile);
     if (!options->baseline_path.empty()) options->baseline = load_baseline(options->baseline_path);

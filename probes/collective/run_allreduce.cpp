@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -57,6 +58,38 @@ std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, dou
     return std::nullopt;
   }
   return (*flags)[1];
+}
+
+// The largest of every rank's value; nullopt when not every rank answered in time.
+std::optional<double> agreed_max(MPI_Comm comm, const World& world, double mine, double timeout_s) {
+  if (!world.mpi) return mine;
+  TransferMemory<std::array<double, 2>> values(std::array<double, 2>{mine, 0});  // mine, largest
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallreduce(&(*values)[0], &(*values)[1], 1, MPI_DOUBLE, MPI_MAX, comm, &request), "MPI_Iallreduce");
+  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
+    values.abandon();
+    return std::nullopt;
+  }
+  return (*values)[1];
+}
+
+// Runs the warmup, then the timed iterations that fit the time cap at the slowest rank's warmup
+// pace (c.iters at most, one at least); c.iters becomes what ran. Seconds per timed iteration.
+std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm, const World& world,
+                                       const AllReduceSettings& settings, AllReduceCase& c, bool& capped) {
+  capped = false;
+  if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
+  const auto began = std::chrono::steady_clock::now();
+  const double warm = backend.run_timed(c.in_place, c.count, c.dtype, 0, c.warmup);
+  const auto slowest = agreed_max(comm, world, warm, settings.timeout_s);
+  if (!slowest) return std::nullopt;
+  const double left = settings.time_cap_s - Seconds(std::chrono::steady_clock::now() - began).count();
+  const double fit = *slowest > 0 ? std::floor(left / *slowest) : c.iters;
+  if (fit < c.iters) {
+    capped = true;
+    c.iters = static_cast<int>(std::max(1.0, fit));
+  }
+  return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
 }
 
 // Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.
@@ -179,8 +212,15 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
       AllReduceCase c{settings.sizes[i], counts[i],       settings.dtype, in_place,
                       settings.iters,    settings.warmup, world.size};
       RankOutcome mine;
+      bool capped = false;
       try {
-        mine.seconds = backend.run_timed(in_place, c.count, c.dtype, c.warmup, c.iters);
+        const auto seconds = timed_within_cap(backend, comm, world, settings, c, capped);
+        if (!seconds) {
+          results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
+                                       not_agreed("iteration count", timeout_s)));
+          return results;
+        }
+        mine.seconds = *seconds;
         if (settings.check) mine.wrong = backend.check(in_place, c.count, c.dtype);
       } catch (const CollectiveTimeout& e) {
         results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c), e.what()));
@@ -197,7 +237,10 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
       }
       if (settings.progress) settings.progress(i * modes.size() + (in_place && modes.size() > 1 ? 2 : 1),
                                                settings.sizes.size() * modes.size());
-      if (world.rank == 0) results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
+      if (world.rank == 0) {
+        results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
+        if (capped) results.back().params["time_capped_s"] = settings.time_cap_s;
+      }
       if (mine.wrong && *mine.wrong > 0)
         results.push_back(wrong_data_result(backend.name(), c, *mine.wrong, world, device));
     }

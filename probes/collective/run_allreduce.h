@@ -22,6 +22,9 @@ struct AllReduceSettings {
   bool in_place = true;
   bool check = true;      // re-fill with the pattern, run once untimed, compare bit-exactly
   double timeout_s = 60;  // every wait: one all-reduce, an agreement, the gathering of times
+  // Longest run of one case: after the warmup the ranks agree on the iterations that fit it
+  // (the slowest rank's warmup speaks), never fewer than one; no warmup, no cap.
+  double time_cap_s = 3;
   // Called on every rank after each case (size, in-place or not) is gathered:
   // cases done so far and in all. The caller may print progress; probes never do.
   std::function<void(std::size_t done, std::size_t total)> progress;

@@ -76,9 +76,12 @@ TEST(RunAllReduce, OneResultPerSizeAndMode) {
   backend.time[16384] = 2e-4;
   const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), small_sweep());
   ASSERT_EQ(results.size(), 4u);
-  EXPECT_EQ(backend.calls, (std::vector<std::string>{"prepare 65536", "time 256 out 1+3", "check 256 out",
-                                                     "time 256 in 1+3", "check 256 in", "time 16384 out 1+3",
-                                                     "check 16384 out", "time 16384 in 1+3", "check 16384 in"}));
+  // The warmup runs alone first: its pace decides how many timed iterations fit the time cap.
+  EXPECT_EQ(backend.calls, (std::vector<std::string>{
+                               "prepare 65536", "time 256 out 0+1", "time 256 out 0+3", "check 256 out",
+                               "time 256 in 0+1", "time 256 in 0+3", "check 256 in", "time 16384 out 0+1",
+                               "time 16384 out 0+3", "check 16384 out", "time 16384 in 0+1", "time 16384 in 0+3",
+                               "check 16384 in"}));
   const bool in_place[] = {false, true, false, true};
   const std::size_t bytes[] = {1024, 1024, 65536, 65536};
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -92,6 +95,7 @@ TEST(RunAllReduce, OneResultPerSizeAndMode) {
     EXPECT_EQ(r.params["nranks"], 1);
     EXPECT_EQ(r.params["iters"], 3);
     EXPECT_EQ(r.params["warmup"], 1);
+    EXPECT_FALSE(r.params.contains("time_capped_s"));
     EXPECT_EQ(r.scope.hosts, (std::vector<std::string>{"node1"}));
     EXPECT_EQ(r.metrics.at("wrong_elements").value, 0.0);
     EXPECT_EQ(r.metrics.at("busbw_GBps").value, 0.0);  // one rank: nothing crosses a link
@@ -143,7 +147,32 @@ TEST(RunAllReduce, TimeoutEndsTheSweep) {
   EXPECT_EQ(results[2].params["in_place"], false);
   EXPECT_NE(results[2].error->find("no completion of fake all-reduce of 16384 within 2 s"), std::string::npos)
       << *results[2].error;
-  EXPECT_EQ(backend.calls.back(), "time 16384 out 1+3");
+  EXPECT_EQ(backend.calls.back(), "time 16384 out 0+1");
+}
+
+// A slow size runs the iterations that fit its time cap, at least one, and says it was capped.
+TEST(RunAllReduce, TimeCapFitsTheIterations) {
+  FakeBackend backend;
+  backend.time[16384] = 0.3;  // seconds per iteration, as the warmup finds it
+  auto settings = small_sweep();
+  settings.in_place = false;
+  settings.iters = 50;
+  settings.time_cap_s = 1.0;
+  const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].params["iters"], 50);  // 1 ms per iteration: all 50 fit
+  EXPECT_FALSE(results[0].params.contains("time_capped_s"));
+  EXPECT_EQ(results[1].params["iters"], 3);  // (1 s - the warmup's real time) / 0.3 s
+  EXPECT_EQ(results[1].params["time_capped_s"], 1.0);
+  EXPECT_EQ(backend.calls.back(), "check 16384 out");
+  EXPECT_EQ(backend.calls[backend.calls.size() - 2], "time 16384 out 0+3");
+
+  settings.time_cap_s = 0.1;  // not even one iteration fits: one runs
+  FakeBackend slow;
+  slow.time[16384] = 0.3;
+  const auto one = run_allreduce(slow, MPI_COMM_NULL, single_process(), settings);
+  EXPECT_EQ(one[1].params["iters"], 1);
+  EXPECT_EQ(one[1].params["time_capped_s"], 0.1);
 }
 
 TEST(RunAllReduce, CallErrorEndsTheSweep) {
