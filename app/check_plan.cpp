@@ -36,33 +36,41 @@ PresetDefaults preset_defaults(CheckPreset preset) {
 
 namespace {
 
-double network_round_seconds(const NetOptions& net, const CostModel& cost) {
+// One round of network pairs; with `worst`, every measurement runs to its time cap (a
+// crawling link), otherwise at the nominal speed and never past the cap.
+double network_round_seconds(const NetOptions& net, const CostModel& cost, bool worst = false) {
   const NetSettings& s = net.settings;
+  const double cap = s.time_cap_s;
+  auto bounded = [&](double nominal) { return worst ? cap : std::min(nominal, cap); };
   const double window = net.transport == "mpi" ? std::max(s.window, 1) : 1.0;
   double t = cost.pair_setup_s;
   if (net.bandwidth)
     for (std::size_t size : s.bw_sizes) {
       const int iters = fitted_bw_iters(size, static_cast<int>(window), s.bw_iters);
       const double bytes = static_cast<double>(iters + warmup_for(iters, s.warmup)) * window * static_cast<double>(size);
-      t += bytes / (cost.bw_GBps * 1e9);
+      t += bounded(bytes / (cost.bw_GBps * 1e9));
     }
   if (net.latency) {
     const double kinds = net.transport == "mpi" ? 1 : 2;  // verbs: write and send latency
     for (std::size_t size : s.lat_sizes) {
       const double iters = s.lat_iters + warmup_for(s.lat_iters, s.warmup);
-      t += kinds * iters * (2 * cost.lat_us * 1e-6 + static_cast<double>(size) / (cost.bw_GBps * 1e9));
+      t += kinds * bounded(iters * (2 * cost.lat_us * 1e-6 + static_cast<double>(size) / (cost.bw_GBps * 1e9)));
     }
   }
   return t;
 }
 
-double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int placements) {
+double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int placements, bool worst = false) {
   const AllReduceSettings& s = c.settings;
   const double modes = (s.out_of_place ? 1 : 0) + (s.in_place ? 1 : 0);
   double per_placement = cost.collective_setup_s;
-  for (std::size_t size : s.sizes)
-    per_placement += (s.iters + s.warmup) * modes *
-                     (2 * static_cast<double>(size) / (cost.busbw_GBps * 1e9) + 2 * cost.lat_us * 1e-6);
+  for (std::size_t size : s.sizes) {
+    const double nominal = (s.iters + s.warmup) * (2 * static_cast<double>(size) / (cost.busbw_GBps * 1e9) +
+                                                   2 * cost.lat_us * 1e-6);
+    // The warmup always runs whole, then what fits the cap (at least one iteration).
+    const double warm = s.warmup * nominal / std::max(1, s.iters + s.warmup);
+    per_placement += modes * (worst ? std::max(s.time_cap_s, warm) : std::min(nominal, std::max(s.time_cap_s, warm)));
+  }
   return placements * per_placement;
 }
 
@@ -84,12 +92,19 @@ double estimate_seconds(const CheckSteps& steps, const LaunchShape& shape, const
   return t;
 }
 
+double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost) {
+  double t = rounds_of(steps, shape) * network_round_seconds(steps.net, cost, true);
+  if (steps.collectives) t += allreduce_seconds(steps.allreduce, cost, shape.placements, true);
+  return t;
+}
+
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
                      std::optional<double> budget_s) {
   CheckPlan plan;
   plan.steps = requested;
   plan.budget_s = budget_s;
   plan.estimate_s = estimate_seconds(plan.steps, shape, cost);
+  plan.worst_case_s = worst_case_seconds(plan.steps, shape, cost);
   if (!budget_s) return plan;
   const double target = 0.8 * *budget_s;  // the rest: re-tests, stragglers, the report
   CheckSteps& s = plan.steps;
@@ -157,6 +172,23 @@ CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, cons
     }
   }
   plan.fits = !over();
+  // However slow a link, each measurement ends at its time cap: shorten the caps until even
+  // that worst case fits the target too.
+  const double worst = worst_case_seconds(s, shape, cost);
+  if (worst > target) {
+    const double now = s.net.settings.time_cap_s;
+    double lo = kSmallestTimeCapS, hi = now;
+    for (int i = 0; i < 40; ++i) {  // bisection: the worst case grows with the cap
+      const double mid = (lo + hi) / 2;
+      s.net.settings.time_cap_s = s.allreduce.settings.time_cap_s = mid;
+      (worst_case_seconds(s, shape, cost) > target ? hi : lo) = mid;
+    }
+    s.net.settings.time_cap_s = s.allreduce.settings.time_cap_s = lo;
+    plan.capped_to_s = lo;
+    if (worst_case_seconds(s, shape, cost) > target) plan.fits = false;
+  }
+  plan.worst_case_s = worst_case_seconds(s, shape, cost);
+  plan.estimate_s = estimate_seconds(s, shape, cost);
   return plan;
 }
 

@@ -53,10 +53,18 @@ struct CostModel {
 
 // Seconds the steps would take (an estimate, not a promise).
 double estimate_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost);
+// Seconds they take at most however slow the links: every measurement runs to its time cap
+// (set-up and the launcher's start not counted).
+double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost);
+
+// The shortest time cap a budget may impose on one measurement.
+constexpr double kSmallestTimeCapS = 0.05;
 
 struct CheckPlan {
   CheckSteps steps;
   double estimate_s = 0;
+  double worst_case_s = 0;               // every measurement at its time cap
+  std::optional<double> capped_to_s;     // the time cap the budget set, when it set one
   std::optional<double> budget_s;
   std::vector<std::string> dropped;  // in words, in the order dropped
   bool fits = true;                  // false: even the smallest plan is over budget
@@ -66,7 +74,8 @@ struct CheckPlan {
 // order of least value lost (largest bandwidth size beyond the first, the
 // pairs beyond a quick round, large all-reduce sizes, latency iterations,
 // re-test passes beyond one, the all-reduce) until the estimate fits 80% of
-// the budget; the rest is kept for re-tests and stragglers.
+// the budget; the rest is kept for re-tests and stragglers. Then it shortens
+// every measurement's time cap until the worst case fits that 80% as well.
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
                      std::optional<double> budget_s);
 

@@ -72,6 +72,27 @@ TEST(CheckPlan, ATightBudgetShedsLeastValuableWorkFirstAndSaysWhat) {
   EXPECT_LE(plan.estimate_s, 0.8 * quick_cost / 0.8 * 1.01 + 1e-9);
 }
 
+// However slow the links, a measurement ends at its time cap: the plan's worst case is the caps
+// added up, and a budget shortens the caps until that worst case fits too.
+TEST(CheckPlan, TheWorstCaseIsTheTimeCapsAndABudgetShortensThem) {
+  CheckSteps s = standard_steps();
+  const CheckPlan free = plan_check(s, sixteen_hosts(), CostModel{}, std::nullopt);
+  // 15 rounds of (set-up + 2 bandwidth sizes + 2 latency kinds) + 3 placements of 2 sizes x 2 modes.
+  EXPECT_NEAR(free.worst_case_s, 15 * (0.05 + 4 * 3.0) + 3 * (0.2 + 4 * 3.0), 1e-9);
+  EXPECT_LE(free.estimate_s, free.worst_case_s);
+  EXPECT_FALSE(free.capped_to_s);
+
+  const double budget = 120;
+  const CheckPlan plan = plan_check(s, sixteen_hosts(), CostModel{}, budget);
+  ASSERT_TRUE(plan.capped_to_s);
+  EXPECT_LT(*plan.capped_to_s, 3.0);
+  EXPECT_EQ(plan.steps.net.settings.time_cap_s, *plan.capped_to_s);
+  EXPECT_EQ(plan.steps.allreduce.settings.time_cap_s, *plan.capped_to_s);
+  EXPECT_LE(plan.worst_case_s, 0.8 * budget + 1e-6);
+  EXPECT_GT(plan.worst_case_s, 0.7 * budget);  // not shorter than it must be
+  EXPECT_TRUE(plan.fits);
+}
+
 TEST(CheckPlan, ABudgetTooSmallForAnythingSaysSo) {
   const CheckPlan plan = plan_check(standard_steps(), sixteen_hosts(), CostModel{}, 0.01);
   EXPECT_FALSE(plan.fits);
