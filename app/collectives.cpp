@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/pipeline.h"
+#include "cluster/liveness.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
@@ -172,6 +173,7 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
 }
 
 std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options) {
+  set_phase(kPhaseCollectives);
   const World& world = session.world();
   const std::chrono::duration<double> silence(options.settings.timeout_s);
   std::vector<ProbeResult> results;

@@ -76,7 +76,9 @@ std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions
     r.status = ProbeStatus::timeout;
     r.error = std::string(stop_requested() ? "stopped while meeting" : "no answer to the meeting from") + " host " +
               ctx.peer_host + " rank " + std::to_string(ctx.peer) +
-              (stop_requested() ? "" : std::string(": silent for ") + seconds + " s");
+              (stop_requested()      ? ""
+               : moved_on(ctx.peer) ? std::string(": it had already left this round")
+                                    : std::string(": silent for ") + seconds + " s");
     out.push_back(std::move(r));
   }
   return out;
@@ -109,6 +111,16 @@ int next_partner(const std::vector<RankRound>& rounds, std::size_t from, int ran
   for (std::size_t k = from; k < rounds.size(); ++k)
     if (const RankPair* p = find_pair(rounds[k], rank)) return partner_of(*p, rank);
   return -1;
+}
+
+// This round's partner and the next few: a partner that reaches its round with this rank early
+// waits for it, and keeps waiting while it hears this rank is alive (a slow round ahead of it).
+std::vector<int> partners_ahead(const std::vector<RankRound>& rounds, std::size_t from, int rank) {
+  constexpr std::size_t kAhead = 8;
+  std::vector<int> partners;
+  for (std::size_t k = from; k < rounds.size() && partners.size() < kAhead; ++k)
+    if (const RankPair* p = find_pair(rounds[k], rank)) partners.push_back(partner_of(*p, rank));
+  return partners;
 }
 
 }  // namespace
@@ -215,9 +227,10 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
   const Offer mine = local_offer(rail, verbs_problem);
   for (std::size_t k = 0; k < rounds.size(); ++k) {
     if (world.rank == 0) std::cerr << round_progress(world, label, k, rounds.size(), rounds[k]) << '\n';
+    set_phase(static_cast<int>(first_round + k));
     const RankPair* pair = find_pair(rounds[k], world.rank);
     if (!pair) continue;
-    set_heartbeat_audience({partner_of(*pair, world.rank), next_partner(rounds, k + 1, world.rank)});
+    set_heartbeat_audience(partners_ahead(rounds, k, world.rank));
     PairContext ctx;
     ctx.comm = session.comm();
     ctx.self = world.rank;

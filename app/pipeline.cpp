@@ -252,6 +252,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
                                 bool& all_present) {
   const World& world = session.world();
   const std::string started = rfc3339_now();
+  begin_phase_epoch();
   RankResult mine;
   try {
     mine = command.run(session);
@@ -263,6 +264,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
     p.error = e.what();
     mine.probes.push_back(std::move(p));
   }
+  set_phase(kPhaseReport);
   mine.rank = world.rank;
   mine.host = world.host();
   const std::string payload = to_json(mine).dump();

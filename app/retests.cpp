@@ -6,6 +6,7 @@
 #include <set>
 
 #include "app/check_plan.h"
+#include "cluster/liveness.h"
 #include "cluster/gather.h"
 #include "cluster/rank_pairs.h"
 #include "health/judge.h"
@@ -131,6 +132,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
       }
       return decision_to_json(d).dump();
     };
+    set_phase(static_cast<int>(next_round - 1));  // between the rounds before and after
     const auto answer = consult(session.comm(), kTagConsult, json(network).dump(),
                                 std::chrono::duration<double>(timeout_s), decide);
     if (!answer) return out;  // rank 0 is silent: the all-reduce's roll call will name it

@@ -35,8 +35,9 @@ std::vector<int> MpiMailbox::heard_from() {
     MPI_Status status{};
     mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, kTagHeartbeat, comm_, &flag, &status), "MPI_Iprobe");
     if (!flag) return ranks;
-    int beat = 0;
-    mpi_check(MPI_Recv(&beat, 1, MPI_INT, status.MPI_SOURCE, kTagHeartbeat, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    long long phase = 0;
+    mpi_check(MPI_Recv(&phase, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagHeartbeat, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    note_heartbeat(status.MPI_SOURCE, phase);
     ranks.push_back(status.MPI_SOURCE);
   }
 }
@@ -98,7 +99,8 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
     if (done) return true;
     if (nap.count() > 0) std::this_thread::sleep_for(nap);
     if ((spins & 4095u) == 0 && heard_from(peer)) deadline = Deadline(silence);
-    if ((spins & 255u) == 0 && deadline.expired()) {
+    // A peer past this step will not answer in it, however alive it is.
+    if ((spins & 255u) == 0 && (deadline.expired() || moved_on(peer))) {
       // A pending receive is cancelled, so no later message of the peer lands in it; nothing
       // is freed: the transfer may still be live (cluster/kept_memory.h).
       for (auto& r : requests)

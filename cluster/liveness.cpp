@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <array>
+#include <unordered_map>
 
 #include "cluster/deadline.h"
 
@@ -14,8 +16,32 @@ std::vector<int> g_audience;
 Clock::duration g_interval{};
 Clock::time_point g_last{};
 unsigned g_calls = 0;
-const int kBeat = 1;  // the send buffer must outlive the freed requests
+// A beat's buffer must outlive its freed request and not change while it may be read: each
+// step's number gets its own slot, reused only thousands of steps later, long after any beat
+// of that step has gone (a beat is 8 bytes: sent at once).
+std::array<long long, 4096> g_phases{};
+std::size_t g_slot = 0;
+long long g_epoch = 0;
+std::unordered_map<int, long long> g_peer_phase;
 }  // namespace
+
+void begin_phase_epoch() {
+  ++g_epoch;
+  set_phase(0);
+}
+void set_phase(int phase) {
+  const long long value = (g_epoch << 32) + phase;
+  if (value == g_phases[g_slot]) return;
+  g_slot = (g_slot + 1) % g_phases.size();
+  g_phases[g_slot] = value;
+}
+long long current_phase() { return g_phases[g_slot]; }
+long long phase_of(int peer) {
+  const auto it = g_peer_phase.find(peer);
+  return it == g_peer_phase.end() ? -1 : it->second;
+}
+bool moved_on(int peer) { return phase_of(peer) > current_phase(); }
+void note_heartbeat(int peer, long long phase) { g_peer_phase[peer] = std::max(phase, phase_of(peer)); }
 
 void enable_heartbeats(MPI_Comm comm, int rank, double interval_s) {
   g_comm = comm;
@@ -40,7 +66,7 @@ void heartbeat() {
   g_last = now;
   for (int to : g_audience) {
     MPI_Request request = MPI_REQUEST_NULL;
-    if (MPI_Isend(&kBeat, 1, MPI_INT, to, kTagHeartbeat, g_comm, &request) == MPI_SUCCESS)
+    if (MPI_Isend(&g_phases[g_slot], 1, MPI_LONG_LONG, to, kTagHeartbeat, g_comm, &request) == MPI_SUCCESS)
       MPI_Request_free(&request);
   }
 }
@@ -51,8 +77,9 @@ bool heard_from(int peer) {
   while (true) {
     int flag = 0;
     if (MPI_Iprobe(peer, kTagHeartbeat, g_comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag) return heard;
-    int beat = 0;
-    MPI_Recv(&beat, 1, MPI_INT, peer, kTagHeartbeat, g_comm, MPI_STATUS_IGNORE);
+    long long phase = 0;
+    MPI_Recv(&phase, 1, MPI_LONG_LONG, peer, kTagHeartbeat, g_comm, MPI_STATUS_IGNORE);
+    note_heartbeat(peer, phase);
     heard = true;
   }
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Waits in ibgpu measure silence, not slowness. While a rank works (or waits
 // for someone else), it sends a tiny fire-and-forget heartbeat at most once
-// per interval to its audience: rank 0, and its current and next partner.
+// per interval to its audience: rank 0, its current partner and the next few.
 // Rank 0's final gather and a rank waiting for its partner then give up only
 // on a peer that has shown no sign of life for --timeout, so one dead node
 // does not make its partners' partners look dead too.
@@ -19,5 +19,23 @@ void set_heartbeat_audience(std::vector<int> ranks);  // rank 0 is always includ
 void heartbeat();
 // Drains heartbeats from `peer`; true if there was at least one.
 bool heard_from(int peer);
+
+// Every rank goes through the same steps in the same order (network round k, the consultation
+// after it, the all-reduce, the report), numbered alike on every rank, and a new round of a
+// burn-in starts a new epoch. A heartbeat carries the sender's step, so a rank waiting for a
+// peer in one step can tell that the peer has already left it (it gave up on this rank, or was
+// told to skip it): then no answer will come, however alive the peer is, and the wait ends
+// (wait_for_peer) instead of lasting for ever.
+inline constexpr int kPhaseCollectives = 1 << 28;
+inline constexpr int kPhaseReport = kPhaseCollectives + 1;
+void begin_phase_epoch();  // a new check round (burn-in): steps count from 0 again, higher
+void set_phase(int phase);
+long long current_phase();
+// The last step `peer` said it was in (-1: not heard yet); heard_from(peer) updates it.
+long long phase_of(int peer);
+// True when `peer` has said it is past this rank's current step.
+bool moved_on(int peer);
+// For a reader that drains heartbeats itself (a mailbox): what one beat said.
+void note_heartbeat(int peer, long long phase);
 
 }  // namespace ibgpu

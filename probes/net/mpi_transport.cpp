@@ -10,6 +10,7 @@
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/liveness.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -35,9 +36,11 @@ void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const 
   if (wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) return;
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", ctx.timeout_s);
-  throw PeerSilent{std::string(stop_requested() ? "stopped while waiting for " : "no ") + waiting_for +
-                   " from host " + ctx.peer_host + " rank " + std::to_string(ctx.peer) +
-                   (stop_requested() ? "" : std::string(": silent for ") + seconds + " s")};
+  const std::string peer = "host " + ctx.peer_host + " rank " + std::to_string(ctx.peer);
+  if (stop_requested()) throw PeerSilent{std::string("stopped while waiting for ") + waiting_for + " from " + peer};
+  if (moved_on(ctx.peer))
+    throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + ": it had already left this round"};
+  throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + ": silent for " + seconds + " s"};
 }
 
 MPI_Request post_send(const void* buf, std::size_t bytes, const PairContext& ctx, int tag) {
