@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +54,35 @@ T exact_integer(const nlohmann::json& j, const char* key) {
     throw InputError(std::string("'") + key + "' must be an integer, not " + j.type_name());
   }
   throw InputError(std::string("'") + key + "' = " + j.dump() + " is out of range");
+}
+
+// An optional integer member: `fallback` when absent, else exact_integer.
+template <class T>
+T integer_or(const nlohmann::json& j, const char* key, T fallback) {
+  const auto it = j.find(key);
+  return it == j.end() ? fallback : exact_integer<T>(*it, key);
+}
+
+// An optional array of integers (empty when absent), each exact.
+template <class T>
+std::vector<T> integers_or_empty(const nlohmann::json& j, const char* key) {
+  std::vector<T> out;
+  const auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_array()) throw InputError(std::string("'") + key + "' must be an array, not " + it->type_name());
+  for (const auto& v : *it) out.push_back(exact_integer<T>(v, key));
+  return out;
+}
+
+// An optional object of integers (empty when absent), each exact.
+template <class T>
+std::map<std::string, T> integer_map_or_empty(const nlohmann::json& j, const char* key) {
+  std::map<std::string, T> out;
+  const auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_object()) throw InputError(std::string("'") + key + "' must be an object, not " + it->type_name());
+  for (const auto& [name, v] : it->items()) out[name] = exact_integer<T>(v, key);
+  return out;
 }
 
 }  // namespace ibgpu

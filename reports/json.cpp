@@ -82,7 +82,7 @@ void to_json(json& j, const Scope& s) {
 
 void from_json(const json& j, Scope& s) {
   s.hosts = j.value("hosts", std::vector<std::string>{});
-  s.ranks = j.value("ranks", std::vector<int>{});
+  s.ranks = integers_or_empty<int>(j, "ranks");
   s.devices = j.value("devices", std::vector<std::string>{});
 }
 
@@ -155,7 +155,7 @@ void from_json(const json& j, IbPort& p) {
   p.rate = parse_rate(p.rate_text);
   p.link_layer = get_string(j, "link_layer");
   read_nullable(j, "lid", p.lid);
-  p.counters = j.value("counters", std::map<std::string, std::uint64_t>{});
+  p.counters = integer_map_or_empty<std::uint64_t>(j, "counters");
 }
 
 void to_json(json& j, const Hca& h) {
@@ -215,14 +215,14 @@ void to_json(json& j, const HostInventory& h) {
 
 void from_json(const json& j, HostInventory& h) {
   h.name = j.at("name").get<std::string>();
-  h.ranks = j.value("ranks", std::vector<int>{});
+  h.ranks = integers_or_empty<int>(j, "ranks");
   h.gpus = j.value("gpus", std::vector<GpuInfo>{});
   h.hcas = j.value("hcas", std::vector<Hca>{});
   h.topology = j.value("topology", std::vector<GpuHcaAffinity>{});
   if (auto cpu = j.find("cpu"); cpu != j.end()) {
     h.cpu.model = get_string(*cpu, "model");
-    h.cpu.logical_cpus = cpu->value("logical_cpus", 0);
-    h.cpu.numa_nodes = cpu->value("numa_nodes", 0);
+    h.cpu.logical_cpus = integer_or(*cpu, "logical_cpus", 0);
+    h.cpu.numa_nodes = integer_or(*cpu, "numa_nodes", 0);
   }
   h.versions = j.value("versions", std::map<std::string, std::string>{});
   h.env = j.value("env", std::map<std::string, std::string>{});
@@ -363,11 +363,11 @@ void from_json(const json& j, BurnInEntity& e) {
   e.pass_ratio = ratio.value_or(0.0);
   read_nullable(j, "first_not_healthy_round", e.first_not_healthy_round);
   read_nullable(j, "last_not_healthy_round", e.last_not_healthy_round);
-  e.not_passed_rounds = j.value("not_passed_rounds", std::vector<int>{});
-  e.reasons = j.value("reasons", std::map<std::string, int>{});
+  e.not_passed_rounds = integers_or_empty<int>(j, "not_passed_rounds");
+  e.reasons = integer_map_or_empty<int>(j, "reasons");
   e.figures = j.value("figures", std::vector<BurnInFigure>{});
   e.counter_deltas = j.value("counter_deltas", std::map<std::string, double>{});
-  e.counter_resets = j.value("counter_resets", std::map<std::string, int>{});
+  e.counter_resets = integer_map_or_empty<int>(j, "counter_resets");
 }
 
 void to_json(json& j, const BurnInStats& s) {
@@ -420,7 +420,7 @@ void from_json(const json& j, Report& r) {
   r.run.command = run.value("command", std::vector<std::string>{});
   r.run.profile = run.value("profile", json::object());
   read_nullable(run, "budget_s", r.run.budget_s);
-  r.run.ranks = run.value("ranks", 1);
+  r.run.ranks = integer_or(run, "ranks", 1);
   r.run.notes = run.value("notes", std::vector<std::string>{});
   r.run.interrupted = run.value("interrupted", false);
   r.hosts = j.value("hosts", std::vector<HostInventory>{});

@@ -98,4 +98,15 @@ for bad in '-1e300' '18446744073709551615' '1e400'; do
   run report "$WORK/bad.json"
   [ "$rc" -eq 64 ] || fail "schema_version $bad: rc $rc, $(cat "$WORK/err")"
 done
+# ... in every integer a saved report holds, not only the version (run.ranks was cast from 1e300).
+for field in 'r["run"]["ranks"]' 'r["hosts"][0]["ranks"][0]' 'r["probes"][0]["scope"]["ranks"][0]'; do
+  python3 - "$report" "$WORK/bad.json" "$field" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[3] + " = 1e300")
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  run report "$WORK/bad.json"
+  [ "$rc" -eq 64 ] && grep -q "out of range\|must be an integer" "$WORK/err" || fail "$field = 1e300: rc $rc, $(cat "$WORK/err")"
+done
 echo "host safety: ok"
