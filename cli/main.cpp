@@ -1,6 +1,8 @@
 // ibgpu: checks GPU nodes and their RDMA fabric before they join a pool.
+#include <chrono>
 #include <iostream>
 #include <string_view>
+#include <thread>
 
 #include "build_info.h"
 #include "cluster/errors.h"
@@ -35,6 +37,14 @@ std::string json_path_in(int argc, char** argv) {
   return "";
 }
 
+// A usage error is said by the first rank alone. The others wait a moment before they exit:
+// a launcher that sees a rank fail ends the whole job, and it could end the first rank before
+// its message is out.
+int usage_exit(bool speaker) {
+  if (!speaker) std::this_thread::sleep_for(std::chrono::seconds(2));
+  return ibgpu::kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,7 +64,7 @@ int main(int argc, char** argv) {
     return speaker ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     if (speaker) ibgpu::report_usage_error(e.what(), json_path_in(argc, argv));
-    return ibgpu::kExitUsage;
+    return usage_exit(speaker);
   }
 
   for (const auto& sub : subcommands) {
@@ -65,14 +75,14 @@ int main(int argc, char** argv) {
       sub.validate();
     } catch (const ibgpu::UsageError& e) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);
-      return ibgpu::kExitUsage;
+      return usage_exit(speaker);
     }
     if (sub.run_without_mpi) {
       try {
         return sub.run_without_mpi();
       } catch (const ibgpu::UsageError& e) {
         ibgpu::report_usage_error(e.what(), common.json_path);
-        return ibgpu::kExitUsage;
+        return usage_exit(speaker);
       } catch (const std::exception& e) {
         std::cerr << "ibgpu: " << ibgpu::printable(e.what()) << '\n';
         return 3;
@@ -84,11 +94,11 @@ int main(int argc, char** argv) {
       return sub.run(session);
     } catch (const ibgpu::UsageError& e) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);
-      return ibgpu::kExitUsage;
+      return usage_exit(speaker);
     } catch (const std::exception& e) {
       std::cerr << "ibgpu: " << ibgpu::printable(e.what()) << '\n';
       return 3;
     }
   }
-  return ibgpu::kExitUsage;
+  return usage_exit(speaker);
 }
