@@ -1,4 +1,3 @@
-#include <cstdio>
 #include <iostream>
 
 #include "app/check_round.h"
@@ -46,9 +45,8 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
   if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";
-  char cap[32];
-  std::snprintf(cap, sizeof cap, "%.3g", s.net.settings.time_cap_s);
-  text += "; each measurement stops after " + std::string(cap) + " s (what is in flight still lands)";
+  text += "; each measurement stops after " + duration_text(s.net.settings.time_cap_s) +
+          " (what is in flight still lands)";
   return text;
 }
 
@@ -70,12 +68,9 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   if (options.baseline) reference_ = options.baseline->medians();
   plan_notes_.push_back(plan_text(plan_, shape_));
   for (const auto& d : plan_.dropped) plan_notes_.push_back("budget: dropped " + d);
-  if (plan_.capped_to_s) {
-    char cap[32];
-    std::snprintf(cap, sizeof cap, "%.3g", *plan_.capped_to_s);
-    plan_notes_.push_back(std::string("budget: each measurement stops at ") + cap +
-                          " s (the rate reached by then is its result)");
-  }
+  if (plan_.capped_to_s)
+    plan_notes_.push_back("budget: each measurement stops at " + duration_text(*plan_.capped_to_s) +
+                          " (the rate reached by then is its result)");
   if (!plan_.fits)
     plan_notes_.push_back("budget: even the smallest plan (about " + duration_text(plan_.estimate_s) +
                           ") is over the budget; steps past it are dropped and reported unknown");

@@ -174,10 +174,8 @@ CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, cons
   plan.fits = !over();
   // However slow a link, each measurement ends at its time cap: shorten the caps until even
   // that worst case fits the target too.
-  const double worst = worst_case_seconds(s, shape, cost);
-  if (worst > target) {
-    const double now = s.net.settings.time_cap_s;
-    double lo = kSmallestTimeCapS, hi = now;
+  if (worst_case_seconds(s, shape, cost) > target) {
+    double lo = kSmallestTimeCapS, hi = s.net.settings.time_cap_s;
     for (int i = 0; i < 40; ++i) {  // bisection: the worst case grows with the cap
       const double mid = (lo + hi) / 2;
       s.net.settings.time_cap_s = s.allreduce.settings.time_cap_s = mid;
@@ -185,9 +183,9 @@ CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, cons
     }
     s.net.settings.time_cap_s = s.allreduce.settings.time_cap_s = lo;
     plan.capped_to_s = lo;
-    if (worst_case_seconds(s, shape, cost) > target) plan.fits = false;
   }
   plan.worst_case_s = worst_case_seconds(s, shape, cost);
+  if (plan.worst_case_s > target) plan.fits = false;
   plan.estimate_s = estimate_seconds(s, shape, cost);
   return plan;
 }

@@ -9,10 +9,10 @@
 #include <memory>
 
 #include "app/pipeline.h"
-#include "cluster/liveness.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/liveness.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"

@@ -64,8 +64,6 @@ std::optional<Offer> meet(const PairContext& ctx, const Offer& mine) {
 }
 
 std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions& options) {
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", ctx.timeout_s);
   std::vector<ProbeResult> out;
   for (const char* kind : {"bw", "lat"}) {
     if ((kind[0] == 'b' && !options.bandwidth) || (kind[0] == 'l' && !options.latency)) continue;
@@ -76,9 +74,7 @@ std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions
     r.status = ProbeStatus::timeout;
     r.error = std::string(stop_requested() ? "stopped while meeting" : "no answer to the meeting from") + " host " +
               ctx.peer_host + " rank " + std::to_string(ctx.peer) +
-              (stop_requested()      ? ""
-               : moved_on(ctx.peer) ? std::string(": it had already left this round")
-                                    : std::string(": silent for ") + seconds + " s");
+              (stop_requested() ? "" : why_given_up(ctx.peer, ctx.timeout_s));
     out.push_back(std::move(r));
   }
   return out;

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "app/check_plan.h"
-#include "cluster/liveness.h"
 #include "cluster/gather.h"
+#include "cluster/liveness.h"
 #include "cluster/rank_pairs.h"
 #include "health/judge.h"
 #include "health/localise.h"

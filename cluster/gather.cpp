@@ -1,5 +1,6 @@
 #include "cluster/gather.h"
 
+#include <cstdio>
 #include <thread>
 
 #include "cluster/errors.h"
@@ -112,6 +113,13 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
       return false;
     }
   }
+}
+
+std::string why_given_up(int peer, double silence_s) {
+  if (moved_on(peer)) return ": it had already left this round";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", silence_s);
+  return std::string(": silent for ") + seconds + " s";
 }
 
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {

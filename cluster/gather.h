@@ -62,12 +62,16 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 
 // Spins (no sleeping: latency samples depend on it) until every request
 // completes, or `peer` has shown no sign of life (no completion, no
-// heartbeat) for `silence`; then cancels them and returns false. Ends at once
-// when a stop was requested. A non-zero `nap` sleeps that long between tests
+// heartbeat) for `silence`, or has said it is past this rank's step (it will
+// not answer here: cluster/liveness.h); then cancels them and returns false.
+// Ends at once when a stop was requested. A non-zero `nap` sleeps that long between tests
 // instead: for a side that only waits while its CPU should stay free (the
 // responder of an RDMA bandwidth run, where Soft-RoCE's "HCA" is that CPU).
 bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
                    std::chrono::microseconds nap = {});
+// Why such a wait gave up on `peer`, to end an error text: ": it had already left this round"
+// or ": silent for S s".
+std::string why_given_up(int peer, double silence_s);
 
 // Every rank of `comm` sends `payload` to rank 0, which waits for each rank
 // until it has been silent (no payload, no heartbeat) for `silence`, computes

@@ -1,8 +1,8 @@
 #include "cluster/liveness.h"
 
 #include <algorithm>
-#include <chrono>
 #include <array>
+#include <chrono>
 #include <unordered_map>
 
 #include "cluster/deadline.h"

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -47,30 +47,25 @@ std::string seconds_text(double s) {
   return text;
 }
 
-// How many ranks raise a flag; nullopt when not every rank answered in time.
-std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, double timeout_s) {
-  if (!world.mpi) return mine ? 1 : 0;
-  TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{mine ? 1 : 0, 0});  // mine, total
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, comm, &request), "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
-    flags.abandon();
-    return std::nullopt;
-  }
-  return (*flags)[1];
-}
-
-// The largest of every rank's value; nullopt when not every rank answered in time.
-std::optional<double> agreed_max(MPI_Comm comm, const World& world, double mine, double timeout_s) {
+// Every rank's `mine` combined by `op` (MPI_SUM, MPI_MAX); nullopt when not every rank
+// answered in time.
+std::optional<double> agreed(MPI_Comm comm, const World& world, double mine, MPI_Op op, double timeout_s) {
   if (!world.mpi) return mine;
-  TransferMemory<std::array<double, 2>> values(std::array<double, 2>{mine, 0});  // mine, largest
+  TransferMemory<std::array<double, 2>> values(std::array<double, 2>{mine, 0});  // mine, combined
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&(*values)[0], &(*values)[1], 1, MPI_DOUBLE, MPI_MAX, comm, &request), "MPI_Iallreduce");
+  mpi_check(MPI_Iallreduce(&(*values)[0], &(*values)[1], 1, MPI_DOUBLE, op, comm, &request), "MPI_Iallreduce");
   if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
     values.abandon();
     return std::nullopt;
   }
   return (*values)[1];
+}
+
+// How many ranks raise a flag; nullopt when not every rank answered in time.
+std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, double timeout_s) {
+  const auto total = agreed(comm, world, mine ? 1 : 0, MPI_SUM, timeout_s);  // exact: small integers
+  if (!total) return std::nullopt;
+  return static_cast<int>(*total);
 }
 
 // Runs the warmup, then the timed iterations that fit the time cap at the slowest rank's warmup
@@ -81,7 +76,7 @@ std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm,
   if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
   const auto began = std::chrono::steady_clock::now();
   const double warm = backend.run_timed(c.in_place, c.count, c.dtype, 0, c.warmup);
-  const auto slowest = agreed_max(comm, world, warm, settings.timeout_s);
+  const auto slowest = agreed(comm, world, warm, MPI_MAX, settings.timeout_s);
   if (!slowest) return std::nullopt;
   const double left = settings.time_cap_s - Seconds(std::chrono::steady_clock::now() - began).count();
   const double fit = *slowest > 0 ? std::floor(left / *slowest) : c.iters;

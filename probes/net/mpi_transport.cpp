@@ -10,7 +10,6 @@
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
-#include "cluster/liveness.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -34,13 +33,9 @@ void stop_if_requested() {
 // Waits for the pair's requests; a silent peer ends the measurement.
 void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const char* waiting_for) {
   if (wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) return;
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", ctx.timeout_s);
   const std::string peer = "host " + ctx.peer_host + " rank " + std::to_string(ctx.peer);
   if (stop_requested()) throw PeerSilent{std::string("stopped while waiting for ") + waiting_for + " from " + peer};
-  if (moved_on(ctx.peer))
-    throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + ": it had already left this round"};
-  throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + ": silent for " + seconds + " s"};
+  throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + why_given_up(ctx.peer, ctx.timeout_s)};
 }
 
 MPI_Request post_send(const void* buf, std::size_t bytes, const PairContext& ctx, int tag) {
