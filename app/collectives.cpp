@@ -102,6 +102,33 @@ void label(std::vector<ProbeResult>& results, std::size_t from, Placement placem
   }
 }
 
+// Ranks absent from a collective's roll call: the timeout is theirs alone (their hosts, their ranks),
+// and for the ranks that came the collective is not measured (skipped, so `unknown`), never failed.
+void absent_from_collective(std::vector<ProbeResult>& results, const std::string& id, const World& world,
+                            const std::vector<int>& absent, Placement placement, double timeout_s) {
+  const std::string what = "the " + std::string(to_string(placement)) + " all-reduce";
+  ProbeResult lost;
+  lost.id = id;
+  lost.status = ProbeStatus::timeout;
+  lost.scope.ranks = absent;
+  for (int r : absent) {
+    const std::string& host = world.places.at(static_cast<std::size_t>(r)).host;
+    if (std::find(lost.scope.hosts.begin(), lost.scope.hosts.end(), host) == lost.scope.hosts.end())
+      lost.scope.hosts.push_back(host);
+  }
+  lost.error = "not every rank arrived for " + what + ": " + rank_names(world, absent) + " silent for " +
+               std::to_string(static_cast<int>(timeout_s)) + " s";
+  Scope present;
+  for (const auto& place : world.places) {
+    if (std::find(absent.begin(), absent.end(), place.rank) != absent.end()) continue;
+    present.ranks.push_back(place.rank);
+    if (std::find(present.hosts.begin(), present.hosts.end(), place.host) == present.hosts.end())
+      present.hosts.push_back(place.host);
+  }
+  results.push_back(std::move(lost));
+  results.push_back(skipped(id, present, "not run: " + rank_names(world, absent) + " did not arrive for " + what));
+}
+
 }  // namespace
 
 const char* to_string(Placement placement) {
@@ -186,18 +213,20 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       const auto absent = roll_call(session.comm(), silence);
       if (!absent || !absent->empty()) {
         if (world.rank == 0 || !absent) {
-          ProbeResult r;
-          r.id = allreduce_probe_id(backend_name.empty() ? options.backend : backend_name);
-          r.status = ProbeStatus::timeout;
-          r.scope = absent ? world_scope(world) : rank_scope(world, "");
-          r.error = absent ? "not every rank arrived for the " + std::string(to_string(placement)) +
-                                 " all-reduce: " + rank_names(world, *absent) + " silent for " +
-                                 std::to_string(static_cast<int>(options.settings.timeout_s)) + " s"
-                           : "no word from rank 0 before the " + std::string(to_string(placement)) + " all-reduce";
-          if (absent) r.scope.ranks = *absent;
-          results.push_back(std::move(r));
-          mark_interrupted(results, results.size() - 1);
-          label(results, results.size() - 1, placement, "job", options.backend, why_not_nccl);
+          const std::size_t from = results.size();
+          const std::string id = allreduce_probe_id(backend_name.empty() ? options.backend : backend_name);
+          if (absent) {
+            absent_from_collective(results, id, world, *absent, placement, options.settings.timeout_s);
+          } else {
+            ProbeResult r;
+            r.id = id;
+            r.status = ProbeStatus::timeout;
+            r.scope = rank_scope(world, "");
+            r.error = "no word from rank 0 before the " + std::string(to_string(placement)) + " all-reduce";
+            results.push_back(std::move(r));
+          }
+          mark_interrupted(results, from);
+          label(results, from, placement, "job", options.backend, why_not_nccl);
         }
         continue;
       }

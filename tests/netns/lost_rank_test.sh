@@ -24,7 +24,8 @@ signal_mid_check() {
 }
 
 # Enough iterations that the network rounds last several seconds: the signal lands mid-probe.
-check_with 300
+# The all-reduce runs after the rounds: the stopped rank misses its roll call.
+check_with 300 mpi
 LONG=("${CHECK[@]}")
 
 expect_lost() {  # FILE: the lost host and rank are named, its node failed and drained, exit 2
@@ -68,6 +69,16 @@ wait
 [ "$rc" -eq 2 ] || fail "stopped rank: exit $rc, expected 2 (a failed node)"
 expect_lost "$WORK/stopped.json"
 only_victim_flagged "$WORK/stopped.json"
+# The all-reduce the stopped rank missed: the timeout is its host's alone; for the others it was
+# not measured (skipped, `unknown`), never a failure of theirs.
+check_json "$WORK/stopped.json" "
+ar = [p for p in r['probes'] if p['id'].startswith('collective.')]
+late = [p for p in ar if p['status'] == 'timeout']
+assert late and all(p['scope']['hosts'] == ['h$victim'] and p['scope']['ranks'] == [$((victim - 1))] for p in late), ar
+assert all('rank $((victim - 1))' in p['error'] for p in late), late
+left = [p for p in ar if 'did not arrive' in (p.get('reason') or '')]
+assert left and all('h$victim' not in p['scope']['hosts'] and len(p['scope']['hosts']) == 3 for p in left), left
+"
 pid=$(cat "$WORK/victim.pid")
 [ ! -e "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] ||
   fail "the stopped rank (pid $pid) still exists after the job ended"
