@@ -208,6 +208,16 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
   std::string backend_name;
   const auto placements = options.placements.empty() ? default_placements(world) : options.placements;
   for (Placement placement : placements) {
+    // 0. After a stop signal nothing new starts: what is left is not measured.
+    if (stop_requested()) {
+      if (world.rank == 0) {
+        results.push_back(skipped(allreduce_probe_id(backend_name.empty() ? options.backend : backend_name),
+                                  world_scope(world),
+                                  "interrupted by a stop signal (job teardown or operator): not run"));
+        label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
+      }
+      continue;
+    }
     // 1. Who is here? An absent rank is named, and nobody enters a collective with it.
     if (world.mpi) {
       const auto absent = roll_call(session.comm(), silence);

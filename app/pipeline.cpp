@@ -181,16 +181,18 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
   return problem;
 }
 
+// The file first: after a launcher's stop signal the kill follows within a second (mpirun's
+// default), and the table on stdout goes through the launcher, which may be slow to take it.
 void render(const Report& report, const CommonOptions& options) {
-  if (options.json_path != "-") make_reporter(options.format)->render(report, std::cout);
-  std::cout.flush();
-  if (options.json_path.empty()) return;
   JsonReporter json_out;
+  if (!options.json_path.empty() && options.json_path != "-")
+    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
   if (options.json_path == "-") {
     json_out.render(report, std::cout);
   } else {
-    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+    make_reporter(options.format)->render(report, std::cout);
   }
+  std::cout.flush();
 }
 
 // The report on disk is complete before anything acts on it; what the
