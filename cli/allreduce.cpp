@@ -58,8 +58,9 @@ Subcommand add_allreduce(CLI::App& parent) {
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   sub->add_option("--time-cap", s.time_cap_s,
-                  "Longest run of one size, in seconds: after the warmup the ranks agree on the iterations that "
-                  "fit (at least one; params.time_capped_s says when fewer than --iters ran)")
+                  "Longest run of one size, in seconds: after the first warmup iteration the ranks agree on "
+                  "what else fits (the rest of the warmup and the iterations, or fewer iterations and no more "
+                  "warmup: at least one; params.time_capped_s says when the cap cut them)")
       ->type_name("SECONDS")
       ->check(finite_range(0.01, 86400.0))
       ->capture_default_str();

@@ -68,23 +68,25 @@ std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, dou
   return static_cast<int>(*total);
 }
 
-// Runs the warmup, then the timed iterations that fit the time cap at the slowest rank's warmup
-// pace (c.iters at most, one at least); c.iters becomes what ran. Seconds per timed iteration.
+// Runs the first warmup iteration alone: the slowest rank's pace at it decides what else fits the
+// time cap. When the rest of the warmup and c.iters fit, they run; else the warmup ends there and
+// the timed iterations that fit run (one at least), and c.warmup and c.iters become what ran.
+// Seconds per timed iteration.
 std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm, const World& world,
                                        const AllReduceSettings& settings, AllReduceCase& c, bool& capped) {
   capped = false;
   if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
   const auto began = std::chrono::steady_clock::now();
-  const double warm = backend.run_timed(c.in_place, c.count, c.dtype, 0, c.warmup);
-  const auto slowest = agreed(comm, world, warm, MPI_MAX, settings.timeout_s);
-  if (!slowest) return std::nullopt;
+  const double first = backend.run_timed(c.in_place, c.count, c.dtype, 0, 1);
+  const auto pace = agreed(comm, world, first, MPI_MAX, settings.timeout_s);
+  if (!pace) return std::nullopt;
   const double left = settings.time_cap_s - Seconds(std::chrono::steady_clock::now() - began).count();
-  const double fit = *slowest > 0 ? std::floor(left / *slowest) : c.iters;
-  if (fit < c.iters) {
+  if (*pace > 0 && (c.warmup - 1 + c.iters) * *pace > left) {
     capped = true;
-    c.iters = static_cast<int>(std::max(1.0, fit));
+    c.warmup = 1;
+    c.iters = static_cast<int>(std::clamp(std::floor(left / *pace), 1.0, static_cast<double>(c.iters)));
   }
-  return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
+  return backend.run_timed(c.in_place, c.count, c.dtype, c.warmup - 1, c.iters);
 }
 
 // Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.

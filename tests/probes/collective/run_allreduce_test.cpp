@@ -175,6 +175,28 @@ TEST(RunAllReduce, TimeCapFitsTheIterations) {
   EXPECT_EQ(one[1].params["time_capped_s"], 0.1);
 }
 
+// The first warmup iteration sets the pace: a size that fits runs the rest of its warmup and every
+// iteration; one that does not ends its warmup there and runs what fits.
+TEST(RunAllReduce, TheFirstWarmupIterationSetsThePace) {
+  FakeBackend backend;
+  backend.time[16384] = 0.3;
+  auto settings = small_sweep();
+  settings.in_place = false;
+  settings.warmup = 5;
+  settings.iters = 20;
+  settings.time_cap_s = 2.0;
+  const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(backend.calls, (std::vector<std::string>{"prepare 65536", "time 256 out 0+1", "time 256 out 4+20",
+                                                     "check 256 out", "time 16384 out 0+1", "time 16384 out 0+6",
+                                                     "check 16384 out"}));
+  EXPECT_EQ(results[0].params["warmup"], 5);
+  EXPECT_EQ(results[0].params["iters"], 20);
+  EXPECT_EQ(results[1].params["warmup"], 1);  // 4 more warmup and 20 timed would take 7.2 s
+  EXPECT_EQ(results[1].params["iters"], 6);   // what fits the 2 s at 0.3 s each
+  EXPECT_EQ(results[1].params["time_capped_s"], 2.0);
+}
+
 TEST(RunAllReduce, CallErrorEndsTheSweep) {
   FakeBackend backend;
   backend.error_at = 256;
