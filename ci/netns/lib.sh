@@ -206,6 +206,12 @@ netns_limit_host() {
   tc qdisc add dev "ibgv${NETNS_ID}h$k" root tbf rate "$rate" burst 64kb latency 100ms
 }
 
+# netns_unlimit_host K: removes what netns_limit_host K added.
+netns_unlimit_host() {
+  tc -n "${NETNS_HOSTS[$1 - 1]}" qdisc del dev eth0 root 2>/dev/null || true
+  tc qdisc del dev "ibgv${NETNS_ID}h$1" root 2>/dev/null || true
+}
+
 # netns_limit_pair A B RATE: on each of the two hosts, an htb qdisc whose default class is not
 # limited in practice and whose second class is limited to RATE, with a u32 filter that sends only
 # packets for the other host's address there. Traffic with every other host is untouched. (This
