@@ -1,6 +1,8 @@
+#include "app/check_round.h"
+
+#include <algorithm>
 #include <iostream>
 
-#include "app/check_round.h"
 #include "app/admission_actions.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
@@ -72,8 +74,10 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
     plan_notes_.push_back("budget: each measurement stops at " + duration_text(*plan_.capped_to_s) +
                           " (the rate reached by then is its result)");
   if (!plan_.fits)
-    plan_notes_.push_back("budget: even the smallest plan (about " + duration_text(plan_.estimate_s) +
-                          ") is over the budget; steps past it are dropped and reported unknown");
+    plan_notes_.push_back("budget: even the smallest plan (about " + duration_text(plan_.estimate_s) + ", up to " +
+                          duration_text(plan_.worst_case_s) + " with every measurement at its cap) may not fit " +
+                          duration_text(*options.budget_s) +
+                          ": a pair that would end past the budget is not started (unknown)");
 }
 
 void CheckRound::print_plan() const {
@@ -94,7 +98,19 @@ RankResult CheckRound::run(MpiSession& s) {
     counters.emplace(sysfs, *mine.inventory);
   }
   const CheckSteps& steps = plan_.steps;
-  auto net = run_network(s, steps.net, options_.common.timeout_s);
+  // One pair's worst case (its measurements at their caps): with a budget, a pair starts only if
+  // that still fits (the last 5% is the report's), and re-test rounds are planned to fit.
+  CheckSteps only_network = steps;
+  only_network.collectives = false;
+  LaunchShape one_round = shape_;
+  one_round.pair_rounds = one_round.quick_pair_rounds = 1;
+  const double pair_worst_s = worst_case_seconds(only_network, one_round, cost_);
+  NetOptions net_options = steps.net;
+  if (options_.budget_s)
+    net_options.budget = PairBudget{started + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(0.95 * *options_.budget_s)),
+                                    *options_.budget_s, pair_worst_s};
+  auto net = run_network(s, net_options, options_.common.timeout_s);
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());
 
   BetweenSteps between;
@@ -107,8 +123,9 @@ RankResult CheckRound::run(MpiSession& s) {
   only_collectives.net.bandwidth = only_collectives.net.latency = false;
   // The all-reduce's worst case (every size at its time cap): with a budget, it runs only if even that fits.
   between.collectives_estimate_s = worst_case_seconds(only_collectives, shape_, cost_);
+  between.retest_round_s = pair_worst_s;
   BetweenOutcome outcome =
-      run_between_steps(s, steps.net, options_.profile, between, std::move(net), options_.common.timeout_s);
+      run_between_steps(s, net_options, options_.profile, between, std::move(net), options_.common.timeout_s);
   mine.probes.insert(mine.probes.end(), outcome.results.begin(), outcome.results.end());
   notes_.insert(notes_.end(), outcome.notes.begin(), outcome.notes.end());
 
@@ -134,6 +151,12 @@ void CheckRound::judge_report(Report& report) const {
   report.run.profile = to_json(options_.profile);
   report.run.budget_s = options_.budget_s;
   report.run.notes.insert(report.run.notes.begin(), notes_.begin(), notes_.end());
+  const auto unstarted = std::count_if(report.probes.begin(), report.probes.end(), [](const ProbeResult& p) {
+    return p.status == ProbeStatus::skipped && p.reason && p.reason->starts_with("budget: not measured");
+  });
+  if (unstarted > 0)
+    report.run.notes.push_back("budget: " + std::to_string(unstarted) +
+                               " pair measurement(s) not started, the budget would have run out (unknown)");
   if (options_.baseline) {
     report.run.profile["baseline"] = {{"file", options_.baseline_path},
                                       {"runs", options_.baseline->runs.size()},

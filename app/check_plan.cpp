@@ -67,8 +67,8 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
   for (std::size_t size : s.sizes) {
     const double nominal = (s.iters + s.warmup) * (2 * static_cast<double>(size) / (cost.busbw_GBps * 1e9) +
                                                    2 * cost.lat_us * 1e-6);
-    // The warmup always runs whole, then what fits the cap (at least one iteration).
-    const double warm = s.warmup * nominal / std::max(1, s.iters + s.warmup);
+    // The first warmup iteration always runs, then what fits the cap (at least one iteration).
+    const double warm = std::min(s.warmup, 1) * nominal / std::max(1, s.iters + s.warmup);
     per_placement += modes * (worst ? std::max(s.time_cap_s, warm) : std::min(nominal, std::max(s.time_cap_s, warm)));
   }
   return placements * per_placement;

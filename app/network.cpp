@@ -33,6 +33,7 @@ constexpr int kTagNegotiate = kTagsPerMeeting - 1;
 // and on which rail. Fixed layout, sent as bytes.
 struct Offer {
   int verbs_ok = 0;
+  int out_of_budget = 0;  // the initiator's word decides for the pair
   char rail[64] = {};
   char why_not[192] = {};
 };
@@ -83,8 +84,9 @@ std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions
 std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& options, const std::string& why) {
   std::vector<ProbeResult> out;
   if (!ctx.initiator) return out;  // one account of a pair is enough
-  if (options.bandwidth) out.push_back(pair_result("net.verbs.write_bw", ctx, 0));
-  if (options.latency) out.push_back(pair_result("net.verbs.write_lat", ctx, 0));
+  const bool verbs = options.transport != "mpi";
+  if (options.bandwidth) out.push_back(pair_result(verbs ? "net.verbs.write_bw" : "net.mpi.bw", ctx, 0));
+  if (options.latency) out.push_back(pair_result(verbs ? "net.verbs.write_lat" : "net.mpi.lat", ctx, 0));
   for (auto& r : out) {
     r.status = ProbeStatus::skipped;
     r.reason = why;
@@ -238,11 +240,26 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     ctx.timeout_s = timeout_s;
     ctx.self_device = rail;
 
-    const std::optional<Offer> theirs = meet(ctx, mine);
+    Offer offer = mine;
+    double left_s = 0;
+    if (options.budget) {
+      left_s = std::chrono::duration<double>(options.budget->end - Clock::now()).count();
+      offer.out_of_budget = left_s < options.budget->pair_worst_s ? 1 : 0;
+    }
+    const std::optional<Offer> theirs = meet(ctx, offer);
     if (!theirs) {
       auto lost = silent_partner(ctx, options);
       mark_interrupted(lost);
       results.insert(results.end(), lost.begin(), lost.end());
+      continue;
+    }
+    if (ctx.initiator ? offer.out_of_budget : theirs->out_of_budget) {
+      auto s = skipped_pair(ctx, options,
+                            "budget: not measured, the " + duration_text(options.budget->budget_s) +
+                                " budget would run out (" + duration_text(std::max(0.0, left_s)) + " left, up to " +
+                                duration_text(options.budget->pair_worst_s) + " for the pair)");
+      for (auto& r : s) r.params["round"] = first_round + k;
+      results.insert(results.end(), s.begin(), s.end());
       continue;
     }
     ctx.peer_device = theirs->rail;

@@ -3,14 +3,25 @@
 // meets its partner of the round (if any) and measures; rank 0 reports
 // progress. No barrier between rounds: a dead peer costs its partners one
 // timeout each, not the whole job.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cluster/deadline.h"
 #include "cluster/rank_pairs.h"
 #include "cluster/world.h"
 #include "probes/net/pair_probe.h"
 
 namespace ibgpu {
+
+// With --budget: a pair starts only if its worst case (every measurement at its time cap) ends
+// before `end`, on this rank's clock. The pair's initiator decides and tells its partner when they
+// meet, so both ends always agree; a pair not started is `skipped` (reason "budget: ...").
+struct PairBudget {
+  Clock::time_point end;
+  double budget_s = 0;      // the whole check's, for the reason text
+  double pair_worst_s = 0;  // one pair's measurements at their time caps
+};
 
 struct NetOptions {
   std::string transport = "auto";  // verbs | mpi | auto
@@ -19,6 +30,7 @@ struct NetOptions {
   NetSettings settings;
   PairPlan pairs;
   std::vector<std::string> hca;  // rails to use, "mlx5_0:1"; empty: all active ports
+  std::optional<PairBudget> budget;
 };
 
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s);

@@ -1,6 +1,7 @@
 #include "app/retests.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <set>
@@ -102,6 +103,17 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
   return d;
 }
 
+void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double elapsed_s) {
+  if (!steps.budget_s || d.rounds.empty() || steps.retest_round_s <= 0) return;
+  const double left = 0.95 * *steps.budget_s - elapsed_s;
+  const auto fit = static_cast<std::size_t>(std::max(0.0, std::floor(left / steps.retest_round_s)));
+  if (fit >= d.rounds.size()) return;
+  d.notes.push_back("budget: re-tests cut to " + std::to_string(fit) + " of " + std::to_string(d.rounds.size()) +
+                    " round(s) (" + duration_text(elapsed_s) + " of " + duration_text(*steps.budget_s) +
+                    " spent, up to " + duration_text(steps.retest_round_s) + " a round)");
+  d.rounds.resize(fit);
+}
+
 BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, const Profile& profile,
                                  const BetweenSteps& steps, std::vector<ProbeResult> network, double timeout_s) {
   const World& world = session.world();
@@ -124,6 +136,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
       if (d.suspects > 0 && pass <= steps.passes && !time_left)
         d.notes.push_back("budget: re-tests dropped (" + duration_text(elapsed) + " of " +
                           duration_text(*steps.budget_s) + " spent)");
+      trim_retests_to_budget(d, steps, elapsed);
       if (d.rounds.empty() && steps.collectives && steps.budget_s &&
           elapsed + steps.collectives_estimate_s > *steps.budget_s) {
         d.collectives = false;

@@ -22,6 +22,7 @@ struct BetweenSteps {
   std::optional<double> budget_s;  // the whole check's budget
   Clock::time_point started;       // when the check started (rank 0's clock decides)
   double collectives_estimate_s = 0;
+  double retest_round_s = 0;       // one re-test round's worst case (its measurements at their caps)
   bool collectives = true;         // still planned
   // A saved baseline's medians (check --baseline): suspects are judged as the final verdicts are.
   const std::unordered_map<std::string, double>* reference_medians = nullptr;
@@ -49,5 +50,10 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
                               int peers_per_suspect, bool retest_allowed,
                               const std::unordered_map<std::string, double>* reference_medians = nullptr);
+
+// With a budget, only the re-test rounds that fit what is left of it, each at its worst case
+// (steps.retest_round_s), stay in the decision; the last 5% of the budget is the report's. The
+// suspects of the rounds cut stay unconfirmed, and a note says so. Pure.
+void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double elapsed_s);
 
 }  // namespace ibgpu

@@ -68,21 +68,29 @@ std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, dou
   return static_cast<int>(*total);
 }
 
+// How a case kept to its time cap: whether the cap cut its iterations, and the slowest rank's
+// time of its first warmup iteration (every rank has the same: it is agreed).
+struct CapOutcome {
+  bool capped = false;
+  std::optional<double> first_iteration_s;
+};
+
 // Runs the first warmup iteration alone: the slowest rank's pace at it decides what else fits the
 // time cap. When the rest of the warmup and c.iters fit, they run; else the warmup ends there and
 // the timed iterations that fit run (one at least), and c.warmup and c.iters become what ran.
 // Seconds per timed iteration.
 std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm, const World& world,
-                                       const AllReduceSettings& settings, AllReduceCase& c, bool& capped) {
-  capped = false;
+                                       const AllReduceSettings& settings, AllReduceCase& c, CapOutcome& out) {
+  out = {};
   if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
   const auto began = std::chrono::steady_clock::now();
   const double first = backend.run_timed(c.in_place, c.count, c.dtype, 0, 1);
   const auto pace = agreed(comm, world, first, MPI_MAX, settings.timeout_s);
   if (!pace) return std::nullopt;
+  out.first_iteration_s = *pace;
   const double left = settings.time_cap_s - Seconds(std::chrono::steady_clock::now() - began).count();
   if (*pace > 0 && (c.warmup - 1 + c.iters) * *pace > left) {
-    capped = true;
+    out.capped = true;
     c.warmup = 1;
     c.iters = static_cast<int>(std::clamp(std::floor(left / *pace), 1.0, static_cast<double>(c.iters)));
   }
@@ -204,14 +212,32 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
   std::vector<bool> modes;
   if (settings.out_of_place) modes.push_back(false);
   if (settings.in_place) modes.push_back(true);
+  // Seconds per byte of the slowest rank's first iteration, at the last size measured (agreed, so
+  // every rank skips the same sizes): a size whose one iteration would take longer than the whole
+  // time cap at that pace is not run (64 MiB of all-reduce through a 50 mbit host takes a minute).
+  std::optional<double> pace_per_byte;
   for (std::size_t i = 0; i < settings.sizes.size(); ++i) {
     for (bool in_place : modes) {
       AllReduceCase c{settings.sizes[i], counts[i],       settings.dtype, in_place,
                       settings.iters,    settings.warmup, world.size};
+      const double bytes = static_cast<double>(settings.sizes[i]);
+      if (pace_per_byte && *pace_per_byte * bytes > settings.time_cap_s) {
+        if (world.rank == 0) {
+          ProbeResult r = skipped(id, world_scope(world),
+                                  "not run: one iteration would take about " +
+                                      seconds_text(std::round(*pace_per_byte * bytes * 10) / 10) +
+                                      " s at the pace measured so far, past the " + seconds_text(settings.time_cap_s) +
+                                      " s time cap");
+          r.params = allreduce_params(c);
+          results.push_back(std::move(r));
+        }
+        continue;
+      }
       RankOutcome mine;
-      bool capped = false;
+      CapOutcome cap;
       try {
-        const auto seconds = timed_within_cap(backend, comm, world, settings, c, capped);
+        const auto seconds = timed_within_cap(backend, comm, world, settings, c, cap);
+        if (cap.first_iteration_s) pace_per_byte = *cap.first_iteration_s / bytes;
         if (!seconds) {
           results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
                                        not_agreed("iteration count", timeout_s)));
@@ -236,7 +262,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
                                                settings.sizes.size() * modes.size());
       if (world.rank == 0) {
         results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
-        if (capped) results.back().params["time_capped_s"] = settings.time_cap_s;
+        if (cap.capped) results.back().params["time_capped_s"] = settings.time_cap_s;
       }
       if (mine.wrong && *mine.wrong > 0)
         results.push_back(wrong_data_result(backend.name(), c, *mine.wrong, world, device));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -66,10 +68,40 @@ using Seconds = std::chrono::duration<double>;
 // the initiator ends the measurement with it (its time cap, see CappedLoop): the peer follows.
 constexpr char kGoOn = 1, kLastIteration = 2;
 
+// A bandwidth iteration is a window of sends. So that a crawling link's iteration cannot run far
+// past the time cap (64 MiB at 50 mbit is 11 s), the initiator paces it: the first warmup iteration
+// is a single send of 1 MiB at most, to learn the rate (smaller sends are bursts and latency); each later window is what fits the rest of the cap
+// at that rate (the full window whenever it fits, as on any healthy link; one send at least). When
+// not even one message of the size fits, the measurement ends with a single 1 MiB send, timed,
+// and params.message_B says so. The window travels in bytes 1-4 of the iteration's first message:
+// the peer has posted the full window of receives and cancels those left unmatched. Messages
+// under 8 bytes always send full windows (an iteration of them is tiny).
+constexpr std::size_t kPacedFrom = 8;
+constexpr std::size_t kPaceBytes = 1 << 20;
+
+int paced_window(int window, double per_message_s, double cap_left_s) {
+  if (per_message_s <= 0 || window * per_message_s <= cap_left_s) return window;
+  return static_cast<int>(std::clamp(std::floor(cap_left_s / per_message_s), 1.0, static_cast<double>(window)));
+}
+
+// The responder's side of a shorter window: its receives past the window are cancelled (they are
+// unmatched: the initiator sends the next iteration only after this one's acknowledgement).
+void cancel_unmatched(std::vector<MPI_Request>& rs, int from) {
+  for (std::size_t i = static_cast<std::size_t>(from); i < rs.size(); ++i) {
+    mpi_check(MPI_Cancel(&rs[i]), "MPI_Cancel");
+    MPI_Status status;
+    mpi_check(MPI_Wait(&rs[i], &status), "MPI_Wait");
+    int cancelled = 0;
+    MPI_Test_cancelled(&status, &cancelled);
+    if (!cancelled) throw std::runtime_error("a receive past the announced window was matched");
+  }
+}
+
 ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
   ProbeResult r = pair_result("net.mpi.bw", ctx, size);
   const int window = effective_window(size, settings.window);
   const int iters = fitted_bw_iters(size, window, settings.bw_iters);
+  const bool paced = size >= kPacedFrom;
   r.params["window"] = window;
   r.params["transport"] = "mpi";
 
@@ -77,41 +109,81 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
   TransferMemory<std::vector<char>> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), kGoOn);
   TransferMemory<int> ack(0);
   std::vector<MPI_Request> rs(static_cast<std::size_t>(window));
-  std::vector<double> per_iteration_s;
+  double fastest_GBps = 0, per_byte_s = 0, timed_bytes = 0;
+  long long timed_messages = 0;
+  std::size_t smallest_message = size;  // in the timed iterations
   rendezvous(ctx);
   CappedLoop loop(warmup_for(iters, settings.warmup), iters, settings.time_cap_s);
+  const auto began = Clock::now();
   Clock::time_point start{};
   for (int it = 0; it < loop.total(); ++it) {
     stop_if_requested();
     bool last = false;
-    if (ctx.initiator) (*buffer)[0] = (last = loop.last(it)) ? kLastIteration : kGoOn;
+    int sends = window;
+    std::size_t bytes = size;
+    if (ctx.initiator) {
+      last = loop.last(it);
+      if (paced) {
+        // A tenth of the cap's overrun is allowed to keep the size's own messages.
+        const double cap_left = 1.1 * settings.time_cap_s - Seconds(Clock::now() - began).count();
+        const double message_s = per_byte_s * static_cast<double>(size);
+        if ((it == 0 && loop.warmup() > 0) || message_s > std::max(cap_left, 0.1 * settings.time_cap_s)) {
+          if (it > 0 && !last) {
+            loop.stop_at(it);
+            last = true;
+          }
+          sends = 1;
+          bytes = std::min(size, kPaceBytes);
+        } else {
+          sends = paced_window(window, message_s, cap_left);
+        }
+        std::memcpy(buffer->data() + 1, &sends, sizeof sends);
+      }
+      (*buffer)[0] = last ? kLastIteration : kGoOn;
+    }
     if (it == loop.warmup()) start = Clock::now();
     const auto t0 = Clock::now();
     if (ctx.initiator) {
-      for (int w = 0; w < window; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer->data(), size, ctx, kData);
-      wait_all(rs, ctx, "data receipt");
+      for (int w = 0; w < sends; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer->data(), bytes, ctx, kData);
+      std::vector<MPI_Request> sent(rs.begin(), rs.begin() + sends);
+      wait_all(sent, ctx, "data receipt");
       std::vector<MPI_Request> a{post_recv(&*ack, sizeof(int), ctx, kAck)};
       wait_all(a, ctx, "acknowledgement");
     } else {
       for (int w = 0; w < window; ++w)
         rs[static_cast<std::size_t>(w)] = post_recv(buffer->data() + size * static_cast<std::size_t>(w), size, ctx, kData);
-      wait_all(rs, ctx, "data");
+      std::vector<MPI_Request> first{rs[0]};
+      wait_all(first, ctx, "data");
+      rs[0] = MPI_REQUEST_NULL;
+      if (paced) std::memcpy(&sends, buffer->data() + 1, sizeof sends);
+      if (sends < 1 || sends > window) throw std::runtime_error("the peer announced a window of " + std::to_string(sends));
+      cancel_unmatched(rs, sends);
+      std::vector<MPI_Request> rest(rs.begin() + 1, rs.begin() + sends);
+      wait_all(rest, ctx, "data");
       last = (*buffer)[0] == kLastIteration;
       std::vector<MPI_Request> a{post_send(&*ack, sizeof(int), ctx, kAck)};
       wait_all(a, ctx, "acknowledgement receipt");
     }
-    if (loop.timed(it)) per_iteration_s.push_back(Seconds(Clock::now() - t0).count());
+    const double took = Seconds(Clock::now() - t0).count();
+    const double moved = static_cast<double>(bytes) * sends;
+    per_byte_s = took / moved;
+    if (loop.timed(it)) {
+      timed_messages += sends;
+      timed_bytes += moved;
+      smallest_message = std::min(smallest_message, bytes);
+      fastest_GBps = std::max(fastest_GBps, gbytes_per_s(moved, took));
+    }
     if (last) break;
   }
   loop.describe(r.params);
+  r.params["messages"] = timed_messages;
+  if (smallest_message < size) r.params["message_B"] = smallest_message;
   if (!ctx.initiator) return r;  // the responder reports only what broke
   const double elapsed = Seconds(Clock::now() - start).count();
-  const double bytes = static_cast<double>(size) * window * loop.iters();
-  const double fastest = *std::min_element(per_iteration_s.begin(), per_iteration_s.end());
-  r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(bytes, elapsed));
-  r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(bytes, elapsed));
-  r.metrics["bw_peak_GBps"] = Metric::of(gbytes_per_s(static_cast<double>(size) * window, fastest));
-  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(static_cast<double>(window) * loop.iters(), elapsed));
+  r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(timed_bytes, elapsed));
+  r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(timed_bytes, elapsed));
+  r.metrics["bw_peak_GBps"] = Metric::of(fastest_GBps);
+  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(static_cast<double>(timed_messages), elapsed));
   return r;
 }
 

@@ -26,12 +26,14 @@ CappedLoop::CappedLoop(int warmup, int iters, double cap_s)
 bool CappedLoop::over() const { return std::chrono::steady_clock::now() - began_ >= cap_; }
 
 bool CappedLoop::last(int it) {
-  if (it < total() - 1 && over()) {
-    capped_ = true;
-    if (it < warmup_) warmup_ = it;  // the warmup ends here: this iteration is the one timed
-    iters_ = it - warmup_ + 1;
-  }
+  if (it < total() - 1 && over()) stop_at(it);
   return it >= total() - 1;
+}
+
+void CappedLoop::stop_at(int it) {
+  capped_ = true;
+  if (it < warmup_) warmup_ = it;  // the warmup ends here: this iteration is the one timed
+  iters_ = it - warmup_ + 1;
 }
 
 void CappedLoop::describe(nlohmann::json& params) const {

@@ -65,6 +65,9 @@ class CappedLoop {
   CappedLoop(int warmup, int iters, double cap_s);
   // Called before iteration `it` (0-based, warmup first); true when it is the last one.
   bool last(int it);
+  // Ends the measurement with iteration `it`, as the cap would (it is the one timed if in the
+  // warmup): for when the pace says the next iteration cannot fit what is left of the cap.
+  void stop_at(int it);
   bool timed(int it) const { return it >= warmup_; }
   int total() const { return warmup_ + iters_; }
   int warmup() const { return warmup_; }

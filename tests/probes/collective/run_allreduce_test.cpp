@@ -197,6 +197,24 @@ TEST(RunAllReduce, TheFirstWarmupIterationSetsThePace) {
   EXPECT_EQ(results[1].params["time_capped_s"], 2.0);
 }
 
+// A size whose one iteration would take longer than the whole cap, at the pace of the size before,
+// is not run: every rank has the same agreed pace, so every rank skips it.
+TEST(RunAllReduce, ASizeThatCannotFitOneIterationIsSkipped) {
+  FakeBackend backend;
+  backend.time[256] = 0.01;  // 1 KiB in 10 ms: 64 KiB would take 0.64 s
+  auto settings = small_sweep();
+  settings.in_place = false;
+  settings.time_cap_s = 0.5;
+  const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, ProbeStatus::ok);
+  EXPECT_EQ(results[1].status, ProbeStatus::skipped);
+  EXPECT_EQ(results[1].params["size_B"], 65536);
+  EXPECT_EQ(*results[1].reason,
+            "not run: one iteration would take about 0.6 s at the pace measured so far, past the 0.5 s time cap");
+  for (const auto& call : backend.calls) EXPECT_EQ(call.find("16384"), std::string::npos) << call;
+}
+
 TEST(RunAllReduce, CallErrorEndsTheSweep) {
   FakeBackend backend;
   backend.error_at = 256;
