@@ -83,12 +83,13 @@ std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm,
                                        const AllReduceSettings& settings, AllReduceCase& c, CapOutcome& out) {
   out = {};
   if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
-  const auto began = std::chrono::steady_clock::now();
   const double first = backend.run_timed(c.in_place, c.count, c.dtype, 0, 1);
   const auto pace = agreed(comm, world, first, MPI_MAX, settings.timeout_s);
   if (!pace) return std::nullopt;
   out.first_iteration_s = *pace;
-  const double left = settings.time_cap_s - Seconds(std::chrono::steady_clock::now() - began).count();
+  // From agreed numbers only: a rank's own clock would give it its own count, and ranks that run
+  // different numbers of all-reduces wait for each other until the timeout.
+  const double left = settings.time_cap_s - *pace;
   if (*pace > 0 && (c.warmup - 1 + c.iters) * *pace > left) {
     out.capped = true;
     c.warmup = 1;

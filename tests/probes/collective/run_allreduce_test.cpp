@@ -162,10 +162,10 @@ TEST(RunAllReduce, TimeCapFitsTheIterations) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].params["iters"], 50);  // 1 ms per iteration: all 50 fit
   EXPECT_FALSE(results[0].params.contains("time_capped_s"));
-  EXPECT_EQ(results[1].params["iters"], 3);  // (1 s - the warmup's real time) / 0.3 s
+  EXPECT_EQ(results[1].params["iters"], 2);  // (1 s - the first iteration's agreed 0.3 s) / 0.3 s
   EXPECT_EQ(results[1].params["time_capped_s"], 1.0);
   EXPECT_EQ(backend.calls.back(), "check 16384 out");
-  EXPECT_EQ(backend.calls[backend.calls.size() - 2], "time 16384 out 0+3");
+  EXPECT_EQ(backend.calls[backend.calls.size() - 2], "time 16384 out 0+2");
 
   settings.time_cap_s = 0.1;  // not even one iteration fits: one runs
   FakeBackend slow;
@@ -188,12 +188,12 @@ TEST(RunAllReduce, TheFirstWarmupIterationSetsThePace) {
   const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(backend.calls, (std::vector<std::string>{"prepare 65536", "time 256 out 0+1", "time 256 out 4+20",
-                                                     "check 256 out", "time 16384 out 0+1", "time 16384 out 0+6",
+                                                     "check 256 out", "time 16384 out 0+1", "time 16384 out 0+5",
                                                      "check 16384 out"}));
   EXPECT_EQ(results[0].params["warmup"], 5);
   EXPECT_EQ(results[0].params["iters"], 20);
   EXPECT_EQ(results[1].params["warmup"], 1);  // 4 more warmup and 20 timed would take 7.2 s
-  EXPECT_EQ(results[1].params["iters"], 6);   // what fits the 2 s at 0.3 s each
+  EXPECT_EQ(results[1].params["iters"], 5);   // what fits the 2 s after the first, at 0.3 s each
   EXPECT_EQ(results[1].params["time_capped_s"], 2.0);
 }
 
