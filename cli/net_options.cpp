@@ -52,8 +52,9 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
                  "Longest run of one measurement (a pair at one size; in check, an all-reduce size too), in "
                  "seconds: a crawling link is measured, not waited for; the rate reached when it runs out is "
                  "the result, with params.time_capped_s in the report. What is under way still lands: the "
-                 "iteration in flight and, if the cap ran out in the warmup, one timed iteration (a pair: "
-                 "--window sends; an all-reduce: one iteration, then the check)")
+                 "iteration in flight and, if the cap ran out in the warmup, one timed iteration, each paced "
+                 "to fit (MPI bandwidth windows shortened on a crawling link; an all-reduce size that cannot "
+                 "fit one iteration is not run)")
       ->type_name("SECONDS")
       ->check(finite_range(0.01, 86400.0))
       ->capture_default_str();
