@@ -69,13 +69,14 @@ using Seconds = std::chrono::duration<double>;
 constexpr char kGoOn = 1, kLastIteration = 2;
 
 // A bandwidth iteration is a window of sends. So that a crawling link's iteration cannot run far
-// past the time cap (64 MiB at 50 mbit is 11 s), the initiator paces it: the first warmup iteration
-// is a single send of 1 MiB at most, to learn the rate (smaller sends are bursts and latency); each later window is what fits the rest of the cap
-// at that rate (the full window whenever it fits, as on any healthy link; one send at least). When
-// not even one message of the size fits, the measurement ends with a single 1 MiB send, timed,
-// and params.message_B says so. The window travels in bytes 1-4 of the iteration's first message:
-// the peer has posted the full window of receives and cancels those left unmatched. Messages
-// under 8 bytes always send full windows (an iteration of them is tiny).
+// past the time cap (64 MiB at 50 mbit is 11 s), the initiator paces it. An extra first warmup
+// iteration is a single send of 1 MiB at most, to learn the rate (smaller sends measure bursts and
+// latency); the planned warmup follows. Each window is what fits the rest of the cap at the rate
+// seen (the full window whenever it fits, as on any healthy link; one send at least). When not
+// even one message of the size fits, the measurement ends with a single 1 MiB send, timed, and
+// params.message_B says so. The window travels in bytes 1-4 of the iteration's first message: the
+// peer has posted the full window of receives and cancels those left unmatched. Messages under 8
+// bytes always send full windows (an iteration of them is tiny).
 constexpr std::size_t kPacedFrom = 8;
 constexpr std::size_t kPaceBytes = 1 << 20;
 
@@ -113,7 +114,7 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
   long long timed_messages = 0;
   std::size_t smallest_message = size;  // in the timed iterations
   rendezvous(ctx);
-  CappedLoop loop(warmup_for(iters, settings.warmup), iters, settings.time_cap_s);
+  CappedLoop loop(warmup_for(iters, settings.warmup) + (paced ? 1 : 0), iters, settings.time_cap_s);
   const auto began = Clock::now();
   Clock::time_point start{};
   for (int it = 0; it < loop.total(); ++it) {
