@@ -81,10 +81,10 @@ std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions
   return out;
 }
 
-std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& options, const std::string& why) {
+std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& options, bool verbs,
+                                      const std::string& why) {
   std::vector<ProbeResult> out;
   if (!ctx.initiator) return out;  // one account of a pair is enough
-  const bool verbs = options.transport != "mpi";
   if (options.bandwidth) out.push_back(pair_result(verbs ? "net.verbs.write_bw" : "net.mpi.bw", ctx, 0));
   if (options.latency) out.push_back(pair_result(verbs ? "net.verbs.write_lat" : "net.mpi.lat", ctx, 0));
   for (auto& r : out) {
@@ -253,8 +253,19 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
       results.insert(results.end(), lost.begin(), lost.end());
       continue;
     }
+    ctx.peer_device = theirs->rail;
+    const bool both_verbs = mine.verbs_ok && theirs->verbs_ok;
+    if (options.transport == "verbs" && !both_verbs) {
+      const std::string why = !mine.verbs_ok ? "host " + ctx.self_host + ": " + verbs_problem
+                                             : "host " + ctx.peer_host + ": " + theirs->why_not;
+      auto s = skipped_pair(ctx, options, true, why);
+      results.insert(results.end(), s.begin(), s.end());
+      continue;
+    }
+    const bool use_verbs = options.transport != "mpi" && both_verbs;
+    if (!use_verbs) ctx.self_device = ctx.peer_device = "";
     if (ctx.initiator ? offer.out_of_budget : theirs->out_of_budget) {
-      auto s = skipped_pair(ctx, options,
+      auto s = skipped_pair(ctx, options, use_verbs,
                             "budget: not measured, the " + duration_text(options.budget->budget_s) +
                                 " budget would run out (" + duration_text(std::max(0.0, left_s)) + " left, up to " +
                                 duration_text(options.budget->pair_worst_s) + " for the pair)");
@@ -262,17 +273,6 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
       results.insert(results.end(), s.begin(), s.end());
       continue;
     }
-    ctx.peer_device = theirs->rail;
-    const bool both_verbs = mine.verbs_ok && theirs->verbs_ok;
-    if (options.transport == "verbs" && !both_verbs) {
-      const std::string why = !mine.verbs_ok ? "host " + ctx.self_host + ": " + verbs_problem
-                                             : "host " + ctx.peer_host + ": " + theirs->why_not;
-      auto s = skipped_pair(ctx, options, why);
-      results.insert(results.end(), s.begin(), s.end());
-      continue;
-    }
-    const bool use_verbs = options.transport != "mpi" && both_verbs;
-    if (!use_verbs) ctx.self_device = ctx.peer_device = "";
     PairTransport& transport = use_verbs ? static_cast<PairTransport&>(verbs) : mpi;
     // With --transport auto the report says which ran and why.
     const std::string choice = use_verbs        ? "verbs: both ends have an active port"
