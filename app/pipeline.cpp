@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <exception>
 #include <iostream>
 #include <random>
 
@@ -183,16 +184,24 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
 
 // The file first: after a launcher's stop signal the kill follows within a second (mpirun's
 // default), and the table on stdout goes through the launcher, which may be slow to take it.
+// A file that cannot be written still leaves the table on stdout (the error follows it).
 void render(const Report& report, const CommonOptions& options) {
   JsonReporter json_out;
-  if (!options.json_path.empty() && options.json_path != "-")
-    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+  std::exception_ptr file_error;
+  if (!options.json_path.empty() && options.json_path != "-") {
+    try {
+      write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+    } catch (const std::exception&) {
+      file_error = std::current_exception();
+    }
+  }
   if (options.json_path == "-") {
     json_out.render(report, std::cout);
   } else {
     make_reporter(options.format)->render(report, std::cout);
   }
   std::cout.flush();
+  if (file_error) std::rethrow_exception(file_error);
 }
 
 // The report on disk is complete before anything acts on it; what the
