@@ -99,7 +99,7 @@ RankResult CheckRound::run(MpiSession& s) {
   }
   const CheckSteps& steps = plan_.steps;
   // One pair's worst case (its measurements at their caps): with a budget, a pair starts only if
-  // that still fits (the last 5% is the report's), and re-test rounds are planned to fit.
+  // that still fits (kBudgetForMeasuring), and re-test rounds are planned to fit.
   CheckSteps only_network = steps;
   only_network.collectives = false;
   LaunchShape one_round = shape_;
@@ -107,8 +107,8 @@ RankResult CheckRound::run(MpiSession& s) {
   const double pair_worst_s = worst_case_seconds(only_network, one_round, cost_);
   NetOptions net_options = steps.net;
   if (options_.budget_s)
-    net_options.budget = PairBudget{started + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>(0.95 * *options_.budget_s)),
+    net_options.budget = PairBudget{started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                                  kBudgetForMeasuring * *options_.budget_s)),
                                     *options_.budget_s, pair_worst_s};
   auto net = run_network(s, net_options, options_.common.timeout_s);
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());

@@ -60,6 +60,10 @@ double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, con
 // The shortest time cap a budget may impose on one measurement.
 constexpr double kSmallestTimeCapS = 0.05;
 
+// The part of a budget that measurements may use while running (pairs started, re-test rounds
+// kept); the rest is the report's.
+constexpr double kBudgetForMeasuring = 0.95;
+
 struct CheckPlan {
   CheckSteps steps;
   double estimate_s = 0;

@@ -105,7 +105,7 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
 
 void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double elapsed_s) {
   if (!steps.budget_s || d.rounds.empty() || steps.retest_round_s <= 0) return;
-  const double left = 0.95 * *steps.budget_s - elapsed_s;
+  const double left = kBudgetForMeasuring * *steps.budget_s - elapsed_s;
   const auto fit = static_cast<std::size_t>(std::max(0.0, std::floor(left / steps.retest_round_s)));
   if (fit >= d.rounds.size()) return;
   d.notes.push_back("budget: re-tests cut to " + std::to_string(fit) + " of " + std::to_string(d.rounds.size()) +

@@ -52,7 +52,7 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
                               const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // With a budget, only the re-test rounds that fit what is left of it, each at its worst case
-// (steps.retest_round_s), stay in the decision; the last 5% of the budget is the report's. The
+// (steps.retest_round_s), stay in the decision, within kBudgetForMeasuring of the budget. The
 // suspects of the rounds cut stay unconfirmed, and a note says so. Pure.
 void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double elapsed_s);
 
