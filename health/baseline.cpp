@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/bounded_input.h"
+#include "health/statistics.h"
 #include "health/thresholds.h"
 
 namespace ibgpu {
@@ -64,9 +65,8 @@ Baseline build_baseline(const std::vector<Report>& runs) {
     }
   }
   for (auto& [kind, v] : values) {
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    b.kinds[kind] = BaselineKind{*mid, v.size()};
+    const std::size_t n = v.size();
+    b.kinds[kind] = BaselineKind{*lower_median(std::move(v)), n};
   }
   return b;
 }

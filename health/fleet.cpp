@@ -2,25 +2,25 @@
 
 #include <algorithm>
 
+#include "health/statistics.h"
+
 namespace ibgpu {
 
-FleetMedians fleet_medians(std::vector<std::vector<double>> values_by_kind, const FleetRules& rules) {
-  FleetMedians medians(values_by_kind.size());
+FleetMedians fleet_medians(const std::vector<Measurement>& measurements, const FleetRules& rules) {
+  FleetMedians medians;
   if (!rules.enabled) return medians;
-  for (std::size_t k = 0; k < values_by_kind.size(); ++k) {
-    auto& v = values_by_kind[k];
-    if (v.empty() || v.size() < static_cast<std::size_t>(std::max(1, rules.min_fleet_size))) continue;
-    // Lower median for even counts: nth_element keeps this linear.
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    medians[k] = *mid;
-  }
+  std::unordered_map<std::string, std::vector<double>> values;
+  for (const auto& m : measurements)
+    if (!m.retest) values[m.kind].push_back(m.value);
+  for (auto& [kind, v] : values)
+    if (v.size() >= static_cast<std::size_t>(std::max(1, rules.min_fleet_size))) medians[kind] = *lower_median(std::move(v));
   return medians;
 }
 
 Finding judge_against_fleet(const Measurement& m, const FleetMedians& medians, const FleetRules& rules) {
-  if (!rules.enabled || m.kind_index >= medians.size() || !medians[m.kind_index]) return {};
-  const double median = *medians[m.kind_index];
+  const auto found = medians.find(m.kind);
+  if (!rules.enabled || found == medians.end()) return {};
+  const double median = found->second;
   const bool floor = m.sense == LimitSense::floor;
   const double limit = floor ? median * rules.bw_fraction_of_median : median * rules.lat_multiple_of_median;
   if (floor ? m.value >= limit : m.value <= limit) return {};

@@ -3,7 +3,8 @@
 // (same probe id, size and transport) across the run. They catch what the
 // floors miss (a link at 80% of its peers) and, being relative, never flag a
 // cluster that is uniformly slower but above the floors. Pure.
-#include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "health/profile.h"
@@ -11,12 +12,12 @@
 
 namespace ibgpu {
 
-// The median of each kind (by MeasurementKinds index) of the values given
-// per kind, for kinds with at least `min_fleet_size` of them; none for the
-// others, or when the rules are off. Re-tests (Measurement::retest) are
-// judged against the median but are not part of it: leave them out.
-using FleetMedians = std::vector<std::optional<double>>;
-FleetMedians fleet_medians(std::vector<std::vector<double>> values_by_kind, const FleetRules& rules);
+// The median of each kind (Measurement::kind), for kinds with at least
+// `min_fleet_size` measurements; none for the others, or when the rules are
+// off. Re-tests aim at suspects: they are judged against the median but are
+// not part of it.
+using FleetMedians = std::unordered_map<std::string, double>;
+FleetMedians fleet_medians(const std::vector<Measurement>& measurements, const FleetRules& rules);
 
 // Degraded when the value is under fraction x median (bandwidth) or over
 // multiple x median (latency); healthy otherwise or without a median.

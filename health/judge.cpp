@@ -1,18 +1,16 @@
 #include "health/judge.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "health/admission.h"
 #include "health/fleet.h"
 #include "health/local_health.h"
 #include "health/localise.h"
-#include "health/result_facts.h"
 #include "health/thresholds.h"
 #include "health/verdict_book.h"
 
@@ -37,9 +35,9 @@ LocalLimits local_limits(const Profile& profile) {
 }
 
 void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                 const ResultFacts& facts, const Profile& profile) {
+                 const Profile& profile) {
   for (const auto& host : hosts) book.at({"node", host.name});
-  judge_local_health(book, hosts, probes, facts, local_limits(profile));
+  judge_local_health(book, hosts, probes, local_limits(profile));
 }
 
 // ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------
@@ -83,121 +81,64 @@ std::vector<Entity> local_entities(const ProbeResult& p) {
   return out;
 }
 
-// One end of a pair result, with the names the facts hold.
-Endpoint endpoint(const ResultFacts& facts, const ResultFact& f, std::size_t side) {
-  return {facts.hosts().name(f.host[side]),
-          f.device[side] == ResultFact::kNone ? std::string_view() : facts.devices().name(f.device[side]),
-          f.rank[side]};
+// One end of a pair result: its host, and its rail and rank when the scope names two.
+Endpoint endpoint(const ProbeResult& p, std::size_t side) {
+  const Scope& s = p.scope;
+  return {s.hosts[side], s.devices.size() == 2 ? std::string_view(s.devices[side]) : std::string_view(),
+          s.ranks.size() == 2 ? s.ranks[side] : -1};
 }
 
-// The pair observations of a run, with the texts their groups view.
+// The pair observations of a run, and the texts their groups view.
 struct PairEvidence {
-  MeasurementKinds kinds;                    // measured pairs: groups are kinds
-  std::unordered_set<std::string> outcomes;  // failed pairs: "<probe id>:outcome" (node-based: views stay valid)
-  PairLedger ledger;
+  std::set<std::string> outcome_groups;  // failed pairs: "<probe id>:outcome"
+  std::vector<Measurement> measurements;  // measured pairs: groups are their kinds
+  std::vector<PairObservation> observations;
 
-  std::size_t add(std::string_view group, const ResultFacts& facts, const ResultFact& f, HealthState state,
-                  std::optional<Reason> reason = std::nullopt) {
-    return ledger.add(group, endpoint(facts, f, 0), endpoint(facts, f, 1), state, std::move(reason));
+  void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason) {
+    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason)});
   }
 };
 
 // Pair failures go to localisation (a dead node times out with all its
 // peers); everything else lands on its own entity.
-void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const ResultFacts& facts,
-                    const Profile& profile, PairEvidence& evidence) {
-  std::string link;  // rebuilt in place for each pair result
-  const ResultFact* last_ok_pair = nullptr;  // a pair's results come one after another
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    const ResultFact& f = facts[i];
-    if (facts.traits(f).local) continue;  // judged by judge_local
-    if (f.status == ProbeStatus::skipped && expected_absent(probes[i], profile)) continue;
-    if (facts.is_pair(f)) {
-      if (f.status == ProbeStatus::ok) {
-        // An ok result only makes its link known: once is enough for the same two hosts in a row.
-        const bool known = last_ok_pair && last_ok_pair->host[0] == f.host[0] && last_ok_pair->host[1] == f.host[1];
-        last_ok_pair = &f;
-        if (known) continue;
-      }
-      Finding found = probe_outcome(probes[i]);
-      if (f.status == ProbeStatus::ok || f.status == ProbeStatus::skipped) {
-        link.assign(facts.hosts().name(f.host[0])).append("<->").append(facts.hosts().name(f.host[1]));
-        VerdictBook::add(book.at("link", link), found.state, std::move(found.reason));
-      } else {
-        evidence.add(*evidence.outcomes.insert(probes[i].id + ":outcome").first, facts, f, found.state,
-                     std::move(found.reason));
-      }
-      continue;
+void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
+                    PairEvidence& evidence) {
+  for (const auto& p : probes) {
+    if (is_local_probe(p)) continue;  // judged by judge_local
+    if (expected_absent(p, profile)) continue;
+    Finding found = probe_outcome(p);
+    if (!is_pair_probe(p)) {
+      for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
+    } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+      book.add({"link", p.scope.hosts[0] + "<->" + p.scope.hosts[1]}, found.state, std::move(found.reason));
+    } else {
+      const std::string& group = *evidence.outcome_groups.insert(p.id + ":outcome").first;
+      evidence.add(group, p, found.state, std::move(found.reason));
     }
-    Finding found = probe_outcome(probes[i]);
-    for (const auto& e : local_entities(probes[i])) book.add(e, found.state, found.reason);
   }
 }
 
 // ---- Measurements: profile limits, fleet rules, localisation. --------------
 
-// A measurement in a third of the space, to judge once the medians are known:
-// its judging rule (metric, limit, reason codes) is one of a handful.
-struct Noted {
-  std::uint32_t probe, kind;
-  double value;
-  std::uint16_t rule;
-  bool retest;
-  std::uint32_t pair;  // of a pair probe: its observation in the ledger (added while the probe is at hand)
-};
-constexpr std::uint32_t kNoPair = ~std::uint32_t{0};
-struct Rule {
-  const char* metric;
-  const Limit* limit;
-  const char* low_code;
-  const char* outlier_code;
-  LimitSense sense;
-};
-
-void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const ResultFacts& facts,
-                        const Profile& profile, PairEvidence& evidence,
-                        const std::unordered_map<std::string, double>* reference_medians) {
-  // The fleet medians first, then each measurement against them.
-  std::vector<std::vector<double>> values;
-  std::vector<Rule> rules;
-  std::vector<Noted> noted;
-  noted.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
-  for_each_measurement(facts, probes, profile, evidence.kinds, [&](const Measurement& m) {
-    if (m.kind_index >= values.size()) values.resize(m.kind_index + 1);
-    if (!m.retest) values[m.kind_index].push_back(m.value);  // re-tests aim at suspects: not the fleet
-    const Rule rule{m.metric, m.limit, m.low_code, m.outlier_code, m.sense};
-    auto same = [&](const Rule& r) {
-      return r.metric == rule.metric && r.limit == rule.limit && r.low_code == rule.low_code &&
-             r.outlier_code == rule.outlier_code && r.sense == rule.sense;
-    };
-    auto it = std::find_if(rules.begin(), rules.end(), same);
-    if (it == rules.end()) it = rules.insert(rules.end(), rule);
-    const std::uint32_t pair = facts.is_pair(*m.fact)
-                                   ? static_cast<std::uint32_t>(evidence.add(m.kind, facts, *m.fact, HealthState::healthy))
-                                   : kNoPair;
-    noted.push_back(Noted{static_cast<std::uint32_t>(m.probe - probes.data()), m.kind_index, m.value,
-                          static_cast<std::uint16_t>(it - rules.begin()), m.retest, pair});
-  });
-  auto medians = fleet_medians(std::move(values), profile.fleet);
+void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
+                        PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
+  evidence.measurements = extract_measurements(probes, profile);
+  const auto& measurements = evidence.measurements;
+  FleetMedians medians = fleet_medians(measurements, profile.fleet);
   if (reference_medians && profile.fleet.enabled)
-    for (std::size_t k = 0; k < medians.size(); ++k)
-      if (auto it = reference_medians->find(std::string(evidence.kinds.list()[k])); it != reference_medians->end())
-        medians[k] = it->second;
-  // Re-tests of the same entity and kind: the mildest measurement counts.
+    for (const auto& m : measurements)
+      if (auto it = reference_medians->find(m.kind); it != reference_medians->end()) medians[m.kind] = it->second;
+  // Pairs go to localisation; re-tests of the same entity and kind: the mildest measurement counts.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
-  for (const Noted& n : noted) {
-    const Rule& r = rules[n.rule];
-    const Measurement m{&probes[n.probe], evidence.kinds.list()[n.kind], n.value, r.metric, r.limit, r.low_code,
-                        r.outlier_code, n.kind, r.sense, n.retest, &facts[n.probe]};
+  for (const auto& m : measurements) {
     Finding f = judge_measurement(m, medians, profile.fleet);
-    if (n.pair != kNoPair) {
-      if (f.state != HealthState::healthy) evidence.ledger.judged(n.pair, f.state, std::move(f.reason));
+    if (is_pair_probe(*m.probe)) {
+      evidence.add(m.kind, *m.probe, f.state, std::move(f.reason));
       continue;
     }
     Entity e = measured_entity(*m.probe);
-    auto [it, fresh] =
-        local_index.try_emplace(std::string(m.kind) + '\x1f' + e.kind + '\x1f' + e.id, local.size());
+    auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + e.kind + '\x1f' + e.id, local.size());
     if (fresh) local.emplace_back(std::move(e), std::move(f));
     else if (f.state < local[it->second].second.state) local[it->second].second = std::move(f);
   }
@@ -209,21 +150,11 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                 const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
-  // Room for each node with its GPUs and ports, and the links of a few
-  // results each (more only costs a rehash).
-  std::size_t entities = probes.size() / 8;
-  for (const auto& host : hosts) {
-    entities += 1 + host.gpus.size();
-    for (const auto& hca : host.hcas) entities += hca.ports.size();
-  }
-  book.reserve(entities);
-  const ResultFacts facts(probes);
-  judge_local(book, hosts, probes, facts, profile);
+  judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
-  evidence.ledger.reserve(probes.size() * 3 / 2);  // a latency result is judged at p50 and p99
-  judge_outcomes(book, probes, facts, profile, evidence);
-  judge_measurements(book, probes, facts, profile, evidence, reference_medians);
-  for (auto& blame : localise(evidence.ledger)) book.add(blame.entity, blame.state, std::move(blame.reason));
+  judge_outcomes(book, probes, profile, evidence);
+  judge_measurements(book, probes, profile, evidence, reference_medians);
+  for (auto& blame : localise(evidence.observations)) book.add(blame.entity, blame.state, std::move(blame.reason));
 
   Judgement out;
   out.verdicts = book.take();
@@ -236,23 +167,24 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
                                    const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   PairEvidence evidence;
-  const ResultFacts facts(probes);
-  judge_outcomes(book, probes, facts, profile, evidence);
-  judge_measurements(book, probes, facts, profile, evidence, reference_medians);
-  const PairLedger& pairs = evidence.ledger;
+  judge_outcomes(book, probes, profile, evidence);
+  judge_measurements(book, probes, profile, evidence, reference_medians);
+  const auto& pairs = evidence.observations;
   // The same measurement of the same two ends, observed again, is a re-test:
   // a pair is a suspect when bad in every observation.
-  std::map<PairLedger::PairKey, std::pair<std::size_t, bool>> bad_every_time;  // -> an observation, bad
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const bool bad = pairs.state(i) != HealthState::healthy;
-    auto [it, fresh] = bad_every_time.try_emplace(pairs.key(i), i, bad);
+  using PairKey = std::tuple<std::string_view, std::string_view, std::string_view, int, std::string_view,
+                             std::string_view, int>;  // group, then each end's host, rail and rank
+  std::map<PairKey, std::pair<const PairObservation*, bool>> bad_every_time;  // -> the first observation, bad
+  for (const auto& o : pairs) {
+    const bool bad = o.state != HealthState::healthy;
+    const PairKey key{o.group, o.a.host, o.a.device, o.a.rank, o.b.host, o.b.device, o.b.rank};
+    auto [it, fresh] = bad_every_time.try_emplace(key, &o, bad);
     if (!fresh) it->second.second = it->second.second && bad;
   }
   std::set<HostPair> suspects;
   for (const auto& [key, entry] : bad_every_time) {
     if (!entry.second) continue;
-    const PairObservation o = pairs.at(entry.first);
-    const auto [lo, hi] = std::minmax(o.a.host, o.b.host);
+    const auto [lo, hi] = std::minmax(entry.first->a.host, entry.first->b.host);
     if (lo != hi) suspects.emplace(lo, hi);
   }
   RetestCandidates out;

@@ -1,18 +1,13 @@
 #include "health/local_health.h"
 
 #include <algorithm>
-#include <array>
+#include <map>
 #include <string_view>
-#include <span>
 
-#include "health/grouped_positions.h"
-#include "health/result_facts.h"
 #include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
 #include "probes/kernel_log.h"
-#include "probes/metric_names.h"
-#include "probes/result_prefetch.h"
 #include "probes/topology.h"
 
 namespace ibgpu {
@@ -31,11 +26,8 @@ std::string number_text(double v) {
   return s;
 }
 
-// Views: probe ids are tested against literals for every one of a fleet's results.
-bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
-
-bool is_gpu_probe(const ProbeResult& p) { return starts_with(p.id, "gpu."); }
-bool is_port_probe(const ProbeResult& p) { return starts_with(p.id, "ib.port."); }
+bool is_gpu_probe(const ProbeResult& p) { return p.id.starts_with("gpu."); }
+bool is_port_probe(const ProbeResult& p) { return p.id.starts_with("ib.port."); }
 
 // A skipped, failed or errored local probe, as its entity's state and reason.
 std::optional<std::pair<HealthState, Reason>> outcome_problem(const ProbeResult& p) {
@@ -164,70 +156,55 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
-// What judge_gpu_health reads of a gpu.nvml.health record.
-constexpr MetricNames kGpuHealth{std::array<std::string_view, 16>{
-    "ecc_enabled", "ecc_uncorrected_volatile", "nvlink_links", "nvlink_links_up", "pcie_gen", "pcie_gen_max",
-    "pcie_width", "pcie_width_max", "persistence_mode", "power_slowdown", "pstate", "remap_failed", "remap_pending",
-    "retired_pages_pending", "temp_C", "thermal_slowdown"}};
-
 void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
-  // The record's metrics found in one walk; kGpuHealth["name"] is a position, checked when compiled.
-  const auto found = find_metrics(p.metrics, kGpuHealth);
-  auto metric = [&](std::size_t name) { return typical(found[name]); };
-  auto flag_set = [&](std::size_t name) { return metric(name).value_or(0) != 0; };
-  auto add = [&](HealthState s, const char* code, std::string message, std::size_t name,
+  auto metric = [&](const char* name) { return typical(p, name); };
+  auto flag_set = [&](const char* name) { return metric(name).value_or(0) != 0; };
+  auto add = [&](HealthState s, const char* code, std::string message, const char* name,
                  std::optional<double> threshold) {
-    VerdictBook::add(gpu, s,
-                     reason(code, std::move(message), std::string(kGpuHealth.names[name]), metric(name), threshold));
+    VerdictBook::add(gpu, s, reason(code, std::move(message), name, metric(name), threshold));
   };
-  if (auto n = metric(kGpuHealth["ecc_uncorrected_volatile"]); n && *n > 0)
+  if (auto n = metric("ecc_uncorrected_volatile"); n && *n > 0)
     add(HealthState::failed, "GPU_ECC_UNCORRECTABLE",
-        number_text(*n) + " uncorrectable ECC errors since the driver loaded", kGpuHealth["ecc_uncorrected_volatile"],
-        0.0);
-  if (auto on = metric(kGpuHealth["ecc_enabled"]); on && *on == 0)
-    add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", kGpuHealth["ecc_enabled"], 1.0);
-  if (flag_set(kGpuHealth["remap_failed"]))
-    add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", kGpuHealth["remap_failed"],
-        0.0);
-  if (flag_set(kGpuHealth["remap_pending"]))
-    add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", kGpuHealth["remap_pending"], 0.0);
-  if (flag_set(kGpuHealth["retired_pages_pending"]))
+        number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
+  if (auto on = metric("ecc_enabled"); on && *on == 0)
+    add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", "ecc_enabled", 1.0);
+  if (flag_set("remap_failed"))
+    add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", "remap_failed", 0.0);
+  if (flag_set("remap_pending"))
+    add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
+  if (flag_set("retired_pages_pending"))
     add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot",
-        kGpuHealth["retired_pages_pending"], 0.0);
-  if (flag_set(kGpuHealth["thermal_slowdown"]))
+        "retired_pages_pending", 0.0);
+  if (flag_set("thermal_slowdown"))
     add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
-        "clocks slowed by temperature (thermal or hardware slowdown active)", kGpuHealth["thermal_slowdown"], 0.0);
-  if (flag_set(kGpuHealth["power_slowdown"]))
-    add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", kGpuHealth["power_slowdown"],
-        0.0);
-  if (auto t = metric(kGpuHealth["temp_C"])) {
+        "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
+  if (flag_set("power_slowdown"))
+    add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
+  if (auto t = metric("temp_C")) {
     if (limits.gpu_temp_failed_C && *t >= *limits.gpu_temp_failed_C)
-      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", kGpuHealth["temp_C"], limits.gpu_temp_failed_C);
+      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_failed_C);
     else if (limits.gpu_temp_degraded_C && *t >= *limits.gpu_temp_degraded_C)
-      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", kGpuHealth["temp_C"],
-          limits.gpu_temp_degraded_C);
+      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_degraded_C);
   }
-  const auto width = metric(kGpuHealth["pcie_width"]), width_max = metric(kGpuHealth["pcie_width_max"]);
+  const auto width = metric("pcie_width"), width_max = metric("pcie_width_max");
   if (width && width_max && *width < *width_max)
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
-        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), kGpuHealth["pcie_width"], width_max);
+        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), "pcie_width", width_max);
   // GPUs drop the link generation when idle to save power: only at full
   // performance (P0) is a lower generation a training fault.
-  const auto gen = metric(kGpuHealth["pcie_gen"]), gen_max = metric(kGpuHealth["pcie_gen_max"]),
-             pstate = metric(kGpuHealth["pstate"]);
+  const auto gen = metric("pcie_gen"), gen_max = metric("pcie_gen_max"), pstate = metric("pstate");
   if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
     add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
-        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", kGpuHealth["pcie_gen"], gen_max);
-  const auto links = metric(kGpuHealth["nvlink_links"]), up = metric(kGpuHealth["nvlink_links_up"]);
+        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
+  const auto links = metric("nvlink_links"), up = metric("nvlink_links_up");
   // NVML reports every link of a PCIe GPU without a bridge as present and down,
   // so only a fabric that trained in part is a fault it can see.
   if (links && up && *up > 0 && *up < *links)
     add(HealthState::failed, "GPU_NVLINK_DOWN",
-        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", kGpuHealth["nvlink_links_up"],
-        links);
+        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
   if (limits.require_persistence_mode)
-    if (auto pm = metric(kGpuHealth["persistence_mode"]); pm && *pm == 0)
-      add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", kGpuHealth["persistence_mode"], 1.0);
+    if (auto pm = metric("persistence_mode"); pm && *pm == 0)
+      add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
 }
 
 void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
@@ -279,26 +256,24 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
 }  // namespace
 
 bool is_local_probe(const ProbeResult& probe) {
-  return is_gpu_probe(probe) || is_port_probe(probe) || starts_with(probe.id, kKernelLogProbe);
+  return is_gpu_probe(probe) || is_port_probe(probe) || probe.id.starts_with(kKernelLogProbe);
 }
 
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const LocalLimits& limits) {
   VerdictBook book;
-  judge_local_health(book, hosts, probes, ResultFacts(probes), limits);
+  judge_local_health(book, hosts, probes, limits);
   return book.take();
 }
 
 void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
-                        const std::vector<ProbeResult>& probes, const ResultFacts& facts, const LocalLimits& limits) {
-  // Each host's local results, in order: a fleet's report holds far more pair results.
-  const GroupedPositions local_by_host(facts.size(), facts.hosts().size(), [&](std::size_t i) {
-    const ResultFact& f = facts[i];
-    return facts.traits(f).local && f.host_count == 1 ? f.host[0] : GroupedPositions::kLeftOut;
-  });
+                        const std::vector<ProbeResult>& probes, const LocalLimits& limits) {
+  // Each host's local results, in order.
+  std::map<std::string_view, std::vector<const ProbeResult*>> local_by_host;
+  for (const auto& p : probes)
+    if (is_local_probe(p) && p.scope.hosts.size() == 1) local_by_host[p.scope.hosts[0]].push_back(&p);
   for (const auto& host : hosts) {
-    const std::uint32_t h = facts.hosts().find(host.name);
-    const auto local = h == NameIds::kNone ? std::span<const std::uint32_t>() : local_by_host.of(h);
+    const auto& local = local_by_host[host.name];
     judge_ports(book, host, limits);
     if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
       book.add({"node", host.name}, HealthState::failed,
@@ -319,10 +294,8 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     std::string id;  // a device's entity id, rebuilt in place for each result
 
     std::vector<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
-    for (std::size_t k = 0; k < local.size(); ++k) {
-      // A GPU record's metrics span a few KiB: asked for one record ahead.
-      if (k + 1 < local.size()) prefetch_metrics(probes[local[k + 1]]);
-      const ProbeResult& p = probes[local[k]];
+    for (const ProbeResult* result : local) {
+      const ProbeResult& p = *result;
       if (p.id == kGpuHealthProbe && !p.scope.devices.empty()) health_recorded.push_back(p.scope.devices[0]);
       const std::string_view device = p.scope.devices.empty() ? "" : std::string_view(p.scope.devices[0]);
       // Without a device the result speaks for the whole host.
@@ -349,7 +322,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       if (p.id == kKernelLogXidProbe) {
         std::size_t target = node;
         for (std::size_t i = 0; i < host.gpus.size(); ++i)
-          if (!device.empty() && starts_with(normalize_pci_address(host.gpus[i].pci_bus_id), device))
+          if (!device.empty() && normalize_pci_address(host.gpus[i].pci_bus_id).starts_with(device))
             target = gpus[i];
         judge_xids(book[target], p);
       }

@@ -45,11 +45,9 @@ std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts,
 // The same verdicts written into the caller's book (the judge's), in the same
 // order: a fleet has tens of thousands of them, not worth copying from one
 // book into another.
-// `facts` are of `probes` (read once by the judge for all its steps).
 class VerdictBook;
-class ResultFacts;
 void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
-                        const std::vector<ProbeResult>& probes, const ResultFacts& facts, const LocalLimits& limits);
+                        const std::vector<ProbeResult>& probes, const LocalLimits& limits);
 
 // Local probes are judged here entirely; the general judge leaves them alone.
 bool is_local_probe(const ProbeResult& probe);

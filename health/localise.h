@@ -3,20 +3,18 @@
 // (or one of its rails) bad with several good peers is the culprit; a pair
 // bad only together is a link/path problem and neither node is blamed. Also
 // plans re-tests that pair suspects with known-good nodes. Pure.
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "health/name_ids.h"
 #include "health/verdict.h"
 
 namespace ibgpu {
 
-// Views: the strings live in the judged results (and the judge's kinds),
-// which outlive localisation.
+// Views: the strings live in the judged results (and the judge's
+// measurements), which outlive localisation.
 struct Endpoint {
   std::string_view host;
   std::string_view device;  // rail "mlx5_0:1"; empty when not known (MPI)
@@ -35,65 +33,6 @@ struct PairObservation {
   std::optional<Reason> reason;              // when not healthy
 };
 
-// The pair observations of a run, kept compact: names become dense ids as
-// they come, so an observation is a few integers (a fleet has ~10^5 of them,
-// of a few thousand hosts). Holds views: the names must outlive the ledger.
-class PairLedger {
- public:
-  void reserve(std::size_t observations) { records_.reserve(observations); }
-  // Returns the observation's position.
-  std::size_t add(std::string_view group, const Endpoint& a, const Endpoint& b, HealthState state,
-                  std::optional<Reason> reason = std::nullopt);
-  std::size_t add(const PairObservation& o) { return add(o.group, o.a, o.b, o.state, o.reason); }
-  // Sets the state of observation i, added before it was judged.
-  void judged(std::size_t i, HealthState state, std::optional<Reason> reason = std::nullopt);
-  std::size_t size() const { return records_.size(); }
-  // Observation i as added.
-  PairObservation at(std::size_t i) const;
-  // What tells observation i's pair apart, as ids: equal for re-tests of the
-  // same measurement of the same two ends (group, units and ranks).
-  struct PairKey {
-    std::uint32_t group, a, b;
-    int rank_a, rank_b;
-    auto operator<=>(const PairKey&) const = default;
-  };
-  HealthState state(std::size_t i) const { return records_[i].state; }
-  PairKey key(std::size_t i) const {
-    const Record& r = records_[i];
-    return {r.group, r.a, r.b, r.rank_a, r.rank_b};
-  }
-  // The hosts of the observations, in order of first mention.
-  const std::vector<std::string_view>& hosts() const { return hosts_.names(); }
-
- private:
-  struct Record {
-    std::uint32_t group, a, b;  // a, b: units (host, or host and rail)
-    int rank_a, rank_b;
-    HealthState state;
-    std::uint32_t reason;  // into reasons_, or kNoReason
-  };
-  static constexpr std::uint32_t kNoReason = ~std::uint32_t{0};
-  std::uint32_t unit(const Endpoint& e);
-  std::uint32_t find_unit(const Endpoint& e);
-
-  NameIds groups_, hosts_, devices_;
-  std::vector<std::vector<std::uint32_t>> units_;  // [host id][device id] -> unit, or kNoUnit
-  static constexpr std::uint32_t kNoUnit = ~std::uint32_t{0};
-  std::vector<std::uint32_t> unit_host_, unit_device_;
-  std::vector<Record> records_;
-  std::vector<Reason> reasons_;
-  // The last units looked up: a result's measurements (latency p50 and p99)
-  // and the results of one pair and rail come one after another.
-  struct Recent {
-    std::string_view host, device;
-    std::uint32_t unit = 0;
-  };
-  Recent recent_[2];
-  std::size_t next_recent_ = 0;
-
-  friend class Localisation;
-};
-
 struct Blame {
   Entity entity;  // node, hca_port or link
   HealthState state = HealthState::healthy;
@@ -107,12 +46,10 @@ struct Blame {
 // rails are culprits is blamed as a node, otherwise each culprit rail as an
 // hca_port. Every unexplained bad pair blames its link. O(n log n) in the
 // number of observations.
-std::vector<Blame> localise(const PairLedger& ledger);
 std::vector<Blame> localise(const std::vector<PairObservation>& observations);
 
 // Hosts that appear in any observation and are not blamed (as node or rail):
 // candidates to re-test suspects against.
-std::vector<std::string> known_good_hosts(const PairLedger& ledger, const std::vector<Blame>& blames);
 std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& observations,
                                           const std::vector<Blame>& blames);
 

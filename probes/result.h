@@ -118,6 +118,18 @@ struct ProbeResult {
   std::optional<std::string> error;   // what went wrong (failed, error, timeout)
 };
 
+// The result's metric of that name, or null.
+inline const Metric* find_metric(const ProbeResult& p, std::string_view name) {
+  const auto it = p.metrics.find(name);
+  return it == p.metrics.end() ? nullptr : &it->second;
+}
+
+// The typical value of the result's metric of that name, if it has one.
+inline std::optional<double> typical(const ProbeResult& p, std::string_view name) {
+  const Metric* m = find_metric(p, name);
+  return m ? m->typical() : std::nullopt;
+}
+
 inline ProbeResult skipped(std::string id, Scope scope, std::string reason) {
   ProbeResult r;
   r.id = std::move(id);

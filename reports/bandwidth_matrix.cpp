@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "probes/metric_names.h"
+#include "probes/result.h"
 
 namespace ibgpu {
 

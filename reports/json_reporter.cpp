@@ -1,4 +1,3 @@
-#include "probes/result_prefetch.h"
 #include "reports/json.h"
 #include "reports/json_writer.h"
 #include "reports/reporter.h"
@@ -202,14 +201,9 @@ void write_summary(JsonWriter& w, const RunSummary& s) {
   w.end_object();
 }
 
-// The memory a probe's text needs, asked for a few probes ahead (see prefetch_probe).
 void write_probes(JsonWriter& w, const std::vector<ProbeResult>& probes) {
-  constexpr std::size_t kAhead = 4;
   w.begin_array();
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    if (i + kAhead < probes.size()) prefetch_probe(probes[i + kAhead]);
-    write_probe(w, probes[i]);
-  }
+  for (const auto& p : probes) write_probe(w, p);
   w.end_array();
 }
 

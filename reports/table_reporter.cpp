@@ -5,8 +5,6 @@
 #include <sstream>
 #include <string_view>
 
-#include "probes/metric_names.h"
-#include "probes/result_prefetch.h"
 #include "probes/stats.h"
 #include "reports/reporter.h"
 #include "reports/render_util.h"
@@ -227,40 +225,34 @@ void print_probes(const Report& r, std::ostream& out) {
   table.print(out, "  ");
 }
 
-constexpr MetricNames kGpuHealth{std::array<std::string_view, 13>{
-    "ecc_uncorrected_aggregate", "ecc_uncorrected_volatile", "nvlink_links", "nvlink_links_up", "pcie_gen",
-    "pcie_gen_max", "pcie_width", "pcie_width_max", "power_slowdown", "remap_failed", "remap_pending", "temp_C",
-    "thermal_slowdown"}};
-
 // The few values an operator reads first; the JSON has them all.
 void append_local_detail(std::string& out, const ProbeResult& p) {
   if (p.error) return void(out += *p.error);
   if (p.reason) return void(out += *p.reason);
   Parts parts(out);
   if (p.id == "gpu.nvml.health") {
-    const auto found = find_metrics(p.metrics, kGpuHealth);
-    auto add = [&](std::string_view label, std::size_t name, std::string_view unit) {
-      if (const auto v = typical(found[name])) {
+    auto add = [&](std::string_view label, std::string_view name, std::string_view unit) {
+      if (const auto v = typical(p, name)) {
         std::string& text = parts.next().append(label) += ' ';
         append_whole_or_number(text, *v);
         text += unit;
       }
     };
-    auto pair = [&](std::string_view label, std::size_t a, std::size_t b, std::string_view sep) {
-      const auto x = typical(found[a]), y = typical(found[b]);
+    auto pair = [&](std::string_view label, std::string_view a, std::string_view b, std::string_view sep) {
+      const auto x = typical(p, a), y = typical(p, b);
       if (!x || !y) return;
       std::string& text = parts.next().append(label) += ' ';
       append_whole_or_number(text, *x);
       text += sep;
       append_whole_or_number(text, *y);
     };
-    add("temp", kGpuHealth["temp_C"], " C");
-    pair("ecc uncorrected vol/agg", kGpuHealth["ecc_uncorrected_volatile"], kGpuHealth["ecc_uncorrected_aggregate"], "/");
-    pair("remap pending/failed", kGpuHealth["remap_pending"], kGpuHealth["remap_failed"], "/");
-    pair("pcie gen", kGpuHealth["pcie_gen"], kGpuHealth["pcie_gen_max"], " of ");
-    pair("width", kGpuHealth["pcie_width"], kGpuHealth["pcie_width_max"], " of ");
-    pair("nvlink up", kGpuHealth["nvlink_links_up"], kGpuHealth["nvlink_links"], " of ");
-    pair("slowdown thermal/power", kGpuHealth["thermal_slowdown"], kGpuHealth["power_slowdown"], "/");
+    add("temp", "temp_C", " C");
+    pair("ecc uncorrected vol/agg", "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate", "/");
+    pair("remap pending/failed", "remap_pending", "remap_failed", "/");
+    pair("pcie gen", "pcie_gen", "pcie_gen_max", " of ");
+    pair("width", "pcie_width", "pcie_width_max", " of ");
+    pair("nvlink up", "nvlink_links_up", "nvlink_links", " of ");
+    pair("slowdown thermal/power", "thermal_slowdown", "power_slowdown", "/");
   } else if (p.id == "ib.port.counters") {
     for (const auto& [name, m] : p.metrics) {
       const auto suffix = name.rfind("_delta");
@@ -283,13 +275,8 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
 
 void print_local(const Report& r, std::ostream& out) {
   TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
-  constexpr std::size_t kAhead = 2;  // see prefetch_metrics
-  for (std::size_t i = 0; i < r.probes.size(); ++i) {
-    const ProbeResult& p = r.probes[i];
-    if (!is_local_check(p)) continue;
-    if (i + kAhead < r.probes.size() && r.probes[i + kAhead].metrics.size() > 8) prefetch_metrics(r.probes[i + kAhead]);
-    add_probe_row(table, p, append_local_detail);
-  }
+  for (const auto& p : r.probes)
+    if (is_local_check(p)) add_probe_row(table, p, append_local_detail);
   if (table.empty()) return;
   out << "\nLocal checks\n";
   table.print(out, "  ");
@@ -299,9 +286,6 @@ std::string metric_cell(const ProbeResult& p, const std::string& name) {
   auto it = p.metrics.find(name);
   return it == p.metrics.end() || !it->second.value ? std::string() : format_number(*it->second.value);
 }
-
-constexpr MetricNames kNetwork{
-    std::array<std::string_view, 5>{"bw_avg_GBps", "bw_avg_Gbps", "bw_peak_GBps", "lat_us", "msg_rate_Mpps"}};
 
 // Per pair and size, perftest-like: bandwidth and latency columns side by side.
 void print_network(const Report& r, std::ostream& out) {
@@ -328,12 +312,11 @@ void print_network(const Report& r, std::ostream& out) {
     const auto size = p.params.find("size_B");
     table.cell(size != p.params.end() ? format_size(size->get<std::size_t>()) : "-");
     table.cell(to_string(p.status));
-    const auto found = find_metrics(p.metrics, kNetwork);
-    value_cell(found[kNetwork["bw_avg_GBps"]]);
-    value_cell(found[kNetwork["bw_avg_Gbps"]]);
-    value_cell(found[kNetwork["bw_peak_GBps"]]);
-    value_cell(found[kNetwork["msg_rate_Mpps"]]);
-    const Metric* lat = found[kNetwork["lat_us"]];
+    value_cell(find_metric(p, "bw_avg_GBps"));
+    value_cell(find_metric(p, "bw_avg_Gbps"));
+    value_cell(find_metric(p, "bw_peak_GBps"));
+    value_cell(find_metric(p, "msg_rate_Mpps"));
+    const Metric* lat = find_metric(p, "lat_us");
     stats_cell(lat, &Stats::p50);
     stats_cell(lat, &Stats::p99);
     stats_cell(lat, &Stats::max);

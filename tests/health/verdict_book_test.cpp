@@ -1,6 +1,6 @@
 // The verdict book: entities found again by kind and id at fleet scale, in
-// order of first mention, states only worsening; the pair ledger keeps what
-// was added.
+// order of first mention, states only worsening; the hosts localisation
+// offers as known good, in order of first mention.
 #include <string>
 #include <vector>
 
@@ -40,7 +40,6 @@ TEST(VerdictBook, FindsEveryEntityAgainInOrderOfFirstMention) {
 
 TEST(VerdictBook, StatesOnlyWorsenAndReasonsAccumulate) {
   VerdictBook book;
-  book.reserve(10);
   book.add({"gpu", "n/gpu0"}, HealthState::failed, Reason{"A", "a", "m", 1.0, 0.0});
   book.add({"gpu", "n/gpu0"}, HealthState::degraded, Reason{"B", "b", "m", 2.0, 0.0});
   book.add({"gpu", "n/gpu0"}, HealthState::healthy);
@@ -51,28 +50,14 @@ TEST(VerdictBook, StatesOnlyWorsenAndReasonsAccumulate) {
   EXPECT_EQ(verdicts[0].reasons[1].code, "B");
 }
 
-TEST(PairLedger, GivesBackWhatWasAddedAndItsHostsInOrder) {
-  PairLedger ledger;
-  ledger.add("g1", {"b", "mlx5_0:1", 3}, {"a", "mlx5_1:1", 7}, HealthState::degraded,
-             Reason{"IB_LINK_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0});
-  ledger.add("g2", {"c", "", -1}, {"b", "", -1}, HealthState::healthy);
-  ASSERT_EQ(ledger.size(), 2u);
-  const PairObservation first = ledger.at(0);
-  EXPECT_EQ(first.group, "g1");
-  EXPECT_EQ(first.a.host, "b");
-  EXPECT_EQ(first.a.device, "mlx5_0:1");
-  EXPECT_EQ(first.a.rank, 3);
-  EXPECT_EQ(first.b.host, "a");
-  EXPECT_EQ(first.b.device, "mlx5_1:1");
-  EXPECT_EQ(first.b.rank, 7);
-  EXPECT_EQ(first.state, HealthState::degraded);
-  ASSERT_TRUE(first.reason);
-  EXPECT_EQ(first.reason->code, "IB_LINK_BW_LOW");
-  const PairObservation second = ledger.at(1);
-  EXPECT_EQ(second.group, "g2");
-  EXPECT_EQ(second.a.device, "");
-  EXPECT_FALSE(second.reason);
-  EXPECT_EQ(ledger.hosts(), (std::vector<std::string_view>{"b", "a", "c"}));
+TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
+  const std::vector<PairObservation> observations{
+      {"g1", {"b", "mlx5_0:1", 3}, {"a", "mlx5_1:1", 7}, HealthState::degraded,
+       Reason{"IB_LINK_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0}},
+      {"g2", {"c", "", -1}, {"b", "", -1}, HealthState::healthy, std::nullopt}};
+  EXPECT_EQ(known_good_hosts(observations, {}), (std::vector<std::string>{"b", "a", "c"}));
+  const std::vector<Blame> blamed{{{"hca_port", "a/mlx5_1:1"}, HealthState::degraded, {}}};
+  EXPECT_EQ(known_good_hosts(observations, blamed), (std::vector<std::string>{"b", "c"}));
 }
 
 }  // namespace
