@@ -11,6 +11,7 @@
 #include <iostream>
 #include <random>
 
+#include "core/waits.h"
 #include "app/text.h"
 #include "build_info.h"
 #include "cluster/errors.h"
@@ -232,7 +233,7 @@ namespace {
 // Rank 0 waits for slow but living ranks (heartbeats) up to this long; the
 // others must wait for its release at least that long.
 std::chrono::duration<double> gather_overall(const CommonOptions& options) {
-  return std::max<std::chrono::duration<double>>(std::chrono::hours(2), 100 * std::chrono::duration<double>(options.timeout_s));
+  return overall_wait(std::chrono::duration<double>(options.timeout_s));
 }
 
 std::chrono::duration<double> release_wait(const CommonOptions& options) {

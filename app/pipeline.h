@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/waits.h"
 #include "cluster/world.h"
 #include "reports/report.h"
 
@@ -15,7 +16,7 @@ struct CommonOptions {
   std::string json_path;     // "" none, "-" stdout (then no table)
   std::string format = "table";
   std::string sysfs_root = "/sys";
-  double timeout_s = 60;     // longest wait for any peer
+  double timeout_s = kDefaultTimeout_s;  // longest wait for any peer (core/waits.h)
   std::vector<std::string> argv;
   int test_stall_rank = -1;  // hidden, for tests: this rank hangs before sending results
 };

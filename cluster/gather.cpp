@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/waits.h"
 #include "cluster/errors.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
@@ -117,9 +118,7 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
 
 std::string why_given_up(int peer, double silence_s) {
   if (moved_on(peer)) return ": it had already left this round";
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", silence_s);
-  return std::string(": silent for ") + seconds + " s";
+  return ": silent for " + seconds_text(silence_s) + " s";
 }
 
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {
@@ -162,7 +161,7 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
   mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   MpiMailbox mailbox(comm, tag);
   // Waiting here is bounded by silence, as the final gather is, so the cap is generous.
-  const Deadline overall(std::max<std::chrono::duration<double>>(std::chrono::hours(1), 100 * silence));
+  const Deadline overall(overall_wait(silence));
   if (rank == 0) {
     // Everyone may be waiting for rank 0's answer: make rank 0 audible to all.
     std::vector<int> everyone;

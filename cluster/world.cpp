@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/waits.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
@@ -106,8 +107,8 @@ MpiSession::MpiSession(int& argc, char**& argv, std::chrono::duration<double> st
   if (!wait_with_deadline(request, Deadline(startup_timeout))) {
     // No world, no report: say so and end the job rather than hang in MPI_Finalize.
     if (world_.rank == 0)
-      std::fprintf(stderr, "ibgpu: not every rank joined within %g s of starting (a rank is dead or stopped)\n",
-                   startup_timeout.count());
+      std::fprintf(stderr, "ibgpu: not every rank joined within %s s of starting (a rank is dead or stopped)\n",
+                   seconds_text(startup_timeout.count()).c_str());
     MPI_Abort(comm_, 3);
   }
   std::vector<std::string> hosts;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/waits.h"
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
 
@@ -11,9 +12,7 @@ namespace {
 
 std::string timeout_text(const std::string& waited_for, double timeout_s) {
   if (stop_requested()) return "stopped while waiting for " + waited_for + " (" + error_origin() + ")";
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
-  return "no completion of " + waited_for + " within " + seconds + " s (" + error_origin() +
+  return "no completion of " + waited_for + " within " + seconds_text(timeout_s) + " s (" + error_origin() +
          "): a rank is stopped, dead or stuck";
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/waits.h"
 #include "cluster/deadline.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
@@ -39,12 +40,6 @@ std::vector<std::size_t> validate(const AllReduceBackend& backend, const World& 
     if (std::string why = backend.unsupported(settings.dtype, count); !why.empty())
       throw UsageError(backend.name() + " all-reduce: " + why);
   return counts;
-}
-
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", s);
-  return text;
 }
 
 // Every rank's `mine` combined by `op` (MPI_SUM, MPI_MAX); nullopt when not every rank

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/waits.h"
 #include "probes/result.h"
 
 namespace ibgpu {
@@ -21,7 +22,7 @@ struct PairContext {
   bool initiator = false;  // self < peer
   std::string self_host, peer_host;
   int tag = 0;  // unique to this pair meeting; a transport may use tag..tag+15
-  double timeout_s = 60;
+  double timeout_s = kDefaultTimeout_s;
   std::string self_device, peer_device;  // rail, e.g. "mlx5_0:1"; empty for MPI
 };
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/waits.h"
 #include "cluster/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
@@ -22,12 +23,6 @@ void cancel(MPI_Request& request) {
   MPI_Cancel(&request);
   note_abandoned_request();
   request = MPI_REQUEST_NULL;
-}
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
 }
 
 }  // namespace
