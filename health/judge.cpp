@@ -20,24 +20,10 @@ namespace {
 
 // ---- The node's own hardware: health/local_health.cpp. ---------------------
 
-LocalLimits local_limits(const Profile& profile) {
-  LocalLimits l;
-  l.expect_gpus = profile.node.expect_gpus;
-  l.expect_active_ports = profile.node.expect_active_ports;
-  l.port_rate_gbps = profile.node.port_rate_gbps;
-  l.port_width = profile.node.port_width;
-  if (profile.counters.symbol_error_per_hour_degraded)
-    l.symbol_error_per_hour_degraded = *profile.counters.symbol_error_per_hour_degraded;
-  if (profile.counters.link_error_recovery_per_hour_degraded)
-    l.link_error_recovery_per_hour_degraded = *profile.counters.link_error_recovery_per_hour_degraded;
-  // GPU copy and memory bandwidth are judged with the other measurements (limits and fleet rules).
-  return l;
-}
-
 void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                  const Profile& profile) {
   for (const auto& host : hosts) book.at({"node", host.name});
-  judge_local_health(book, hosts, probes, local_limits(profile));
+  judge_local_health(book, hosts, probes, profile);
 }
 
 // ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------

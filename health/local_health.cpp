@@ -68,7 +68,7 @@ int speed_rank(std::string_view speed) {
   return it == std::end(kOrder) ? -1 : static_cast<int>(it - std::begin(kOrder));
 }
 
-void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits& limits) {
+void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& profile) {
   int active = 0;
   std::string id;  // the port's entity id, rebuilt in place
   for (const auto& hca : host.hcas)
@@ -85,17 +85,17 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits
       }
       ++active;
       if (!port.rate) continue;
-      if (limits.port_rate_gbps && port.rate->gbps < *limits.port_rate_gbps)
+      if (profile.node.port_rate_gbps && port.rate->gbps < *profile.node.port_rate_gbps)
         VerdictBook::add(entity, HealthState::degraded,
                  reason("IB_PORT_RATE_LOW",
-                        "trained at " + port.rate_text + ", expected " + number_text(*limits.port_rate_gbps) + " Gb/s",
-                        "rate_Gbps", port.rate->gbps, *limits.port_rate_gbps));
-      if (limits.port_width && port.rate->lanes && *port.rate->lanes < *limits.port_width)
+                        "trained at " + port.rate_text + ", expected " + number_text(*profile.node.port_rate_gbps) + " Gb/s",
+                        "rate_Gbps", port.rate->gbps, *profile.node.port_rate_gbps));
+      if (profile.node.port_width && port.rate->lanes && *port.rate->lanes < *profile.node.port_width)
         VerdictBook::add(entity, HealthState::degraded,
                  reason("IB_PORT_WIDTH_LOW",
                         "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
-                            std::to_string(*limits.port_width) + "X",
-                        "lanes", *port.rate->lanes, *limits.port_width));
+                            std::to_string(*profile.node.port_width) + "X",
+                        "lanes", *port.rate->lanes, *profile.node.port_width));
       // sysfs shows no port capability; the HCA generation bounds the speed.
       const auto best = max_ib_speed(hca.hca_type);
       if (best && port.link_layer == "InfiniBand" && speed_rank(port.rate->speed) >= 0 &&
@@ -105,38 +105,38 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const LocalLimits
                         "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + std::string(*best), "speed",
                         speed_rank(port.rate->speed), speed_rank(*best)));
     }
-  if (limits.expect_active_ports && active < *limits.expect_active_ports)
+  if (profile.node.expect_active_ports && active < *profile.node.expect_active_ports)
     book.add({"node", host.name}, HealthState::failed,
              reason("IB_PORTS_MISSING",
                     std::to_string(active) + " active RDMA ports, profile expects " +
-                        std::to_string(*limits.expect_active_ports),
-                    "active_port_count", active, *limits.expect_active_ports));
+                        std::to_string(*profile.node.expect_active_ports),
+                    "active_port_count", active, *profile.node.expect_active_ports));
 }
 
 struct CounterRule {
   const char* counter;
   const char* code;
-  double LocalLimits::*limit;
+  double CounterLimits::*limit;
 };
 
-void judge_counters(Verdict& entity, const ProbeResult& p, const LocalLimits& limits) {
+void judge_counters(Verdict& entity, const ProbeResult& p, const Profile& profile) {
   if (auto downed = typical(p, "link_downed_delta"); downed && *downed > 0)
     VerdictBook::add(entity, HealthState::failed,
              reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
                     "link_downed_delta", *downed, 0.0));
   static const std::vector<CounterRule> rules{
-      {"symbol_error", "IB_SYMBOL_ERRORS", &LocalLimits::symbol_error_per_hour_degraded},
-      {"link_error_recovery", "IB_LINK_ERROR_RECOVERY", &LocalLimits::link_error_recovery_per_hour_degraded},
-      {"port_rcv_errors", "IB_RCV_ERRORS", &LocalLimits::port_rcv_errors_per_hour_degraded},
+      {"symbol_error", "IB_SYMBOL_ERRORS", &CounterLimits::symbol_error_per_hour_degraded},
+      {"link_error_recovery", "IB_LINK_ERROR_RECOVERY", &CounterLimits::link_error_recovery_per_hour_degraded},
+      {"port_rcv_errors", "IB_RCV_ERRORS", &CounterLimits::port_rcv_errors_per_hour_degraded},
       {"local_link_integrity_errors", "IB_LINK_INTEGRITY_ERRORS",
-       &LocalLimits::local_link_integrity_errors_per_hour_degraded},
+       &CounterLimits::local_link_integrity_errors_per_hour_degraded},
       {"excessive_buffer_overrun_errors", "IB_BUFFER_OVERRUN",
-       &LocalLimits::excessive_buffer_overrun_errors_per_hour_degraded},
+       &CounterLimits::excessive_buffer_overrun_errors_per_hour_degraded},
   };
   for (const auto& rule : rules) {
     const std::string name = std::string(rule.counter) + "_per_hour";
     const auto rate = typical(p, name);
-    const double limit = limits.*rule.limit;
+    const double limit = profile.counters.*rule.limit;
     if (!rate || *rate <= limit) continue;
     const auto delta = typical(p, std::string(rule.counter) + "_delta");
     VerdictBook::add(entity, HealthState::degraded,
@@ -156,7 +156,7 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
-void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
+void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
   auto metric = [&](const char* name) { return typical(p, name); };
   auto flag_set = [&](const char* name) { return metric(name).value_or(0) != 0; };
   auto add = [&](HealthState s, const char* code, std::string message, const char* name,
@@ -181,10 +181,10 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& lim
   if (flag_set("power_slowdown"))
     add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
   if (auto t = metric("temp_C")) {
-    if (limits.gpu_temp_failed_C && *t >= *limits.gpu_temp_failed_C)
-      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_failed_C);
-    else if (limits.gpu_temp_degraded_C && *t >= *limits.gpu_temp_degraded_C)
-      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", limits.gpu_temp_degraded_C);
+    if (profile.gpu.temp_failed_C && *t >= *profile.gpu.temp_failed_C)
+      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", profile.gpu.temp_failed_C);
+    else if (profile.gpu.temp_degraded_C && *t >= *profile.gpu.temp_degraded_C)
+      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", profile.gpu.temp_degraded_C);
   }
   const auto width = metric("pcie_width"), width_max = metric("pcie_width_max");
   if (width && width_max && *width < *width_max)
@@ -202,23 +202,9 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const LocalLimits& lim
   if (links && up && *up > 0 && *up < *links)
     add(HealthState::failed, "GPU_NVLINK_DOWN",
         number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
-  if (limits.require_persistence_mode)
+  if (profile.gpu.require_persistence_mode)
     if (auto pm = metric("persistence_mode"); pm && *pm == 0)
       add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
-}
-
-void judge_gpu_bandwidth(Verdict& gpu, const ProbeResult& p, const LocalLimits& limits) {
-  auto floor = [&](const char* name, const std::optional<double>& limit, const char* code) {
-    if (!limit) return;
-    const auto v = typical(p, name);
-    if (v && *v < *limit)
-      VerdictBook::add(
-          gpu, HealthState::degraded,
-          reason(code, std::string(name) + " " + number_text(*v) + " below " + number_text(*limit), name, v, limit));
-  };
-  floor("h2d_GBps", limits.gpu_copy_min_GBps, "GPU_COPY_BW_LOW");
-  floor("d2h_GBps", limits.gpu_copy_min_GBps, "GPU_COPY_BW_LOW");
-  floor("mem_bw_GBps", limits.gpu_mem_bw_min_GBps, "GPU_MEM_BW_LOW");
 }
 
 void judge_xids(Verdict& entity, const ProbeResult& p) {
@@ -260,27 +246,27 @@ bool is_local_probe(const ProbeResult& probe) {
 }
 
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                                        const LocalLimits& limits) {
+                                        const Profile& profile) {
   VerdictBook book;
-  judge_local_health(book, hosts, probes, limits);
+  judge_local_health(book, hosts, probes, profile);
   return book.take();
 }
 
 void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hosts,
-                        const std::vector<ProbeResult>& probes, const LocalLimits& limits) {
+                        const std::vector<ProbeResult>& probes, const Profile& profile) {
   // Each host's local results, in order.
   std::map<std::string_view, std::vector<const ProbeResult*>> local_by_host;
   for (const auto& p : probes)
     if (is_local_probe(p) && p.scope.hosts.size() == 1) local_by_host[p.scope.hosts[0]].push_back(&p);
   for (const auto& host : hosts) {
     const auto& local = local_by_host[host.name];
-    judge_ports(book, host, limits);
-    if (limits.expect_gpus && static_cast<int>(host.gpus.size()) < *limits.expect_gpus)
+    judge_ports(book, host, profile);
+    if (profile.node.expect_gpus && static_cast<int>(host.gpus.size()) < *profile.node.expect_gpus)
       book.add({"node", host.name}, HealthState::failed,
                reason("GPU_MISSING",
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
-                          std::to_string(*limits.expect_gpus),
-                      "gpu_count", static_cast<double>(host.gpus.size()), *limits.expect_gpus));
+                          std::to_string(*profile.node.expect_gpus),
+                      "gpu_count", static_cast<double>(host.gpus.size()), *profile.node.expect_gpus));
     // The host's GPUs (by position in the inventory and by device name) and
     // the node itself, as positions in the book.
     // A host has a handful of GPUs: vectors searched in order, no map per host.
@@ -312,13 +298,12 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
         // A profile that declares none of a device makes its absence expected.
         const bool expected =
             p.status == ProbeStatus::skipped && device.empty() &&
-            ((is_gpu_probe(p) && limits.expect_gpus == 0) || (is_port_probe(p) && limits.expect_active_ports == 0));
+            ((is_gpu_probe(p) && profile.node.expect_gpus == 0) || (is_port_probe(p) && profile.node.expect_active_ports == 0));
         if (!expected) VerdictBook::add(*entity, problem->first, std::move(problem->second));
         continue;
       }
-      if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, limits);
-      if (is_gpu_probe(p)) judge_gpu_bandwidth(*entity, p, limits);
-      if (p.id == kPortCountersProbe) judge_counters(*entity, p, limits);
+      if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, profile);
+      if (p.id == kPortCountersProbe) judge_counters(*entity, p, profile);
       if (p.id == kKernelLogXidProbe) {
         std::size_t target = node;
         for (std::size_t i = 0; i < host.gpus.size(); ++i)
@@ -329,11 +314,11 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       if (p.id == kKernelLogLinkProbe) {
         const double drops = typical(p, "link_down_events").value_or(0);
         const Hca* hca = find_hca(host, std::string(device));
-        if (!hca || drops < limits.link_down_events_degraded) continue;
+        if (!hca || drops < profile.counters.link_down_events_degraded) continue;
         for (const auto& port : hca->ports)
           book.add({"hca_port", host.name + "/" + port_name(*hca, port)}, HealthState::degraded,
                    reason("IB_LINK_FLAP", number_text(drops) + " link drops in the kernel log since boot",
-                          "link_down_events", drops, limits.link_down_events_degraded));
+                          "link_down_events", drops, profile.counters.link_down_events_degraded));
       }
     }
     // A GPU the inventory lists but no health record covers was not checked.

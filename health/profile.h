@@ -21,11 +21,19 @@ struct NodeExpectations {
   std::optional<int> port_width;           // lanes (4 for 4X)
 };
 
-// IB error counter rates over a probe (TOML table [counters]). On PAM4 links
-// (HDR/NDR) a few symbol errors are normal: judge rates, not counts.
+// IB error counter rates over the run, per hour, above which a port is
+// degraded (TOML table [counters]). PAM4 links (HDR, NDR) see a trickle of
+// symbol errors that FEC corrects: judge a rate, not "any error". Any
+// link_downed increase during the run is failed.
 struct CounterLimits {
-  std::optional<double> symbol_error_per_hour_degraded;
-  std::optional<double> link_error_recovery_per_hour_degraded;
+  double symbol_error_per_hour_degraded = 120;
+  double link_error_recovery_per_hour_degraded = 6;
+  double port_rcv_errors_per_hour_degraded = 120;
+  double local_link_integrity_errors_per_hour_degraded = 6;
+  double excessive_buffer_overrun_errors_per_hour_degraded = 6;
+  // Link drops in the kernel log since boot; one or two are what a boot or a
+  // cable reseat leaves behind.
+  int link_down_events_degraded = 3;
 };
 
 // One metric's limits. For bandwidths they are floors (below `failed` is
@@ -57,6 +65,9 @@ struct AllReduceLimits {
 struct GpuLimits {
   Limit copy_bw_GBps;  // gpu.cuda.copy_bw (host<->device)
   Limit mem_bw_GBps;   // gpu.cuda.mem_bw (device memory)
+  std::optional<double> temp_degraded_C;  // NVML temperature at or above: degraded (unset: not judged)
+  std::optional<double> temp_failed_C;    // at or above: failed
+  bool require_persistence_mode = false;  // persistence mode off is degraded when set
 };
 
 // Rules relative to the fleet median of the same measurement (probe id,

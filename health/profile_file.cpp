@@ -121,11 +121,20 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
   });
   top.on("counters", [&](const toml::node& n) {
     TableReader t = top.sub(n, "counters");
-    t.on("symbol_error_per_hour_degraded", [&](const toml::node& v) {
-      p.counters.symbol_error_per_hour_degraded = t.number(v, "symbol_error_per_hour_degraded");
-    });
-    t.on("link_error_recovery_per_hour_degraded", [&](const toml::node& v) {
-      p.counters.link_error_recovery_per_hour_degraded = t.number(v, "link_error_recovery_per_hour_degraded");
+    auto rate = [&](const char* key, double& out) {
+      t.on(key, [&t, &out, key](const toml::node& v) {
+        out = t.number(v, key);
+        if (out < 0) t.fail(v, "'counters." + std::string(key) + "' must not be negative");
+      });
+    };
+    rate("symbol_error_per_hour_degraded", p.counters.symbol_error_per_hour_degraded);
+    rate("link_error_recovery_per_hour_degraded", p.counters.link_error_recovery_per_hour_degraded);
+    rate("port_rcv_errors_per_hour_degraded", p.counters.port_rcv_errors_per_hour_degraded);
+    rate("local_link_integrity_errors_per_hour_degraded", p.counters.local_link_integrity_errors_per_hour_degraded);
+    rate("excessive_buffer_overrun_errors_per_hour_degraded",
+         p.counters.excessive_buffer_overrun_errors_per_hour_degraded);
+    t.on("link_down_events_degraded", [&](const toml::node& v) {
+      p.counters.link_down_events_degraded = t.integer(v, "link_down_events_degraded", 1);
     });
     t.read();
   });
@@ -149,6 +158,10 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     TableReader t = top.sub(n, "gpu");
     read_limit(t, "copy_bw_GBps", p.gpu.copy_bw_GBps, floor);
     read_limit(t, "mem_bw_GBps", p.gpu.mem_bw_GBps, floor);
+    t.on("temp_degraded_C", [&](const toml::node& v) { p.gpu.temp_degraded_C = t.number(v, "temp_degraded_C"); });
+    t.on("temp_failed_C", [&](const toml::node& v) { p.gpu.temp_failed_C = t.number(v, "temp_failed_C"); });
+    t.on("require_persistence_mode",
+         [&](const toml::node& v) { p.gpu.require_persistence_mode = t.boolean(v, "require_persistence_mode"); });
     t.read();
   });
   top.on("fleet", [&](const toml::node& n) {

@@ -47,10 +47,10 @@ std::vector<std::string> codes(const Verdict* v) {
 // ---- RDMA ports from fixture trees ---------------------------------------------
 
 TEST(LocalHealthPorts, HealthyNdrPortsMeetTheNdrExpectation) {
-  LocalLimits limits;
-  limits.port_rate_gbps = 400;
-  limits.port_width = 4;
-  limits.expect_active_ports = 2;
+  Profile limits;
+  limits.node.port_rate_gbps = 400;
+  limits.node.port_width = 4;
+  limits.node.expect_active_ports = 2;
   const auto vs = judge_local_health({host_from("cx7-ndr")}, {}, limits);
   for (const std::string id : {"n1/mlx5_0:1", "n1/mlx5_1:1"}) {
     const Verdict* v = find(vs, "hca_port", id);
@@ -62,8 +62,8 @@ TEST(LocalHealthPorts, HealthyNdrPortsMeetTheNdrExpectation) {
 }
 
 TEST(LocalHealthPorts, HdrPortOnAnNdrHcaIsDegradedForRateAndCapability) {
-  LocalLimits limits;
-  limits.port_rate_gbps = 400;
+  Profile limits;
+  limits.node.port_rate_gbps = 400;
   const auto vs = judge_local_health({host_from("degraded")}, {}, limits);
   const Verdict* v = find(vs, "hca_port", "n1/mlx5_0:1");
   ASSERT_NE(v, nullptr);
@@ -78,8 +78,8 @@ TEST(LocalHealthPorts, HdrPortOnAnNdrHcaIsDegradedForRateAndCapability) {
 }
 
 TEST(LocalHealthPorts, TwoLaneNdrPortIsDegradedForWidthButNotSpeed) {
-  LocalLimits limits;
-  limits.port_width = 4;
+  Profile limits;
+  limits.node.port_width = 4;
   const auto vs = judge_local_health({host_from("degraded")}, {}, limits);
   const Verdict* v = find(vs, "hca_port", "n1/mlx5_1:1");
   ASSERT_NE(v, nullptr);
@@ -93,8 +93,8 @@ TEST(LocalHealthPorts, TwoLaneNdrPortIsDegradedForWidthButNotSpeed) {
 }
 
 TEST(LocalHealthPorts, DownPortFailsAndCountsAgainstExpectedPorts) {
-  LocalLimits limits;
-  limits.expect_active_ports = 4;
+  Profile limits;
+  limits.node.expect_active_ports = 4;
   const auto vs = judge_local_health({host_from("degraded")}, {}, limits);
   const Verdict* down = find(vs, "hca_port", "n1/mlx5_2:1");
   ASSERT_NE(down, nullptr);
@@ -107,7 +107,7 @@ TEST(LocalHealthPorts, DownPortFailsAndCountsAgainstExpectedPorts) {
 }
 
 TEST(LocalHealthPorts, EthernetPortIsNotHeldToInfinibandCapability) {
-  const auto vs = judge_local_health({host_from("degraded")}, {}, LocalLimits{});
+  const auto vs = judge_local_health({host_from("degraded")}, {}, Profile{});
   const Verdict* roce = find(vs, "hca_port", "n1/mlx5_3:1");
   ASSERT_NE(roce, nullptr);
   EXPECT_EQ(roce->state, HealthState::healthy);
@@ -122,7 +122,7 @@ std::vector<ProbeResult> fixture_deltas(double seconds) {
 }
 
 TEST(LocalHealthCounters, LinkDownedDuringTheRunFailsThePort) {
-  const auto vs = judge_local_health({host_from("counters-after")}, fixture_deltas(600), LocalLimits{});
+  const auto vs = judge_local_health({host_from("counters-after")}, fixture_deltas(600), Profile{});
   const Verdict* v = find(vs, "hca_port", "n1/mlx5_0:1");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->state, HealthState::failed);
@@ -133,9 +133,9 @@ TEST(LocalHealthCounters, LinkDownedDuringTheRunFailsThePort) {
 
 TEST(LocalHealthCounters, SymbolErrorRateIsJudgedPerHourNotAsAnyError) {
   // symbol_error rose 2 -> 29 (27 errors) and link_error_recovery 0 -> 1.
-  LocalLimits limits;
-  limits.symbol_error_per_hour_degraded = 100;
-  limits.link_error_recovery_per_hour_degraded = 100;
+  Profile limits;
+  limits.counters.symbol_error_per_hour_degraded = 100;
+  limits.counters.link_error_recovery_per_hour_degraded = 100;
   // 27 in 10 minutes is 162 per hour: over the limit.
   auto vs = judge_local_health({host_from("counters-after")}, fixture_deltas(600), limits);
   const Reason* fast = reason(find(vs, "hca_port", "n1/mlx5_0:1"), "IB_SYMBOL_ERRORS");
@@ -152,7 +152,7 @@ TEST(LocalHealthCounters, QuietCountersLeaveAHealthyPortHealthy) {
   const auto snap = snapshot_counters(Sysfs(kFixtures / "counters-before"), 0);
   auto later = snap;
   later.taken_s = 60;
-  const auto vs = judge_local_health({host_from("counters-before")}, counter_deltas("n1", snap, later), LocalLimits{});
+  const auto vs = judge_local_health({host_from("counters-before")}, counter_deltas("n1", snap, later), Profile{});
   const Verdict* v = find(vs, "hca_port", "n1/mlx5_0:1");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->state, HealthState::healthy);
@@ -223,7 +223,7 @@ TEST(LocalHealthGpu, EachRuleOnOneSpoiledValue) {
     GpuHealth bad = good_gpu(1);
     c.spoil(bad);
     const auto vs = judge_local_health(
-        {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
+        {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, Profile{});
     const Verdict* v = find(vs, "gpu", "g1/gpu1");
     ASSERT_NE(v, nullptr);
     EXPECT_EQ(v->state, c.state);
@@ -239,7 +239,7 @@ TEST(LocalHealthGpu, EveryNvLinkDownIsNotJudgedAsAFault) {
   // A PCIe GPU without a bridge: NVML lists its links, all down.
   GpuHealth pcie = good_gpu(0);
   pcie.nvlink_links_up = 0;
-  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", pcie)}, LocalLimits{});
+  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", pcie)}, Profile{});
   const Verdict* v = find(vs, "gpu", "g1/gpu0");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->state, HealthState::healthy);
@@ -249,19 +249,32 @@ TEST(LocalHealthGpu, IdleGpuAtALowerPcieGenerationIsNotDowntrained) {
   GpuHealth idle = good_gpu(0);
   idle.pcie_gen = 1;  // power saving at P8
   idle.pstate = 8;
-  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", idle)}, LocalLimits{});
+  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", idle)}, Profile{});
   EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::healthy);
+}
+
+TEST(LocalHealthGpu, PersistenceModeOffIsDegradedOnlyWhenTheProfileRequiresIt) {
+  GpuHealth off = good_gpu(0);
+  off.persistence_mode = false;
+  EXPECT_EQ(
+      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", off)}, Profile{}), "gpu", "g1/gpu0")->state,
+      HealthState::healthy);
+  Profile strict;
+  strict.gpu.require_persistence_mode = true;
+  const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", off)}, strict);
+  EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::degraded);
+  EXPECT_NE(reason(find(vs, "gpu", "g1/gpu0"), "GPU_PERSISTENCE_OFF"), nullptr);
 }
 
 TEST(LocalHealthGpu, TemperatureLimitsApplyOnlyWhenSet) {
   GpuHealth hot = good_gpu(0);
   hot.temp_C = 91;
   EXPECT_EQ(
-      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, LocalLimits{}), "gpu", "g1/gpu0")->state,
+      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, Profile{}), "gpu", "g1/gpu0")->state,
       HealthState::healthy);
-  LocalLimits limits;
-  limits.gpu_temp_degraded_C = 85;
-  limits.gpu_temp_failed_C = 95;
+  Profile limits;
+  limits.gpu.temp_degraded_C = 85;
+  limits.gpu.temp_failed_C = 95;
   auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, limits);
   EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::degraded);
   hot.temp_C = 96;
@@ -273,8 +286,8 @@ TEST(LocalHealthGpu, TemperatureLimitsApplyOnlyWhenSet) {
 }
 
 TEST(LocalHealthGpu, MissingGpusFailTheNode) {
-  LocalLimits limits;
-  limits.expect_gpus = 8;
+  Profile limits;
+  limits.node.expect_gpus = 8;
   const auto vs = judge_local_health({gpu_host(7)}, {}, limits);
   const Reason* r = reason(find(vs, "node", "g1"), "GPU_MISSING");
   ASSERT_NE(r, nullptr);
@@ -286,18 +299,18 @@ TEST(LocalHealthGpu, MissingGpusFailTheNode) {
 TEST(LocalHealthGpu, SkippedNvmlLeavesTheNodeUnknownUnlessNoGpusAreExpected) {
   const HostInventory cpu_only = gpu_host(0);
   const std::vector<ProbeResult> probes{skipped(kGpuHealthProbe, Scope{{"g1"}, {}, {}}, "libnvidia-ml.so.1 not found")};
-  auto vs = judge_local_health({cpu_only}, probes, LocalLimits{});
+  auto vs = judge_local_health({cpu_only}, probes, Profile{});
   EXPECT_EQ(find(vs, "node", "g1")->state, HealthState::unknown);
   EXPECT_NE(reason(find(vs, "node", "g1"), "CHECK_SKIPPED"), nullptr);
-  LocalLimits none;
-  none.expect_gpus = 0;
+  Profile none;
+  none.node.expect_gpus = 0;
   vs = judge_local_health({cpu_only}, probes, none);
   const Verdict* node = find(vs, "node", "g1");
   EXPECT_TRUE(node == nullptr || node->state == HealthState::healthy);
 }
 
 TEST(LocalHealthGpu, GpuWithoutAHealthRecordIsUnknownNeverHealthy) {
-  const auto vs = judge_local_health({gpu_host(2)}, {gpu_health_result("g1", good_gpu(0))}, LocalLimits{});
+  const auto vs = judge_local_health({gpu_host(2)}, {gpu_health_result("g1", good_gpu(0))}, Profile{});
   EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::healthy);
   EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::unknown);
 }
@@ -311,7 +324,7 @@ TEST(LocalHealthGpu, SkippedCudaProbeOnAGpuIsUnknownAndWrongComputeFails) {
   compute.error = "3 of 100 results wrong";
   const auto vs = judge_local_health(
       {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", good_gpu(1)), copy, compute},
-      LocalLimits{});
+      Profile{});
   EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::unknown);
   EXPECT_NE(reason(find(vs, "gpu", "g1/gpu0"), "CHECK_SKIPPED"), nullptr);
   EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::failed);
@@ -322,7 +335,7 @@ TEST(LocalHealthGpu, OneFailedGpuOfTwoLeavesTheNodeDegradedWithTheUsableCount) {
   GpuHealth bad = good_gpu(1);
   bad.remap_pending = true;
   const auto vs = judge_local_health(
-      {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, LocalLimits{});
+      {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, Profile{});
   const Verdict* node = find(vs, "node", "g1");
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(node->state, HealthState::degraded);
@@ -346,7 +359,7 @@ TEST(LocalHealthKernelLog, HardwareXidFailsItsGpuAndAnApplicationXidDegrades) {
         p.push_back(gpu_health_result("g1", good_gpu(1)));
         return p;
       }(),
-      LocalLimits{});
+      Profile{});
   EXPECT_EQ(find(vs, "gpu", "g1/gpu1")->state, HealthState::failed);
   EXPECT_EQ(reason(find(vs, "gpu", "g1/gpu1"), "GPU_XID")->value, 79.0);
   EXPECT_EQ(find(vs, "gpu", "g1/gpu0")->state, HealthState::degraded);
@@ -356,13 +369,13 @@ TEST(LocalHealthKernelLog, RepeatedLinkDropsOnAnHcaDegradeItsPorts) {
   std::string log;
   for (int i = 0; i < 3; ++i) log += "mlx5_core 0000:17:00.0: mlx5_0: Port 1 link state changed to DOWN\n";
   const auto probes = kernel_log_results("n1", parse_kernel_log(log), "fixture");
-  auto vs = judge_local_health({host_from("cx7-ndr")}, probes, LocalLimits{});
+  auto vs = judge_local_health({host_from("cx7-ndr")}, probes, Profile{});
   const Verdict* flapping = find(vs, "hca_port", "n1/mlx5_0:1");
   EXPECT_EQ(flapping->state, HealthState::degraded);
   EXPECT_EQ(reason(flapping, "IB_LINK_FLAP")->value, 3.0);
   EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_1:1")->state, HealthState::healthy);
-  LocalLimits tolerant;
-  tolerant.link_down_events_degraded = 4;
+  Profile tolerant;
+  tolerant.counters.link_down_events_degraded = 4;
   vs = judge_local_health({host_from("cx7-ndr")}, probes, tolerant);
   EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_0:1")->state, HealthState::healthy);
 }

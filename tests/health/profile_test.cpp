@@ -45,7 +45,7 @@ TEST(Profile, HardwareProfilesDeclareWhatTheyExpect) {
     ASSERT_TRUE(p.network.verbs_bw_GBps.failed && p.network.verbs_bw_GBps.degraded) << name;
     // Floors under the line rate: NDR 50 GB/s, HDR 25 GB/s.
     EXPECT_LT(*p.network.verbs_bw_GBps.degraded, *p.node.port_rate_gbps / 8) << name;
-    EXPECT_TRUE(p.counters.symbol_error_per_hour_degraded.has_value()) << name;
+    EXPECT_DOUBLE_EQ(p.counters.symbol_error_per_hour_degraded, 100.0) << name;  // PAM4: a rate, not a count
   }
   EXPECT_DOUBLE_EQ(*resolve_profile("hgx-h100-ndr", {kProfiles}).network.verbs_bw_GBps.degraded, 47.5);
 }
@@ -132,6 +132,23 @@ TEST(Profile, NanAndInfinityAreRefusedEverywhere) {
     EXPECT_EQ(e.rfind("bad.toml:2:", 0), 0u) << text << " -> " << e;
     EXPECT_NE(e.find("finite"), std::string::npos) << text << " -> " << e;
   }
+}
+
+// Every limit the local rules apply is a profile key: the GPU and port rules
+// read it from the file, not from a default hidden in the judge.
+TEST(Profile, LocalLimitsAreKeysOfTheFile) {
+  const Profile p = parse_profile(
+      "[gpu]\ntemp_degraded_C = 80\ntemp_failed_C = 90\nrequire_persistence_mode = true\n"
+      "[counters]\nport_rcv_errors_per_hour_degraded = 7\nlink_down_events_degraded = 5\n",
+      "local.toml");
+  EXPECT_EQ(p.gpu.temp_degraded_C, 80.0);
+  EXPECT_EQ(p.gpu.temp_failed_C, 90.0);
+  EXPECT_TRUE(p.gpu.require_persistence_mode);
+  EXPECT_DOUBLE_EQ(p.counters.port_rcv_errors_per_hour_degraded, 7);
+  EXPECT_EQ(p.counters.link_down_events_degraded, 5);
+  EXPECT_DOUBLE_EQ(p.counters.local_link_integrity_errors_per_hour_degraded, 6);  // unset: the built-in value
+  EXPECT_NE(error_of("[counters]\nport_rcv_errors_per_hour_degraded = -1\n").find("negative"), std::string::npos);
+  EXPECT_NE(error_of("[gpu]\nrequire_persistence_mode = 1\n").find("true or false"), std::string::npos);
 }
 
 TEST(Profile, AnEmptyProfileIsRefused) {
