@@ -9,6 +9,7 @@
 #include "health/burn_in.h"
 #include "reports/jsonl.h"
 #include "reports/render_util.h"
+#include "scheduler/kubernetes.h"
 
 namespace ibgpu {
 
@@ -72,6 +73,7 @@ Report burn_in_report(const BurnInResult& result, const Report& first, const Rep
   out.hosts = result.hosts;
   out.verdicts = result.verdicts;
   out.summary = result.summary;
+  out.summary.kubernetes = kubernetes_map(out.verdicts);
   BurnInStats stats = result.stats;
   stats.duration_s = elapsed_s;
   if (options.interval_s > 0) stats.interval_s = options.interval_s;  // none: back to back

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <iostream>
 
-#include "app/admission_actions.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
+#include "scheduler/kubernetes.h"
+#include "scheduler/run_actions.h"
 
 namespace ibgpu {
 
@@ -165,6 +166,7 @@ void CheckRound::judge_report(Report& report) const {
   Judgement j = judge(report.hosts, report.probes, options_.profile, reference());
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
+  report.summary.kubernetes = kubernetes_map(report.verdicts);
 }
 
 std::string CheckRound::preflight(MpiSession& s) const {

@@ -5,7 +5,7 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
-#include "health/admission_actions.h"
+#include "scheduler/admission_actions.h"
 #include "health/baseline.h"
 #include "health/profile.h"
 

@@ -10,7 +10,7 @@
 #include "app/commands.h"
 #include "app/network.h"
 #include "app/pipeline.h"
-#include "health/admission_actions.h"
+#include "scheduler/admission_actions.h"
 #include "cluster/world.h"
 
 namespace ibgpu::cli {

@@ -5,7 +5,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "health/kubernetes.h"
 
 namespace ibgpu {
 
@@ -126,7 +125,6 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
     }
   }
   s.exit_code = exit_code_for(s.state);
-  s.kubernetes = kubernetes_map(verdicts);
   return s;
 }
 

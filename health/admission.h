@@ -15,7 +15,8 @@ namespace ibgpu {
 // usable and excluded lists. Every host has a node verdict afterwards.
 void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts);
 
-// The run summary, with the Kubernetes map of every node (health/kubernetes.h).
+// The run summary: its state, exit code and each node's action. The
+// Kubernetes map of the nodes is the scheduler's (scheduler/kubernetes.h).
 RunSummary summarise(const std::vector<Verdict>& verdicts);
 
 // A node's verdict in one short line, for a scheduler's drain reason or an

@@ -49,7 +49,7 @@ struct Verdict {
 };
 
 // What an admission controller applies to one Kubernetes node: label values
-// are label-legal (see health/kubernetes.h), annotations carry the full lists.
+// are label-legal (see scheduler/kubernetes.h), annotations carry the full lists.
 struct KubernetesTaint {
   std::string key, value, effect;  // effect: NoSchedule | PreferNoSchedule
   bool operator==(const KubernetesTaint&) const = default;

@@ -26,6 +26,7 @@
 #include "health/localise.h"
 #include "reports/json.h"
 #include "reports/reporter.h"
+#include "scheduler/kubernetes.h"
 #include "tests/health/synthetic_fleet.h"
 
 namespace {
@@ -140,6 +141,7 @@ int main(int argc, char** argv) {
   const long judge_faults = faults() - fa;
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
+  report.summary.kubernetes = kubernetes_map(report.verdicts);  // as the check command does
 
   // The fastest of --render-runs renderings; the page faults of the first.
   auto fastest_render = [&](const Reporter& reporter, std::size_t& bytes, long& first_faults) {

@@ -9,7 +9,7 @@
 // summary and a missing (null) value. Verdicts cover every entity kind and
 // state, reasons with and without value/threshold/metric; the summary's
 // Kubernetes map a degraded and a drained node.
-#include "health/kubernetes.h"
+#include "scheduler/kubernetes.h"
 #include "reports/report.h"
 
 namespace ibgpu::testing {

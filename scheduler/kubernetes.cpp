@@ -1,4 +1,4 @@
-#include "health/kubernetes.h"
+#include "scheduler/kubernetes.h"
 
 #include <cctype>
 

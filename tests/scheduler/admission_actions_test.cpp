@@ -3,8 +3,8 @@
 // built-in Slurm forms, quoting for the dry run, and reading scontrol's answer.
 #include <gtest/gtest.h>
 
-#include "app/process.h"
-#include "health/admission_actions.h"
+#include "scheduler/process.h"
+#include "scheduler/admission_actions.h"
 
 namespace ibgpu {
 namespace {

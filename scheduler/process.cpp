@@ -1,4 +1,5 @@
-#include "app/process.h"
+#include "core/waits.h"
+#include "scheduler/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -87,12 +88,8 @@ bool reap_until(pid_t pid, int& status, bool& known, Clock::time_point deadline)
 }  // namespace
 
 std::string ProcessOutcome::describe() const {
-  char text[64];
   if (!started) return "could not start: " + start_error;
-  if (timed_out) {
-    std::snprintf(text, sizeof text, "timed out after %g s (killed)", timeout_s);
-    return text;
-  }
+  if (timed_out) return "timed out after " + seconds_text(timeout_s) + " s (killed)";
   if (exit_code) return "exit " + std::to_string(*exit_code);
   if (signal) return "killed by signal " + std::to_string(*signal) + " (" + strsignal(*signal) + ")";
   return "ended, its exit status lost";

@@ -1,7 +1,7 @@
 #pragma once
 // From the admission decision to the scheduler commands that apply it: drain
 // the nodes to drain, resume the nodes to admit. Pure: this file builds the
-// argument vectors; app/admission_actions.cpp runs them (without a shell).
+// argument vectors; scheduler/run_actions.cpp runs them (without a shell).
 //
 // A command template is split into arguments once, when the command line is
 // parsed; {host} and {reason} are then substituted inside single arguments and

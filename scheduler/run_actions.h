@@ -1,12 +1,12 @@
 #pragma once
 // Rank 0, after the report is written: applies the admission decision to the
-// scheduler (health/admission_actions.h builds the commands, app/process.h
+// scheduler (scheduler/admission_actions.h builds the commands, scheduler/process.h
 // runs them). A failing command changes no verdict and no exit code.
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "health/admission_actions.h"
+#include "scheduler/admission_actions.h"
 #include "reports/report.h"
 
 namespace ibgpu {

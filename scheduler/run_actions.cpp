@@ -1,6 +1,6 @@
-#include "app/admission_actions.h"
+#include "scheduler/run_actions.h"
 
-#include "app/process.h"
+#include "scheduler/process.h"
 
 namespace ibgpu {
 

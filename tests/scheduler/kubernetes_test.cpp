@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "health/admission.h"
-#include "health/kubernetes.h"
+#include "scheduler/kubernetes.h"
 
 namespace ibgpu {
 namespace {
@@ -118,12 +118,13 @@ TEST(KubernetesMap, RailListTooLongForALabelBecomesACount) {
   EXPECT_EQ(k.annotations.at("ibgpu.io/usable").substr(0, 18), "mlx5_0:1,mlx5_1:1,");  // the full list stays
 }
 
-TEST(KubernetesMap, SummaryCarriesIt) {
-  const std::vector<Verdict> verdicts{node("a", HealthState::healthy, Action::admit, {}, {}),
-                                      node("b", HealthState::failed, Action::drain, {}, {})};
-  const RunSummary s = summarise(verdicts);
-  EXPECT_EQ(s.kubernetes, kubernetes_map(verdicts));
-  EXPECT_EQ(s.kubernetes.size(), 2u);
+TEST(KubernetesMap, MapsEveryNodeAndNothingElse) {
+  std::vector<Verdict> verdicts{node("a", HealthState::healthy, Action::admit, {}, {}),
+                                node("b", HealthState::failed, Action::drain, {}, {})};
+  verdicts.push_back(Verdict{{"gpu", "a/gpu0"}, HealthState::healthy, {}, std::nullopt});
+  const auto map = kubernetes_map(verdicts);
+  EXPECT_EQ(map.size(), 2u);
+  EXPECT_EQ(map.count("a/gpu0"), 0u);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "app/process.h"
+#include "scheduler/process.h"
 
 namespace ibgpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "health/admission_actions.h"
+#include "scheduler/admission_actions.h"
 
 #include <cctype>
 #include <cstdio>
