@@ -1,3 +1,4 @@
+#!/bin/bash
 # Admission actions of `ibgpu check`, one process, against a fake scontrol
 # first on PATH that logs its argv (one argument a line, "--" after each call)
 # and answers `show node` from fixture files.
@@ -35,7 +36,7 @@ fit=(--profile "$WORK/cpu-node.toml" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/
      --loopback --sizes 64K --iters 20)
 unfit=(--profile "$WORK/gpu-node.toml" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/empty" --allreduce off)
 
-# check NAME HOST ARGS...: one `ibgpu check` as host HOST; sets $rc, log in $WORK/NAME.log.
+# check NAME HOST ARGS...: one `ibgpu check` as host HOST; sets $rc (lib.sh's), log in $WORK/NAME.log.
 check() {
   local name=$1 host=$2; shift 2
   export FAKE_SCONTROL_LOG="$WORK/$name.log"
@@ -53,6 +54,7 @@ reasons_of() {
 
 # 1. A failed node is drained: exactly these arguments, the host with shell
 #    metacharacters arriving as written, the reason one argument.
+# shellcheck disable=SC2016  # the metacharacters are the point: they must reach scontrol unexpanded
 host='gpu01;touch pwned $(id) `id` "q" '\''s'
 check drain "$host" "${unfit[@]}" --slurm-drain
 [ "$rc" -eq 2 ] || fail "drained node: exit $rc, want 2 (failed): $(cat "$WORK/drain.err")"
@@ -116,6 +118,7 @@ check custom "a b" "${unfit[@]}" --drain-cmd "scontrol custom --host={host} 'why
 
 # 7. Usage errors: an unbalanced quote, an unknown placeholder, two drain forms, a dry run of nothing.
 usage_case() {
+  local rc
   set +e
   "$IBGPU" check "$@" >/dev/null 2>"$WORK/usage.err"
   rc=$?

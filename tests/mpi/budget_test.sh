@@ -1,3 +1,4 @@
+#!/bin/bash
 # `--budget` is a promise on one host too: `check --full --loopback` over 4 ranks with a 20 s and a
 # 10 s budget ends within the budget plus mpirun's start and end (a generous 15 s on a loaded
 # 2-core machine), and stderr and run.notes say what the budget dropped or shortened.

@@ -1,3 +1,4 @@
+#!/bin/bash
 # `ibgpu check` over 2 ranks: a report whose exit code matches its summary,
 # and verdicts that never call an unchecked host healthy.
 source "$(dirname "$0")/lib.sh"
