@@ -13,7 +13,7 @@ root=${IBGPU_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 cd "$root"
 me=ci/bench/run_verbs_bench
 ibgpu=${IBGPU:-build/ibgpu}
-[ -f "$ibgpu" ] && [ -x "$ibgpu" ] || { echo "$me: error: no ibgpu binary at $ibgpu (set IBGPU)" >&2; exit 1; }
+{ [ -f "$ibgpu" ] && [ -x "$ibgpu" ]; } || { echo "$me: error: no ibgpu binary at $ibgpu (set IBGPU)" >&2; exit 1; }
 ibgpu=$(cd "$(dirname "$ibgpu")" && pwd)/$(basename "$ibgpu")
 case $ibgpu in
   /tmp/*|/run/*|/dev/*) echo "$me: error: $ibgpu is under /tmp, /run or /dev, which the VM does not see" >&2; exit 1 ;;

@@ -111,9 +111,11 @@ start=$SECONDS
 for r in $(seq 1 "$ROUNDS"); do
   vm_log "round $r/$ROUNDS ($([ $((r % 2)) -eq 1 ] && echo "perftest first" || echo "ibgpu first"))"
   if [ $((r % 2)) -eq 1 ]; then run_perftest "$r"; run_ibgpu "$r"; else run_ibgpu "$r"; run_perftest "$r"; fi
-  printf '%s\twrite_bw_GBps\t65536\t%s\t%s\n' "$r" "$pt_bw64" "$ib_bw64" >>"$tsv"
-  printf '%s\twrite_bw_GBps\t1048576\t%s\t%s\n' "$r" "$pt_bw1m" "$ib_bw1m" >>"$tsv"
-  printf '%s\twrite_lat_us\t8\t%s\t%s\n' "$r" "$pt_lat" "$ib_lat" >>"$tsv"
+  {
+    printf '%s\twrite_bw_GBps\t65536\t%s\t%s\n' "$r" "$pt_bw64" "$ib_bw64"
+    printf '%s\twrite_bw_GBps\t1048576\t%s\t%s\n' "$r" "$pt_bw1m" "$ib_bw1m"
+    printf '%s\twrite_lat_us\t8\t%s\t%s\n' "$r" "$pt_lat" "$ib_lat"
+  } >>"$tsv"
 done
 
 /usr/bin/python3 - "$tsv" "$BW_ITERS" "$LAT_ITERS" "$SECONDS" "$start" <<'PY' | tee "$OUT/bench.txt"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/netns/lib.sh: several "hosts" on one machine, each a network namespace with its own
 # hostname, joined by a bridge; OpenMPI launches one rank per host through ci/netns/rsh-agent.
 # Source it from bash (as root). See ci/netns/README.md.
@@ -25,6 +26,7 @@ NETNS_BRIDGE=""
 NETNS_SUBNET=""      # e.g. 10.213.7.0/24
 NETNS_BRIDGE_ADDR=""
 NETNS_DIR=""         # scratch: hostfile, agent map
+rc=0 elapsed=0      # set by netns_mpirun: mpirun's status, its seconds
 NETNS_AGENT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rsh-agent
 
 netns_log() { echo "[netns $(date +%T)] $*" >&2; }
@@ -81,12 +83,12 @@ netns_clean_stale() {
 # SIGKILLs every process in namespace $1 (only our own namespaces are ever passed), then waits
 # briefly for them to go.
 netns_kill_in() {
-  local ns=$1 pids _
+  local ns=$1 pids=() _
   for _ in 1 2 3 4 5 6 7 8 9 10; do
-    pids=$(ip netns pids "$ns" 2>/dev/null || true)
-    [ -z "$pids" ] && return 0
+    mapfile -t pids < <(ip netns pids "$ns" 2>/dev/null || true)
+    [ ${#pids[@]} -eq 0 ] && return 0
     # A stopped process is killed too (SIGKILL needs no SIGCONT).
-    kill -9 $pids 2>/dev/null || true
+    kill -9 "${pids[@]}" 2>/dev/null || true
     sleep 0.2
   done
   netns_log "warning: processes still in $ns: $(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"

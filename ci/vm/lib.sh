@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/vm/lib.sh: helpers for scripts that run INSIDE the Soft-RoCE VM (through ci/vm/run).
 # Source it from bash:  . "$(dirname "$0")/../../ci/vm/lib.sh"   (or by its repo path; the cwd
 # inside the VM is the repo root, so `. ci/vm/lib.sh` works too).
@@ -129,7 +130,7 @@ vm_rxe_pair() {
     ip rule add pref 11 iif lo to "$VM_A_ADDR" lookup 102 || return 1
   ip neigh replace "$VM_B_ADDR" lladdr "$mb" dev veth_a nud permanent &&
     ip neigh replace "$VM_A_ADDR" lladdr "$ma" dev veth_b nud permanent || return 1
-  rdma link add rxe_a type rxe netdev veth_a && rdma link add rxe_b type rxe netdev veth_b ||
+  { rdma link add rxe_a type rxe netdev veth_a && rdma link add rxe_b type rxe netdev veth_b; } ||
     { echo "vm: rdma link add rxe_a/rxe_b failed" >&2; return 1; }
   vm_wait_active rxe_a && vm_wait_active rxe_b || return 1
   VM_GID_A=$(vm_gid_index rxe_a "$VM_A_ADDR") && VM_GID_B=$(vm_gid_index rxe_b "$VM_B_ADDR") || return 1

@@ -1,3 +1,4 @@
+#!/bin/bash
 # The HTML report in a real browser: headless Chromium loads pages made by the
 # real reporter, and the DOM it built and the pixels it drew are checked.
 #  1. the shared fixture report (tests/data/golden/report.json) with a host
@@ -87,7 +88,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 spec=()
 for h in h0 h1 h2 h3; do
   [ ${#spec[@]} -eq 0 ] || spec+=(:)
-  spec+=(-np 1 -x IBGPU_HOSTNAME=$h "$IBGPU" probe bw --transport mpi --sizes 64K,256K --format html)
+  spec+=(-np 1 -x "IBGPU_HOSTNAME=$h" "$IBGPU" probe bw --transport mpi --sizes "64K,256K" --format html)
 done
 set +e
 timeout --kill-after=5 120 mpirun --bind-to none "${spec[@]}" >"$OUT/probe.html" 2>"$WORK/probe.err"

@@ -12,10 +12,10 @@ run report "$report" --format markdown --output /dev/null
 [ "$rc" -eq 0 ] || fail "--output /dev/null exited $rc: $(cat "$WORK/err")"
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"
 run report --compare "$DATA/runs/before.json" "$DATA/runs/after.json" --json /dev/null
-[ "$rc" -eq 1 ] && [ -c /dev/null ] || fail "--compare --json /dev/null exited $rc: $(cat "$WORK/err")"
+{ [ "$rc" -eq 1 ] && [ -c /dev/null ]; } || fail "--compare --json /dev/null exited $rc: $(cat "$WORK/err")"
 # /dev/full: an error naming the device, and the device stays.
 run report "$report" --output /dev/full
-[ "$rc" -ne 0 ] && [ -c /dev/full ] || fail "--output /dev/full exited $rc or replaced the device"
+{ [ "$rc" -ne 0 ] && [ -c /dev/full ]; } || fail "--output /dev/full exited $rc or replaced the device"
 grep -q "/dev/full" "$WORK/err" || fail "no word of /dev/full: $(cat "$WORK/err")"
 
 # A symlink: the link stays, its target (in another folder) is replaced, nothing left beside it.
@@ -30,7 +30,7 @@ cmp -s "$WORK/runs/x.md" "$GOLDEN/report.md" || fail "the symlink's target does 
 # A baseline through a dangling symlink creates the target.
 ln -s runs/fleet.json "$WORK/fleet-latest.json"
 run report --baseline-out "$WORK/fleet-latest.json" "$DATA/runs/before.json" "$DATA/runs/after.json"
-[ "$rc" -eq 0 ] && [ -L "$WORK/fleet-latest.json" ] && grep -q baseline_version "$WORK/runs/fleet.json" ||
+{ [ "$rc" -eq 0 ] && [ -L "$WORK/fleet-latest.json" ] && grep -q baseline_version "$WORK/runs/fleet.json"; } ||
   fail "--baseline-out through a dangling link: rc $rc, $(ls -l "$WORK" "$WORK/runs")"
 
 # A FIFO: its reader gets the report, and it is still a FIFO.
@@ -39,7 +39,7 @@ cat "$WORK/pipe" >"$WORK/from-pipe" &
 reader=$!
 run report "$report" --format markdown --output "$WORK/pipe"
 wait "$reader"
-[ "$rc" -eq 0 ] && [ -p "$WORK/pipe" ] || fail "--output FIFO exited $rc or replaced the FIFO: $(cat "$WORK/err")"
+{ [ "$rc" -eq 0 ] && [ -p "$WORK/pipe" ]; } || fail "--output FIFO exited $rc or replaced the FIFO: $(cat "$WORK/err")"
 cmp -s "$WORK/from-pipe" "$GOLDEN/report.md" || fail "the FIFO's reader did not get the report"
 # A pipe as /proc/self/fd/N (what `--output >(cmd)` passes): written through.
 "$IBGPU" report "$report" --format markdown --output /dev/stdout 2>"$WORK/err" | cat >"$WORK/from-stdout"
@@ -48,10 +48,10 @@ cmp -s "$WORK/from-stdout" "$GOLDEN/report.md" || fail "--output /dev/stdout int
 # A socket and a directory are refused before anything is written (exit 64).
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$WORK/sock"
 run report "$report" --output "$WORK/sock"
-[ "$rc" -eq 64 ] && [ -S "$WORK/sock" ] && grep -q "socket" "$WORK/err" ||
+{ [ "$rc" -eq 64 ] && [ -S "$WORK/sock" ] && grep -q "socket" "$WORK/err"; } ||
   fail "--output socket: rc $rc, $(cat "$WORK/err")"
 run report "$report" --output "$WORK/runs"
-[ "$rc" -eq 64 ] && [ -d "$WORK/runs" ] || fail "--output directory: rc $rc"
+{ [ "$rc" -eq 64 ] && [ -d "$WORK/runs" ]; } || fail "--output directory: rc $rc"
 
 # Device nodes made here (needs root: mknod): a character device is written through, a block
 # device refused; neither is replaced.
@@ -59,9 +59,9 @@ if [ "$(id -u)" -eq 0 ]; then
   mknod "$WORK/null" c 1 3
   mknod "$WORK/loop" b 7 200
   run report "$report" --output "$WORK/null"
-  [ "$rc" -eq 0 ] && [ -c "$WORK/null" ] || fail "--output to a character device node: rc $rc, $(cat "$WORK/err")"
+  { [ "$rc" -eq 0 ] && [ -c "$WORK/null" ]; } || fail "--output to a character device node: rc $rc, $(cat "$WORK/err")"
   run report "$report" --output "$WORK/loop"
-  [ "$rc" -eq 64 ] && [ -b "$WORK/loop" ] && grep -q "block device" "$WORK/err" ||
+  { [ "$rc" -eq 64 ] && [ -b "$WORK/loop" ] && grep -q "block device" "$WORK/err"; } ||
     fail "--output to a block device: rc $rc, $(cat "$WORK/err")"
 else
   echo "note: not root: the mknod cases (a character and a block device node) did not run"
@@ -82,7 +82,7 @@ done
 # 100,000-deep JSON: refused before any parser or recursive walk sees it.
 python3 -c 'print("[" * 100000 + "]" * 100000)' >"$WORK/deep.json"
 run report "$WORK/deep.json"
-[ "$rc" -eq 64 ] && grep -q "nested deeper than 64" "$WORK/err" || fail "deep JSON: rc $rc, $(cat "$WORK/err")"
+{ [ "$rc" -eq 64 ] && grep -q "nested deeper than 64" "$WORK/err"; } || fail "deep JSON: rc $rc, $(cat "$WORK/err")"
 python3 -c 'print("{\"schema_version\": 1, \"run\": " + "{\"a\": " * 100000 + "1" + "}" * 100000 + "}")' >"$WORK/deep2.json"
 run report "$WORK/deep2.json"
 [ "$rc" -eq 64 ] || fail "deep object in a report: rc $rc, $(head -c 300 "$WORK/err")"
@@ -90,7 +90,7 @@ run report "$WORK/deep2.json"
 truncate -s 2G "$WORK/huge.json"
 start=$(date +%s)
 run report "$WORK/huge.json"
-[ "$rc" -eq 64 ] && grep -q "over the 1024 MiB" "$WORK/err" || fail "oversized report: rc $rc, $(cat "$WORK/err")"
+{ [ "$rc" -eq 64 ] && grep -q "over the 1024 MiB" "$WORK/err"; } || fail "oversized report: rc $rc, $(cat "$WORK/err")"
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "the oversized report was read"
 # Numbers that do not fit: a clear error, not undefined behaviour or a wrapped value.
 for bad in '-1e300' '18446744073709551615' '1e400'; do
@@ -107,6 +107,6 @@ exec(sys.argv[3] + " = 1e300")
 json.dump(r, open(sys.argv[2], "w"))
 PY
   run report "$WORK/bad.json"
-  [ "$rc" -eq 64 ] && grep -q "out of range\|must be an integer" "$WORK/err" || fail "$field = 1e300: rc $rc, $(cat "$WORK/err")"
+  { [ "$rc" -eq 64 ] && grep -q "out of range\|must be an integer" "$WORK/err"; } || fail "$field = 1e300: rc $rc, $(cat "$WORK/err")"
 done
 echo "host safety: ok"

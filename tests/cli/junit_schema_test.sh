@@ -1,3 +1,4 @@
+#!/bin/bash
 # The JUnit output against the checked-in schema (tests/data/junit.xsd), with xmllint.
 source "$(dirname "$0")/lib.sh"
 command -v xmllint >/dev/null || { echo "SKIP: xmllint not installed (Debian: libxml2-utils)"; exit 77; }

@@ -1,3 +1,4 @@
+#!/bin/bash
 # `ibgpu report`: saved reports re-rendered exactly as the run rendered them,
 # compared, and folded into a baseline; bad input is exit 64 and writes nothing.
 source "$(dirname "$0")/lib.sh"
@@ -30,13 +31,13 @@ fi
 
 # --output: the same text, in a file.
 run report "$GOLDEN/report.json" --format markdown --output "$WORK/summary.md"
-[ "$rc" -eq 0 ] && [ ! -s "$WORK/out" ] || fail "--output exited $rc or also printed"
+{ [ "$rc" -eq 0 ] && [ ! -s "$WORK/out" ]; } || fail "--output exited $rc or also printed"
 cmp -s "$WORK/summary.md" "$GOLDEN/report.md" || fail "--output file differs from the golden markdown"
 
 # Several files: text formats one after the other; document formats refuse.
 run report "$DATA/runs/before.json" "$DATA/runs/after.json"
 [ "$rc" -eq 0 ] || fail "two files as a table exited $rc"
-grep -q "run b3f04e0000000001" "$WORK/out" && grep -q "run af7e400000000002" "$WORK/out" || fail "not both runs rendered"
+{ grep -q "run b3f04e0000000001" "$WORK/out" && grep -q "run af7e400000000002" "$WORK/out"; } || fail "not both runs rendered"
 run report "$DATA/runs/before.json" "$DATA/runs/after.json" --format prometheus
 [ "$rc" -eq 64 ] || fail "two files as prometheus exited $rc"
 grep -q "one document per report" "$WORK/err" || fail "no reason for refusing two prometheus files: $(cat "$WORK/err")"
@@ -51,12 +52,12 @@ grep -q "newer.json: report has schema_version 99, this ibgpu reads up to 1: upg
 [ ! -e "$WORK/never.txt" ] || fail "an output was written for an unreadable report"
 # Several files: one bad file means nothing rendered.
 run report "$GOLDEN/report.json" "$WORK/newer.json"
-[ "$rc" -eq 64 ] && [ ! -s "$WORK/out" ] || fail "a bad second file exited $rc or rendered the first"
+{ [ "$rc" -eq 64 ] && [ ! -s "$WORK/out" ]; } || fail "a bad second file exited $rc or rendered the first"
 echo '{"schema_version": 1' >"$WORK/cut.json"
 run report "$WORK/cut.json"
-[ "$rc" -eq 64 ] && grep -q "cut.json: not JSON" "$WORK/err" || fail "truncated JSON: rc $rc, $(cat "$WORK/err")"
+{ [ "$rc" -eq 64 ] && grep -q "cut.json: not JSON" "$WORK/err"; } || fail "truncated JSON: rc $rc, $(cat "$WORK/err")"
 run report "$WORK/missing.json"
-[ "$rc" -eq 64 ] && grep -q "missing.json: cannot read" "$WORK/err" || fail "missing file: rc $rc, $(cat "$WORK/err")"
+{ [ "$rc" -eq 64 ] && grep -q "missing.json: cannot read" "$WORK/err"; } || fail "missing file: rc $rc, $(cat "$WORK/err")"
 run report
 [ "$rc" -eq 64 ] || fail "report without FILE exited $rc"
 
@@ -66,9 +67,9 @@ run report --compare "$DATA/runs/before.json" "$DATA/runs/after.json"
 cmp -s "$WORK/out" "$GOLDEN/compare.table.txt" || fail "--compare table differs: $(diff "$GOLDEN/compare.table.txt" "$WORK/out")"
 run report --compare "$DATA/runs/before.json" "$DATA/runs/after.json" --json -
 [ "$rc" -eq 1 ] || fail "--compare --json - exited $rc"
-grep -q '"changed": true' "$WORK/out" && ! grep -q "Changes from" "$WORK/out" || fail "--json - is not JSON only"
+{ grep -q '"changed": true' "$WORK/out" && ! grep -q "Changes from" "$WORK/out"; } || fail "--json - is not JSON only"
 run report --compare "$DATA/runs/after.json" "$DATA/runs/after.json"
-[ "$rc" -eq 0 ] && grep -q "no change" "$WORK/out" || fail "--compare of a run with itself exited $rc"
+{ [ "$rc" -eq 0 ] && grep -q "no change" "$WORK/out"; } || fail "--compare of a run with itself exited $rc"
 run report --compare "$DATA/runs/before.json"
 [ "$rc" -eq 64 ] || fail "--compare with one file exited $rc"
 run report --compare "$DATA/runs/before.json" "$WORK/newer.json"
@@ -82,7 +83,7 @@ grep -q '"net.verbs.write_bw@8388608:bw_avg_GBps"' "$WORK/fleet.json" || fail "b
 grep -q "3 measurement kinds from 2 runs" "$WORK/out" || fail "baseline summary: $(cat "$WORK/out")"
 sed 's/"baseline_version": 1/"baseline_version": 7/' "$WORK/fleet.json" >"$WORK/fleet7.json"
 run check --baseline "$WORK/fleet7.json"
-[ "$rc" -eq 64 ] && grep -q "upgrade ibgpu" "$WORK/err" || fail "check with a newer baseline: rc $rc, $(cat "$WORK/err")"
+{ [ "$rc" -eq 64 ] && grep -q "upgrade ibgpu" "$WORK/err"; } || fail "check with a newer baseline: rc $rc, $(cat "$WORK/err")"
 
 grep -q "1 --compare found changes" <<<"$("$IBGPU" report --help)" || fail "report --help does not document its exit codes"
 echo "report: ok"

@@ -1,7 +1,8 @@
+#!/bin/bash
 # ibgpu allreduce with the MPI backend on real mpirun ranks: nccl-tests' numbers, the
 # bit-exact check and its blame, placements, deadlines, the NCCL backend skipped without a GPU.
 source "$(dirname "$0")/lib.sh"
-SMALL=(--sizes 4K,256K --iters 3 --warmup 1)
+SMALL=(--sizes "4K,256K" --iters 3 --warmup 1)
 
 # busbw = algbw x 2(n-1)/n and #wrong 0 in every measured row; EXPECT maps placement -> groups.
 check_sweep() {  # FILE EXPECTED-ROWS
@@ -95,7 +96,7 @@ start=$SECONDS
 mpi 90 4 "$IBGPU" allreduce --backend mpi --sizes 64K,1M,2M,4M --iters 400 --warmup 1 --timeout 3 \
   --json "$WORK/stop.json" >/dev/null 2>"$WORK/stop.err"
 wait
-[ -s "$WORK/stopped.pid" ] && kill -CONT "$(cat "$WORK/stopped.pid")" 2>/dev/null || true
+{ [ -s "$WORK/stopped.pid" ] && kill -CONT "$(cat "$WORK/stopped.pid")" 2>/dev/null; } || true
 [ -s "$WORK/stopped.pid" ] || fail "stopped rank: rank 2 was never stopped"
 [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || fail "stopped rank: exit $rc, expected 2 or 3"
 validate "$WORK/stop.json"
@@ -124,7 +125,8 @@ fi
 
 # 7. Usage errors before anything runs: exit 64, a JSON error document, no report.
 for args in "--backend mpi --dtype half" "--backend mpi --sizes 6" "--dtype quad" "--placement rack"; do
-  mpi 60 2 "$IBGPU" allreduce $args --json "$WORK/usage.json" >/dev/null 2>"$WORK/usage.err"
+  read -r -a argv <<<"$args"
+  mpi 60 2 "$IBGPU" allreduce "${argv[@]}" --json "$WORK/usage.json" >/dev/null 2>"$WORK/usage.err"
   [ "$rc" -eq 64 ] || fail "allreduce $args: exit $rc, expected 64"
   [ "$(grep -c . "$WORK/usage.err")" -ge 1 ] || fail "allreduce $args: no message"
   check_json "$WORK/usage.json" "assert r['summary']['exit_code'] == 64 and r['error']['message'], r"

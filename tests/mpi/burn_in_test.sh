@@ -1,3 +1,4 @@
+#!/bin/bash
 # `ibgpu burn-in` over two "hosts" (MPMD, one rank each): rounds stream to JSON Lines as they
 # finish, the summary record and report close the run, and a writer killed mid-run leaves every
 # finished round readable.

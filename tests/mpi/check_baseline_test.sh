@@ -1,3 +1,4 @@
+#!/bin/bash
 # check --baseline: a saved baseline's medians replace the run's own fleet
 # medians for the kinds it has, and the report records which baseline applied.
 source "$(dirname "$0")/lib.sh"

@@ -34,21 +34,21 @@ for ((k = 1; k <= runs; ++k)); do
   # The job's ranks; the signal goes to each of them, as `scancel` or a job's time limit does
   # (Slurm signals every task, then SIGKILLs after KillWait, 30 s by default). Ctrl-C at mpirun,
   # which SIGKILLs the ranks one second after passing the signal on, is tests/mpi/interrupt_test.sh.
-  ranks=$(pgrep -f -- "--json $out/report.json" | while read -r p; do
+  mapfile -t ranks < <(pgrep -f -- "--json $out/report.json" | while read -r p; do
             tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q "^OMPI_COMM_WORLD_RANK=" && echo "$p"; done || true)
   what=$((RANDOM % 3))
   case $what in
-    0) kill -INT $ranks 2>/dev/null || true; how="SIGINT ${delay_ms} ms after the plan"; interrupts=$((interrupts + 1)) ;;
-    1) kill -TERM $ranks 2>/dev/null || true; how="SIGTERM ${delay_ms} ms after the plan"; interrupts=$((interrupts + 1)) ;;
+    0) kill -INT "${ranks[@]}" 2>/dev/null || true; how="SIGINT ${delay_ms} ms after the plan"; interrupts=$((interrupts + 1)) ;;
+    1) kill -TERM "${ranks[@]}" 2>/dev/null || true; how="SIGTERM ${delay_ms} ms after the plan"; interrupts=$((interrupts + 1)) ;;
     2)
       victim=$((1 + RANDOM % 3))
       pid=""
-      for p in $ranks; do
+      for p in "${ranks[@]}"; do
         if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$victim"; then pid=$p; fi
       done
-      [ -n "$pid" ] && kill -STOP "$pid" 2>/dev/null || true
+      { [ -n "$pid" ] && kill -STOP "$pid" 2>/dev/null; } || true
       sleep 1
-      kill -TERM $ranks 2>/dev/null || true
+      kill -TERM "${ranks[@]}" 2>/dev/null || true
       how="SIGSTOP rank $victim ${delay_ms} ms after the plan, then SIGTERM"; stops=$((stops + 1)) ;;
   esac
   # The job ends by itself (a stopped rank is the launcher's to end: rank 0 aborts the job after
@@ -59,8 +59,8 @@ for ((k = 1; k <= runs; ++k)); do
     sleep 0.1
   done
   took=$((SECONDS - signalled))
-  left=$(pgrep -f -- "--json $out/report.json" || true)
-  if [ -n "$left" ]; then kill -CONT $left 2>/dev/null || true; kill -KILL $left 2>/dev/null || true; fi
+  mapfile -t left < <(pgrep -f -- "--json $out/report.json" || true)
+  if [ ${#left[@]} -gt 0 ]; then kill -CONT "${left[@]}" 2>/dev/null || true; kill -KILL "${left[@]}" 2>/dev/null || true; fi
   set +e
   wait "$job"
   rc=$?
@@ -81,7 +81,7 @@ for ((k = 1; k <= runs; ++k)); do
     problem="${problem:+$problem, }report not marked interrupted"
     missing=$((missing + 1))
   fi
-  if ls "$out" | grep -qE '^(drained|resumed)-'; then
+  if any_file "$out" 'drained-*' 'resumed-*'; then
     problem="${problem:+$problem, }an admission action ran"
     actions=$((actions + 1))
   fi
@@ -92,5 +92,5 @@ for ((k = 1; k <= runs; ++k)); do
   fi
 done
 echo "interrupt stress: $runs runs, $interrupts interrupts, $stops stops; crashes: $crashes, runs without an interrupted report: $missing, runs with an admission action: $actions"
-[ "$crashes" -eq 0 ] && [ "$missing" -eq 0 ] && [ "$actions" -eq 0 ] || fail "interrupt stress failed (seed $seed)"
+{ [ "$crashes" -eq 0 ] && [ "$missing" -eq 0 ] && [ "$actions" -eq 0 ]; } || fail "interrupt stress failed (seed $seed)"
 echo "interrupt stress: ok"

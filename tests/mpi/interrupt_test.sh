@@ -1,3 +1,4 @@
+#!/bin/bash
 # A stop signal (Ctrl-C at the terminal, scancel or a time limit: mpirun passes it on) gives a
 # report marked interrupted, in which what was not measured is unknown, never failed, and no
 # admission action runs: a job's time limit must not drain nodes.
@@ -46,7 +47,7 @@ for p in r["probes"]:
 nodes = [v for v in r["verdicts"] if v["entity"]["kind"] == "node"]
 assert all(v["state"] != "failed" for v in nodes), nodes
 '
-  [ -z "$(ls "$WORK" | grep -E '^(drained|resumed)-' || true)" ] || fail "SIG$sig: an admission action ran after the stop"
+  ! any_file "$WORK" 'drained-*' 'resumed-*' || fail "SIG$sig: an admission action ran after the stop"
   grep -q "admission actions were not applied because the run was interrupted" "$WORK/sig$sig.err" ||
     fail "SIG$sig: stderr does not say the actions were not applied: $(tail -5 "$WORK/sig$sig.err")"
   echo "SIG$sig: report interrupted, exit $rc, no action: ok"

@@ -1,3 +1,4 @@
+#!/bin/bash
 # `mpirun -np 2 ibgpu inventory --json` writes a schema-valid report that says
 # honestly what this host lacks.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the MPI lane tests: real mpirun, real ranks on this host.
 set -euo pipefail
 : "${IBGPU:?path of the ibgpu binary}" "${IBGPU_SOURCE_DIR:?repository root}"
@@ -12,17 +13,35 @@ exec 9>&2
 fail() { echo "FAIL: $*" >&9; exit 1; }
 
 # mpi SECONDS NP ARGS...: mpirun under a hard timeout; sets $rc, never aborts the test.
+# (The tests' own launchers, e.g. mpi_mpmd, set this same rc.)
+rc=0
 mpi() {
   local limit=$1 np=$2 started=$SECONDS; shift 2
   set +e
   timeout --kill-after=5 "$limit" mpirun --bind-to none -np "$np" "$@"
+  # shellcheck disable=SC2034  # read by the tests that source this file
   rc=$?
   set -e
   # 137 is also mpirun's own status for a SIGKILLed rank: judge a hang by the clock.
   if [ $((SECONDS - started)) -ge "$limit" ]; then fail "mpirun hung past ${limit}s: $*"; fi
 }
 
+# any_file DIR PATTERN...: true when a name in DIR matches one of the glob PATTERNs (dot files
+# aside), e.g. the drained-* or resumed-* file an admission action leaves.
+any_file() {
+  local dir=$1 pattern
+  shift
+  for pattern in "$@"; do
+    compgen -G "$dir/$pattern" >/dev/null && return 0
+  done
+  return 1
+}
+
 validate() { "$PY" "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOURCE_DIR/reports/schema/report.schema.json" "$@"; }
+
+# check_report FILE CASE [ARG...]: CASE of the test's own checks (NAME_test.py beside NAME_test.sh)
+# on the report FILE, with the ARGs; its assert statements fail the test.
+check_report() { "$PY" "${0%.sh}.py" "$2" "$1" "${@:3}"; }
 
 # check_json FILE PYTHON: runs PYTHON with `r` bound to the parsed JSON; assert statements fail the test.
 check_json() {

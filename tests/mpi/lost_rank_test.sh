@@ -1,3 +1,4 @@
+#!/bin/bash
 # A rank that stops answering (hung, SIGSTOPped or killed) turns into a
 # `timeout` naming its host and rank; rank 0 still writes the report, and the
 # job ends within the deadline with a non-zero code.

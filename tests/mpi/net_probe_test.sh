@@ -1,3 +1,4 @@
+#!/bin/bash
 # Pairwise network probes over MPI between 4 "hosts" (ranks named through
 # IBGPU_HOSTNAME in one MPMD launch): every host pair once, in 3 concurrent
 # rounds, per size; then a rank stopped or killed mid-probe.
@@ -7,7 +8,7 @@ four_hosts() {  # ARGS...: the ibgpu arguments, once per host
   local spec=() h
   for h in h0 h1 h2 h3; do
     [ ${#spec[@]} -eq 0 ] || spec+=(:)
-    spec+=(-np 1 -x IBGPU_HOSTNAME=$h "$IBGPU" "$@")
+    spec+=(-np 1 -x "IBGPU_HOSTNAME=$h" "$IBGPU" "$@")
   done
   printf '%s\0' "${spec[@]}"
 }

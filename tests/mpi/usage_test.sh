@@ -1,3 +1,4 @@
+#!/bin/bash
 # Usage errors: one line on stderr, exit 64, JSON when asked, no partial files.
 source "$(dirname "$0")/lib.sh"
 set +e
@@ -58,6 +59,7 @@ bad_configs=(
   "--profile $WORK/empty.toml"  "sets nothing"
   "--profile /dev/zero"         "not a regular file"
 )
+argv=()
 for ((i = 0; i < ${#bad_configs[@]}; i += 2)); do
   args=${bad_configs[i]} want=${bad_configs[i + 1]}
   eval "argv=($args)"  # the cases are written as a shell would read them ('' is an empty word)
@@ -66,7 +68,7 @@ for ((i = 0; i < ${#bad_configs[@]}; i += 2)); do
   [ "$rc" -eq 64 ] || fail "check $args exited $rc, expected 64: $(cat "$WORK/err")"
   grep -qF -- "$want" "$WORK/err" || fail "check $args: no '$want' on stderr: $(cat "$WORK/err")"
   ! grep -q "Probes\|net\.mpi" "$WORK/err" || fail "check $args ran probes"
-  [ -z "$(ls "$WORK" | grep '^drained-' || true)" ] || fail "check $args ran the drain command"
+  ! any_file "$WORK" 'drained-*' || fail "check $args ran the drain command"
   check_json "$WORK/cfg.json" 'assert r["summary"]["exit_code"] == 64 and "error" in r, r'
   rm -f "$WORK/cfg.json"
 done

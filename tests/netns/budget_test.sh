@@ -1,3 +1,4 @@
+#!/bin/bash
 # `--budget` is a promise: `check --full` across 4 namespace hosts (MPI between every pair, the
 # all-reduce, re-tests) with budgets of 20 s and 8 s ends within the budget plus the launcher's
 # start and end (a generous 15 s on a loaded 2-core machine), and the report's notes say what the

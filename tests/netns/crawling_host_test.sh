@@ -1,3 +1,4 @@
+#!/bin/bash
 # A crawling link is measured, not waited for: six hosts, one limited to 300 mbit (tbf on its
 # veth), the default sizes and iterations over MPI. Every measurement stops at its time cap (plus
 # the one iteration in flight, up to 64 MiB: 1.7 s at this rate), so the check ends in about a

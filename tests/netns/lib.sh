@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # Sourced by the netns lane tests: hosts in network namespaces (ci/netns/lib.sh), one rank each,
 # real TCP paths between them, faults injected with qdiscs and signals.
 set -euo pipefail
 : "${IBGPU:?path of the ibgpu binary}" "${IBGPU_SOURCE_DIR:?repository root}"
+# shellcheck source=ci/netns/lib.sh
 source "$IBGPU_SOURCE_DIR/ci/netns/lib.sh"
 netns_require  # exits 77 (ctest: skipped) with the reason
 PY=/usr/bin/python3
@@ -62,6 +64,7 @@ PY
 # found --profile: under pipefail, grep -q leaving early made that test fail at random.)
 PROFILE=(--profile "$IBGPU_SOURCE_DIR/tests/netns/lane.toml")
 check_with() {  # ITERS [ALLREDUCE]
+  # shellcheck disable=SC2034  # read by the tests that source this file
   CHECK=(check --transport mpi --pairs all --sizes 64K --window 16 --iters "$1" --allreduce "${2:-off}"
          ${PROFILE[@]+"${PROFILE[@]}"})
 }
@@ -69,8 +72,10 @@ check_with 10
 
 # The exit code the current judge gives a fault-free run here: no GPU and no RDMA device means
 # those checks are skipped and every node is `unknown` (3), never healthy; 0 where they ran.
+# shellcheck disable=SC2034  # read by the tests that source this file
 expected_clean_exit='3 if any(p["status"] == "skipped" for p in r["probes"]) else 0'
 
 # Verdict assertions for fleet-relative judging and node-vs-link localisation (the measurement
 # facts are asserted either way); IBGPU_NETNS_EXPECT_LOCALISATION=0 leaves the verdicts out.
+# shellcheck disable=SC2034  # read by the tests that source this file
 EXPECT_LOCALISATION=${IBGPU_NETNS_EXPECT_LOCALISATION:-1}

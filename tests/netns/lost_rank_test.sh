@@ -1,3 +1,4 @@
+#!/bin/bash
 # A rank killed (SIGKILL), a rank stopped (SIGSTOP) and the launcher stopped (SIGTERM, what scancel
 # or a time limit does) in the middle of a check across 6 namespace hosts: the report the survivors
 # write names the lost host and rank, the job ends within the deadline with the code the report

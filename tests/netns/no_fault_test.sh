@@ -1,3 +1,4 @@
+#!/bin/bash
 # No fault, 4 namespace hosts, repeated: every host pair measured over its real path, every link
 # healthy, no node flagged for a network reason, the same exit code every time. Counts the runs
 # with a false positive (any network entity flagged), which must be zero.

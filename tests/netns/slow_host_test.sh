@@ -1,3 +1,4 @@
+#!/bin/bash
 # One host's link rate-limited (tbf on both ends of its veth): every pair through that host
 # measures clearly less bandwidth than every other pair, and nothing else goes wrong.
 # Five hosts, not four: with four, the slow host is in 3 of the 6 pairs, so a fleet median (the
@@ -28,7 +29,7 @@ assert len(through) == 4 and 3 * max(through) < min(others), show_bw(bw)
 if $EXPECT_LOCALISATION:
     # Target verdicts (fleet-relative rules + localisation): every pair through h2 is bad, so the
     # node is the culprit; no other node is flagged and no link without h2 is.
-    # Its state may be `unknown` rather than degraded where GPU/RDMA checks were skipped (unknown
+    # Its state may be 'unknown' rather than degraded where GPU/RDMA checks were skipped (unknown
     # outranks degraded): the network reason is what localises it.
     node = verdicts(r, 'node')
     assert node[slow]['state'] != 'healthy' and network_reasons(node[slow]), node[slow]

@@ -1,3 +1,4 @@
+#!/bin/bash
 # Ranks never disagree about what comes next: eight hosts, three of them crawling (a random three,
 # at a random rate), the all-reduce on and a profile under which every pair through a slow host is
 # suspect, so the re-test pass meets each slow host with known-good ones. Before rank 0 decided the

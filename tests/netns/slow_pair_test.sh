@@ -1,3 +1,4 @@
+#!/bin/bash
 # Only the path between two hosts impaired (a tbf that only packets for the other host's address
 # go through, on both hosts): that pair measures clearly less than every other pair, including the
 # other pairs of the same two hosts, so the fault is the link, not either node.

@@ -1,3 +1,4 @@
+#!/bin/bash
 # Usage and configuration errors across namespace hosts: one clear line, exit 64 from the job,
 # and no report or partial file left behind.
 source "$(dirname "$0")/lib.sh"
@@ -5,7 +6,7 @@ hosts_up 3
 
 no_files_in() {  # DIR: nothing but what the test put there itself
   local left
-  left=$(cd "$1" && ls -A | grep -v '^marker$' || true)
+  left=$(find "$1" -mindepth 1 -maxdepth 1 ! -name marker -printf '%f\n' 2>/dev/null | sort || true)
   [ -z "$left" ] || fail "files left in $1: $left"
 }
 

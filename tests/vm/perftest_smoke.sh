@@ -27,13 +27,13 @@ vm_log "ibv_devinfo: rxe0 PORT_ACTIVE, link_layer Ethernet; GID index $gid = $(c
 vm_perftest write_bw 18515 "rxe0:$gid" "rxe0:$gid" 127.0.0.1 4 ib_write_bw -s "$bw_size" -n "$iters" ||
   vm_die "ib_write_bw failed"
 read -r bytes n bw_peak bw_avg msg_rate _ <<<"$VM_PT_LINE"
-[ "$bytes" = "$bw_size" ] && [ "$n" = "$iters" ] || vm_die "unexpected ib_write_bw result line: $VM_PT_LINE"
+{ [ "$bytes" = "$bw_size" ] && [ "$n" = "$iters" ]; } || vm_die "unexpected ib_write_bw result line: $VM_PT_LINE"
 
 # Result line: #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%  (usec)
 vm_perftest write_lat 18516 "rxe0:$gid" "rxe0:$gid" 127.0.0.1 5 ib_write_lat -s "$lat_size" -n "$iters" ||
   vm_die "ib_write_lat failed"
 read -r bytes n t_min t_max t_typical t_avg _ <<<"$VM_PT_LINE"
-[ "$bytes" = "$lat_size" ] && [ "$n" = "$iters" ] || vm_die "unexpected ib_write_lat result line: $VM_PT_LINE"
+{ [ "$bytes" = "$lat_size" ] && [ "$n" = "$iters" ]; } || vm_die "unexpected ib_write_lat result line: $VM_PT_LINE"
 
 echo "ib_write_bw  rxe0 gid $gid: $bw_size B x $iters: BW average $bw_avg MB/s, peak $bw_peak MB/s, $msg_rate Mpps"
 echo "ib_write_lat rxe0 gid $gid: $lat_size B x $iters: t_typical $t_typical us, t_avg $t_avg us, t_min $t_min us, t_max $t_max us"

@@ -19,7 +19,7 @@ me=run_verbs_lane
 vm_dir=${IBGPU_VM_DIR:-$root/build/vm}
 ibgpu=${IBGPU:-build/ibgpu}
 
-[ -f "$ibgpu" ] && [ -x "$ibgpu" ] ||
+{ [ -f "$ibgpu" ] && [ -x "$ibgpu" ]; } ||
   { echo "$me: FAIL: no ibgpu binary at $ibgpu (build it, or set IBGPU)"; exit 1; }
 ibgpu=$(cd "$(dirname "$ibgpu")" && pwd)/$(basename "$ibgpu")
 libs=$(ldd "$ibgpu" 2>/dev/null || true)

@@ -78,6 +78,7 @@ gid_index() {
 
 # launch LIMIT NAME SPEC... -- IBGPU-ARGS...: one MPMD part per SPEC "HOST DEV:PORT GID", each
 # with --hca DEV:PORT --gid-index GID; output in $OUT/NAME.log; sets rc and took (seconds).
+rc=0 took=0
 launch() {
   local limit=$1 name=$2 spec args=() h d g t0
   shift 2
@@ -145,15 +146,15 @@ if want b; then
   A=$VM_A_ADDR B=$VM_B_ADDR C=198.51.100.3
   ip addr add "$C/24" dev veth_a || vm_die "ip addr add $C"
   # Like lib.sh does for A: locally made packets for C leave through veth_b to reach veth_a.
-  ip route add "$C" dev veth_b src "$B" table 102 && ip rule add pref 12 iif lo to "$C" lookup 102 &&
-    ip neigh replace "$C" lladdr "$(cat /sys/class/net/veth_a/address)" dev veth_b nud permanent ||
+  { ip route add "$C" dev veth_b src "$B" table 102 && ip rule add pref 12 iif lo to "$C" lookup 102 &&
+    ip neigh replace "$C" lladdr "$(cat /sys/class/net/veth_a/address)" dev veth_b nud permanent; } ||
     vm_die "routing for $C"
   GC=$(gid_index rxe_a "$C") || vm_die "no GID for $C on rxe_a"
   # The paths: a-b and c-b over the wire, a-c local.
   route_dev() { ip route get "$1" from "$2" oif "$3" | awk '{ for (i = 1; i < NF; i++) if ($i == "dev") { print $(i + 1); exit } }'; }
-  [ "$(route_dev "$B" "$A" veth_a)" = veth_a ] && [ "$(route_dev "$A" "$B" veth_b)" = veth_b ] &&
+  { [ "$(route_dev "$B" "$A" veth_a)" = veth_a ] && [ "$(route_dev "$A" "$B" veth_b)" = veth_b ] &&
     [ "$(route_dev "$B" "$C" veth_a)" = veth_a ] && [ "$(route_dev "$C" "$B" veth_b)" = veth_b ] &&
-    [ "$(route_dev "$C" "$A" veth_a)" = lo ] && [ "$(route_dev "$A" "$C" veth_a)" = lo ] ||
+    [ "$(route_dev "$C" "$A" veth_a)" = lo ] && [ "$(route_dev "$A" "$C" veth_a)" = lo ]; } ||
     { ip rule; ip route show table all | grep -v '^fe80\|^ff00\|^local ::\|^::'; fail "topology (b) routes are not as designed"; }
   vm_log "GIDs: a rxe_a/$VM_GID_A ($A), b rxe_b/$VM_GID_B ($B), c rxe_a/$GC ($C)"
   # prio bands: 1:1 (10:) = the a-b packets, impaired; 1:2 (20:) = the c-b packets, counted;
@@ -166,7 +167,7 @@ if want b; then
       tc filter add dev "$1" parent 1: protocol ip prio 1 u32 match ip src "$2/32" match ip dst "$3/32" flowid 1:1 &&
       tc filter add dev "$1" parent 1: protocol ip prio 2 u32 match ip src "$4/32" match ip dst "$5/32" flowid 1:2
   }
-  classes veth_a "$A" "$B" "$C" "$B" && classes veth_b "$B" "$A" "$B" "$C" || vm_die "tc classes"
+  { classes veth_a "$A" "$B" "$C" "$B" && classes veth_b "$B" "$A" "$B" "$C"; } || vm_die "tc classes"
   # (A qdisc can not be replaced by one of another kind under the same handle: delete, add.)
   impair() {
     tc qdisc del dev "$1" parent 1:1 handle 10: 2>/dev/null
@@ -220,6 +221,7 @@ if want c; then
   rm -f "$OUT/c_b.pid" "$OUT/c_kill.json"
   t0=$SECONDS
   # Host b's part records its pid and execs ibgpu (same process): the one to kill.
+  # shellcheck disable=SC2016  # $$, $0 and $@ are the inner bash's own
   timeout -k 5 120 "${MPIRUN[@]}" \
     -np 1 -x IBGPU_HOSTNAME=a "$IBGPU" probe bw --transport verbs --hca rxe0:1 --gid-index "$G0" \
       --sizes 1M --iters 5000 --warmup 1 --timeout 10 --json "$OUT/c_kill.json" : \
@@ -268,7 +270,7 @@ fi
 if want d; then
   echo "== d. usage errors with --transport verbs"
   usage_case() { # NAME REGEX ARGS...: REGEX must match a line of the output (stdout + stderr)
-    local name=$1 re=$2 t0 msg
+    local name=$1 re=$2 t0 msg rc
     shift 2
     rm -f "$OUT/$name.json"
     t0=$SECONDS

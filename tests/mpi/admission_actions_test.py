@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""The report checks of tests/mpi/admission_actions_test.sh: admission_actions_test.py CASE REPORT [ARG...].
+
+Each CASE is a function below, called with the parsed report and the ARGs; a failed assert
+fails the test (exit 1, with the traceback).
+"""
+import json
+import sys
+
+
+def drained(r, host):
+    """A failed node drained: labelled and tainted for Kubernetes; the drain succeeded."""
+    k = r['summary']['kubernetes'][host]
+    assert k['labels']['ibgpu.io/admission'] == 'drain', k
+    assert k['taints'] == [{'key': 'ibgpu.io/unhealthy', 'value': 'failed', 'effect': 'NoSchedule'}], k
+    assert [n for n in r['run']['notes'] if not n.startswith('plan: ')] == [], r['run']['notes']  # the plan only: the drain succeeded
+
+
+def left_drained(r):
+    """A fit node drained by a person: left alone, and the notes say so."""
+    assert any('cpu01 left drained' in n for n in r['run']['notes']), r['run']['notes']
+
+
+def failing_drain(r):
+    """A failing drain command: noted; verdict and exit code unchanged."""
+    notes = r['run']['notes']
+    assert any(n.startswith('drain of gpu02 failed (exit 1)') and 'Invalid node name' in n for n in notes), notes
+    assert r['summary']['drain'] == ['gpu02'] and r['summary']['exit_code'] == 2, r['summary']
+
+
+if __name__ == '__main__':
+    case, path, *args = sys.argv[1:]
+    with open(path) as f:
+        report = json.load(f)
+    globals()[case](report, *args)
