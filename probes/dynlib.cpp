@@ -36,4 +36,16 @@ void* DynLib::raw_symbol(const char* name) const {
   return handle_ ? dlsym(handle_, name) : nullptr;
 }
 
+std::string DynLib::resolve(std::initializer_list<Symbol> table) const {
+  std::string missing;
+  for (const Symbol& row : table) {
+    void* raw = raw_symbol(row.name());
+    row.assign(raw);
+    if (raw || !row.is_required()) continue;
+    if (!missing.empty()) missing += ", ";
+    missing += row.name();
+  }
+  return missing;
+}
+
 }  // namespace ibgpu

@@ -13,9 +13,9 @@
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
-#include "probes/collective/cuda_runtime.h"
 #include "probes/collective/nccl_library.h"
 #include "probes/collective/pattern.h"
+#include "probes/cuda/runtime.h"
 
 namespace ibgpu {
 

@@ -7,17 +7,15 @@ namespace ibgpu {
 std::string NcclLibrary::load() {
   lib = DynLib({"libnccl.so.2"});
   if (!lib.ok()) return "libnccl.so.2 not found: " + lib.error();
-  get_version = lib.symbol<decltype(get_version)>("ncclGetVersion");
-  get_unique_id = lib.symbol<decltype(get_unique_id)>("ncclGetUniqueId");
-  comm_init_rank = lib.symbol<decltype(comm_init_rank)>("ncclCommInitRank");
-  all_reduce = lib.symbol<decltype(all_reduce)>("ncclAllReduce");
-  comm_destroy = lib.symbol<decltype(comm_destroy)>("ncclCommDestroy");
-  comm_abort = lib.symbol<decltype(comm_abort)>("ncclCommAbort");
-  comm_get_async_error = lib.symbol<decltype(comm_get_async_error)>("ncclCommGetAsyncError");
-  error_string = lib.symbol<decltype(error_string)>("ncclGetErrorString");
-  if (!get_version || !get_unique_id || !comm_init_rank || !all_reduce || !comm_destroy || !comm_abort ||
-      !comm_get_async_error || !error_string)
-    return lib.path() + " lacks an NCCL entry point ibgpu needs (NCCL older than 2.4?)";
+  const std::string missing = lib.resolve({{"ncclGetVersion", get_version},
+                                           {"ncclGetUniqueId", get_unique_id},
+                                           {"ncclCommInitRank", comm_init_rank},
+                                           {"ncclAllReduce", all_reduce},
+                                           {"ncclCommDestroy", comm_destroy},
+                                           {"ncclCommAbort", comm_abort},
+                                           {"ncclCommGetAsyncError", comm_get_async_error},
+                                           {"ncclGetErrorString", error_string}});
+  if (!missing.empty()) return lib.path() + " lacks an NCCL entry point ibgpu needs (NCCL older than 2.4?)";
   if (get_version(&version) != kSuccess) version = 0;
   return {};
 }

@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "probes/collective/cuda_runtime.h"
 #include "probes/collective/dtype.h"
+#include "probes/cuda/runtime.h"
 #include "probes/dynlib.h"
 
 namespace ibgpu {

@@ -4,7 +4,7 @@
 #include "probes/topology.h"
 
 #if IBGPU_HAVE_CUDA_KERNELS
-#include "probes/gpu/cuda_kernels.h"
+#include "probes/cuda/kernels.h"
 #endif
 
 namespace ibgpu {

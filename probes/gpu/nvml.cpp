@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "cluster/errors.h"
+
 namespace ibgpu {
 
 namespace {
@@ -57,9 +59,9 @@ struct Nvml::Table {
 
 namespace {
 
-// NVML's convention: a return code, named by nvmlErrorString.
+// NVML's convention: a return code, named by nvmlErrorString. Throws CallError.
 void nvml_check(const char* (*error_string)(nvmlReturn_t), nvmlReturn_t rc, const char* call) {
-  if (rc != kNvmlSuccess) throw std::runtime_error(std::string(call) + " failed: " + error_string(rc));
+  if (rc != kNvmlSuccess) throw CallError(call, error_string(rc));
 }
 
 }  // namespace
@@ -69,37 +71,39 @@ Nvml::Nvml() : lib_({"libnvidia-ml.so.1"}) {
     why_not_ = "libnvidia-ml.so.1 not found (no NVIDIA driver on this host): " + lib_.error();
     return;
   }
-  table_ = new Table;
+  table_ = std::make_unique<Table>();
   Table& t = *table_;
-  t.init = lib_.symbol<decltype(t.init)>("nvmlInit_v2");
-  t.shutdown = lib_.symbol<decltype(t.shutdown)>("nvmlShutdown");
-  t.error_string = lib_.symbol<decltype(t.error_string)>("nvmlErrorString");
-  t.device_count = lib_.symbol<decltype(t.device_count)>("nvmlDeviceGetCount_v2");
-  t.handle_by_index = lib_.symbol<decltype(t.handle_by_index)>("nvmlDeviceGetHandleByIndex_v2");
-  t.name = lib_.symbol<decltype(t.name)>("nvmlDeviceGetName");
-  t.uuid = lib_.symbol<decltype(t.uuid)>("nvmlDeviceGetUUID");
-  t.pci_info = lib_.symbol<decltype(t.pci_info)>("nvmlDeviceGetPciInfo_v3");
-  t.memory_info = lib_.symbol<decltype(t.memory_info)>("nvmlDeviceGetMemoryInfo");
-  t.driver_version = lib_.symbol<decltype(t.driver_version)>("nvmlSystemGetDriverVersion");
-  t.cuda_driver_version = lib_.symbol<decltype(t.cuda_driver_version)>("nvmlSystemGetCudaDriverVersion_v2");
-  t.ecc_mode = lib_.symbol<decltype(t.ecc_mode)>("nvmlDeviceGetEccMode");
-  t.total_ecc_errors = lib_.symbol<decltype(t.total_ecc_errors)>("nvmlDeviceGetTotalEccErrors");
-  t.retired_pages = lib_.symbol<decltype(t.retired_pages)>("nvmlDeviceGetRetiredPages");
-  t.retired_pages_pending = lib_.symbol<decltype(t.retired_pages_pending)>("nvmlDeviceGetRetiredPagesPendingStatus");
-  t.remapped_rows = lib_.symbol<decltype(t.remapped_rows)>("nvmlDeviceGetRemappedRows");
-  t.temperature = lib_.symbol<decltype(t.temperature)>("nvmlDeviceGetTemperature");
+  const std::string missing = lib_.resolve({
+      {"nvmlInit_v2", t.init},
+      {"nvmlShutdown", t.shutdown},
+      {"nvmlErrorString", t.error_string},
+      {"nvmlDeviceGetCount_v2", t.device_count},
+      {"nvmlDeviceGetHandleByIndex_v2", t.handle_by_index},
+      {"nvmlDeviceGetName", t.name, Symbol::optional},
+      {"nvmlDeviceGetUUID", t.uuid, Symbol::optional},
+      {"nvmlDeviceGetPciInfo_v3", t.pci_info, Symbol::optional},
+      {"nvmlDeviceGetMemoryInfo", t.memory_info, Symbol::optional},
+      {"nvmlSystemGetDriverVersion", t.driver_version, Symbol::optional},
+      {"nvmlSystemGetCudaDriverVersion_v2", t.cuda_driver_version, Symbol::optional},
+      {"nvmlDeviceGetEccMode", t.ecc_mode, Symbol::optional},
+      {"nvmlDeviceGetTotalEccErrors", t.total_ecc_errors, Symbol::optional},
+      {"nvmlDeviceGetRetiredPages", t.retired_pages, Symbol::optional},
+      {"nvmlDeviceGetRetiredPagesPendingStatus", t.retired_pages_pending, Symbol::optional},
+      {"nvmlDeviceGetRemappedRows", t.remapped_rows, Symbol::optional},
+      {"nvmlDeviceGetTemperature", t.temperature, Symbol::optional},
+      {"nvmlDeviceGetCurrentClocksEventReasons", t.clocks_event_reasons, Symbol::optional},
+      {"nvmlDeviceGetPerformanceState", t.performance_state, Symbol::optional},
+      {"nvmlDeviceGetCurrPcieLinkGeneration", t.pcie_gen, Symbol::optional},
+      {"nvmlDeviceGetMaxPcieLinkGeneration", t.pcie_gen_max, Symbol::optional},
+      {"nvmlDeviceGetCurrPcieLinkWidth", t.pcie_width, Symbol::optional},
+      {"nvmlDeviceGetMaxPcieLinkWidth", t.pcie_width_max, Symbol::optional},
+      {"nvmlDeviceGetNvLinkState", t.nvlink_state, Symbol::optional},
+      {"nvmlDeviceGetPersistenceMode", t.persistence_mode, Symbol::optional},
+  });
   // Renamed in driver 535; older libraries export only the Throttle spelling.
-  t.clocks_event_reasons = lib_.symbol<decltype(t.clocks_event_reasons)>("nvmlDeviceGetCurrentClocksEventReasons");
   if (!t.clocks_event_reasons)
-    t.clocks_event_reasons = lib_.symbol<decltype(t.clocks_event_reasons)>("nvmlDeviceGetCurrentClocksThrottleReasons");
-  t.performance_state = lib_.symbol<decltype(t.performance_state)>("nvmlDeviceGetPerformanceState");
-  t.pcie_gen = lib_.symbol<decltype(t.pcie_gen)>("nvmlDeviceGetCurrPcieLinkGeneration");
-  t.pcie_gen_max = lib_.symbol<decltype(t.pcie_gen_max)>("nvmlDeviceGetMaxPcieLinkGeneration");
-  t.pcie_width = lib_.symbol<decltype(t.pcie_width)>("nvmlDeviceGetCurrPcieLinkWidth");
-  t.pcie_width_max = lib_.symbol<decltype(t.pcie_width_max)>("nvmlDeviceGetMaxPcieLinkWidth");
-  t.nvlink_state = lib_.symbol<decltype(t.nvlink_state)>("nvmlDeviceGetNvLinkState");
-  t.persistence_mode = lib_.symbol<decltype(t.persistence_mode)>("nvmlDeviceGetPersistenceMode");
-  if (!t.init || !t.shutdown || !t.error_string || !t.device_count || !t.handle_by_index) {
+    lib_.resolve({{"nvmlDeviceGetCurrentClocksThrottleReasons", t.clocks_event_reasons, Symbol::optional}});
+  if (!missing.empty()) {
     why_not_ = lib_.path() + " lacks the NVML entry points ibgpu needs (driver too old?)";
     return;
   }
@@ -112,7 +116,6 @@ Nvml::Nvml() : lib_({"libnvidia-ml.so.1"}) {
 
 Nvml::~Nvml() {
   if (initialised_) table_->shutdown();
-  delete table_;
 }
 
 GpuSystem Nvml::query() const {

@@ -1,6 +1,7 @@
 #pragma once
 // NVML loaded at run time through a small typed table. Only the entry points
 // ibgpu uses are declared; their ABI is stable across driver versions.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +60,7 @@ class Nvml {
 
   bool ok() const { return initialised_; }
   const std::string& why_not() const { return why_not_; }
-  // Throws NvmlError when a query fails on a present driver.
+  // Throws CallError (the call, nvmlErrorString's text) when a query fails on a present driver.
   GpuSystem query() const;
   // Per-GPU health values; an unsupported query leaves its field empty.
   std::vector<GpuHealth> query_health() const;
@@ -67,7 +68,7 @@ class Nvml {
  private:
   struct Table;
   DynLib lib_;
-  Table* table_ = nullptr;
+  std::unique_ptr<Table> table_;
   bool initialised_ = false;
   std::string why_not_;
 };

@@ -14,9 +14,9 @@
 #include <optional>
 #include <string>
 
+#include "probes/cuda/driver.h"
 #include "probes/net/verbs/connection.h"
 #include "probes/net/verbs/gid.h"
-#include "probes/net/verbs/gpu_memory.h"
 #include "probes/net/verbs/qp_attributes.h"
 #include "probes/net/verbs/verbs_check.h"
 #include "probes/net/verbs/verbs_handles.h"

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "probes/net/verbs/gpu_memory.h"
+#include "probes/cuda/driver.h"
 #include "probes/net/verbs/pair_link.h"
 #include "probes/net/verbs/verbs_handles.h"
 

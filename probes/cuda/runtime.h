@@ -2,6 +2,9 @@
 // The CUDA runtime loaded at run time (libcudart via dlopen) through a small
 // typed table, and one move-only owner per handle the NCCL backend uses.
 // Declared here so no CUDA header or library is needed to build ibgpu.
+// Every owner here and in driver.h moves the same way: move-constructible and
+// move-assignable (the target's own handle is released first), never copyable,
+// and its destructor never throws (a failed release leaves nothing to do).
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -44,12 +47,12 @@ struct CudaRuntime {
   void check(Error rc, const char* call) const;
 };
 
-// cudaMalloc'd device memory on the current device. Freeing never throws.
+// cudaMalloc'd device memory on the current device.
 class CudaBuffer {
  public:
   CudaBuffer() = default;
   CudaBuffer(const CudaRuntime& cuda, std::size_t bytes);
-  ~CudaBuffer();
+  ~CudaBuffer() { reset(); }
   CudaBuffer(CudaBuffer&& other) noexcept
       : cuda_(other.cuda_), pointer_(std::exchange(other.pointer_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
   CudaBuffer& operator=(CudaBuffer&& other) noexcept;
@@ -58,6 +61,7 @@ class CudaBuffer {
 
   void* get() const { return pointer_; }
   std::size_t bytes() const { return bytes_; }
+  void reset() noexcept;
 
  private:
   const CudaRuntime* cuda_ = nullptr;
@@ -69,13 +73,14 @@ class CudaStream {
  public:
   CudaStream() = default;
   explicit CudaStream(const CudaRuntime& cuda);  // non-blocking: no implicit sync with stream 0
-  ~CudaStream();
+  ~CudaStream() { reset(); }
   CudaStream(CudaStream&& other) noexcept : cuda_(other.cuda_), stream_(std::exchange(other.stream_, nullptr)) {}
-  CudaStream& operator=(CudaStream&&) = delete;
+  CudaStream& operator=(CudaStream&& other) noexcept;
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
 
   CudaRuntime::Stream get() const { return stream_; }
+  void reset() noexcept;
 
  private:
   const CudaRuntime* cuda_ = nullptr;
@@ -86,13 +91,14 @@ class CudaEvent {
  public:
   CudaEvent() = default;
   explicit CudaEvent(const CudaRuntime& cuda);  // timing disabled: only completion is asked
-  ~CudaEvent();
+  ~CudaEvent() { reset(); }
   CudaEvent(CudaEvent&& other) noexcept : cuda_(other.cuda_), event_(std::exchange(other.event_, nullptr)) {}
-  CudaEvent& operator=(CudaEvent&&) = delete;
+  CudaEvent& operator=(CudaEvent&& other) noexcept;
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
 
   CudaRuntime::Event get() const { return event_; }
+  void reset() noexcept;
 
  private:
   const CudaRuntime* cuda_ = nullptr;

@@ -1,11 +1,12 @@
 // Small CUDA kernels for the local GPU probes. Compiled only with the CUDA
 // toolkit, linked against the static runtime so the binary still starts on
 // hosts without a driver (the first call then reports the missing driver).
-#include "probes/gpu/cuda_kernels.h"
+#include "probes/cuda/kernels.h"
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ibgpu::cuda_kernels {
@@ -21,42 +22,59 @@ void check(cudaError_t rc, const char* call) {
     throw CudaFailure{std::string(call) + " failed: " + cudaGetErrorString(rc) + " (" + std::to_string(rc) + ")"};
 }
 
-// One owner per CUDA allocation or event; release never throws.
-class DeviceMemory {
+// One owner per CUDA allocation or event, moving like the owners in
+// probes/cuda/runtime.h (and verbs' Owned): move-constructible and
+// move-assignable, never copyable, and release never throws. They call the
+// static runtime: probes/cuda/README.md says why these kernels do not use the
+// loaded table.
+template <class Handle, auto Release>
+class Owned {
  public:
-  explicit DeviceMemory(std::size_t bytes) { check(cudaMalloc(&p_, bytes), "cudaMalloc"); }
-  ~DeviceMemory() { cudaFree(p_); }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  void* get() const { return p_; }
+  Owned() = default;
+  explicit Owned(Handle handle) : handle_(handle) {}
+  ~Owned() { reset(); }
+  Owned(Owned&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Owned& operator=(Owned&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+
+  Handle get() const { return handle_; }
+  void reset() noexcept {
+    if (handle_) static_cast<void>(Release(std::exchange(handle_, nullptr)));
+  }
 
  private:
-  void* p_ = nullptr;
+  Handle handle_ = nullptr;
 };
 
-class PinnedMemory {
- public:
-  explicit PinnedMemory(std::size_t bytes) { check(cudaMallocHost(&p_, bytes), "cudaMallocHost"); }
-  ~PinnedMemory() { cudaFreeHost(p_); }
-  PinnedMemory(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(const PinnedMemory&) = delete;
-  void* get() const { return p_; }
+using DeviceMemory = Owned<void*, &cudaFree>;
+using PinnedMemory = Owned<void*, &cudaFreeHost>;
+using Event = Owned<cudaEvent_t, &cudaEventDestroy>;
 
- private:
-  void* p_ = nullptr;
-};
+DeviceMemory device_memory(std::size_t bytes) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), "cudaMalloc");
+  return DeviceMemory(p);
+}
 
-class Event {
- public:
-  Event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
+PinnedMemory pinned_memory(std::size_t bytes) {
+  void* p = nullptr;
+  check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+  return PinnedMemory(p);
+}
 
- private:
-  cudaEvent_t e_ = nullptr;
-};
+// With timing (runtime.h's CudaEvent disables it: NCCL only asks for completion).
+Event timing_event() {
+  cudaEvent_t e = nullptr;
+  check(cudaEventCreate(&e), "cudaEventCreate");
+  return Event(e);
+}
 
 float elapsed_ms(const Event& start, const Event& stop) {
   check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
@@ -114,9 +132,9 @@ CopyBandwidth copy_bandwidth(int device, std::size_t bytes, int iters) {
   CopyBandwidth out;
   try {
     check(cudaSetDevice(device), "cudaSetDevice");
-    PinnedMemory host(bytes);
-    DeviceMemory dev(bytes);
-    Event start, stop;
+    PinnedMemory host = pinned_memory(bytes);
+    DeviceMemory dev = device_memory(bytes);
+    Event start = timing_event(), stop = timing_event();
     auto measure = [&](void* dst, const void* src, cudaMemcpyKind kind) {
       check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");  // warm-up
       check(cudaEventRecord(start.get()), "cudaEventRecord");
@@ -137,10 +155,10 @@ MemoryBandwidth memory_bandwidth(int device, std::size_t bytes, int iters) {
   try {
     check(cudaSetDevice(device), "cudaSetDevice");
     const std::size_t n = bytes / sizeof(uint4);
-    DeviceMemory in(n * sizeof(uint4)), copy(n * sizeof(uint4));
+    DeviceMemory in = device_memory(n * sizeof(uint4)), copy = device_memory(n * sizeof(uint4));
     check(cudaMemset(in.get(), 1, n * sizeof(uint4)), "cudaMemset");
     const int grid = grid_for(device);
-    Event start, stop;
+    Event start = timing_event(), stop = timing_event();
     copy_kernel<<<grid, 256>>>(static_cast<const uint4*>(in.get()), static_cast<uint4*>(copy.get()), n);
     check(cudaGetLastError(), "copy_kernel launch");
     check(cudaEventRecord(start.get()), "cudaEventRecord");
@@ -162,9 +180,9 @@ ComputeCheck compute_check(int device, std::size_t elements, int rounds) {
     check(cudaSetDevice(device), "cudaSetDevice");
     std::vector<std::uint32_t> data(elements);
     for (std::size_t i = 0; i < elements; ++i) data[i] = static_cast<std::uint32_t>(i * 2654435761u);
-    DeviceMemory dev(elements * sizeof(std::uint32_t));
+    DeviceMemory dev = device_memory(elements * sizeof(std::uint32_t));
     check(cudaMemcpy(dev.get(), data.data(), elements * sizeof(std::uint32_t), cudaMemcpyHostToDevice), "cudaMemcpy");
-    Event start, stop;
+    Event start = timing_event(), stop = timing_event();
     check(cudaEventRecord(start.get()), "cudaEventRecord");
     compute_kernel<<<grid_for(device), 256>>>(static_cast<std::uint32_t*>(dev.get()), elements, rounds);
     check(cudaGetLastError(), "compute_kernel launch");
