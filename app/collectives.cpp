@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "app/pipeline.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"

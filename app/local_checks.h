@@ -8,7 +8,7 @@
 
 #include "probes/ib/counters.h"
 #include "probes/inventory.h"
-#include "probes/result.h"
+#include "core/result.h"
 #include "probes/sysfs.h"
 
 namespace ibgpu {

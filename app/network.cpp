@@ -11,7 +11,7 @@
 #include <limits>
 #include <memory>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"

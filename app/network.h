@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 #include "cluster/rank_pairs.h"
 #include "cluster/world.h"
 #include "probes/net/pair_probe.h"

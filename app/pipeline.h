@@ -8,7 +8,7 @@
 
 #include "core/waits.h"
 #include "cluster/world.h"
-#include "reports/report.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "app/commands.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "reports/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/json.h"

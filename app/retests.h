@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/network.h"
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 #include "health/profile.h"
 
 namespace ibgpu {

@@ -1,5 +1,5 @@
 #include "app/commands.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/collective/dtype.h"
 #include "probes/stats.h"
 #include "subcommand.h"

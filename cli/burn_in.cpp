@@ -1,5 +1,5 @@
 #include "app/check_plan.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {

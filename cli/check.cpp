@@ -3,7 +3,7 @@
 
 #include "app/check_plan.h"
 #include "app/commands.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "health/profile_file.h"
 #include "subcommand.h"
 

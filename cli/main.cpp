@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "build_info.h"
-#include "cluster/errors.h"
-#include "health/verdict.h"
+#include "core/errors.h"
+#include "core/verdict.h"
 #include "subcommand.h"
 #include "reports/render_util.h"
 

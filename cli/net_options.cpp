@@ -1,4 +1,4 @@
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/stats.h"
 #include "subcommand.h"
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "core/waits.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 

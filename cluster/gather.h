@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 
 namespace ibgpu {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 
 namespace ibgpu {
 

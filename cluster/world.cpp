@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "core/waits.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 

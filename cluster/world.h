@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 
 namespace ibgpu {
 

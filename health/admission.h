@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "health/verdict.h"
+#include "core/verdict.h"
 #include "probes/inventory.h"
 
 namespace ibgpu {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "health/profile.h"
-#include "health/verdict.h"
-#include "reports/report.h"
+#include "core/verdict.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

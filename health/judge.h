@@ -7,8 +7,8 @@
 
 #include "health/localise.h"
 #include "health/profile.h"
-#include "health/verdict.h"
-#include "reports/report.h"
+#include "core/verdict.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

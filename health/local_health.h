@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "health/profile.h"
-#include "health/verdict.h"
+#include "core/verdict.h"
 #include "probes/inventory.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "health/verdict.h"
+#include "core/verdict.h"
 
 namespace ibgpu {
 

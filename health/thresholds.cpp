@@ -61,16 +61,6 @@ bool is_bandwidth(Judged j) { return j == Judged::pair_bandwidth || j == Judged:
 
 }  // namespace
 
-std::string format_value(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-
-bool is_pair_probe(const ProbeResult& p) { return p.id.starts_with("net.") && p.scope.hosts.size() == 2; }
-
-bool is_allreduce_probe(const ProbeResult& p) { return p.id.starts_with("collective.") && p.id.ends_with(".all_reduce"); }
-
 Entity measured_entity(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
   if (hosts.size() == 1) {
@@ -81,12 +71,6 @@ Entity measured_entity(const ProbeResult& p) {
   if (hosts.size() == 2) return {"link", hosts[0] + "<->" + hosts[1]};
   if (hosts.empty()) return {"node", "?"};
   return {"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
-}
-
-std::string gpu_name(const std::string& device) {
-  for (const std::string_view prefix : {"cuda:", "GPU", "gpu"})
-    if (device.starts_with(prefix) && device.size() > prefix.size()) return "gpu" + device.substr(prefix.size());
-  return device;
 }
 
 std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "health/profile.h"
-#include "health/verdict.h"
-#include "probes/result.h"
+#include "core/verdict.h"
+#include "core/result.h"
 
 namespace ibgpu {
 
@@ -38,17 +38,10 @@ struct Finding {
 // Against the profile's absolute limits.
 Finding judge_absolute(const Measurement& m);
 
-bool is_pair_probe(const ProbeResult& p);        // net.* between two hosts
-bool is_allreduce_probe(const ProbeResult& p);   // collective.*.all_reduce
-
 // The entity a measurement of `p` speaks for: the GPU of a one-GPU result,
 // the node of another one-host result, the link between two hosts (or a
 // pseudo-link naming the first and last of more).
 Entity measured_entity(const ProbeResult& p);
 
-// "cuda:3" / "GPU3" / "gpu3" -> "gpu3"; anything else unchanged.
-std::string gpu_name(const std::string& device);
-
-std::string format_value(double v);
 
 }  // namespace ibgpu

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "health/verdict.h"
+#include "core/verdict.h"
 
 namespace ibgpu {
 

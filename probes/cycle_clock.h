@@ -10,7 +10,7 @@
 // perftest, a sample assumes its thread stays on one CPU.
 #include <cstdint>
 
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

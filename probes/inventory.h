@@ -6,7 +6,7 @@
 
 #include "probes/gpu/nvml.h"
 #include "probes/ib/ports.h"
-#include "probes/result.h"
+#include "core/result.h"
 #include "probes/sysfs.h"
 #include "probes/topology.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

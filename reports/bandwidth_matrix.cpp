@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

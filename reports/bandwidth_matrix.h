@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "health/verdict.h"
-#include "reports/report.h"
+#include "core/verdict.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/report.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

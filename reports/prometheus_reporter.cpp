@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "health/thresholds.h"
+#include "core/result.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
 

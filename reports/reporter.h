@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "health/verdict.h"
+#include "core/verdict.h"
 
 namespace ibgpu {
 

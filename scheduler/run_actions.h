@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "scheduler/admission_actions.h"
-#include "reports/report.h"
+#include "core/report.h"
 
 namespace ibgpu {
 

@@ -10,7 +10,7 @@
 
 #include "cluster/world.h"
 #include "probes/collective/dtype.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

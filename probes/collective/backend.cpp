@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "core/waits.h"
-#include "cluster/deadline.h"
-#include "cluster/errors.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 
 namespace ibgpu {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "cluster/deadline.h"
-#include "cluster/errors.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"

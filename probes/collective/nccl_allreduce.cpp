@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "cluster/deadline.h"
-#include "cluster/errors.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"

@@ -1,6 +1,6 @@
 #include "probes/collective/nccl_library.h"
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 
 namespace ibgpu {
 

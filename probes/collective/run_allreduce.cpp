@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "core/waits.h"
-#include "cluster/deadline.h"
-#include "cluster/errors.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "probes/collective/allreduce_results.h"

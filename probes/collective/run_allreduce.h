@@ -10,7 +10,7 @@
 #include "core/waits.h"
 #include "cluster/world.h"
 #include "probes/collective/backend.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

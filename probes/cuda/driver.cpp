@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 
 namespace ibgpu {
 

@@ -1,6 +1,6 @@
 #include "probes/cuda/runtime.h"
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 
 namespace ibgpu {
 

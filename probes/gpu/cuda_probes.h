@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "probes/gpu/nvml.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

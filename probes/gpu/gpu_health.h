@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "probes/gpu/nvml.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

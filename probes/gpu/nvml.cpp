@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 
 namespace ibgpu {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "probes/ib/ports.h"
-#include "probes/result.h"
+#include "core/result.h"
 #include "probes/sysfs.h"
 
 namespace ibgpu {

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cluster/deadline.h"
-#include "cluster/errors.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "probes/stats.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/waits.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 

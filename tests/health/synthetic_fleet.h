@@ -12,7 +12,7 @@
 
 #include "probes/gpu/gpu_health.h"
 #include "probes/inventory.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu::testing {
 

@@ -10,7 +10,7 @@
 // state, reasons with and without value/threshold/metric; the summary's
 // Kubernetes map a degraded and a drained node.
 #include "scheduler/kubernetes.h"
-#include "reports/report.h"
+#include "core/report.h"
 
 namespace ibgpu::testing {
 

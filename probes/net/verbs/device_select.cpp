@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <charconv>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/net/verbs/verbs_check.h"
 #include "probes/net/verbs/verbs_handles.h"
 #include "probes/sysfs.h"

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/net/verbs/device_select.h"
 #include "probes/net/verbs/gid.h"
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/net/verbs/verbs_check.h"
 
 namespace ibgpu::verbs {

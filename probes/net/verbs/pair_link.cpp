@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/waits.h"
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"

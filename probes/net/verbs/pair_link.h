@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 #include "probes/net/pair_probe.h"
 #include "probes/net/verbs/connection.h"
 

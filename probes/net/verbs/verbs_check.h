@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <string>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 
 namespace ibgpu::verbs {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <memory>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/net/verbs/measure.h"
 
 namespace ibgpu {

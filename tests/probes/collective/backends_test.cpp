@@ -5,7 +5,7 @@
 #include <climits>
 #include <string>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
 #include "probes/collective/nccl_library.h"

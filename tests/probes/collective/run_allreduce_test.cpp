@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/collective/pattern.h"
 
 namespace ibgpu {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 #include "probes/net/verbs/endpoint.h"
 
 namespace ibgpu::verbs {

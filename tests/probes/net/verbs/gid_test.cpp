@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "cluster/errors.h"
+#include "core/errors.h"
 
 namespace ibgpu::verbs {
 namespace {

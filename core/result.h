@@ -130,6 +130,15 @@ inline std::optional<double> typical(const ProbeResult& p, std::string_view name
   return m ? m->typical() : std::nullopt;
 }
 
+bool is_pair_probe(const ProbeResult& p);       // net.* between two hosts
+bool is_allreduce_probe(const ProbeResult& p);  // collective.*.all_reduce
+
+// "cuda:3" / "GPU3" / "gpu3" -> "gpu3"; anything else unchanged.
+std::string gpu_name(const std::string& device);
+
+// A judged number in messages: four significant digits ("47.5", "1.235e+04").
+std::string format_value(double v);
+
 inline ProbeResult skipped(std::string id, Scope scope, std::string reason) {
   ProbeResult r;
   r.id = std::move(id);

@@ -1,4 +1,4 @@
-#include "cluster/deadline.h"
+#include "core/deadline.h"
 
 #include <time.h>
 

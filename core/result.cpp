@@ -1,6 +1,7 @@
-#include "probes/result.h"
+#include "core/result.h"
 
 #include <array>
+#include <cstdio>
 #include <utility>
 
 namespace ibgpu {
@@ -31,6 +32,22 @@ std::optional<double> Metric::typical() const {
   if (value) return value;
   if (summary && summary->n > 0) return summary->p50;
   return std::nullopt;
+}
+
+std::string format_value(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+bool is_pair_probe(const ProbeResult& p) { return p.id.starts_with("net.") && p.scope.hosts.size() == 2; }
+
+bool is_allreduce_probe(const ProbeResult& p) { return p.id.starts_with("collective.") && p.id.ends_with(".all_reduce"); }
+
+std::string gpu_name(const std::string& device) {
+  for (const std::string_view prefix : {"cuda:", "GPU", "gpu"})
+    if (device.starts_with(prefix) && device.size() > prefix.size()) return "gpu" + device.substr(prefix.size());
+  return device;
 }
 
 }  // namespace ibgpu

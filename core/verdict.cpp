@@ -1,4 +1,4 @@
-#include "health/verdict.h"
+#include "core/verdict.h"
 
 #include <algorithm>
 

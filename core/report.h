@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "health/verdict.h"
+#include "core/verdict.h"
 #include "probes/inventory.h"
-#include "probes/result.h"
+#include "core/result.h"
 
 namespace ibgpu {
 
