@@ -1,3 +1,5 @@
+#include "health/burn_in.h"
+
 #include <cmath>
 #include <iostream>
 #include <thread>
@@ -6,7 +8,6 @@
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "health/admission.h"
-#include "health/burn_in.h"
 #include "reports/jsonl.h"
 #include "reports/render_util.h"
 #include "scheduler/kubernetes.h"
@@ -35,11 +36,12 @@ std::optional<double> decide_next_round(const BurnInOptions& options, Clock::tim
 std::optional<double> next_round_in(MpiSession& session, const BurnInOptions& options, Clock::time_point start,
                                     Clock::time_point round_start) {
   if (!session.world().mpi) return decide_next_round(options, start, round_start);
-  const auto answer = consult(session.comm(), kTagBurnIn, "", std::chrono::duration<double>(options.check.common.timeout_s),
-                              [&](const std::vector<std::optional<std::string>>&) {
-                                const auto wait = decide_next_round(options, start, round_start);
-                                return wait ? std::to_string(*wait) : std::string("stop");
-                              });
+  const auto answer =
+      consult(session.comm(), kTagBurnIn, "", std::chrono::duration<double>(options.check.common.timeout_s),
+              [&](const std::vector<std::optional<std::string>>&) {
+                const auto wait = decide_next_round(options, start, round_start);
+                return wait ? std::to_string(*wait) : std::string("stop");
+              });
   if (!answer || *answer == "stop") return std::nullopt;
   return std::stod(*answer);
 }
@@ -104,7 +106,8 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
   };
   if (world.rank == 0)
     std::cerr << "ibgpu: burn-in for " << duration_text(options.duration_s)
-              << (options.interval_s > 0 ? ", a round every " + duration_text(options.interval_s) : std::string(", rounds back to back"))
+              << (options.interval_s > 0 ? ", a round every " + duration_text(options.interval_s)
+                                         : std::string(", rounds back to back"))
               << ", rounds to " << options.jsonl_path << '\n';
   round.print_plan();
   if (int code = start_job(session, common, command); code >= 0) return code;
@@ -120,7 +123,8 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
     std::optional<Report> report = run_round(session, common, command, present);
     if (stop_requested()) {
       // The round was cut short: it is not a finished round, and the stream keeps only those.
-      if (world.rank == 0) notes.push_back("round " + std::to_string(k) + " was interrupted by a stop signal and is not counted");
+      if (world.rank == 0)
+        notes.push_back("round " + std::to_string(k) + " was interrupted by a stop signal and is not counted");
       break;
     }
     if (world.rank == 0 && report) {
@@ -151,8 +155,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
   } else {
     notes.insert(notes.begin(), "burn-in: " + std::to_string(tally.rounds()) + " round(s) in " +
                                     duration_text(seconds_since(start)) + " (rounds in " + options.jsonl_path + ")");
-    Report summary =
-        burn_in_report(tally.finish(), *first, *last, options, seconds_since(start), std::move(notes));
+    Report summary = burn_in_report(tally.finish(), *first, *last, options, seconds_since(start), std::move(notes));
     try {
       stream->append(burn_in_summary_record(summary));
     } catch (const std::exception& e) {

@@ -1,8 +1,7 @@
-#include "app/check_round.h"
-
 #include <algorithm>
 #include <iostream>
 
+#include "app/check_round.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
 #include "health/judge.h"
@@ -26,8 +25,8 @@ LaunchShape launch_shape(const World& world, const CheckOptions& options) {
   } catch (const std::invalid_argument&) {
     // A bad --pairs list is reported by the network step itself.
   }
-  shape.placements = static_cast<int>(
-      options.allreduce.placements.empty() ? default_placements(world).size() : options.allreduce.placements.size());
+  shape.placements = static_cast<int>(options.allreduce.placements.empty() ? default_placements(world).size()
+                                                                           : options.allreduce.placements.size());
   return shape;
 }
 
@@ -42,14 +41,14 @@ CostModel cost_model(const Profile& profile) {
 
 std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   const CheckSteps& s = plan.steps;
-  std::string text = "plan: " + std::to_string(s.net.pairs.mode == PairMode::quick ? shape.quick_pair_rounds
-                                                                                  : shape.pair_rounds) +
-                     " network round(s)";
+  std::string text =
+      "plan: " + std::to_string(s.net.pairs.mode == PairMode::quick ? shape.quick_pair_rounds : shape.pair_rounds) +
+      " network round(s)";
   if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
   if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";
-  text += "; each measurement stops after " + duration_text(s.net.settings.time_cap_s) +
-          " (what is in flight still lands)";
+  text +=
+      "; each measurement stops after " + duration_text(s.net.settings.time_cap_s) + " (what is in flight still lands)";
   return text;
 }
 

@@ -19,16 +19,13 @@ PresetDefaults preset_defaults(CheckPreset preset) {
       d = {"quick", {std::size_t{1} << 20}, 200, {std::size_t{1} << 20}, 5, 1};
       break;
     case CheckPreset::standard:
-      d = {"all", {std::size_t{1} << 20, std::size_t{8} << 20}, 1000,
-           {std::size_t{1} << 20, std::size_t{16} << 20}, 10, 1};
+      d = {"all", {std::size_t{1} << 20, std::size_t{8} << 20}, 1000, {std::size_t{1} << 20, std::size_t{16} << 20}, 10,
+           1};
       break;
     case CheckPreset::full:
-      d = {"all",
-           {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{64} << 20},
-           10000,
-           {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20},
-           20,
-           2};
+      d = {"all", {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{64} << 20},
+           10000, {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20},
+           20,    2};
       break;
   }
   return d;
@@ -47,7 +44,8 @@ double network_round_seconds(const NetOptions& net, const CostModel& cost, bool 
   if (net.bandwidth)
     for (std::size_t size : s.bw_sizes) {
       const int iters = fitted_bw_iters(size, static_cast<int>(window), s.bw_iters);
-      const double bytes = static_cast<double>(iters + warmup_for(iters, s.warmup)) * window * static_cast<double>(size);
+      const double bytes =
+          static_cast<double>(iters + warmup_for(iters, s.warmup)) * window * static_cast<double>(size);
       t += bounded(bytes / (cost.bw_GBps * 1e9));
     }
   if (net.latency) {
@@ -65,8 +63,8 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
   const double modes = (s.out_of_place ? 1 : 0) + (s.in_place ? 1 : 0);
   double per_placement = cost.collective_setup_s;
   for (std::size_t size : s.sizes) {
-    const double nominal = (s.iters + s.warmup) * (2 * static_cast<double>(size) / (cost.busbw_GBps * 1e9) +
-                                                   2 * cost.lat_us * 1e-6);
+    const double nominal =
+        (s.iters + s.warmup) * (2 * static_cast<double>(size) / (cost.busbw_GBps * 1e9) + 2 * cost.lat_us * 1e-6);
     // The first warmup iteration always runs, then what fits the cap (at least one iteration).
     const double warm = std::min(s.warmup, 1) * nominal / std::max(1, s.iters + s.warmup);
     per_placement += modes * (worst ? std::max(s.time_cap_s, warm) : std::min(nominal, std::max(s.time_cap_s, warm)));

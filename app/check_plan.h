@@ -44,10 +44,10 @@ struct LaunchShape {
 
 // Nominal speeds for estimates; the profile's port rate when it has one.
 struct CostModel {
-  double bw_GBps = 1.0;           // per pair, bandwidth probes
-  double busbw_GBps = 1.0;        // all-reduce
-  double lat_us = 20.0;           // one latency iteration, one way
-  double pair_setup_s = 0.05;     // meeting, connection set-up
+  double bw_GBps = 1.0;        // per pair, bandwidth probes
+  double busbw_GBps = 1.0;     // all-reduce
+  double lat_us = 20.0;        // one latency iteration, one way
+  double pair_setup_s = 0.05;  // meeting, connection set-up
   double collective_setup_s = 0.2;
 };
 
@@ -67,8 +67,8 @@ constexpr double kBudgetForMeasuring = 0.95;
 struct CheckPlan {
   CheckSteps steps;
   double estimate_s = 0;
-  double worst_case_s = 0;               // every measurement at its time cap
-  std::optional<double> capped_to_s;     // the time cap the budget set, when it set one
+  double worst_case_s = 0;            // every measurement at its time cap
+  std::optional<double> capped_to_s;  // the time cap the budget set, when it set one
   std::optional<double> budget_s;
   std::vector<std::string> dropped;  // in words, in the order dropped
   bool fits = true;                  // false: even the smallest plan is over budget

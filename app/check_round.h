@@ -36,9 +36,7 @@ class CheckRound {
   std::vector<std::string> notes_;  // this round's: the plan's, then re-tests and budget decisions
   // A saved baseline's medians (check --baseline), for re-tests and the judge alike.
   std::unordered_map<std::string, double> reference_;
-  const std::unordered_map<std::string, double>* reference() const {
-    return options_.baseline ? &reference_ : nullptr;
-  }
+  const std::unordered_map<std::string, double>* reference() const { return options_.baseline ? &reference_ : nullptr; }
 };
 
 }  // namespace ibgpu

@@ -9,10 +9,10 @@
 #include <memory>
 
 #include "app/pipeline.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/errors.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
@@ -166,8 +166,8 @@ std::vector<std::vector<int>> placement_groups(const World& world, Placement pla
 
 std::vector<Placement> default_placements(const World& world) {
   std::vector<Placement> out{Placement::job};
-  const bool shared_host = std::any_of(world.places.begin(), world.places.end(),
-                                       [](const RankPlace& p) { return p.local_size > 1; });
+  const bool shared_host =
+      std::any_of(world.places.begin(), world.places.end(), [](const RankPlace& p) { return p.local_size > 1; });
   if (shared_host && world.hosts().size() > 1) {
     out.push_back(Placement::node);
     out.push_back(Placement::rail);

@@ -28,7 +28,7 @@ std::vector<std::vector<int>> placement_groups(const World& world, Placement pla
 std::vector<Placement> default_placements(const World& world);
 
 struct CollectiveOptions {
-  std::string backend = "auto";  // nccl | mpi | auto (nccl where every rank can run it, else mpi)
+  std::string backend = "auto";       // nccl | mpi | auto (nccl where every rank can run it, else mpi)
   std::vector<Placement> placements;  // empty: default_placements
   AllReduceSettings settings;
   int device = -1;  // CUDA device for NCCL; -1: the rank's local rank

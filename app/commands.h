@@ -5,9 +5,9 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/pipeline.h"
-#include "scheduler/admission_actions.h"
 #include "health/baseline.h"
 #include "health/profile.h"
+#include "scheduler/admission_actions.h"
 
 namespace ibgpu {
 
@@ -63,7 +63,7 @@ struct ReportOptions {
   std::string baseline_out;
 };
 void check_report_options(const ReportOptions& options);  // throws UsageError
-int run_report(const ReportOptions& options);               // throws UsageError for unreadable input
+int run_report(const ReportOptions& options);             // throws UsageError for unreadable input
 
 // Reads a --baseline file; throws UsageError naming the file.
 Baseline load_baseline(const std::string& path);

@@ -15,7 +15,9 @@ RankResult describe_host(const MpiSession& session, const CommonOptions& options
 int run_inventory(MpiSession& session, const InventoryOptions& options) {
   Command command;
   command.run = [&](MpiSession& s) { return describe_host(s, options.common); };
-  command.judge = [](Report& report) { report.summary = summarise_without_verdicts(report.probes, SkippedMeans::fine); };
+  command.judge = [](Report& report) {
+    report.summary = summarise_without_verdicts(report.probes, SkippedMeans::fine);
+  };
   return execute(session, options.common, command);
 }
 

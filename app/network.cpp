@@ -1,20 +1,19 @@
 #include "app/network.h"
 
-#include "app/pipeline.h"
-#include "app/text.h"
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <iostream>
-#include <optional>
 #include <limits>
 #include <memory>
+#include <optional>
 
-#include "core/errors.h"
+#include "app/pipeline.h"
+#include "app/text.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/errors.h"
 #include "probes/net/mpi_transport.h"
 #include "probes/net/verbs/device_select.h"
 #include "probes/net/verbs/endpoint.h"
@@ -175,8 +174,8 @@ std::string round_progress(const World& world, const std::string& label, std::si
                            const RankRound& round) {
   std::vector<std::string> pairs;  // host pairs, once each (several local ranks meet per host pair)
   for (const auto& p : round) {
-    std::string text = world.places.at(static_cast<std::size_t>(p.a)).host + "-" +
-                       world.places.at(static_cast<std::size_t>(p.b)).host;
+    std::string text =
+        world.places.at(static_cast<std::size_t>(p.a)).host + "-" + world.places.at(static_cast<std::size_t>(p.b)).host;
     if (std::find(pairs.begin(), pairs.end(), text) == pairs.end()) pairs.push_back(std::move(text));
   }
   return "ibgpu: " + label + " round " + std::to_string(k + 1) + "/" + std::to_string(total) + ": " +

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/deadline.h"
 #include "cluster/rank_pairs.h"
 #include "cluster/world.h"
+#include "core/deadline.h"
 #include "probes/net/pair_probe.h"
 
 namespace ibgpu {

@@ -11,18 +11,18 @@
 #include <iostream>
 #include <random>
 
-#include "core/waits.h"
 #include "app/text.h"
 #include "build_info.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/errors.h"
 #include "core/verdict.h"
+#include "core/waits.h"
 #include "reports/atomic_file.h"
 #include "reports/json.h"
-#include "reports/reporter.h"
 #include "reports/render_util.h"
+#include "reports/reporter.h"
 
 namespace ibgpu {
 
@@ -178,7 +178,8 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
   if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.timeout_s))))
     throw CallError("MPI_Iallreduce", "not every rank reached the start within the timeout");
   const int any = (*flags)[1];
-  if (!problem.empty() && world.size > 1) problem = "host " + world.host() + " rank " + std::to_string(world.rank) + ": " + problem;
+  if (!problem.empty() && world.size > 1)
+    problem = "host " + world.host() + " rank " + std::to_string(world.rank) + ": " + problem;
   if (any && problem.empty()) return "-";  // another rank has the problem and says so
   return problem;
 }
@@ -337,8 +338,8 @@ int deliver(Report& report, const CommonOptions& options, const Command& command
     return 3;
   }
   // An interrupted run is never healthy: 3 (incomplete), or 2 when it found a failure first.
-  const int code = report.run.interrupted || stop_requested() ? (report.summary.exit_code == 2 ? 2 : 3)
-                                                                : report.summary.exit_code;
+  const int code =
+      report.run.interrupted || stop_requested() ? (report.summary.exit_code == 2 ? 2 : 3) : report.summary.exit_code;
   if (!command.after_report) return code;
   if (report.run.interrupted || stop_requested()) {
     std::cerr << "ibgpu: " << kNotApplied << '\n';

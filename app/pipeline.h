@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "core/waits.h"
 #include "cluster/world.h"
 #include "core/report.h"
+#include "core/waits.h"
 
 namespace ibgpu {
 
 struct CommonOptions {
-  std::string json_path;     // "" none, "-" stdout (then no table)
+  std::string json_path;  // "" none, "-" stdout (then no table)
   std::string format = "table";
   std::string sysfs_root = "/sys";
   double timeout_s = kDefaultTimeout_s;  // longest wait for any peer (core/waits.h)

@@ -10,7 +10,9 @@ int run_probe(MpiSession& session, const ProbeOptions& options) {
     mine.probes = run_network(s, options.net, options.common.timeout_s);
     return mine;
   };
-  command.judge = [](Report& report) { report.summary = summarise_without_verdicts(report.probes, SkippedMeans::incomplete); };
+  command.judge = [](Report& report) {
+    report.summary = summarise_without_verdicts(report.probes, SkippedMeans::incomplete);
+  };
   command.preflight = [&](MpiSession& s) { return network_preflight(s.world(), options.net); };
   return execute(session, options.common, command);
 }

@@ -32,8 +32,7 @@ std::vector<Report> load_reports(const std::vector<std::string>& paths) {
 
 void require_writable(const std::string& path, const char* option) {
   if (path.empty() || path == "-") return;
-  if (const std::string why = why_not_writable(path); !why.empty())
-    throw UsageError(std::string(option) + ": " + why);
+  if (const std::string why = why_not_writable(path); !why.empty()) throw UsageError(std::string(option) + ": " + why);
 }
 
 void emit(const std::string& path, const std::string& text) {
@@ -90,8 +89,10 @@ void check_report_options(const ReportOptions& o) {
     if (!o.files.empty()) throw UsageError("--compare OLD NEW takes no other FILE (got " + o.files.front() + ")");
     if (o.compare_threshold < 0) throw UsageError("--compare-threshold must be 0 or more");
   } else {
-    if (o.files.empty()) throw UsageError(baseline ? "--baseline-out FILE needs the saved runs: RUN..." : "no FILE to render");
-    if (!o.common.json_path.empty()) throw UsageError("--json is for --compare; to render a report as JSON use --format json");
+    if (o.files.empty())
+      throw UsageError(baseline ? "--baseline-out FILE needs the saved runs: RUN..." : "no FILE to render");
+    if (!o.common.json_path.empty())
+      throw UsageError("--json is for --compare; to render a report as JSON use --format json");
   }
   if (baseline) {
     if (o.baseline_out == "-") throw UsageError("--baseline-out needs a file name");

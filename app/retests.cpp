@@ -87,19 +87,19 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
   if (c.suspects.empty()) return d;
   if (!retest_allowed) {
     if (pass > 1)
-      d.notes.push_back(std::to_string(c.suspects.size()) + " pair(s) still suspect after " +
-                        std::to_string(pass - 1) + " re-test pass(es): " + pairs_text(c.suspects));
+      d.notes.push_back(std::to_string(c.suspects.size()) + " pair(s) still suspect after " + std::to_string(pass - 1) +
+                        " re-test pass(es): " + pairs_text(c.suspects));
     return d;
   }
-  for (const auto& round : plan_retests(c.suspects, c.known_good, peers_per_suspect))
-    d.rounds.push_back(round.pairs);
+  for (const auto& round : plan_retests(c.suspects, c.known_good, peers_per_suspect)) d.rounds.push_back(round.pairs);
   std::size_t pairs = 0;
   for (const auto& r : d.rounds) pairs += r.size();
   d.notes.push_back("re-test pass " + std::to_string(pass) + ": " + std::to_string(c.suspects.size()) +
                     " suspect pair(s) (" + pairs_text(c.suspects) + "): " + std::to_string(pairs) +
                     " measurement(s) in " + std::to_string(d.rounds.size()) + " round(s), " +
-                    (c.known_good.empty() ? "no known-good host to re-pair with"
-                                          : std::to_string(c.known_good.size()) + " known-good host(s) to re-pair with"));
+                    (c.known_good.empty()
+                         ? "no known-good host to re-pair with"
+                         : std::to_string(c.known_good.size()) + " known-good host(s) to re-pair with"));
   return d;
 }
 
@@ -130,9 +130,8 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
     auto decide = [&](const std::vector<std::optional<std::string>>& payloads) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - steps.started).count();
       const bool time_left = !steps.budget_s || elapsed < 0.9 * *steps.budget_s;
-      RetestDecision d =
-          decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect, pass <= steps.passes && time_left,
-                         steps.reference_medians);
+      RetestDecision d = decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect,
+                                        pass <= steps.passes && time_left, steps.reference_medians);
       if (d.suspects > 0 && pass <= steps.passes && !time_left)
         d.notes.push_back("budget: re-tests dropped (" + duration_text(elapsed) + " of " +
                           duration_text(*steps.budget_s) + " spent)");
@@ -146,8 +145,8 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
       return decision_to_json(d).dump();
     };
     set_phase(static_cast<int>(next_round - 1));  // between the rounds before and after
-    const auto answer = consult(session.comm(), kTagConsult, json(network).dump(),
-                                std::chrono::duration<double>(timeout_s), decide);
+    const auto answer =
+        consult(session.comm(), kTagConsult, json(network).dump(), std::chrono::duration<double>(timeout_s), decide);
     if (!answer) return out;  // rank 0 is silent: the all-reduce's roll call will name it
     RetestDecision d;
     try {

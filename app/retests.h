@@ -22,8 +22,8 @@ struct BetweenSteps {
   std::optional<double> budget_s;  // the whole check's budget
   Clock::time_point started;       // when the check started (rank 0's clock decides)
   double collectives_estimate_s = 0;
-  double retest_round_s = 0;       // one re-test round's worst case (its measurements at their caps)
-  bool collectives = true;         // still planned
+  double retest_round_s = 0;  // one re-test round's worst case (its measurements at their caps)
+  bool collectives = true;    // still planned
   // A saved baseline's medians (check --baseline): suspects are judged as the final verdicts are.
   const std::unordered_map<std::string, double>* reference_medians = nullptr;
 };

@@ -41,16 +41,20 @@ double parse_duration(const std::string& text) {
     total += value * unit;
   }
   if (total <= 0) throw bad("must be a positive time");
-  if (total > kMaxDurationS) throw bad("longer than " + std::to_string(static_cast<int>(kMaxDurationS / 86400)) + " days");
+  if (total > kMaxDurationS)
+    throw bad("longer than " + std::to_string(static_cast<int>(kMaxDurationS / 86400)) + " days");
   return total;
 }
 
 std::string duration_text(double seconds) {
   char text[48];
   const long s = std::lround(seconds);
-  if (seconds < 120) std::snprintf(text, sizeof text, "%.3g s", seconds);
-  else if (s < 3600) std::snprintf(text, sizeof text, "%ldm %lds", s / 60, s % 60);
-  else std::snprintf(text, sizeof text, "%ldh %ldm", s / 3600, (s % 3600) / 60);
+  if (seconds < 120)
+    std::snprintf(text, sizeof text, "%.3g s", seconds);
+  else if (s < 3600)
+    std::snprintf(text, sizeof text, "%ldm %lds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%ldh %ldm", s / 3600, (s % 3600) / 60);
   return text;
 }
 

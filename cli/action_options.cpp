@@ -20,20 +20,24 @@ void add_action_options(CLI::App& sub, AdmissionActionOptions& actions) {
   // A group of its own: its callback checks the combination only when one of
   // these options was given, without taking the subcommand's callback.
   CLI::Option_group* group = sub.add_option_group(
-      "Admission actions", "Run by the first rank after the report is written; they never change a verdict or the exit code");
-  CLI::Option* drain =
-      group->add_option_function<std::string>("--drain-cmd", template_into(actions.drain_cmd, "--drain-cmd"),
-                                              "Run PROG ARG... (no shell) for each node to drain; {host} and {reason} are "
-                                              "replaced inside arguments, e.g. --drain-cmd \"mark-bad {host} '{reason}'\"")
-          ->type_name("\"PROG ARG...\"");
+      "Admission actions",
+      "Run by the first rank after the report is written; they never change a verdict or the exit code");
+  CLI::Option* drain = group
+                           ->add_option_function<std::string>(
+                               "--drain-cmd", template_into(actions.drain_cmd, "--drain-cmd"),
+                               "Run PROG ARG... (no shell) for each node to drain; {host} and {reason} are "
+                               "replaced inside arguments, e.g. --drain-cmd \"mark-bad {host} '{reason}'\"")
+                           ->type_name("\"PROG ARG...\"");
   CLI::Option* resume =
-      group->add_option_function<std::string>("--resume-cmd", template_into(actions.resume_cmd, "--resume-cmd"),
-                                              "Likewise for each node admitted (healthy or degraded)")
+      group
+          ->add_option_function<std::string>("--resume-cmd", template_into(actions.resume_cmd, "--resume-cmd"),
+                                             "Likewise for each node admitted (healthy or degraded)")
           ->type_name("\"PROG ARG...\"");
   CLI::Option* slurm = group->add_flag(
       "--slurm-drain", actions.slurm,
       "Drain failed nodes in Slurm (scontrol update NodeName=H State=DRAIN \"Reason=ibgpu: ...\") and resume "
-      "admitted nodes that Slurm shows drained with a reason starting \"ibgpu:\"; a node a person drained is left alone");
+      "admitted nodes that Slurm shows drained with a reason starting \"ibgpu:\"; a node a person drained is left "
+      "alone");
   slurm->excludes(drain)->excludes(resume);
   CLI::Option* dry = group->add_flag("--dry-run", actions.dry_run,
                                      "Print each command (shell-quoted, on stderr) instead of running it");

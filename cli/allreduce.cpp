@@ -53,7 +53,9 @@ Subcommand add_allreduce(CLI::App& parent) {
       ->capture_default_str();
   sub->add_option("--dtype", text->dtype, "Element type: float, double, int32; half and bfloat16 on nccl")
       ->capture_default_str();
-  sub->add_option("--iters", s.iters, "Timed iterations per size")->check(CLI::Range(1, 1000000))->capture_default_str();
+  sub->add_option("--iters", s.iters, "Timed iterations per size")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   sub->add_option("--warmup", s.warmup, "Untimed iterations before timing")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();

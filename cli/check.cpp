@@ -70,8 +70,9 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "(ibgpu report --baseline-out) for the kinds it has, instead of this run's own")
       ->type_name("FILE");
   return [sub, options, text, profile, budget, quick, full] {
-    const PresetDefaults preset =
-        preset_defaults(*quick ? CheckPreset::quick : *full ? CheckPreset::full : CheckPreset::standard);
+    const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick
+                                                  : *full ? CheckPreset::full
+                                                          : CheckPreset::standard);
     auto given = [&](const char* name) { return sub->get_option(name)->count() > 0; };
     if (!given("--pairs")) text->pairs = preset.pairs;
     if (!given("--sizes") && !given("--min") && !given("--max")) options->net.settings.bw_sizes = preset.bw_sizes;
@@ -96,8 +97,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
 
 Subcommand add_check(CLI::App& parent) {
   auto options = std::make_shared<CheckOptions>();
-  CLI::App* sub = parent.add_subcommand(
-      "check", "Check every host and link and decide which nodes the pool may admit");
+  CLI::App* sub = parent.add_subcommand("check", "Check every host and link and decide which nodes the pool may admit");
   auto validate = add_check_options(sub, options);
   sub->footer(
       "Steps: inventory and local health, network pairs per rail (with progress per round on\n"

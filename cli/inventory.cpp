@@ -5,8 +5,8 @@ namespace ibgpu::cli {
 
 Subcommand add_inventory(CLI::App& parent) {
   auto options = std::make_shared<InventoryOptions>();
-  CLI::App* sub = parent.add_subcommand(
-      "inventory", "Describe every host: GPUs, RDMA devices and ports, CPUs, library versions");
+  CLI::App* sub =
+      parent.add_subcommand("inventory", "Describe every host: GPUs, RDMA devices and ports, CPUs, library versions");
   add_common_options(*sub, options->common);
   sub->footer(
       "Exit codes: 0 every rank reported, 2 a probe failed, 3 some rank sent nothing, 64 usage error.\n"

@@ -7,8 +7,8 @@
 #include "build_info.h"
 #include "core/errors.h"
 #include "core/verdict.h"
-#include "subcommand.h"
 #include "reports/render_util.h"
+#include "subcommand.h"
 
 namespace {
 

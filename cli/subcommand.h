@@ -2,16 +2,14 @@
 // Each subcommand lives in its own file: it declares its options on a CLI11
 // subcommand and returns the call into the library that runs it.
 #include <CLI/CLI.hpp>
-
 #include <functional>
-
 #include <memory>
 
 #include "app/commands.h"
 #include "app/network.h"
 #include "app/pipeline.h"
-#include "scheduler/admission_actions.h"
 #include "cluster/world.h"
+#include "scheduler/admission_actions.h"
 
 namespace ibgpu::cli {
 

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/waits.h"
-#include "core/errors.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/errors.h"
+#include "core/waits.h"
 
 namespace ibgpu {
 
@@ -38,7 +38,8 @@ std::vector<int> MpiMailbox::heard_from() {
     mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, kTagHeartbeat, comm_, &flag, &status), "MPI_Iprobe");
     if (!flag) return ranks;
     long long phase = 0;
-    mpi_check(MPI_Recv(&phase, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagHeartbeat, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    mpi_check(MPI_Recv(&phase, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagHeartbeat, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv");
     note_heartbeat(status.MPI_SOURCE, phase);
     ranks.push_back(status.MPI_SOURCE);
   }
@@ -125,8 +126,7 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
   // A copy the caller cannot free: a send given up on may still be read by MPI.
   TransferMemory<std::string> kept(payload);
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Isend(kept->data(), static_cast<int>(kept->size()), MPI_CHAR, dest, tag, comm, &request),
-            "MPI_Isend");
+  mpi_check(MPI_Isend(kept->data(), static_cast<int>(kept->size()), MPI_CHAR, dest, tag, comm, &request), "MPI_Isend");
   if (wait_with_deadline(request, deadline)) return true;
   kept.abandon();
   return false;
@@ -174,8 +174,7 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
     std::string answer = decide(gathered.payloads);
     set_heartbeat_audience({});
     for (int r = 1; r < size; ++r)
-      if (gathered.payloads[static_cast<std::size_t>(r)])
-        send_with_deadline(comm, r, tag, answer, Deadline(silence));
+      if (gathered.payloads[static_cast<std::size_t>(r)]) send_with_deadline(comm, r, tag, answer, Deadline(silence));
     return answer;
   }
   if (!send_with_deadline(comm, 0, tag, payload, overall)) return std::nullopt;

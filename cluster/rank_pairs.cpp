@@ -35,9 +35,15 @@ std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan) {
   const int n = static_cast<int>(hosts.size());
   std::vector<Round> host_rounds;
   switch (plan.mode) {
-    case PairMode::all: host_rounds = all_pairs_rounds(n); break;
-    case PairMode::quick: host_rounds = quick_rounds(n); break;
-    case PairMode::list: host_rounds = rounds_from_pairs(plan.list, n); break;
+    case PairMode::all:
+      host_rounds = all_pairs_rounds(n);
+      break;
+    case PairMode::quick:
+      host_rounds = quick_rounds(n);
+      break;
+    case PairMode::list:
+      host_rounds = rounds_from_pairs(plan.list, n);
+      break;
   }
   std::vector<RankRound> rounds = rank_rounds_for(world, host_rounds);
   if (plan.loopback)

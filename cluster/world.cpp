@@ -4,16 +4,16 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
 
-#include "core/waits.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "core/errors.h"
+#include "core/waits.h"
 
 namespace ibgpu {
 

@@ -23,7 +23,8 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
   if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (ibgpu reads saved files only)");
   if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    throw InputError(path + ": " + std::to_string(st.st_size) + " bytes, over the " + size_text(max_bytes) + " this reads");
+    throw InputError(path + ": " + std::to_string(st.st_size) + " bytes, over the " + size_text(max_bytes) +
+                     " this reads");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
   // The size is checked again as it is read: a file that grows is cut at the limit, and refused.
@@ -56,8 +57,10 @@ void check_json_depth(std::string_view text, std::size_t max_depth, const std::s
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {

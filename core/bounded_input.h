@@ -8,12 +8,11 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace ibgpu {
 
@@ -48,7 +47,8 @@ T exact_integer(const nlohmann::json& j, const char* key) {
     const auto v = j.get<std::int64_t>();
     if ((std::is_signed_v<T> || v >= 0) &&
         (!std::is_signed_v<T> || v >= static_cast<std::int64_t>(std::numeric_limits<T>::min())) &&
-        static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+        static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)) <=
+            static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
       return static_cast<T>(v);
   } else {
     throw InputError(std::string("'") + key + "' must be an integer, not " + j.type_name());

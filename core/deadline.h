@@ -25,8 +25,7 @@ inline constexpr std::chrono::duration<double> kStopGrace{0.25};
 class Deadline {
  public:
   explicit Deadline(std::chrono::duration<double> budget, ClockFn clock = &Clock::now)
-      : clock_(std::move(clock)),
-        end_(clock_() + std::chrono::duration_cast<Clock::duration>(budget)) {}
+      : clock_(std::move(clock)), end_(clock_() + std::chrono::duration_cast<Clock::duration>(budget)) {}
 
   // A deadline that a stop request ends only `grace` after the stop.
   Deadline with_stop_grace(std::chrono::duration<double> grace) const {

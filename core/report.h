@@ -2,15 +2,14 @@
 // The whole result of one run, as rank 0 renders it. The JSON Schema in
 // reports/schema/report.schema.json is the contract for its JSON form.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/result.h"
 #include "core/verdict.h"
 #include "probes/inventory.h"
-#include "core/result.h"
 
 namespace ibgpu {
 
@@ -41,13 +40,13 @@ struct RunInfo {
 // One judged figure of one entity across the rounds (a Measurement kind of
 // health/thresholds.h, per rail pair on a link).
 struct BurnInFigure {
-  std::string figure;  // Measurement.kind: "net.verbs.write_bw@8388608:bw_avg_GBps"
-  std::string metric;  // "bw_avg_GBps"
-  std::string rails;   // "mlx5_0:1<->mlx5_0:1" on a link measured per rail; empty otherwise
+  std::string figure;            // Measurement.kind: "net.verbs.write_bw@8388608:bw_avg_GBps"
+  std::string metric;            // "bw_avg_GBps"
+  std::string rails;             // "mlx5_0:1<->mlx5_0:1" on a link measured per rail; empty otherwise
   bool higher_is_better = true;  // a floor (bandwidth); false for a ceiling (latency)
-  double worst = 0;    // min for a floor, max for a ceiling
-  double median = 0;   // nearest rank, as probes/stats.h
-  std::size_t count = 0;  // measurements over all rounds (re-tests included)
+  double worst = 0;              // min for a floor, max for a ceiling
+  double median = 0;             // nearest rank, as probes/stats.h
+  std::size_t count = 0;         // measurements over all rounds (re-tests included)
 };
 
 // What the rounds said about one entity.
@@ -59,8 +58,8 @@ struct BurnInEntity {
   // not pass (an unchecked round is no evidence of health).
   double pass_ratio = 0;
   std::optional<int> first_not_healthy_round, last_not_healthy_round;  // rounds count from 1
-  std::vector<int> not_passed_rounds;  // failed or unknown
-  std::map<std::string, int> reasons;  // reason code -> rounds it appeared in
+  std::vector<int> not_passed_rounds;                                  // failed or unknown
+  std::map<std::string, int> reasons;                                  // reason code -> rounds it appeared in
   std::vector<BurnInFigure> figures;
   std::map<std::string, double> counter_deltas;  // IB error counters summed over the run (ports)
   std::map<std::string, int> counter_resets;     // rounds a counter went backwards (not summed)

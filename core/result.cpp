@@ -42,7 +42,9 @@ std::string format_value(double v) {
 
 bool is_pair_probe(const ProbeResult& p) { return p.id.starts_with("net.") && p.scope.hosts.size() == 2; }
 
-bool is_allreduce_probe(const ProbeResult& p) { return p.id.starts_with("collective.") && p.id.ends_with(".all_reduce"); }
+bool is_allreduce_probe(const ProbeResult& p) {
+  return p.id.starts_with("collective.") && p.id.ends_with(".all_reduce");
+}
 
 std::string gpu_name(const std::string& device) {
   for (const std::string_view prefix : {"cuda:", "GPU", "gpu"})

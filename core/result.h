@@ -3,14 +3,13 @@
 // exit; a broken link is a result with status `error` or `timeout`.
 #include <algorithm>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace ibgpu {
 

@@ -6,19 +6,26 @@ namespace ibgpu {
 
 const char* to_string(HealthState state) {
   switch (state) {
-    case HealthState::healthy: return "healthy";
-    case HealthState::degraded: return "degraded";
-    case HealthState::unknown: return "unknown";
-    case HealthState::failed: return "failed";
+    case HealthState::healthy:
+      return "healthy";
+    case HealthState::degraded:
+      return "degraded";
+    case HealthState::unknown:
+      return "unknown";
+    case HealthState::failed:
+      return "failed";
   }
   return "unknown";
 }
 
 const char* to_string(Action action) {
   switch (action) {
-    case Action::admit: return "admit";
-    case Action::admit_degraded: return "admit_degraded";
-    case Action::drain: return "drain";
+    case Action::admit:
+      return "admit";
+    case Action::admit_degraded:
+      return "admit_degraded";
+    case Action::drain:
+      return "drain";
   }
   return "drain";
 }
@@ -39,10 +46,14 @@ HealthState worst(HealthState a, HealthState b) { return std::max(a, b); }
 
 int exit_code_for(HealthState state) {
   switch (state) {
-    case HealthState::healthy: return 0;
-    case HealthState::degraded: return 1;
-    case HealthState::failed: return 2;
-    case HealthState::unknown: return 3;
+    case HealthState::healthy:
+      return 0;
+    case HealthState::degraded:
+      return 1;
+    case HealthState::failed:
+      return 2;
+    case HealthState::unknown:
+      return 3;
   }
   return 3;
 }

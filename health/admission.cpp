@@ -5,7 +5,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-
 namespace ibgpu {
 
 namespace {
@@ -21,8 +20,10 @@ struct NodeParts {
   std::vector<Component> parts;
   void add(std::string_view name, bool gpu, HealthState state) {
     auto it = std::find_if(parts.begin(), parts.end(), [&](const Component& c) { return c.name == name; });
-    if (it == parts.end()) parts.push_back(Component{std::string(name), gpu, state});
-    else it->state = worst(it->state, state);
+    if (it == parts.end())
+      parts.push_back(Component{std::string(name), gpu, state});
+    else
+      it->state = worst(it->state, state);
   }
 };
 
@@ -50,8 +51,10 @@ HealthState fold(const std::vector<Component>& parts, bool gpu) {
   for (const auto& c : parts) {
     if (c.gpu != gpu) continue;
     any = true;
-    if (usable(c.state)) some_usable = true;
-    else worst_excluded = worst(worst_excluded, c.state);
+    if (usable(c.state))
+      some_usable = true;
+    else
+      worst_excluded = worst(worst_excluded, c.state);
     if (c.state != HealthState::healthy) all_healthy = false;
     if (c.state == HealthState::unknown) some_unknown = true;
   }
@@ -106,8 +109,10 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
     node.usable.clear();
     node.excluded.clear();
     for (const auto& c : components) {
-      if (!usable(c.state)) node.excluded.push_back(c.name);
-      else if (*node.action != Action::drain) node.usable.push_back(c.name);
+      if (!usable(c.state))
+        node.excluded.push_back(c.name);
+      else if (*node.action != Action::drain)
+        node.usable.push_back(c.name);
     }
   }
 }
@@ -119,9 +124,15 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
     s.state = worst(s.state, v.state);
     if (!v.action) continue;
     switch (*v.action) {
-      case Action::admit: s.admit.push_back(v.entity.id); break;
-      case Action::admit_degraded: s.admit_degraded.push_back(v.entity.id); break;
-      case Action::drain: s.drain.push_back(v.entity.id); break;
+      case Action::admit:
+        s.admit.push_back(v.entity.id);
+        break;
+      case Action::admit_degraded:
+        s.admit_degraded.push_back(v.entity.id);
+        break;
+      case Action::drain:
+        s.drain.push_back(v.entity.id);
+        break;
     }
   }
   s.exit_code = exit_code_for(s.state);

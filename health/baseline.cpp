@@ -88,7 +88,8 @@ Baseline baseline_from_json(const json& j) {
                              std::to_string(kBaselineVersion) + ": upgrade ibgpu to read it");
   Baseline b;
   b.baseline_version = version;
-  for (const auto& r : j.at("runs")) b.runs.push_back(BaselineRun{r.at("id").get<std::string>(), r.value("started", "")});
+  for (const auto& r : j.at("runs"))
+    b.runs.push_back(BaselineRun{r.at("id").get<std::string>(), r.value("started", "")});
   for (const auto& [kind, k] : j.at("kinds").items()) {
     const double median = k.at("median").get<double>();
     const auto n = exact_integer<std::size_t>(k.at("n"), "n");

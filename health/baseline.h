@@ -6,11 +6,10 @@
 // too few measurements of a kind for a median of its own. Pure: reading and
 // writing the files is the caller's.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/report.h"
 

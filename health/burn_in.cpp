@@ -52,8 +52,10 @@ void BurnInTally::add(const Report& round) {
   if (!round.run.finished.empty()) last_finished_ = round.run.finished;
   for (const auto& h : round.hosts) {
     auto [it, fresh] = host_index_.try_emplace(h.name, hosts_.size());
-    if (fresh) hosts_.push_back(h);
-    else if (has_inventory(h)) hosts_[it->second] = h;  // a lost rank's host keeps its last full inventory
+    if (fresh)
+      hosts_.push_back(h);
+    else if (has_inventory(h))
+      hosts_[it->second] = h;  // a lost rank's host keeps its last full inventory
   }
   add_verdicts(round);
   add_figures(round);
@@ -66,10 +68,18 @@ void BurnInTally::add_verdicts(const Report& round) {
     BurnInEntity& s = t.stats;
     ++s.rounds_judged;
     switch (v.state) {
-      case HealthState::healthy: ++s.healthy; break;
-      case HealthState::degraded: ++s.degraded; break;
-      case HealthState::failed: ++s.failed; break;
-      case HealthState::unknown: ++s.unknown; break;
+      case HealthState::healthy:
+        ++s.healthy;
+        break;
+      case HealthState::degraded:
+        ++s.degraded;
+        break;
+      case HealthState::failed:
+        ++s.failed;
+        break;
+      case HealthState::unknown:
+        ++s.unknown;
+        break;
     }
     if (v.state != HealthState::healthy) {
       if (!s.first_not_healthy_round) s.first_not_healthy_round = rounds_;
@@ -114,8 +124,10 @@ void BurnInTally::add_counters(const Report& round) {
       if (name.size() <= kDelta.size() || name.compare(name.size() - kDelta.size(), kDelta.size(), kDelta) != 0)
         continue;
       const std::string counter = name.substr(0, name.size() - kDelta.size());
-      if (auto v = metric.typical()) s.counter_deltas[counter] += *v;
-      else ++s.counter_resets[counter];  // went backwards: no delta this round
+      if (auto v = metric.typical())
+        s.counter_deltas[counter] += *v;
+      else
+        ++s.counter_resets[counter];  // went backwards: no delta this round
     }
   }
 }
@@ -161,9 +173,9 @@ BurnInResult BurnInTally::finish() const {
     } else if (not_passed > 0) {
       v.state = HealthState::failed;
       std::string what = e.failed && e.unknown ? "failed or unchecked in " : e.failed ? "failed " : "unchecked in ";
-      v.reasons.push_back(Reason{"BURN_IN_FLAKY",
-                                 what + of_rounds(not_passed, judged) + " (rounds " + rounds_text(e.not_passed_rounds) + ")",
-                                 "pass_ratio", e.pass_ratio, 1.0});
+      v.reasons.push_back(Reason{
+          "BURN_IN_FLAKY", what + of_rounds(not_passed, judged) + " (rounds " + rounds_text(e.not_passed_rounds) + ")",
+          "pass_ratio", e.pass_ratio, 1.0});
       summarise_reasons([](HealthState st) { return !passed(st); });
     } else if (2 * e.degraded > judged) {
       v.state = HealthState::degraded;

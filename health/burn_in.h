@@ -17,9 +17,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "health/profile.h"
-#include "core/verdict.h"
 #include "core/report.h"
+#include "core/verdict.h"
+#include "health/profile.h"
 
 namespace ibgpu {
 

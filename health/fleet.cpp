@@ -13,7 +13,8 @@ FleetMedians fleet_medians(const std::vector<Measurement>& measurements, const F
   for (const auto& m : measurements)
     if (!m.retest) values[m.kind].push_back(m.value);
   for (auto& [kind, v] : values)
-    if (v.size() >= static_cast<std::size_t>(std::max(1, rules.min_fleet_size))) medians[kind] = *lower_median(std::move(v));
+    if (v.size() >= static_cast<std::size_t>(std::max(1, rules.min_fleet_size)))
+      medians[kind] = *lower_median(std::move(v));
   return medians;
 }
 

@@ -34,12 +34,14 @@ Finding probe_outcome(const ProbeResult& p) {
     return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};
   };
   switch (p.status) {
-    case ProbeStatus::ok: return {};
+    case ProbeStatus::ok:
+      return {};
     case ProbeStatus::skipped:
       return {HealthState::unknown, reason("CHECK_SKIPPED", p.reason.value_or("skipped"))};
     case ProbeStatus::timeout:
       return {HealthState::failed, reason("PROBE_TIMEOUT", p.error.value_or("timeout"))};
-    case ProbeStatus::error: return {HealthState::failed, reason("PROBE_ERROR", p.error.value_or("error"))};
+    case ProbeStatus::error:
+      return {HealthState::failed, reason("PROBE_ERROR", p.error.value_or("error"))};
     case ProbeStatus::failed: {
       auto wrong = p.metrics.find("wrong_elements");
       if (is_allreduce_probe(p) && wrong != p.metrics.end() && wrong->second.typical().value_or(0) > 0)
@@ -76,7 +78,7 @@ Endpoint endpoint(const ProbeResult& p, std::size_t side) {
 
 // The pair observations of a run, and the texts their groups view.
 struct PairEvidence {
-  std::set<std::string> outcome_groups;  // failed pairs: "<probe id>:outcome"
+  std::set<std::string> outcome_groups;   // failed pairs: "<probe id>:outcome"
   std::vector<Measurement> measurements;  // measured pairs: groups are their kinds
   std::vector<PairObservation> observations;
 
@@ -125,16 +127,18 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
     }
     Entity e = measured_entity(*m.probe);
     auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + e.kind + '\x1f' + e.id, local.size());
-    if (fresh) local.emplace_back(std::move(e), std::move(f));
-    else if (f.state < local[it->second].second.state) local[it->second].second = std::move(f);
+    if (fresh)
+      local.emplace_back(std::move(e), std::move(f));
+    else if (f.state < local[it->second].second.state)
+      local[it->second].second = std::move(f);
   }
   for (auto& [e, f] : local) book.add(e, f.state, std::move(f.reason));
 }
 
 }  // namespace
 
-Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
+Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes, const Profile& profile,
+                const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
@@ -187,7 +191,8 @@ RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes, Sk
     if (p.status == ProbeStatus::timeout) s.state = worst(s.state, HealthState::unknown);
     if (p.status == ProbeStatus::skipped && skipped == SkippedMeans::incomplete)
       s.state = worst(s.state, HealthState::unknown);
-    if (p.status == ProbeStatus::error || p.status == ProbeStatus::failed) s.state = worst(s.state, HealthState::failed);
+    if (p.status == ProbeStatus::error || p.status == ProbeStatus::failed)
+      s.state = worst(s.state, HealthState::failed);
   }
   s.exit_code = exit_code_for(s.state);
   return s;

@@ -5,10 +5,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/report.h"
+#include "core/verdict.h"
 #include "health/localise.h"
 #include "health/profile.h"
-#include "core/verdict.h"
-#include "core/report.h"
 
 namespace ibgpu {
 
@@ -19,8 +19,7 @@ struct Judgement {
 
 // `reference_medians` (a saved baseline, health/baseline.h) replaces the
 // run's own fleet median for every kind it has.
-Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
-                const Profile& profile,
+Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes, const Profile& profile,
                 const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // For re-tests within a launch: the host pairs whose measurements are bad in

@@ -79,31 +79,33 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
         const std::string state = port.state ? port.state->name : "unreadable";
         const std::string phys = port.phys_state ? port.phys_state->name : "unreadable";
         VerdictBook::add(entity, HealthState::failed,
-                 reason("IB_PORT_DOWN", "state " + state + ", physical state " + phys, "state",
-                        port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
+                         reason("IB_PORT_DOWN", "state " + state + ", physical state " + phys, "state",
+                                port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
         continue;
       }
       ++active;
       if (!port.rate) continue;
       if (profile.node.port_rate_gbps && port.rate->gbps < *profile.node.port_rate_gbps)
-        VerdictBook::add(entity, HealthState::degraded,
-                 reason("IB_PORT_RATE_LOW",
-                        "trained at " + port.rate_text + ", expected " + number_text(*profile.node.port_rate_gbps) + " Gb/s",
-                        "rate_Gbps", port.rate->gbps, *profile.node.port_rate_gbps));
+        VerdictBook::add(
+            entity, HealthState::degraded,
+            reason("IB_PORT_RATE_LOW",
+                   "trained at " + port.rate_text + ", expected " + number_text(*profile.node.port_rate_gbps) + " Gb/s",
+                   "rate_Gbps", port.rate->gbps, *profile.node.port_rate_gbps));
       if (profile.node.port_width && port.rate->lanes && *port.rate->lanes < *profile.node.port_width)
         VerdictBook::add(entity, HealthState::degraded,
-                 reason("IB_PORT_WIDTH_LOW",
-                        "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
-                            std::to_string(*profile.node.port_width) + "X",
-                        "lanes", *port.rate->lanes, *profile.node.port_width));
+                         reason("IB_PORT_WIDTH_LOW",
+                                "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
+                                    std::to_string(*profile.node.port_width) + "X",
+                                "lanes", *port.rate->lanes, *profile.node.port_width));
       // sysfs shows no port capability; the HCA generation bounds the speed.
       const auto best = max_ib_speed(hca.hca_type);
       if (best && port.link_layer == "InfiniBand" && speed_rank(port.rate->speed) >= 0 &&
           speed_rank(port.rate->speed) < speed_rank(*best))
-        VerdictBook::add(entity, HealthState::degraded,
-                 reason("IB_PORT_SPEED_BELOW_CAPABILITY",
-                        "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + std::string(*best), "speed",
-                        speed_rank(port.rate->speed), speed_rank(*best)));
+        VerdictBook::add(
+            entity, HealthState::degraded,
+            reason("IB_PORT_SPEED_BELOW_CAPABILITY",
+                   "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + std::string(*best), "speed",
+                   speed_rank(port.rate->speed), speed_rank(*best)));
     }
   if (profile.node.expect_active_ports && active < *profile.node.expect_active_ports)
     book.add({"node", host.name}, HealthState::failed,
@@ -122,8 +124,8 @@ struct CounterRule {
 void judge_counters(Verdict& entity, const ProbeResult& p, const Profile& profile) {
   if (auto downed = typical(p, "link_downed_delta"); downed && *downed > 0)
     VerdictBook::add(entity, HealthState::failed,
-             reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
-                    "link_downed_delta", *downed, 0.0));
+                     reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
+                            "link_downed_delta", *downed, 0.0));
   static const std::vector<CounterRule> rules{
       {"symbol_error", "IB_SYMBOL_ERRORS", &CounterLimits::symbol_error_per_hour_degraded},
       {"link_error_recovery", "IB_LINK_ERROR_RECOVERY", &CounterLimits::link_error_recovery_per_hour_degraded},
@@ -139,11 +141,12 @@ void judge_counters(Verdict& entity, const ProbeResult& p, const Profile& profil
     const double limit = profile.counters.*rule.limit;
     if (!rate || *rate <= limit) continue;
     const auto delta = typical(p, std::string(rule.counter) + "_delta");
-    VerdictBook::add(entity, HealthState::degraded,
-             reason(rule.code,
-                    std::string(rule.counter) + " rose by " + number_text(delta.value_or(0)) + " during the run (" +
-                        number_text(*rate) + " per hour, limit " + number_text(limit) + ")",
-                    name, *rate, limit));
+    VerdictBook::add(
+        entity, HealthState::degraded,
+        reason(rule.code,
+               std::string(rule.counter) + " rose by " + number_text(delta.value_or(0)) + " during the run (" +
+                   number_text(*rate) + " per hour, limit " + number_text(limit) + ")",
+               name, *rate, limit));
   }
 }
 
@@ -173,8 +176,8 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const Profile& profile
   if (flag_set("remap_pending"))
     add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
   if (flag_set("retired_pages_pending"))
-    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot",
-        "retired_pages_pending", 0.0);
+    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending",
+        0.0);
   if (flag_set("thermal_slowdown"))
     add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
         "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
@@ -296,9 +299,9 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       Verdict* entity = &book[at];  // until the next entity is added
       if (auto problem = outcome_problem(p)) {
         // A profile that declares none of a device makes its absence expected.
-        const bool expected =
-            p.status == ProbeStatus::skipped && device.empty() &&
-            ((is_gpu_probe(p) && profile.node.expect_gpus == 0) || (is_port_probe(p) && profile.node.expect_active_ports == 0));
+        const bool expected = p.status == ProbeStatus::skipped && device.empty() &&
+                              ((is_gpu_probe(p) && profile.node.expect_gpus == 0) ||
+                               (is_port_probe(p) && profile.node.expect_active_ports == 0));
         if (!expected) VerdictBook::add(*entity, problem->first, std::move(problem->second));
         continue;
       }
@@ -307,8 +310,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       if (p.id == kKernelLogXidProbe) {
         std::size_t target = node;
         for (std::size_t i = 0; i < host.gpus.size(); ++i)
-          if (!device.empty() && normalize_pci_address(host.gpus[i].pci_bus_id).starts_with(device))
-            target = gpus[i];
+          if (!device.empty() && normalize_pci_address(host.gpus[i].pci_bus_id).starts_with(device)) target = gpus[i];
         judge_xids(book[target], p);
       }
       if (p.id == kKernelLogLinkProbe) {

@@ -43,11 +43,12 @@ std::vector<const PairObservation*> edges_of(const std::vector<PairObservation>&
     const auto [it, fresh] = index.try_emplace(EdgeKey{unit_of(lo), unit_of(hi), o.group}, edges.size());
     if (fresh) edges.emplace_back();
     auto& ranks = edges[it->second];
-    const auto same = std::find_if(ranks.begin(), ranks.end(), [&](const RankPair& r) {
-      return r.lo == lo.rank && r.hi == hi.rank;
-    });
-    if (same == ranks.end()) ranks.push_back(RankPair{lo.rank, hi.rank, &o});
-    else if (o.state < same->mildest->state) same->mildest = &o;
+    const auto same =
+        std::find_if(ranks.begin(), ranks.end(), [&](const RankPair& r) { return r.lo == lo.rank && r.hi == hi.rank; });
+    if (same == ranks.end())
+      ranks.push_back(RankPair{lo.rank, hi.rank, &o});
+    else if (o.state < same->mildest->state)
+      same->mildest = &o;
   }
   std::vector<const PairObservation*> out;
   out.reserve(edges.size());
@@ -188,7 +189,8 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
   std::vector<Blame> out;
   for (const std::string_view group : groups) {
     const auto& edges = edges_by_group[group];
-    if (std::any_of(edges.begin(), edges.end(), [](const PairObservation* e) { return e->state != HealthState::healthy; }))
+    if (std::any_of(edges.begin(), edges.end(),
+                    [](const PairObservation* e) { return e->state != HealthState::healthy; }))
       localise_group(edges, out);
   }
   return out;

@@ -12,7 +12,8 @@ nlohmann::json opt(const std::optional<T>& v) {
 }
 
 nlohmann::json limit(const Limit& l, LimitSense sense) {
-  return {{"failed", opt(l.failed)}, {"degraded", opt(l.degraded)},
+  return {{"failed", opt(l.failed)},
+          {"degraded", opt(l.degraded)},
           {"sense", sense == LimitSense::floor ? "floor" : "ceiling"}};
 }
 

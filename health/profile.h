@@ -6,10 +6,9 @@
 // Profiles are TOML files (profiles/*.toml, see profile_file.h); the
 // thresholds a run applied are recorded in its report (to_json).
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace ibgpu {
 
@@ -58,13 +57,13 @@ struct NetworkLimits {
 
 struct AllReduceLimits {
   std::size_t min_size_B = std::size_t{1} << 30;  // judge busbw at large messages only
-  Limit node_busbw_GBps;  // all GPUs of one node
-  Limit rail_busbw_GBps;  // across nodes (one rail or the whole fabric)
+  Limit node_busbw_GBps;                          // all GPUs of one node
+  Limit rail_busbw_GBps;                          // across nodes (one rail or the whole fabric)
 };
 
 struct GpuLimits {
-  Limit copy_bw_GBps;  // gpu.cuda.copy_bw (host<->device)
-  Limit mem_bw_GBps;   // gpu.cuda.mem_bw (device memory)
+  Limit copy_bw_GBps;                     // gpu.cuda.copy_bw (host<->device)
+  Limit mem_bw_GBps;                      // gpu.cuda.mem_bw (device memory)
   std::optional<double> temp_degraded_C;  // NVML temperature at or above: degraded (unset: not judged)
   std::optional<double> temp_failed_C;    // at or above: failed
   bool require_persistence_mode = false;  // persistence mode off is degraded when set

@@ -1,13 +1,13 @@
 #include "health/profile_file.h"
 
+#include <toml++/toml.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
-
-#include <toml++/toml.h>
 
 #include "core/bounded_input.h"
 
@@ -97,9 +97,11 @@ void read_limit(TableReader& parent, const std::string& key, Limit& out, LimitSe
     t.read();
     if (out.failed && out.degraded) {
       if (sense == LimitSense::floor && *out.degraded < *out.failed)
-        t.fail(node, "'" + parent.key_name(key) + "': degraded level below the failed floor (a floor: degraded >= failed)");
+        t.fail(node,
+               "'" + parent.key_name(key) + "': degraded level below the failed floor (a floor: degraded >= failed)");
       if (sense == LimitSense::ceiling && *out.degraded > *out.failed)
-        t.fail(node, "'" + parent.key_name(key) + "': degraded level above the failed ceiling (a ceiling: degraded <= failed)");
+        t.fail(node, "'" + parent.key_name(key) +
+                         "': degraded level above the failed ceiling (a ceiling: degraded <= failed)");
     }
   });
 }
@@ -209,7 +211,8 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
     throw ProfileError(origin + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   // An empty profile would judge with no expectations under a name of its own: say so instead.
-  if (root.empty()) throw ProfileError(origin + ": the profile sets nothing (for no expectations, use --profile generic)");
+  if (root.empty())
+    throw ProfileError(origin + ": the profile sets nothing (for no expectations, use --profile generic)");
   read_profile(root, origin, p);
   return p;
 }

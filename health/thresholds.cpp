@@ -35,11 +35,16 @@ Shape shape_of(const ProbeResult& p) {
   Shape s;
   if (!p.params.is_object()) return s;
   for (const auto& [key, value] : p.params.items()) {
-    if (key == "size_B" && value.is_number_unsigned()) s.size = value.get<std::uint64_t>();
-    else if (key == "nranks" && value.is_number_integer()) s.nranks = value.get<std::int64_t>();
-    else if (key == "in_place") s.in_place = value.is_boolean() && value.get<bool>();
-    else if (key == "retest") s.retest = true;
-    else if (key == "direction" && value.is_string()) s.direction = value.get<std::string>();
+    if (key == "size_B" && value.is_number_unsigned())
+      s.size = value.get<std::uint64_t>();
+    else if (key == "nranks" && value.is_number_integer())
+      s.nranks = value.get<std::int64_t>();
+    else if (key == "in_place")
+      s.in_place = value.is_boolean() && value.get<bool>();
+    else if (key == "retest")
+      s.retest = true;
+    else if (key == "direction" && value.is_string())
+      s.direction = value.get<std::string>();
   }
   return s;
 }
@@ -99,13 +104,14 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
                                 outlier, sense, s.retest});
     };
     switch (judged) {
-      case Judged::none: break;
+      case Judged::none:
+        break;
       case Judged::pair_bandwidth: {
         if (!large_enough(p, s, profile.network.bw_min_size_B)) break;
         const bool verbs = p.id.starts_with("net.verbs.");
         add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
-            verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps, verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW",
-            verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
+            verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
+            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
         break;
       }
       case Judged::pair_latency: {
@@ -152,7 +158,8 @@ Finding judge_absolute(const Measurement& m) {
   if (!m.limit) return {};
   const Limit& limit = *m.limit;
   if (limit.failed && beyond(*limit.failed)) return finding(HealthState::failed, *limit.failed, "failed limit");
-  if (limit.degraded && beyond(*limit.degraded)) return finding(HealthState::degraded, *limit.degraded, "degraded level");
+  if (limit.degraded && beyond(*limit.degraded))
+    return finding(HealthState::degraded, *limit.degraded, "degraded level");
   return {};
 }
 

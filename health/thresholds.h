@@ -5,23 +5,23 @@
 #include <string>
 #include <vector>
 
-#include "health/profile.h"
-#include "core/verdict.h"
 #include "core/result.h"
+#include "core/verdict.h"
+#include "health/profile.h"
 
 namespace ibgpu {
 
 // One judged number of one probe result.
 struct Measurement {
   const ProbeResult* probe = nullptr;
-  std::string kind;               // fleet group: "net.verbs.write_bw@8388608:bw_avg_GBps"
+  std::string kind;  // fleet group: "net.verbs.write_bw@8388608:bw_avg_GBps"
   double value = 0;
   const char* metric = "";        // "bw_avg_GBps", "lat_us.p99", ...
   const Limit* limit = nullptr;   // in the profile the measurements were extracted with
   const char* low_code = "";      // below a floor / above a ceiling: IB_LINK_BW_LOW, LAT_HIGH, ...
   const char* outlier_code = "";  // against the fleet median: IB_LINK_BW_OUTLIER, LAT_OUTLIER, ...
   LimitSense sense = LimitSense::floor;
-  bool retest = false;            // a re-test (params "retest"): judged, but not part of the fleet median
+  bool retest = false;  // a re-test (params "retest"): judged, but not part of the fleet median
 };
 
 // Every judged number of the ok results, in order. Bandwidths are judged at
@@ -42,6 +42,5 @@ Finding judge_absolute(const Measurement& m);
 // the node of another one-host result, the link between two hosts (or a
 // pseudo-link naming the first and last of more).
 Entity measured_entity(const ProbeResult& p);
-
 
 }  // namespace ibgpu

@@ -32,9 +32,7 @@ DynLib& DynLib::operator=(DynLib&& other) noexcept {
   return *this;
 }
 
-void* DynLib::raw_symbol(const char* name) const {
-  return handle_ ? dlsym(handle_, name) : nullptr;
-}
+void* DynLib::raw_symbol(const char* name) const { return handle_ ? dlsym(handle_, name) : nullptr; }
 
 std::string DynLib::resolve(std::initializer_list<Symbol> table) const {
   std::string missing;

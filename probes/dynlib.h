@@ -16,9 +16,10 @@ class Symbol {
   enum Need { required, optional };
   template <class Fn>
   Symbol(const char* name, Fn*& slot, Need need = required)
-      : name_(name), need_(need), slot_(&slot), assign_([](void* target, void* raw) {
-          *static_cast<Fn**>(target) = reinterpret_cast<Fn*>(raw);
-        }) {}
+      : name_(name),
+        need_(need),
+        slot_(&slot),
+        assign_([](void* target, void* raw) { *static_cast<Fn**>(target) = reinterpret_cast<Fn*>(raw); }) {}
 
   const char* name() const { return name_; }
   bool is_required() const { return need_ == required; }
@@ -39,7 +40,8 @@ class DynLib {
   explicit DynLib(const std::vector<std::string>& candidates);
   ~DynLib();
   DynLib(DynLib&& other) noexcept
-      : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)),
+      : handle_(std::exchange(other.handle_, nullptr)),
+        path_(std::move(other.path_)),
         error_(std::move(other.error_)) {}
   DynLib& operator=(DynLib&& other) noexcept;
   DynLib(const DynLib&) = delete;

@@ -154,8 +154,8 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
 
   host.hcas = read_hcas(sysfs);
   if (host.hcas.empty()) {
-    out.probes.push_back(skipped("inventory.rdma", scope,
-                                 "no RDMA device under " + (sysfs.root() / "class/infiniband").string()));
+    out.probes.push_back(
+        skipped("inventory.rdma", scope, "no RDMA device under " + (sysfs.root() / "class/infiniband").string()));
   } else {
     ProbeResult rdma;
     rdma.id = "inventory.rdma";

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "probes/gpu/nvml.h"
 #include "probes/ib/ports.h"
-#include "core/result.h"
 #include "probes/sysfs.h"
 #include "probes/topology.h"
 

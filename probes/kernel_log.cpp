@@ -7,9 +7,9 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <map>
-#include <charconv>
 #include <regex>
 
 namespace ibgpu {

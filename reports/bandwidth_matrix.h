@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/verdict.h"
 #include "core/report.h"
+#include "core/verdict.h"
 
 namespace ibgpu {
 
@@ -15,19 +15,19 @@ namespace ibgpu {
 // largest message size that pair measured (several results there, from
 // re-tests or several rank pairs: the best one).
 struct PairCell {
-  std::size_t row = 0, col = 0;      // indices into BandwidthMatrix::hosts; row <= col
-  std::optional<double> bw_GBps;     // missing: measured, but no value (error, timeout)
-  std::size_t size_B = 0;            // the message size of the value
+  std::size_t row = 0, col = 0;   // indices into BandwidthMatrix::hosts; row <= col
+  std::optional<double> bw_GBps;  // missing: measured, but no value (error, timeout)
+  std::size_t size_B = 0;         // the message size of the value
   ProbeStatus status = ProbeStatus::ok;
-  std::string note;                  // the result's error or reason, if any
-  std::optional<HealthState> link;   // the link's verdict when degraded or failed
+  std::string note;                 // the result's error or reason, if any
+  std::optional<HealthState> link;  // the link's verdict when degraded or failed
 };
 
 struct BandwidthMatrix {
-  std::string probe;                 // "net.verbs.write_bw"
-  std::string rail;                  // "mlx5_0:1"; the transport ("mpi") when no device is named
-  std::vector<std::string> hosts;    // both axes, in report order
-  std::vector<PairCell> cells;       // each measured pair once (row <= col), sorted by (row, col)
+  std::string probe;                         // "net.verbs.write_bw"
+  std::string rail;                          // "mlx5_0:1"; the transport ("mpi") when no device is named
+  std::vector<std::string> hosts;            // both axes, in report order
+  std::vector<PairCell> cells;               // each measured pair once (row <= col), sorted by (row, col)
   std::optional<double> min_GBps, max_GBps;  // over the cells' values
 };
 

@@ -66,10 +66,14 @@ double median(std::vector<double> v) {
 
 const char* to_string(Change::Kind kind) {
   switch (kind) {
-    case Change::Kind::state: return "state";
-    case Change::Kind::appeared: return "new";
-    case Change::Kind::vanished: return "vanished";
-    case Change::Kind::metric: return "metric";
+    case Change::Kind::state:
+      return "state";
+    case Change::Kind::appeared:
+      return "new";
+    case Change::Kind::vanished:
+      return "vanished";
+    case Change::Kind::metric:
+      return "metric";
   }
   return "?";
 }
@@ -89,8 +93,8 @@ Comparison compare_reports(const Report& old_run, const Report& new_run, double 
     if (it == before.end()) {
       c.changes.push_back(Change{Change::Kind::appeared, name, reasons_text(v), "-", to_string(v.state), {}, {}, {}});
     } else if (it->second->state != v.state) {
-      c.changes.push_back(Change{Change::Kind::state, name, reasons_text(v), to_string(it->second->state),
-                                 to_string(v.state), {}, {}, {}});
+      c.changes.push_back(Change{
+          Change::Kind::state, name, reasons_text(v), to_string(it->second->state), to_string(v.state), {}, {}, {}});
     }
   }
   for (const auto& v : old_run.verdicts)
@@ -118,8 +122,12 @@ void print_comparison(const Comparison& c, std::ostream& out) {
     out << "  no change\n";
     return;
   }
-  TextTable table({{"change"}, {"entity"}, {"old", TextTable::Align::right}, {"new", TextTable::Align::right},
-                   {"delta", TextTable::Align::right}, {"detail"}});
+  TextTable table({{"change"},
+                   {"entity"},
+                   {"old", TextTable::Align::right},
+                   {"new", TextTable::Align::right},
+                   {"delta", TextTable::Align::right},
+                   {"detail"}});
   std::size_t counts[4] = {0, 0, 0, 0};
   for (const auto& ch : c.changes) {
     ++counts[static_cast<int>(ch.kind)];
@@ -148,8 +156,11 @@ json to_json(const Comparison& c) {
     }
     changes.push_back(std::move(j));
   }
-  return json{{"old_run", c.old_run}, {"new_run", c.new_run}, {"threshold", c.threshold},
-              {"changed", !c.changes.empty()}, {"changes", changes}};
+  return json{{"old_run", c.old_run},
+              {"new_run", c.new_run},
+              {"threshold", c.threshold},
+              {"changed", !c.changes.empty()},
+              {"changes", changes}};
 }
 
 }  // namespace ibgpu

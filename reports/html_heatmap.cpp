@@ -22,9 +22,16 @@ struct Rgb {
 };
 
 // Viridis at ten evenly spaced points: perceptually even and readable in grey.
-constexpr std::array<Rgb, 10> kRamp{{{0x44, 0x01, 0x54}, {0x48, 0x28, 0x78}, {0x3e, 0x49, 0x89}, {0x31, 0x68, 0x8e},
-                                     {0x26, 0x82, 0x8e}, {0x1f, 0x9e, 0x89}, {0x35, 0xb7, 0x79}, {0x6e, 0xce, 0x58},
-                                     {0xb5, 0xde, 0x2b}, {0xfd, 0xe7, 0x25}}};
+constexpr std::array<Rgb, 10> kRamp{{{0x44, 0x01, 0x54},
+                                     {0x48, 0x28, 0x78},
+                                     {0x3e, 0x49, 0x89},
+                                     {0x31, 0x68, 0x8e},
+                                     {0x26, 0x82, 0x8e},
+                                     {0x1f, 0x9e, 0x89},
+                                     {0x35, 0xb7, 0x79},
+                                     {0x6e, 0xce, 0x58},
+                                     {0xb5, 0xde, 0x2b},
+                                     {0xfd, 0xe7, 0x25}}};
 constexpr int kSteps = 16;
 constexpr Rgb kUnmeasuredRgb{0xd9, 0xd9, 0xd9};
 constexpr Rgb kNoValueRgb{0x59, 0x59, 0x59};
@@ -152,19 +159,19 @@ void write_raster_cells(const BandwidthMatrix& m, std::size_t index, std::ostrea
   const std::size_t n = m.hosts.size();
   constexpr std::uint8_t kUnmeasured = 0, kNoValue = 1, kFirstStep = 2;
   std::vector<PngColour> palette{to_png(kUnmeasuredRgb), to_png(kNoValueRgb)};
-  for (int step = 0; step < kSteps; ++step) palette.push_back(to_png(ramp_rgb(static_cast<double>(step) / (kSteps - 1))));
+  for (int step = 0; step < kSteps; ++step)
+    palette.push_back(to_png(ramp_rgb(static_cast<double>(step) / (kSteps - 1))));
   std::vector<std::uint8_t> pixels(n * n, kUnmeasured);
   for (const auto& c : m.cells) {
-    const auto colour =
-        c.bw_GBps ? static_cast<std::uint8_t>(kFirstStep + step_of(position(m, *c.bw_GBps))) : kNoValue;
+    const auto colour = c.bw_GBps ? static_cast<std::uint8_t>(kFirstStep + step_of(position(m, *c.bw_GBps))) : kNoValue;
     pixels[c.row * n + c.col] = pixels[c.col * n + c.row] = colour;
   }
   out << "<image class=\"matrix\" width=\"" << n << "\" height=\"" << n
       << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,"
       << base64(indexed_png(n, n, palette, pixels)) << "\"/>\n";
   for (std::size_t y = 0; y < n; ++y)
-    out << "<rect class=\"row\" y=\"" << y << "\" width=\"" << n << "\" height=\"1\" fill=\"#000\" fill-opacity=\"0\"><title>"
-        << html_escape(m.hosts[y]) << "</title></rect>\n";
+    out << "<rect class=\"row\" y=\"" << y << "\" width=\"" << n
+        << "\" height=\"1\" fill=\"#000\" fill-opacity=\"0\"><title>" << html_escape(m.hosts[y]) << "</title></rect>\n";
   for (const auto& c : m.cells) {
     if (!c.link) continue;
     for (const auto& [x, y] : {std::pair{c.col, c.row}, std::pair{c.row, c.col}}) {
@@ -202,8 +209,8 @@ void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream
   const double font = std::clamp(cell * 0.7, 7.0, 12.0);
 
   out << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" << html_escape(m.rail)
-      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-hosts=\"" << n << "\" data-pairs=\""
-      << m.cells.size() << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\"" << num(margin + side + 6)
+      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-hosts=\"" << n << "\" data-pairs=\"" << m.cells.size()
+      << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\"" << num(margin + side + 6)
       << "\" height=\"" << num(margin + side + 6) << "\" role=\"img\" aria-label=\""
       << html_escape("pairwise bandwidth on " + m.rail) << "\">\n";
   if (detailed) {
@@ -224,8 +231,10 @@ void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream
       << "\" height=\"" << num(side) << "\" viewBox=\"0 0 " << n << ' ' << n
       << "\" preserveAspectRatio=\"none\" font-size=\"0.3\" text-anchor=\"middle\" dominant-baseline=\"central\">\n";
   write_patterns(out, index);
-  if (detailed) write_detailed_cells(m, index, out);
-  else write_raster_cells(m, index, out);
+  if (detailed)
+    write_detailed_cells(m, index, out);
+  else
+    write_raster_cells(m, index, out);
   out << "</svg>\n</svg>\n";
 }
 

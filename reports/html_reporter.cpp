@@ -55,8 +55,8 @@ std::string or_dash(const std::string& text) { return text.empty() ? "-" : text;
 
 void write_header(const Report& r, std::ostream& out) {
   const char* state = to_string(r.summary.state);
-  out << "<header id=\"run\">\n<h1>" << html_escape(r.tool.name) << " run <code>" << html_escape(r.run.id)
-      << "</code> " << state_badge(state) << "</h1>\n<dl id=\"run-facts\">\n";
+  out << "<header id=\"run\">\n<h1>" << html_escape(r.tool.name) << " run <code>" << html_escape(r.run.id) << "</code> "
+      << state_badge(state) << "</h1>\n<dl id=\"run-facts\">\n";
   auto fact = [&](const char* key, const std::string& label, const std::string& html) {
     out << "<dt>" << label << "</dt><dd data-key=\"" << key << "\">" << html << "</dd>\n";
   };
@@ -112,9 +112,10 @@ void write_bandwidth(const Report& r, std::ostream& out) {
     const BandwidthMatrix& m = matrices[i];
     const auto flagged = std::count_if(m.cells.begin(), m.cells.end(), [](const PairCell& c) { return c.link; });
     const std::size_t n = m.hosts.size();
-    out << "<figure class=\"rail\" id=\"rail-" << i << "\" data-rail=\"" << html_escape(m.rail) << "\">\n<figcaption>Rail "
-        << html_escape(m.rail) << " <span class=\"probe\">(" << html_escape(m.probe) << ")</span>: " << m.cells.size()
-        << " of " << n * (n + 1) / 2 << " host pairs measured, " << flagged << " flagged by the link verdicts"
+    out << "<figure class=\"rail\" id=\"rail-" << i << "\" data-rail=\"" << html_escape(m.rail)
+        << "\">\n<figcaption>Rail " << html_escape(m.rail) << " <span class=\"probe\">(" << html_escape(m.probe)
+        << ")</span>: " << m.cells.size() << " of " << n * (n + 1) / 2 << " host pairs measured, " << flagged
+        << " flagged by the link verdicts"
         << "</figcaption>\n";
     write_heatmap_svg(m, i, out);
     write_legend(m, out);
@@ -133,7 +134,8 @@ std::string parts(const std::vector<std::string>& all, bool gpus) {
 }
 
 std::string reason_line(const Reason& reason) {
-  return "<code>" + html_escape(reason.code) + "</code>" + (reason.message.empty() ? "" : " " + html_escape(reason.message));
+  return "<code>" + html_escape(reason.code) + "</code>" +
+         (reason.message.empty() ? "" : " " + html_escape(reason.message));
 }
 
 void write_nodes(const Report& r, std::ostream& out) {
@@ -144,8 +146,10 @@ void write_nodes(const Report& r, std::ostream& out) {
   for (const auto& v : r.verdicts) {
     if (v.entity.kind != "node") continue;
     auto [it, fresh] = verdict_of.emplace(v.entity.id, &v);
-    if (fresh) names.push_back(v.entity.id);
-    else it->second = &v;
+    if (fresh)
+      names.push_back(v.entity.id);
+    else
+      it->second = &v;
   }
   out << "<section id=\"admission\">\n<h2>Nodes</h2>\n<table id=\"nodes\">\n<thead><tr><th>node</th><th>state</th>"
          "<th>action</th><th>usable GPUs</th><th>usable rails</th><th>excluded GPUs</th><th>excluded rails</th>"
@@ -153,8 +157,8 @@ void write_nodes(const Report& r, std::ostream& out) {
   for (const auto& name : names) {
     const Verdict* v = verdict_of[name];
     const char* state = v ? to_string(v->state) : "none";
-    out << "<tr class=\"node state-" << state << "\" data-node=\"" << html_escape(name) << "\"><td>" << html_escape(name)
-        << "</td><td>" << (v ? state_badge(state) : std::string("not judged")) << "</td><td>"
+    out << "<tr class=\"node state-" << state << "\" data-node=\"" << html_escape(name) << "\"><td>"
+        << html_escape(name) << "</td><td>" << (v ? state_badge(state) : std::string("not judged")) << "</td><td>"
         << (v && v->action ? to_string(*v->action) : "-") << "</td>";
     if (!v) {
       out << "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>\n";
@@ -162,7 +166,8 @@ void write_nodes(const Report& r, std::ostream& out) {
     }
     out << "<td>" << parts(v->usable, true) << "</td><td>" << parts(v->usable, false) << "</td><td>"
         << parts(v->excluded, true) << "</td><td>" << parts(v->excluded, false) << "</td><td>";
-    if (v->reasons.empty()) out << "-";
+    if (v->reasons.empty())
+      out << "-";
     else {
       out << "<ul>";
       for (const auto& reason : v->reasons) out << "<li>" << reason_line(reason) << "</li>";
@@ -220,11 +225,21 @@ std::string html_escape(std::string_view text) {
   out.reserve(text.size());
   for (const char ch : text) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == '\x7f')
           out += "&#xFFFD;";
@@ -244,8 +259,9 @@ void HtmlReporter::render(const Report& r, std::ostream& out) const {
   write_bandwidth(r, out);
   write_nodes(r, out);
   write_reasons(r, out);
-  out << "<footer><p>" << html_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git + "), report schema " +
-                                      std::to_string(r.schema_version))
+  out << "<footer><p>"
+      << html_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git + "), report schema " +
+                     std::to_string(r.schema_version))
       << "</p></footer>\n</body>\n</html>\n";
 }
 

@@ -37,14 +37,20 @@ json nullable_text(const std::string& s) { return s.empty() ? json(nullptr) : js
 }  // namespace
 
 void to_json(json& j, const Stats& s) {
-  j = json{{"n", s.n},     {"min", s.min},   {"p50", s.p50}, {"p90", s.p90},       {"p99", s.p99},
+  j = json{{"n", s.n},       {"min", s.min}, {"p50", s.p50},   {"p90", s.p90},      {"p99", s.p99},
            {"p999", s.p999}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}};
 }
 
 void from_json(const json& j, Stats& s) {
   s.n = exact_integer<std::size_t>(j.at("n"), "n");
-  for (auto [key, field] : {std::pair{"min", &s.min}, {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99},
-                            {"p999", &s.p999}, {"max", &s.max}, {"mean", &s.mean}, {"stddev", &s.stddev}})
+  for (auto [key, field] : {std::pair{"min", &s.min},
+                            {"p50", &s.p50},
+                            {"p90", &s.p90},
+                            {"p99", &s.p99},
+                            {"p999", &s.p999},
+                            {"max", &s.max},
+                            {"mean", &s.mean},
+                            {"stddev", &s.stddev}})
     *field = j.at(key).get<double>();
 }
 
@@ -76,9 +82,7 @@ void from_json(const json& j, Metric& m) {
   if (j.is_object()) m.summary = j.get<Stats>();
 }
 
-void to_json(json& j, const Scope& s) {
-  j = json{{"hosts", s.hosts}, {"ranks", s.ranks}, {"devices", s.devices}};
-}
+void to_json(json& j, const Scope& s) { j = json{{"hosts", s.hosts}, {"ranks", s.ranks}, {"devices", s.devices}}; }
 
 void from_json(const json& j, Scope& s) {
   s.hosts = j.value("hosts", std::vector<std::string>{});
@@ -87,9 +91,8 @@ void from_json(const json& j, Scope& s) {
 }
 
 void to_json(json& j, const ProbeResult& p) {
-  j = json{{"id", p.id},         {"status", to_string(p.status)}, {"scope", p.scope},
-           {"params", p.params}, {"metrics", p.metrics},          {"reason", nullable(p.reason)},
-           {"error", nullable(p.error)}};
+  j = json{{"id", p.id},           {"status", to_string(p.status)}, {"scope", p.scope},          {"params", p.params},
+           {"metrics", p.metrics}, {"reason", nullable(p.reason)},  {"error", nullable(p.error)}};
 }
 
 void from_json(const json& j, ProbeResult& p) {
@@ -196,21 +199,21 @@ void from_json(const json& j, GpuHcaAffinity& a) {
   a.hca = get_string(j, "hca");
   a.hca_pci = get_string(j, "hca_pci");
   a.proximity.reset();
-  if (auto p = j.find("proximity"); p != j.end() && !p->is_null()) a.proximity = pci_proximity_from_string(p->get<std::string>());
+  if (auto p = j.find("proximity"); p != j.end() && !p->is_null())
+    a.proximity = pci_proximity_from_string(p->get<std::string>());
 }
 
 void to_json(json& j, const HostInventory& h) {
-  j = json{{"name", h.name},
-           {"ranks", h.ranks},
-           {"gpus", h.gpus},
-           {"hcas", h.hcas},
-           {"topology", h.topology},
-           {"cpu",
-            {{"model", nullable_text(h.cpu.model)},
-             {"logical_cpus", h.cpu.logical_cpus},
-             {"numa_nodes", h.cpu.numa_nodes}}},
-           {"versions", h.versions},
-           {"env", h.env}};
+  j = json{
+      {"name", h.name},
+      {"ranks", h.ranks},
+      {"gpus", h.gpus},
+      {"hcas", h.hcas},
+      {"topology", h.topology},
+      {"cpu",
+       {{"model", nullable_text(h.cpu.model)}, {"logical_cpus", h.cpu.logical_cpus}, {"numa_nodes", h.cpu.numa_nodes}}},
+      {"versions", h.versions},
+      {"env", h.env}};
 }
 
 void from_json(const json& j, HostInventory& h) {

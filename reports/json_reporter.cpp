@@ -34,9 +34,12 @@ void write_probe(JsonWriter& w, const ProbeResult& p) {
   w.key("metrics").begin_object();
   for (const auto& [name, m] : p.metrics) {
     w.key(name);
-    if (m.value) w.number(*m.value);
-    else if (m.summary) write_stats(w, *m.summary);
-    else w.null();
+    if (m.value)
+      w.number(*m.value);
+    else if (m.summary)
+      write_stats(w, *m.summary);
+    else
+      w.null();
   }
   w.end_object();
   w.key("params").json(p.params);
@@ -222,11 +225,16 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   w.begin_object();
   for (const auto& [name, value] : head.items()) {  // sorted, as dump() writes them
     w.key(name);
-    if (name == "hosts") write_array(w, report.hosts, write_host);
-    else if (name == "probes") write_probes(w, report.probes);
-    else if (name == "verdicts") write_array(w, report.verdicts, write_verdict);
-    else if (name == "summary") write_summary(w, report.summary);
-    else w.json(value);
+    if (name == "hosts")
+      write_array(w, report.hosts, write_host);
+    else if (name == "probes")
+      write_probes(w, report.probes);
+    else if (name == "verdicts")
+      write_array(w, report.verdicts, write_verdict);
+    else if (name == "summary")
+      write_summary(w, report.summary);
+    else
+      w.json(value);
   }
   w.end_object();
   w.flush();

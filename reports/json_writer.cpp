@@ -187,21 +187,36 @@ void JsonWriter::json(const nlohmann::json& value) {
       for (const auto& item : value.get_ref<const nlohmann::json::array_t&>()) json(item);
       end_array();
       return;
-    case Type::string: string(value.get_ref<const std::string&>()); return;
-    case Type::boolean: boolean(value.get<bool>()); return;
-    case Type::number_integer: integer(value.get<long long>()); return;
-    case Type::number_unsigned: unsigned_integer(value.get<unsigned long long>()); return;
-    case Type::number_float: number(value.get<double>()); return;
-    case Type::null: null(); return;
+    case Type::string:
+      string(value.get_ref<const std::string&>());
+      return;
+    case Type::boolean:
+      boolean(value.get<bool>());
+      return;
+    case Type::number_integer:
+      integer(value.get<long long>());
+      return;
+    case Type::number_unsigned:
+      unsigned_integer(value.get<unsigned long long>());
+      return;
+    case Type::number_float:
+      number(value.get<double>());
+      return;
+    case Type::null:
+      null();
+      return;
     case Type::binary:
-    case Type::discarded: break;
+    case Type::discarded:
+      break;
   }
   // Kinds a report never holds: dump() at this depth, line by line.
   before_value();
   const std::string text = value.dump(2);
   for (const char c : text) {
-    if (c == '\n') new_line();
-    else put(c);
+    if (c == '\n')
+      new_line();
+    else
+      put(c);
   }
 }
 

@@ -8,13 +8,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace ibgpu {
 
@@ -30,8 +29,7 @@ inline bool json_plain_text(const char* text, std::size_t size) {
     std::memcpy(&w, text + i, 8);
     const bool below_space = ((w - ones * 0x20) & ~w & highs) != 0;
     const bool above_tilde = ((w + ones * (127 - 0x7e)) | w) & highs;
-    if (below_space || above_tilde || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\')))
-      return false;
+    if (below_space || above_tilde || has_zero_byte(w ^ (ones * '"')) || has_zero_byte(w ^ (ones * '\\'))) return false;
   }
   for (; i < size; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);

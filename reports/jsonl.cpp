@@ -31,7 +31,8 @@ std::size_t unterminated_tail(int fd, off_t size, const std::string& path) {
     const ssize_t n = ::pread(fd, chunk, want, start);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("read", path, errno);
-    if (static_cast<std::size_t>(n) != want) throw std::runtime_error("cannot read " + path + ": it shrank while opened");
+    if (static_cast<std::size_t>(n) != want)
+      throw std::runtime_error("cannot read " + path + ": it shrank while opened");
     for (std::size_t i = want; i > 0; --i)
       if (chunk[i - 1] == '\n') return static_cast<std::size_t>(size - (start + static_cast<off_t>(i)));
     end = start;
@@ -64,7 +65,9 @@ JsonlWriter JsonlWriter::open(const std::string& path) {
 }
 
 JsonlWriter::JsonlWriter(JsonlWriter&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), dropped_tail_bytes_(other.dropped_tail_bytes_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      dropped_tail_bytes_(other.dropped_tail_bytes_) {}
 
 JsonlWriter& JsonlWriter::operator=(JsonlWriter&& other) noexcept {
   if (this != &other) {
@@ -127,8 +130,7 @@ JsonlTail for_each_jsonl(const std::string& path,
     } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
       throw InputError(where + ": malformed record: " + e.what());
     }
-    if (!record.is_object())
-      throw InputError(where + ": a record must be a JSON object, not " + record.type_name());
+    if (!record.is_object()) throw InputError(where + ": a record must be a JSON object, not " + record.type_name());
     each(std::move(record), number);
   }
   return tail;
@@ -136,7 +138,8 @@ JsonlTail for_each_jsonl(const std::string& path,
 
 JsonlContents read_jsonl(const std::string& path) {
   JsonlContents out;
-  out.tail = for_each_jsonl(path, [&](nlohmann::json&& record, std::size_t) { out.records.push_back(std::move(record)); });
+  out.tail =
+      for_each_jsonl(path, [&](nlohmann::json&& record, std::size_t) { out.records.push_back(std::move(record)); });
   return out;
 }
 

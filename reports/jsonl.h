@@ -9,10 +9,9 @@
 //   {"record":"summary","rounds":20,"report":{...the burn-in report...}}
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/report.h"
 
@@ -44,7 +43,8 @@ class JsonlWriter {
   std::size_t dropped_tail_bytes() const { return dropped_tail_bytes_; }
 
  private:
-  JsonlWriter(int fd, std::string path, std::size_t dropped) : fd_(fd), path_(std::move(path)), dropped_tail_bytes_(dropped) {}
+  JsonlWriter(int fd, std::string path, std::size_t dropped)
+      : fd_(fd), path_(std::move(path)), dropped_tail_bytes_(dropped) {}
   int fd_ = -1;
   std::string path_;
   std::size_t dropped_tail_bytes_ = 0;

@@ -22,17 +22,35 @@ std::string xml(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;  // kept through attribute normalisation
-      case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;  // kept through attribute normalisation
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += "&#9;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += "\xEF\xBF\xBD";
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+          out += "\xEF\xBF\xBD";
+        else
+          out += c;
     }
   }
   return out;
@@ -62,7 +80,8 @@ std::string scope_name(const ProbeResult& p) {
   std::string name = join(p.scope.hosts, "<->");
   if (!p.scope.devices.empty()) name += " " + join(p.scope.devices, ",");
   // Any non-negative integer: a result built in memory holds a signed one, a parsed report an unsigned one.
-  if (auto size = p.params.find("size_B"); size != p.params.end() && size->is_number_integer() && size->get<long long>() >= 0)
+  if (auto size = p.params.find("size_B");
+      size != p.params.end() && size->is_number_integer() && size->get<long long>() >= 0)
     name += " " + format_size(size->get<std::size_t>());
   for (const char* key : {"direction", "placement", "group"})
     if (auto it = p.params.find(key); it != p.params.end() && it->is_string()) name += " " + it->get<std::string>();
@@ -73,11 +92,18 @@ std::string scope_name(const ProbeResult& p) {
 Case probe_case(const ProbeResult& p) {
   Case c{scope_name(p), Outcome::passed, to_string(p.status), "", ""};
   switch (p.status) {
-    case ProbeStatus::ok: break;
-    case ProbeStatus::failed: c.outcome = Outcome::failure; break;
+    case ProbeStatus::ok:
+      break;
+    case ProbeStatus::failed:
+      c.outcome = Outcome::failure;
+      break;
     case ProbeStatus::timeout:
-    case ProbeStatus::error: c.outcome = Outcome::error; break;
-    case ProbeStatus::skipped: c.outcome = Outcome::skipped; break;
+    case ProbeStatus::error:
+      c.outcome = Outcome::error;
+      break;
+    case ProbeStatus::skipped:
+      c.outcome = Outcome::skipped;
+      break;
   }
   c.message = p.error.value_or(p.reason.value_or(c.outcome == Outcome::passed ? "" : to_string(p.status)));
   c.detail = c.message;
@@ -148,8 +174,8 @@ void JunitReporter::render(const Report& r, std::ostream& out) const {
   for (std::size_t i = 0; i < suites.size(); ++i) {
     const Suite& s = suites[i];
     out << "  <testsuite name=\"" << xml(s.name) << "\" id=\"" << i << "\" tests=\"" << s.cases.size()
-        << "\" failures=\"" << s.count(Outcome::failure) << "\" errors=\"" << s.count(Outcome::error)
-        << "\" skipped=\"" << s.count(Outcome::skipped) << "\"";
+        << "\" failures=\"" << s.count(Outcome::failure) << "\" errors=\"" << s.count(Outcome::error) << "\" skipped=\""
+        << s.count(Outcome::skipped) << "\"";
     if (started) out << " timestamp=\"" << xml(r.run.started) << "\"";
     out << " hostname=\"" << xml(host) << "\">\n";
     if (i == 0) {

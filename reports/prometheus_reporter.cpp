@@ -29,10 +29,14 @@ std::string metric_name(const std::string& text) {
 std::string label_value(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -40,9 +44,12 @@ std::string label_value(const std::string& text) {
 std::string help_text(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -62,10 +69,13 @@ class Exposition {
     if (fresh) families_.push_back(Family{family, help, {}, {}});
     Family& f = families_[it->second];
     std::string text;
-    for (const auto& [name, v] : labels) text += (text.empty() ? "" : ",") + metric_name(name) + "=\"" + label_value(v) + "\"";
+    for (const auto& [name, v] : labels)
+      text += (text.empty() ? "" : ",") + metric_name(name) + "=\"" + label_value(v) + "\"";
     auto [series, new_series] = f.index.try_emplace(text, f.samples.size());
-    if (new_series) f.samples.emplace_back(text, value);
-    else f.samples[series->second].second = value;
+    if (new_series)
+      f.samples.emplace_back(text, value);
+    else
+      f.samples[series->second].second = value;
   }
 
   void add_help(const std::string& family, const std::string& help) {
@@ -118,7 +128,8 @@ std::pair<std::string, Labels> subject(const ProbeResult& p) {
     labels.emplace_back("host", join(hosts, ","));
     if (!devices.empty()) labels.emplace_back("devices", join(devices, ","));
   }
-  if (p.scope.ranks.size() > 1 && prefix == "link") labels.emplace_back("ranks", std::to_string(p.scope.ranks[0]) + "," + std::to_string(p.scope.ranks[1]));
+  if (p.scope.ranks.size() > 1 && prefix == "link")
+    labels.emplace_back("ranks", std::to_string(p.scope.ranks[0]) + "," + std::to_string(p.scope.ranks[1]));
   // The parameters that tell one measurement of a probe from another.
   for (const char* key : {"size_B", "direction", "in_place", "placement", "group"}) {
     auto it = p.params.find(key);
@@ -136,8 +147,14 @@ void add_probe_metrics(Exposition& x, const ProbeResult& p, std::map<std::string
       x.add(family, "", labels, *metric.value);
     } else if (metric.summary) {
       const Stats& s = *metric.summary;
-      for (const auto& [stat, v] : {std::pair{"min", s.min}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99},
-                                    {"p999", s.p999}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}}) {
+      for (const auto& [stat, v] : {std::pair{"min", s.min},
+                                    {"p50", s.p50},
+                                    {"p90", s.p90},
+                                    {"p99", s.p99},
+                                    {"p999", s.p999},
+                                    {"max", s.max},
+                                    {"mean", s.mean},
+                                    {"stddev", s.stddev}}) {
         Labels with = labels;
         with.emplace_back("stat", stat);
         x.add(family, "", with, v);
@@ -169,7 +186,8 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
   if (auto t = unix_seconds(r.run.started))
     x.add("ibgpu_run_started_timestamp_seconds", "When the run started, in Unix seconds.", {}, static_cast<double>(*t));
   if (auto t = unix_seconds(r.run.finished))
-    x.add("ibgpu_run_finished_timestamp_seconds", "When the run finished, in Unix seconds.", {}, static_cast<double>(*t));
+    x.add("ibgpu_run_finished_timestamp_seconds", "When the run finished, in Unix seconds.", {},
+          static_cast<double>(*t));
   x.add("ibgpu_run_ranks", "Ranks the run was launched with.", {}, r.run.ranks);
 
   for (const auto& v : r.verdicts)

@@ -9,8 +9,9 @@ namespace ibgpu {
 std::optional<long long> unix_seconds(const std::string& text) {
   std::tm t{};
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour,
-                  &t.tm_min, &t.tm_sec, &consumed) != 6 || consumed != 19)
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour, &t.tm_min,
+                  &t.tm_sec, &consumed) != 6 ||
+      consumed != 19)
     return std::nullopt;
   std::size_t at = 19;
   if (at < text.size() && text[at] == '.')

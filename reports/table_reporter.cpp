@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "probes/stats.h"
-#include "reports/reporter.h"
 #include "reports/render_util.h"
+#include "reports/reporter.h"
 #include "reports/text_table.h"
 
 namespace ibgpu {
@@ -137,8 +137,14 @@ int port_count(const HostInventory& h, bool active_only) {
 }
 
 void print_hosts(const Report& r, std::ostream& out) {
-  TextTable table({{"host"}, {"ranks"}, {"gpus", Align::right}, {"hcas", Align::right},
-                   {"ports up", Align::right}, {"cpus", Align::right}, {"numa", Align::right}, {"versions"}});
+  TextTable table({{"host"},
+                   {"ranks"},
+                   {"gpus", Align::right},
+                   {"hcas", Align::right},
+                   {"ports up", Align::right},
+                   {"cpus", Align::right},
+                   {"numa", Align::right},
+                   {"versions"}});
   for (const auto& h : r.hosts) {
     // A command that does not describe hosts (probe) lists them by name only.
     if (h.versions.empty()) {
@@ -158,8 +164,15 @@ void print_hosts(const Report& r, std::ostream& out) {
 
 void print_devices(const Report& r, std::ostream& out) {
   TextTable gpus({{"host"}, {"gpu", Align::right}, {"name"}, {"pci"}, {"memory GiB", Align::right}, {"uuid"}});
-  TextTable ports({{"host"}, {"port"}, {"state"}, {"phys"}, {"rate"}, {"link layer"}, {"numa", Align::right},
-                   {"pci"}, {"firmware"}});
+  TextTable ports({{"host"},
+                   {"port"},
+                   {"state"},
+                   {"phys"},
+                   {"rate"},
+                   {"link layer"},
+                   {"numa", Align::right},
+                   {"pci"},
+                   {"firmware"}});
   for (const auto& h : r.hosts) {
     for (const auto& g : h.gpus)
       gpus.add_row({h.name, std::to_string(g.index), g.name, g.pci_bus_id,
@@ -168,8 +181,8 @@ void print_devices(const Report& r, std::ostream& out) {
       for (const auto& p : hca.ports)
         ports.add_row({h.name, hca.name + ":" + std::to_string(p.port), p.state ? p.state->name : "-",
                        p.phys_state ? p.phys_state->name : "-", p.rate_text.empty() ? "-" : p.rate_text,
-                       p.link_layer.empty() ? "-" : p.link_layer,
-                       hca.numa_node ? std::to_string(*hca.numa_node) : "-", hca.pci_address, hca.fw_ver});
+                       p.link_layer.empty() ? "-" : p.link_layer, hca.numa_node ? std::to_string(*hca.numa_node) : "-",
+                       hca.pci_address, hca.fw_ver});
   }
   if (!gpus.empty()) {
     out << "\nGPUs\n";
@@ -179,8 +192,13 @@ void print_devices(const Report& r, std::ostream& out) {
     out << "\nRDMA ports\n";
     ports.print(out, "  ");
   }
-  TextTable topology({{"host"}, {"gpu", Align::right}, {"gpu pci"}, {"numa", Align::right}, {"nearest hca"},
-                      {"hca pci"}, {"proximity"}});
+  TextTable topology({{"host"},
+                      {"gpu", Align::right},
+                      {"gpu pci"},
+                      {"numa", Align::right},
+                      {"nearest hca"},
+                      {"hca pci"},
+                      {"proximity"}});
   for (const auto& h : r.hosts)
     for (const auto& a : h.topology)
       topology.add_row({h.name, std::to_string(a.gpu), a.gpu_pci.empty() ? "-" : a.gpu_pci,
@@ -289,10 +307,19 @@ std::string metric_cell(const ProbeResult& p, const std::string& name) {
 
 // Per pair and size, perftest-like: bandwidth and latency columns side by side.
 void print_network(const Report& r, std::ostream& out) {
-  TextTable table({{"probe"}, {"pair"}, {"ranks"}, {"size", Align::right}, {"status"},
-                   {"GB/s", Align::right}, {"Gb/s", Align::right}, {"peak GB/s", Align::right},
-                   {"Mpps", Align::right}, {"p50 us", Align::right}, {"p99 us", Align::right},
-                   {"max us", Align::right}, {"note"}});
+  TextTable table({{"probe"},
+                   {"pair"},
+                   {"ranks"},
+                   {"size", Align::right},
+                   {"status"},
+                   {"GB/s", Align::right},
+                   {"Gb/s", Align::right},
+                   {"peak GB/s", Align::right},
+                   {"Mpps", Align::right},
+                   {"p50 us", Align::right},
+                   {"p99 us", Align::right},
+                   {"max us", Align::right},
+                   {"note"}});
   table.reserve(r.probes.size());
   auto value_cell = [&](const Metric* m) {
     if (m && m->value) append_number(table.cell_text(), *m->value);
@@ -350,17 +377,28 @@ void print_allreduce(const Report& r, std::ostream& out) {
   std::vector<std::pair<std::string, Row>> rows;  // in report order
   for (const auto& p : r.probes) {
     if (!is_allreduce_row(p)) continue;
-    const std::string key = p.id + "|" + param_text(p, "placement") + "|" + param_text(p, "group") + "|" +
-                            param_text(p, "size_B");
+    const std::string key =
+        p.id + "|" + param_text(p, "placement") + "|" + param_text(p, "group") + "|" + param_text(p, "size_B");
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.first == key; });
     if (it == rows.end()) it = rows.insert(rows.end(), {key, Row{}});
     it->second.halves[p.params.value("in_place", false) ? 1 : 0] = &p;
   }
   if (rows.empty()) return;
-  TextTable table({{"probe"}, {"placement"}, {"group"}, {"ranks", Align::right}, {"size", Align::right},
-                   {"count", Align::right}, {"type"}, {"time us", Align::right}, {"algbw", Align::right},
-                   {"busbw", Align::right}, {"#wrong", Align::right}, {"ip time us", Align::right},
-                   {"ip algbw", Align::right}, {"ip busbw", Align::right}, {"ip #wrong", Align::right},
+  TextTable table({{"probe"},
+                   {"placement"},
+                   {"group"},
+                   {"ranks", Align::right},
+                   {"size", Align::right},
+                   {"count", Align::right},
+                   {"type"},
+                   {"time us", Align::right},
+                   {"algbw", Align::right},
+                   {"busbw", Align::right},
+                   {"#wrong", Align::right},
+                   {"ip time us", Align::right},
+                   {"ip algbw", Align::right},
+                   {"ip busbw", Align::right},
+                   {"ip #wrong", Align::right},
                    {"slowest"}});
   for (const auto& [key, row] : rows) {
     const ProbeResult& p = row.halves[0] ? *row.halves[0] : *row.halves[1];
@@ -450,17 +488,27 @@ void print_burn_in(const Report& r, std::ostream& out) {
       if (v.entity == e) return to_string(v.state);
     return "-";
   };
-  TextTable table({{"entity"}, {"state"}, {"judged", Align::right}, {"pass", Align::right}, {"healthy", Align::right},
-                   {"degraded", Align::right}, {"failed", Align::right}, {"unknown", Align::right},
-                   {"not passed in rounds"}, {"reasons (rounds)"}});
+  TextTable table({{"entity"},
+                   {"state"},
+                   {"judged", Align::right},
+                   {"pass", Align::right},
+                   {"healthy", Align::right},
+                   {"degraded", Align::right},
+                   {"failed", Align::right},
+                   {"unknown", Align::right},
+                   {"not passed in rounds"},
+                   {"reasons (rounds)"}});
   int flaky = 0, always_bad = 0, mostly_degraded = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;
     if (e.rounds_judged == 0 || e.healthy == e.rounds_judged) continue;
     ++ever_not_healthy;
-    if (not_passed == e.rounds_judged) ++always_bad;
-    else if (not_passed > 0) ++flaky;
-    else if (2 * e.degraded > e.rounds_judged) ++mostly_degraded;
+    if (not_passed == e.rounds_judged)
+      ++always_bad;
+    else if (not_passed > 0)
+      ++flaky;
+    else if (2 * e.degraded > e.rounds_judged)
+      ++mostly_degraded;
     std::vector<std::string> reasons, rounds;
     for (const auto& [code, n] : e.reasons) reasons.push_back(code + " " + std::to_string(n));
     if (not_passed == e.rounds_judged) rounds.push_back("all");
@@ -469,9 +517,9 @@ void print_burn_in(const Report& r, std::ostream& out) {
     if (rounds.size() > 11) rounds.resize(11);
     table.add_row({e.entity.kind + " " + e.entity.id, state_of(e.entity),
                    std::to_string(e.rounds_judged) + "/" + std::to_string(b.rounds),
-                   whole_or_number(std::round(1000 * e.pass_ratio) / 10) + "%", std::to_string(e.healthy), std::to_string(e.degraded),
-                   std::to_string(e.failed), std::to_string(e.unknown), rounds.empty() ? "-" : join(rounds, ","),
-                   reasons.empty() ? "-" : join(reasons, ", ")});
+                   whole_or_number(std::round(1000 * e.pass_ratio) / 10) + "%", std::to_string(e.healthy),
+                   std::to_string(e.degraded), std::to_string(e.failed), std::to_string(e.unknown),
+                   rounds.empty() ? "-" : join(rounds, ","), reasons.empty() ? "-" : join(reasons, ", ")});
   }
   out << "\nBurn-in: " << b.rounds << (b.rounds == 1 ? " round" : " rounds");
   if (b.duration_s || b.interval_s) {
@@ -483,15 +531,16 @@ void print_burn_in(const Report& r, std::ostream& out) {
   if (!b.first_round_started.empty()) out << ", " << b.first_round_started << " to " << b.last_round_finished;
   out << '\n';
   if (!table.empty()) table.print(out, "  ");
-  out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy << " not healthy in some round: "
-      << flaky << " flaky, " << always_bad << " bad in every round, " << mostly_degraded << " degraded in most\n";
+  out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
+      << " not healthy in some round: " << flaky << " flaky, " << always_bad << " bad in every round, "
+      << mostly_degraded << " degraded in most\n";
 }
 
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
-  out << r.tool.name << " " << r.tool.version << " (" << r.tool.git << ")  run " << r.run.id << "  "
-      << r.run.ranks << (r.run.ranks == 1 ? " rank" : " ranks") << " on " << r.hosts.size()
+  out << r.tool.name << " " << r.tool.version << " (" << r.tool.git << ")  run " << r.run.id << "  " << r.run.ranks
+      << (r.run.ranks == 1 ? " rank" : " ranks") << " on " << r.hosts.size()
       << (r.hosts.size() == 1 ? " host" : " hosts") << "  started " << r.run.started << "\n\n";
   print_hosts(r, out);
   print_devices(r, out);
@@ -506,8 +555,8 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   if (!r.run.notes.empty()) out << '\n';
   out << "\nSummary: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
   if (!r.verdicts.empty())
-    out << "  (admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size()
-        << ", drain " << r.summary.drain.size() << ")";
+    out << "  (admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size() << ", drain "
+        << r.summary.drain.size() << ")";
   out << '\n';
 }
 

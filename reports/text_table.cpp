@@ -72,8 +72,7 @@ void TextTable::end_cell() {
   // A host name or an error text with a newline or an escape sequence would break the
   // table, or drive the terminal: every cell is shown escaped.
   make_printable(text_, begin);
-  if (text_.size() > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("table text over 4 GiB");
+  if (text_.size() > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("table text over 4 GiB");
   width_[row_cells_] = std::max(width_[row_cells_], text_.size() - begin);
   ends_.push_back(static_cast<std::uint32_t>(text_.size()));
   ++row_cells_;

@@ -48,9 +48,9 @@ class TextTable {
  private:
   std::vector<Column> columns_;
   std::vector<std::size_t> width_;
-  std::string text_;               // every cell's text, one after another
+  std::string text_;                 // every cell's text, one after another
   std::vector<std::uint32_t> ends_;  // where each cell ends in text_, columns_.size() per row
-  std::size_t row_cells_ = 0;      // cells of the row being added
+  std::size_t row_cells_ = 0;        // cells of the row being added
   std::size_t rows_ = 0;
   std::size_t reserved_rows_ = 0;
 };

@@ -32,8 +32,8 @@ void check_placeholders(std::string_view arg) {
 
 // Words the shell reads as syntax in command position ("if", "time"): quoted there.
 bool reserved_word(std::string_view word) {
-  for (std::string_view r : {"!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi",
-                             "for", "function", "if", "in", "select", "then", "time", "until", "while"})
+  for (std::string_view r : {"!",    "{",  "}",   "[[",       "]]", "case", "coproc", "do",   "done", "elif",  "else",
+                             "esac", "fi", "for", "function", "if", "in",   "select", "then", "time", "until", "while"})
     if (word == r) return true;
   return false;
 }
@@ -42,7 +42,8 @@ bool plain_word(std::string_view word, bool first) {
   if (word.empty()) return false;
   if (first && reserved_word(word)) return false;
   for (char c : word) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
     if (!ok) return false;
     if (first && c == '=') return false;  // the shell would read NAME=value as an assignment
   }
@@ -146,8 +147,8 @@ std::vector<std::string> split_command_template(std::string_view text) {
   return argv;
 }
 
-std::vector<std::string> expand_command_template(const std::vector<std::string>& argv_template,
-                                                 const std::string& host, const std::string& reason) {
+std::vector<std::string> expand_command_template(const std::vector<std::string>& argv_template, const std::string& host,
+                                                 const std::string& reason) {
   std::vector<std::string> argv;
   argv.reserve(argv_template.size());
   for (const std::string& arg : argv_template) {
@@ -155,8 +156,10 @@ std::vector<std::string> expand_command_template(const std::vector<std::string>&
     for (std::size_t i = 0; i < arg.size();) {
       const std::size_t n = placeholder_at(arg, i);
       const std::string_view name = std::string_view(arg).substr(i, n);
-      if (name == "{host}") out += host;
-      else if (name == "{reason}") out += reason;
+      if (name == "{host}")
+        out += host;
+      else if (name == "{reason}")
+        out += reason;
       else {
         out += arg[i++];
         continue;

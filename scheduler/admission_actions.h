@@ -39,8 +39,8 @@ std::vector<std::string> split_command_template(std::string_view text);
 
 // Each argument with {host} and {reason} replaced; the substituted text is
 // not scanned again.
-std::vector<std::string> expand_command_template(const std::vector<std::string>& argv_template,
-                                                 const std::string& host, const std::string& reason);
+std::vector<std::string> expand_command_template(const std::vector<std::string>& argv_template, const std::string& host,
+                                                 const std::string& reason);
 
 enum class ActionKind { drain, resume };
 const char* to_string(ActionKind kind);

@@ -54,8 +54,10 @@ KubernetesNode node_entry(const Verdict& node) {
       const bool gpu = gpu_index(part, index);
       (gpu ? gpus_total : rails_total) += 1;
       if (list != &node.usable) continue;
-      if (gpu) gpus.push_back(index);
-      else rails.push_back(part);
+      if (gpu)
+        gpus.push_back(index);
+      else
+        rails.push_back(part);
     }
   KubernetesNode k;
   k.labels["ibgpu.io/state"] = to_string(node.state);

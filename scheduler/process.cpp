@@ -1,4 +1,3 @@
-#include "core/waits.h"
 #include "scheduler/process.h"
 
 #include <fcntl.h>
@@ -12,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+
+#include "core/waits.h"
 
 extern char** environ;
 
@@ -137,7 +138,8 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_
   outcome.started = true;
   ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
 
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   int status = 0;
   bool reaped = false, open = true, known = true;
   while (!reaped) {

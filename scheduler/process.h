@@ -22,7 +22,6 @@ struct ProcessOutcome {
 
 // stdin is /dev/null; the child gets its own process group so a timeout ends
 // whatever it started too.
-ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_s,
-                           std::size_t max_output = 64 * 1024);
+ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_s, std::size_t max_output = 64 * 1024);
 
 }  // namespace ibgpu

@@ -14,7 +14,8 @@ std::string first_line(const std::string& text) {
 }
 
 std::string failure(const PlannedAction& a, const std::vector<std::string>& argv, const ProcessOutcome& out) {
-  std::string text = std::string(to_string(a.kind)) + " of " + a.host + " failed (" + out.describe() + "): " + quote_argv(argv);
+  std::string text =
+      std::string(to_string(a.kind)) + " of " + a.host + " failed (" + out.describe() + "): " + quote_argv(argv);
   if (const std::string said = first_line(out.output); !said.empty()) text += ": " + said;
   return text;
 }
@@ -33,7 +34,8 @@ GuardAnswer ask_guard(const PlannedAction& a, double timeout_s) {
   const auto node = parse_scontrol_show_node(out.output);
   if (!node)
     return {false, "resume of " + a.host + " skipped: no State= in the answer of " + quote_argv(a.guard_query), ""};
-  if (!node->drained()) return {false, "", a.host + " is not drained in Slurm (State=" + node->state + "): nothing to resume"};
+  if (!node->drained())
+    return {false, "", a.host + " is not drained in Slurm (State=" + node->state + "): nothing to resume"};
   if (!drained_by_ibgpu(*node))
     return {false,
             a.host + " left drained: its Slurm drain reason is not ibgpu's (Reason=" + first_line(node->reason) +

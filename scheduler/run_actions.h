@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/admission_actions.h"
 #include "core/report.h"
+#include "scheduler/admission_actions.h"
 
 namespace ibgpu {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cluster/world.h"
-#include "probes/collective/dtype.h"
 #include "core/result.h"
+#include "probes/collective/dtype.h"
 
 namespace ibgpu {
 

@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "core/waits.h"
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "core/waits.h"
 
 namespace ibgpu {
 

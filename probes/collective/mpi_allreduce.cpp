@@ -5,11 +5,11 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "core/deadline.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "probes/collective/pattern.h"
 
 namespace ibgpu {

@@ -8,11 +8,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/deadline.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "probes/collective/nccl_library.h"
 #include "probes/collective/pattern.h"
 #include "probes/cuda/runtime.h"

@@ -8,11 +8,11 @@
 #include <optional>
 #include <stdexcept>
 
-#include "core/waits.h"
-#include "core/deadline.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "core/deadline.h"
+#include "core/errors.h"
+#include "core/waits.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/pattern.h"
 
@@ -98,10 +98,12 @@ std::optional<std::vector<RankOutcome>> gather_outcomes(MPI_Comm comm, const Wor
                                                         double timeout_s) {
   if (!world.mpi) return std::vector<RankOutcome>{mine};
   // A wrong count travels as a double (exact below 2^53); -1 means not checked.
-  TransferMemory<std::array<double, 2>> sent(std::array<double, 2>{mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0});
+  TransferMemory<std::array<double, 2>> sent(
+      std::array<double, 2>{mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0});
   TransferMemory<std::vector<double>> gathered(world.rank == 0 ? 2 * static_cast<std::size_t>(world.size) : 0);
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Igather(sent->data(), 2, MPI_DOUBLE, gathered->data(), 2, MPI_DOUBLE, 0, comm, &request), "MPI_Igather");
+  mpi_check(MPI_Igather(sent->data(), 2, MPI_DOUBLE, gathered->data(), 2, MPI_DOUBLE, 0, comm, &request),
+            "MPI_Igather");
   if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
     sent.abandon();
     gathered.abandon();
@@ -219,11 +221,10 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
       const double bytes = static_cast<double>(settings.sizes[i]);
       if (pace_per_byte && *pace_per_byte * bytes > settings.time_cap_s) {
         if (world.rank == 0) {
-          ProbeResult r = skipped(id, world_scope(world),
-                                  "not run: one iteration would take about " +
-                                      seconds_text(std::round(*pace_per_byte * bytes * 10) / 10) +
-                                      " s at the pace measured so far, past the " + seconds_text(settings.time_cap_s) +
-                                      " s time cap");
+          ProbeResult r = skipped(
+              id, world_scope(world),
+              "not run: one iteration would take about " + seconds_text(std::round(*pace_per_byte * bytes * 10) / 10) +
+                  " s at the pace measured so far, past the " + seconds_text(settings.time_cap_s) + " s time cap");
           r.params = allreduce_params(c);
           results.push_back(std::move(r));
         }
@@ -254,8 +255,9 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
                                      not_agreed("timing gather", timeout_s)));
         return results;
       }
-      if (settings.progress) settings.progress(i * modes.size() + (in_place && modes.size() > 1 ? 2 : 1),
-                                               settings.sizes.size() * modes.size());
+      if (settings.progress)
+        settings.progress(i * modes.size() + (in_place && modes.size() > 1 ? 2 : 1),
+                          settings.sizes.size() * modes.size());
       if (world.rank == 0) {
         results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
         if (cap.capped) results.back().params["time_capped_s"] = settings.time_cap_s;

@@ -7,10 +7,10 @@
 #include <functional>
 #include <vector>
 
-#include "core/waits.h"
 #include "cluster/world.h"
-#include "probes/collective/backend.h"
 #include "core/result.h"
+#include "core/waits.h"
+#include "probes/collective/backend.h"
 
 namespace ibgpu {
 
@@ -21,7 +21,7 @@ struct AllReduceSettings {
   int warmup = 5;
   bool out_of_place = true;
   bool in_place = true;
-  bool check = true;      // re-fill with the pattern, run once untimed, compare bit-exactly
+  bool check = true;                     // re-fill with the pattern, run once untimed, compare bit-exactly
   double timeout_s = kDefaultTimeout_s;  // every wait: one all-reduce, an agreement, the gathering of times
   // Longest run of one case: after the warmup the ranks agree on the iterations that fit it
   // (the slowest rank's warmup speaks), never fewer than one; no warmup, no cap.

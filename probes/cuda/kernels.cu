@@ -1,13 +1,13 @@
 // Small CUDA kernels for the local GPU probes. Compiled only with the CUDA
 // toolkit, linked against the static runtime so the binary still starts on
 // hosts without a driver (the first call then reports the missing driver).
-#include "probes/cuda/kernels.h"
-
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "probes/cuda/kernels.h"
 
 namespace ibgpu::cuda_kernels {
 

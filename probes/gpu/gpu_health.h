@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/gpu/nvml.h"
 #include "core/result.h"
+#include "probes/gpu/nvml.h"
 
 namespace ibgpu {
 

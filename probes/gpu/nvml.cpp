@@ -11,12 +11,12 @@ using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
-constexpr int kEnabled = 1;                             // NVML_FEATURE_ENABLED
-constexpr int kUncorrected = 1;                         // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
-constexpr int kVolatile = 0, kAggregate = 1;            // nvmlEccCounterType_t
+constexpr int kEnabled = 1;                              // NVML_FEATURE_ENABLED
+constexpr int kUncorrected = 1;                          // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr int kVolatile = 0, kAggregate = 1;             // nvmlEccCounterType_t
 constexpr int kRetiredMultipleSbe = 0, kRetiredDbe = 1;  // nvmlPageRetirementCause_t
-constexpr int kTemperatureGpu = 0;                      // NVML_TEMPERATURE_GPU
-constexpr unsigned int kNvlinkMaxLinks = 18;            // NVML_NVLINK_MAX_LINKS
+constexpr int kTemperatureGpu = 0;                       // NVML_TEMPERATURE_GPU
+constexpr unsigned int kNvlinkMaxLinks = 18;             // NVML_NVLINK_MAX_LINKS
 
 struct NvmlPciInfo {  // nvmlPciInfo_t, as filled by nvmlDeviceGetPciInfo_v3
   char busIdLegacy[16];
@@ -124,8 +124,7 @@ GpuSystem Nvml::query() const {
   GpuSystem sys;
   char text[96] = {};
   if (t.driver_version && t.driver_version(text, sizeof text) == kNvmlSuccess) sys.driver_version = text;
-  if (int v = 0; t.cuda_driver_version && t.cuda_driver_version(&v) == kNvmlSuccess)
-    sys.cuda_driver_version = v;
+  if (int v = 0; t.cuda_driver_version && t.cuda_driver_version(&v) == kNvmlSuccess) sys.cuda_driver_version = v;
   unsigned int count = 0;
   nvml_check(t.error_string, t.device_count(&count), "nvmlDeviceGetCount");
   for (unsigned int i = 0; i < count; ++i) {
@@ -184,7 +183,8 @@ std::vector<GpuHealth> Nvml::query_health() const {
     if (unsigned long long n = 0; asked(t.total_ecc_errors, dev, kUncorrected, kAggregate, &n))
       h.ecc_uncorrected_aggregate = static_cast<double>(n);
     // With a zero-sized buffer NVML answers the page count (INSUFFICIENT_SIZE when non-zero).
-    for (auto [cause, field] : {std::pair{kRetiredDbe, &h.retired_pages_dbe}, {kRetiredMultipleSbe, &h.retired_pages_sbe}}) {
+    for (auto [cause, field] :
+         {std::pair{kRetiredDbe, &h.retired_pages_dbe}, {kRetiredMultipleSbe, &h.retired_pages_sbe}}) {
       unsigned int pages = 0;
       if (!t.retired_pages) continue;
       const nvmlReturn_t rc = t.retired_pages(dev, cause, &pages, nullptr);

@@ -26,18 +26,18 @@ struct GpuHealth {
   std::optional<bool> ecc_enabled;
   std::optional<double> ecc_uncorrected_volatile;
   std::optional<double> ecc_uncorrected_aggregate;
-  std::optional<double> retired_pages_dbe;        // pages retired for double-bit errors
-  std::optional<double> retired_pages_sbe;        // pages retired for repeated single-bit errors
-  std::optional<bool> retired_pages_pending;      // retirement waits for a reboot
+  std::optional<double> retired_pages_dbe;    // pages retired for double-bit errors
+  std::optional<double> retired_pages_sbe;    // pages retired for repeated single-bit errors
+  std::optional<bool> retired_pages_pending;  // retirement waits for a reboot
   std::optional<double> remapped_rows_correctable;
   std::optional<double> remapped_rows_uncorrectable;
-  std::optional<bool> remap_pending;              // a remap waits for a GPU reset
-  std::optional<bool> remap_failed;               // the remapper ran out of spare rows
+  std::optional<bool> remap_pending;  // a remap waits for a GPU reset
+  std::optional<bool> remap_failed;   // the remapper ran out of spare rows
   std::optional<double> temp_C;
   std::optional<unsigned long long> clocks_event_reasons;  // nvmlClocksEventReason* bit mask
-  std::optional<int> pstate;                      // 0 = P0 (full performance) ... 15
+  std::optional<int> pstate;                               // 0 = P0 (full performance) ... 15
   std::optional<double> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
-  std::optional<int> nvlink_links_total;          // links the GPU has (0 without NVLink)
+  std::optional<int> nvlink_links_total;  // links the GPU has (0 without NVLink)
   std::optional<int> nvlink_links_up;
   std::optional<bool> persistence_mode;
 };

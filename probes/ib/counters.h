@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/ib/ports.h"
 #include "core/result.h"
+#include "probes/ib/ports.h"
 #include "probes/sysfs.h"
 
 namespace ibgpu {

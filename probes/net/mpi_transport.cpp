@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/deadline.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "core/deadline.h"
+#include "core/errors.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -152,12 +152,14 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
       wait_all(a, ctx, "acknowledgement");
     } else {
       for (int w = 0; w < window; ++w)
-        rs[static_cast<std::size_t>(w)] = post_recv(buffer->data() + size * static_cast<std::size_t>(w), size, ctx, kData);
+        rs[static_cast<std::size_t>(w)] =
+            post_recv(buffer->data() + size * static_cast<std::size_t>(w), size, ctx, kData);
       std::vector<MPI_Request> first{rs[0]};
       wait_all(first, ctx, "data");
       rs[0] = MPI_REQUEST_NULL;
       if (paced) std::memcpy(&sends, buffer->data() + 1, sizeof sends);
-      if (sends < 1 || sends > window) throw std::runtime_error("the peer announced a window of " + std::to_string(sends));
+      if (sends < 1 || sends > window)
+        throw std::runtime_error("the peer announced a window of " + std::to_string(sends));
       cancel_unmatched(rs, sends);
       std::vector<MPI_Request> rest(rs.begin() + 1, rs.begin() + sends);
       wait_all(rest, ctx, "data");

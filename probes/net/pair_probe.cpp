@@ -18,10 +18,7 @@ int fitted_bw_iters(std::size_t size, int per_iteration_messages, int requested)
 int warmup_for(int iters, int requested) { return requested > 0 ? requested : std::max(1, iters / 10); }
 
 CappedLoop::CappedLoop(int warmup, int iters, double cap_s)
-    : warmup_(std::max(0, warmup)),
-      iters_(std::max(1, iters)),
-      began_(std::chrono::steady_clock::now()),
-      cap_(cap_s) {}
+    : warmup_(std::max(0, warmup)), iters_(std::max(1, iters)), began_(std::chrono::steady_clock::now()), cap_(cap_s) {}
 
 bool CappedLoop::over() const { return std::chrono::steady_clock::now() - began_ >= cap_; }
 

@@ -1,9 +1,9 @@
 #include "app/check_plan.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <unordered_map>
-
-#include <gtest/gtest.h>
 
 #include "app/retests.h"
 #include "health/profile.h"
@@ -125,7 +125,8 @@ TEST(Duration, ParsesUnitsAndRefusesNonsense) {
   EXPECT_DOUBLE_EQ(parse_duration("2h"), 7200);
   EXPECT_DOUBLE_EQ(parse_duration("1h30m"), 5400);
   EXPECT_DOUBLE_EQ(parse_duration("1.5m"), 90);
-  for (const char* bad : {"", "abc", "5x", "-3m", "0", "m"}) EXPECT_THROW(parse_duration(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"", "abc", "5x", "-3m", "0", "m"})
+    EXPECT_THROW(parse_duration(bad), std::invalid_argument) << bad;
   // What stod would take is not a time, and every part of a compound needs its unit.
   for (const char* bad : {"1h30", "nan", "inf", "1e3s", "+5s", " 5s", "0x10s", ".s", "1e308h", "9999999999h", "400d"})
     EXPECT_THROW(parse_duration(bad), std::invalid_argument) << bad;
@@ -164,7 +165,8 @@ std::vector<std::string> rank_hosts(const testing::FleetShape& f) {
 TEST(Retests, ACleanFleetNeedsNone) {
   const auto f = small_fleet();
   const auto run = testing::synthetic_run(f);
-  const RetestDecision d = decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
+  const RetestDecision d =
+      decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
   EXPECT_EQ(d.suspects, 0u);
   EXPECT_TRUE(d.rounds.empty());
 }
@@ -187,7 +189,8 @@ TEST(Retests, ASlowPairIsMeasuredAgainAndItsHostsMeetKnownGoodPeers) {
   const auto run = testing::synthetic_run(f, [](int a, int b, int, testing::PairShape& s) {
     if ((a == 1 && b == 2) || (a == 2 && b == 1)) s.bw_GBps *= 0.5;
   });
-  const RetestDecision d = decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
+  const RetestDecision d =
+      decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
   EXPECT_EQ(d.suspects, 1u);
   ASSERT_FALSE(d.rounds.empty());
   // The pair itself first, then each of its hosts with two known-good peers, never with each other.
@@ -220,7 +223,8 @@ TEST(Retests, AGoodRetestClearsThePair) {
       run.probes.push_back(again);
     }
   }
-  const RetestDecision d = decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 2, 2, true);
+  const RetestDecision d =
+      decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 2, 2, true);
   EXPECT_EQ(d.suspects, 0u);
   EXPECT_TRUE(d.rounds.empty());
 }

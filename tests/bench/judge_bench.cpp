@@ -9,18 +9,18 @@
 // the renderers' cost, with less of the neighbours' noise; --judge-runs N
 // does so for the judge (a profiler then sees mostly the judge). --out FILE
 // writes the JSON report, to compare the verdicts of two builds.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <ostream>
 #include <streambuf>
 #include <string_view>
-
-#include <sys/resource.h>
 
 #include "health/judge.h"
 #include "health/localise.h"
@@ -77,10 +77,14 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   while (argc > 2 && std::string_view(argv[1]).starts_with("--")) {
     const std::string_view option = argv[1];
-    if (option == "--render-runs") render_runs = std::atoi(argv[2]);
-    else if (option == "--judge-runs") judge_runs = std::atoi(argv[2]);
-    else if (option == "--out") out_path = argv[2];
-    else break;
+    if (option == "--render-runs")
+      render_runs = std::atoi(argv[2]);
+    else if (option == "--judge-runs")
+      judge_runs = std::atoi(argv[2]);
+    else if (option == "--out")
+      out_path = argv[2];
+    else
+      break;
     argc -= 2;
     argv += 2;
   }
@@ -111,9 +115,8 @@ int main(int argc, char** argv) {
     for (std::size_t first = 0; first < run.probes.size(); first += kPerRank) {
       const auto from = run.probes.begin() + static_cast<std::ptrdiff_t>(first);
       const auto to = run.probes.begin() + static_cast<std::ptrdiff_t>(std::min(first + kPerRank, run.probes.size()));
-      const std::string sent = nlohmann::json(std::vector<ProbeResult>(std::make_move_iterator(from),
-                                                                        std::make_move_iterator(to)))
-                                   .dump();
+      const std::string sent =
+          nlohmann::json(std::vector<ProbeResult>(std::make_move_iterator(from), std::make_move_iterator(to))).dump();
       std::for_each(from, to, [](ProbeResult& sender) { sender = ProbeResult{}; });
       const double parse_start = Clock::now();
       auto received = nlohmann::json::parse(sent).get<std::vector<ProbeResult>>();
@@ -178,7 +181,8 @@ int main(int argc, char** argv) {
   // The goal: what rank 0 spends after the gather (parse, judge, both
   // reports) within a few seconds of CPU.
   const double total_ms = parse_ms + judge_ms + json_ms + table_ms;
-  std::cout << "CPU time per step (ms)\n" << f.hosts << " hosts x " << f.rails << " rails, " << f.rounds << " rounds: " << report.probes.size()
+  std::cout << "CPU time per step (ms)\n"
+            << f.hosts << " hosts x " << f.rails << " rails, " << f.rounds << " rounds: " << report.probes.size()
             << " probe results, " << report.verdicts.size() << " verdicts (" << unhealthy << " not healthy), exit "
             << report.summary.exit_code << "\n"
             << "  synthesise   " << synth_ms << " ms (not counted)\n"
@@ -188,7 +192,7 @@ int main(int argc, char** argv) {
             << json_faults << " page faults)\n"
             << "  render table " << table_ms << " ms (" << static_cast<double>(table_bytes) / 1e6 << " MB, "
             << table_faults << " page faults)\n"
-            << "  total        " << total_ms << " ms: " << (total_ms < 5000 ? "under" : "OVER") << " the 5000 ms goal, at "
-            << static_cast<int>(total_ms / 50 + 0.5) << "% of it\n";
+            << "  total        " << total_ms << " ms: " << (total_ms < 5000 ? "under" : "OVER")
+            << " the 5000 ms goal, at " << static_cast<int>(total_ms / 50 + 0.5) << "% of it\n";
   return 0;
 }

@@ -1,13 +1,14 @@
 // Fleet baselines: built from saved runs (tests/data/runs) out of healthy
 // entities' values only, kept in their own versioned JSON, and used by the
 // judge in place of the run's own fleet median.
+#include "health/baseline.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <tuple>
 
-#include <gtest/gtest.h>
-
-#include "health/baseline.h"
 #include "health/judge.h"
 #include "reports/json.h"
 

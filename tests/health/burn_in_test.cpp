@@ -1,12 +1,13 @@
 // Burn-in tallies over judged rounds: synthetic fleets judged round by round
 // (health/judge.h), and small hand-made rounds where the numbers must come out
 // exactly.
-#include <map>
-#include <set>
+#include "health/burn_in.h"
 
 #include <gtest/gtest.h>
 
-#include "health/burn_in.h"
+#include <map>
+#include <set>
+
 #include "health/judge.h"
 #include "health/profile_file.h"
 #include "probes/ib/counters.h"
@@ -140,13 +141,11 @@ TEST(BurnIn, LinkFailedInOneRoundOfTwentyIsFlaky) {
 }
 
 TEST(BurnIn, NodeFailedInEveryRoundIsFailedAndDrained) {
-  const BurnInResult r = burn_in(
-      12,
-      [](int) -> PairTweak {
-        return [](int a, int b, int, PairShape& s) {
-          if (a == 5 || b == 5) s.status = ProbeStatus::timeout;
-        };
-      });
+  const BurnInResult r = burn_in(12, [](int) -> PairTweak {
+    return [](int a, int b, int, PairShape& s) {
+      if (a == 5 || b == 5) s.status = ProbeStatus::timeout;
+    };
+  });
   EXPECT_EQ(unhealthy(r), (std::map<std::string, HealthState>{{"node " + host_name(5), HealthState::failed}}));
   const Verdict& v = verdict(r, "node", host_name(5));
   EXPECT_EQ(v.action, Action::drain);
@@ -181,9 +180,8 @@ TEST(BurnIn, LostRankInOneRoundFlagsItsNodeAndNotItsAbsentGpus) {
         bare.name = run.hosts[lost].name;
         bare.ranks = run.hosts[lost].ranks;
         run.hosts[lost] = bare;
-        std::erase_if(run.probes, [](const ProbeResult& p) {
-          return p.scope.hosts == std::vector<std::string>{host_name(lost)};
-        });
+        std::erase_if(run.probes,
+                      [](const ProbeResult& p) { return p.scope.hosts == std::vector<std::string>{host_name(lost)}; });
         ProbeResult gather;
         gather.id = "cluster.gather";
         gather.status = ProbeStatus::timeout;
@@ -254,7 +252,8 @@ ProbeResult counters(const std::string& port, std::map<std::string, std::optiona
   return p;
 }
 
-const BurnInFigure& figure(const BurnInEntity& e, const std::string& metric, const std::string& rails = "mlx5_0:1<->mlx5_0:1") {
+const BurnInFigure& figure(const BurnInEntity& e, const std::string& metric,
+                           const std::string& rails = "mlx5_0:1<->mlx5_0:1") {
   for (const auto& f : e.figures)
     if (f.metric == metric && f.rails == rails) return f;
   throw std::runtime_error("no figure " + metric + " " + rails + " for " + e.entity.id);
@@ -282,7 +281,7 @@ TEST(BurnIn, WorstAndMedianFiguresOverAKnownSequence) {
 
   const BurnInFigure& p99 = figure(link, "lat_us.p99");
   EXPECT_FALSE(p99.higher_is_better);
-  EXPECT_DOUBLE_EQ(p99.worst, 5);  // a ceiling: the maximum
+  EXPECT_DOUBLE_EQ(p99.worst, 5);   // a ceiling: the maximum
   EXPECT_DOUBLE_EQ(p99.median, 3);  // 2 2.5 [3] 4 5
   const BurnInFigure& p50 = figure(link, "lat_us.p50");
   EXPECT_DOUBLE_EQ(p50.worst, 1.4);
@@ -377,7 +376,8 @@ TEST(BurnIn, FlakyMessageNamesFailedAndUncheckedAndShortensLongRoundLists) {
   const BurnInResult r = tally.finish();
   const Reason* flaky = reason(verdict(r, "link", "a<->b"), "BURN_IN_FLAKY");
   ASSERT_NE(flaky, nullptr);
-  EXPECT_EQ(flaky->message, "failed or unchecked in 16 of 30 rounds (rounds 2, 3, 4, 6, 8, 10, 12, 14, 16, 18, ... (6 more))");
+  EXPECT_EQ(flaky->message,
+            "failed or unchecked in 16 of 30 rounds (rounds 2, 3, 4, 6, 8, 10, 12, 14, 16, 18, ... (6 more))");
 }
 
 TEST(BurnIn, RoundsTextLists) {

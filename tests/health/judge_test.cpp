@@ -1,11 +1,12 @@
 // The judge over synthetic 64-node x 8-rail result sets: each fault produces
 // exactly the expected verdicts and admission decisions, and nothing else.
-#include <map>
-#include <set>
+#include "health/judge.h"
 
 #include <gtest/gtest.h>
 
-#include "health/judge.h"
+#include <map>
+#include <set>
+
 #include "health/profile_file.h"
 #include "tests/health/synthetic_fleet.h"
 
@@ -251,8 +252,8 @@ TEST(Judge, RetestThatPassesClearsADegradedPair) {
   const Judgement once = judge(run.hosts, run.probes, h100());
   ASSERT_EQ(unhealthy(once).size(), 1u);  // the link, degraded, on one measurement
   // The re-test of the same pair and rail measures well: not confirmed.
-  ProbeResult retest = testing::pair_probe("net.verbs.write_bw", std::min(a, b), std::max(a, b), 1, FleetShape{},
-                                           std::size_t{8} << 20);
+  ProbeResult retest =
+      testing::pair_probe("net.verbs.write_bw", std::min(a, b), std::max(a, b), 1, FleetShape{}, std::size_t{8} << 20);
   retest.metrics["bw_avg_GBps"] = Metric::of(48.9);
   run.probes.push_back(retest);
   EXPECT_TRUE(unhealthy(judge(run.hosts, run.probes, h100())).empty());

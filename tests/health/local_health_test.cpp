@@ -222,8 +222,8 @@ TEST(LocalHealthGpu, EachRuleOnOneSpoiledValue) {
     SCOPED_TRACE(c.name);
     GpuHealth bad = good_gpu(1);
     c.spoil(bad);
-    const auto vs = judge_local_health(
-        {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, Profile{});
+    const auto vs = judge_local_health({gpu_host(2)},
+                                       {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, Profile{});
     const Verdict* v = find(vs, "gpu", "g1/gpu1");
     ASSERT_NE(v, nullptr);
     EXPECT_EQ(v->state, c.state);
@@ -256,9 +256,8 @@ TEST(LocalHealthGpu, IdleGpuAtALowerPcieGenerationIsNotDowntrained) {
 TEST(LocalHealthGpu, PersistenceModeOffIsDegradedOnlyWhenTheProfileRequiresIt) {
   GpuHealth off = good_gpu(0);
   off.persistence_mode = false;
-  EXPECT_EQ(
-      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", off)}, Profile{}), "gpu", "g1/gpu0")->state,
-      HealthState::healthy);
+  EXPECT_EQ(find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", off)}, Profile{}), "gpu", "g1/gpu0")->state,
+            HealthState::healthy);
   Profile strict;
   strict.gpu.require_persistence_mode = true;
   const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", off)}, strict);
@@ -269,9 +268,8 @@ TEST(LocalHealthGpu, PersistenceModeOffIsDegradedOnlyWhenTheProfileRequiresIt) {
 TEST(LocalHealthGpu, TemperatureLimitsApplyOnlyWhenSet) {
   GpuHealth hot = good_gpu(0);
   hot.temp_C = 91;
-  EXPECT_EQ(
-      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, Profile{}), "gpu", "g1/gpu0")->state,
-      HealthState::healthy);
+  EXPECT_EQ(find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", hot)}, Profile{}), "gpu", "g1/gpu0")->state,
+            HealthState::healthy);
   Profile limits;
   limits.gpu.temp_degraded_C = 85;
   limits.gpu.temp_failed_C = 95;
@@ -334,8 +332,8 @@ TEST(LocalHealthGpu, SkippedCudaProbeOnAGpuIsUnknownAndWrongComputeFails) {
 TEST(LocalHealthGpu, OneFailedGpuOfTwoLeavesTheNodeDegradedWithTheUsableCount) {
   GpuHealth bad = good_gpu(1);
   bad.remap_pending = true;
-  const auto vs = judge_local_health(
-      {gpu_host(2)}, {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, Profile{});
+  const auto vs = judge_local_health({gpu_host(2)},
+                                     {gpu_health_result("g1", good_gpu(0)), gpu_health_result("g1", bad)}, Profile{});
   const Verdict* node = find(vs, "node", "g1");
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(node->state, HealthState::degraded);

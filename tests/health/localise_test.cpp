@@ -1,10 +1,10 @@
 // Localisation and re-test planning on small hand-made pair sets.
-#include <map>
-#include <set>
+#include "health/localise.h"
 
 #include <gtest/gtest.h>
 
-#include "health/localise.h"
+#include <map>
+#include <set>
 
 namespace ibgpu {
 namespace {
@@ -41,8 +41,8 @@ TEST(Localise, PairBadOnlyTogetherIsALink) {
 
 TEST(Localise, OneBadPeerOfMinorityDoesNotBlameTheNode) {
   // x is bad with 2 of 5 peers: not a majority, so two link verdicts.
-  const auto b = localise({obs("x", "a", kBad), obs("x", "b", kBad), obs("x", "c", kGood), obs("x", "d", kGood),
-                           obs("x", "e", kGood)});
+  const auto b = localise(
+      {obs("x", "a", kBad), obs("x", "b", kBad), obs("x", "c", kGood), obs("x", "d", kGood), obs("x", "e", kGood)});
   EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{{"link x<->a", kBad}, {"link x<->b", kBad}}));
 }
 

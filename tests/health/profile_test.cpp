@@ -1,11 +1,11 @@
 // Profiles: every shipped file loads, the built-in generic equals its file,
 // and malformed files give errors naming file and line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "health/profile_file.h"
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/inventory.h"
-#include "core/result.h"
 
 namespace ibgpu::testing {
 
@@ -110,7 +110,8 @@ inline Stats latency_stats(double p50, double p99) {
 
 inline void add_pair_results(std::vector<ProbeResult>& out, const FleetShape& f, int a, int b, int rail,
                              const PairTweak& tweak) {
-  PairShape s{jitter(f.bw_GBps, a, b, rail), jitter(f.lat_p50_us, a, b, rail + 8), jitter(f.lat_p99_us, a, b, rail + 16)};
+  PairShape s{jitter(f.bw_GBps, a, b, rail), jitter(f.lat_p50_us, a, b, rail + 8),
+              jitter(f.lat_p99_us, a, b, rail + 16)};
   if (tweak) tweak(a, b, rail, s);
   ProbeResult bw = pair_probe("net.verbs.write_bw", a, b, rail, f, f.bw_size);
   ProbeResult lat = pair_probe("net.verbs.write_lat", a, b, rail, f, 8);
@@ -134,8 +135,13 @@ inline ProbeResult node_allreduce(const FleetShape& f, int host, double busbw) {
   p.id = "collective.nccl.all_reduce";
   p.scope.hosts = {host_name(host)};
   for (int g = 0; g < f.gpus; ++g) p.scope.ranks.push_back(host * f.gpus + g);
-  p.params = {{"size_B", f.allreduce_size}, {"count", f.allreduce_size / 4}, {"dtype", "f32"}, {"in_place", false},
-              {"iters", 20}, {"warmup", 5}, {"nranks", f.gpus}};
+  p.params = {{"size_B", f.allreduce_size},
+              {"count", f.allreduce_size / 4},
+              {"dtype", "f32"},
+              {"in_place", false},
+              {"iters", 20},
+              {"warmup", 5},
+              {"nranks", f.gpus}};
   p.metrics["busbw_GBps"] = Metric::of(busbw);
   p.metrics["wrong_elements"] = Metric::of(0);
   return p;

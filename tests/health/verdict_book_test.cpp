@@ -1,13 +1,14 @@
 // The verdict book: entities found again by kind and id at fleet scale, in
 // order of first mention, states only worsening; the hosts localisation
 // offers as known good, in order of first mention.
-#include <string>
-#include <vector>
+#include "health/verdict_book.h"
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "health/localise.h"
-#include "health/verdict_book.h"
 
 namespace ibgpu {
 namespace {
@@ -52,7 +53,10 @@ TEST(VerdictBook, StatesOnlyWorsenAndReasonsAccumulate) {
 
 TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
   const std::vector<PairObservation> observations{
-      {"g1", {"b", "mlx5_0:1", 3}, {"a", "mlx5_1:1", 7}, HealthState::degraded,
+      {"g1",
+       {"b", "mlx5_0:1", 3},
+       {"a", "mlx5_1:1", 7},
+       HealthState::degraded,
        Reason{"IB_LINK_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0}},
       {"g2", {"c", "", -1}, {"b", "", -1}, HealthState::healthy, std::nullopt}};
   EXPECT_EQ(known_good_hosts(observations, {}), (std::vector<std::string>{"b", "a", "c"}));

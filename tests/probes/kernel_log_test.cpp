@@ -31,9 +31,10 @@ TEST(KernelLog, DmesgXidsWithTheirGpuAndCode) {
 }
 
 TEST(KernelLog, AnXidTooLargeForAnIntIsSkippedNotAnError) {
-  const auto f = parse_kernel_log("NVRM: Xid (PCI:0000:58:00): 9999999999, pid=1\n"
-                                  "NVRM: Xid (PCI:0000:59:00): 79, pid=2\n" +
-                                  std::string(200000, 'x') + " mlx5_0 Link down\n");
+  const auto f = parse_kernel_log(
+      "NVRM: Xid (PCI:0000:58:00): 9999999999, pid=1\n"
+      "NVRM: Xid (PCI:0000:59:00): 79, pid=2\n" +
+      std::string(200000, 'x') + " mlx5_0 Link down\n");
   ASSERT_EQ(f.xids.size(), 1u);
   EXPECT_EQ(f.xids[0].xid, 79);
   EXPECT_TRUE(f.link_downs.empty());  // a 200,000-character line is no kernel record

@@ -142,7 +142,7 @@ TEST_F(AtomicFile, DeviceNodesMadeHereAreNeverReplaced) {
   const fs::path null_copy = dir_ / "null";
   const fs::path block = dir_ / "loop";
   ASSERT_EQ(::mknod(null_copy.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);  // /dev/null's numbers
-  ASSERT_EQ(::mknod(block.c_str(), S_IFBLK | 0600, makedev(7, 200)), 0);      // a loop device
+  ASSERT_EQ(::mknod(block.c_str(), S_IFBLK | 0600, makedev(7, 200)), 0);    // a loop device
   write(null_copy, "through");
   EXPECT_TRUE(S_ISCHR(lstat_of(null_copy).st_mode));
   EXPECT_NE(why_not_writable(block.string()).find("block device"), std::string::npos);

@@ -5,6 +5,7 @@
 // After an intended change to the table's burn-in section, regenerate with
 //   IBGPU_UPDATE_GOLDEN=1 ctest --test-dir build -R BurnInReport
 // and review the difference with git diff.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,8 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "health/burn_in.h"
 #include "reports/json.h"
@@ -132,20 +131,23 @@ TEST(BurnInReport, CheckReportsHaveNoSection) {
   const json doc = testing::sample_report();
   EXPECT_FALSE(doc.contains("burn_in"));
   EXPECT_FALSE(report_from_json(doc).burn_in.has_value());
-  EXPECT_EQ(burn_in_section(
-                [] {
-                  std::ostringstream out;
-                  TableReporter{}.render(testing::sample_report(), out);
-                  return out.str();
-                }()),
+  EXPECT_EQ(burn_in_section([] {
+              std::ostringstream out;
+              TableReporter{}.render(testing::sample_report(), out);
+              return out.str();
+            }()),
             "");
 }
 
 TEST(BurnInReport, BadSectionIsAClearError) {
   json doc = burn_in_report();
-  doc["burn_in"]["entities"][0]["figures"] = json::array({json{{"figure", "x"}, {"metric", "m"}, {"rails", nullptr},
-                                                                 {"sense", "sideways"}, {"worst", 1}, {"median", 1},
-                                                                 {"count", 1}}});
+  doc["burn_in"]["entities"][0]["figures"] = json::array({json{{"figure", "x"},
+                                                               {"metric", "m"},
+                                                               {"rails", nullptr},
+                                                               {"sense", "sideways"},
+                                                               {"worst", 1},
+                                                               {"median", 1},
+                                                               {"count", 1}}});
   EXPECT_THROW(report_from_json(doc), std::exception);
 }
 
@@ -160,7 +162,8 @@ TEST(BurnInReport, TableSectionMatchesCheckedInText) {
   EXPECT_NE(section.find("link node1<->node2"), std::string::npos) << section;
   EXPECT_NE(section.find("PROBE_TIMEOUT 1"), std::string::npos) << section;
   EXPECT_NE(section.find("GPU_THERMAL_SLOWDOWN 12"), std::string::npos) << section;
-  EXPECT_EQ(section.find("node1/mlx5_0:1"), std::string::npos) << "a port healthy throughout is not listed\n" << section;
+  EXPECT_EQ(section.find("node1/mlx5_0:1"), std::string::npos) << "a port healthy throughout is not listed\n"
+                                                               << section;
   EXPECT_NE(section.find("total: "), std::string::npos) << section;
   EXPECT_NE(section.find("2 flaky, 2 bad in every round, 2 degraded in most"), std::string::npos) << section;
 
@@ -174,7 +177,8 @@ TEST(BurnInReport, TableSectionMatchesCheckedInText) {
 }
 
 TEST(BurnInReport, SchemaAcceptsTheSectionAndRejectsBreaks) {
-  if (!fs::exists(kPython) || std::system((std::string(kPython) + " -c 'import jsonschema' > /dev/null 2>&1").c_str()) != 0)
+  if (!fs::exists(kPython) ||
+      std::system((std::string(kPython) + " -c 'import jsonschema' > /dev/null 2>&1").c_str()) != 0)
     GTEST_SKIP() << kPython << " with the jsonschema module is needed (apt-get install python3-jsonschema)";
   const fs::path good = temp_path("good.json");
   std::ofstream(good) << json(burn_in_report()).dump(2);
@@ -186,8 +190,8 @@ TEST(BurnInReport, SchemaAcceptsTheSectionAndRejectsBreaks) {
       {"missing states", [](json& d) { d["burn_in"]["entities"][0].erase("states"); }},
       {"extra key", [](json& d) { d["burn_in"]["extra"] = true; }},
   };
-  std::string command = std::string(kPython) + " '" + kValidator.string() + "' '" + kSchema.string() + "' '" +
-                        good.string() + "'";
+  std::string command =
+      std::string(kPython) + " '" + kValidator.string() + "' '" + kSchema.string() + "' '" + good.string() + "'";
   std::vector<fs::path> bad;
   for (std::size_t i = 0; i < breaks.size(); ++i) {
     json doc = burn_in_report();
@@ -202,7 +206,8 @@ TEST(BurnInReport, SchemaAcceptsTheSectionAndRejectsBreaks) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
   EXPECT_NE(output.find(good.string() + ": valid"), std::string::npos) << output;
   for (std::size_t i = 0; i < breaks.size(); ++i)
-    EXPECT_NE(output.find(bad[i].string() + ": $"), std::string::npos) << breaks[i].first << " not rejected:\n" << output;
+    EXPECT_NE(output.find(bad[i].string() + ": $"), std::string::npos) << breaks[i].first << " not rejected:\n"
+                                                                       << output;
 }
 
 }  // namespace

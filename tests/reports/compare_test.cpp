@@ -2,11 +2,12 @@
 // the second with one slow link and one failed node injected and every other
 // measurement drifted by under 1%. The comparison shows the injection and
 // nothing else.
+#include "reports/compare.h"
+
 #include <set>
 #include <tuple>
 
 #include "health/judge.h"
-#include "reports/compare.h"
 #include "reports/json.h"
 #include "tests/reports/golden.h"
 
@@ -72,7 +73,8 @@ TEST(Compare, ThresholdDecidesWhichMetricsChanged) {
   const Report before = run("before.json"), after = run("after.json");
   std::size_t metrics_at_half = 0, metrics_at_tiny = 0;
   for (const auto& ch : compare_reports(before, after, 0.5).changes) metrics_at_half += ch.kind == Change::Kind::metric;
-  for (const auto& ch : compare_reports(before, after, 0.001).changes) metrics_at_tiny += ch.kind == Change::Kind::metric;
+  for (const auto& ch : compare_reports(before, after, 0.001).changes)
+    metrics_at_tiny += ch.kind == Change::Kind::metric;
   EXPECT_EQ(metrics_at_half, 0u) << "a 33% drop is within 50%";
   // At 0.1% the drift of every measurement (10 pairs, bandwidth and latency p50/p99) shows.
   EXPECT_EQ(metrics_at_tiny, 30u);

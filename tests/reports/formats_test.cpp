@@ -78,19 +78,26 @@ std::string parse_sample(const std::string& line, Sample& out) {
         if (c == '\\') {
           if (j + 1 >= line.size()) return "dangling backslash";
           const char e = line[++j];
-          if (e == '\\') value += '\\';
-          else if (e == '"') value += '"';
-          else if (e == 'n') value += '\n';
-          else return std::string("unknown escape \\") + e;
+          if (e == '\\')
+            value += '\\';
+          else if (e == '"')
+            value += '"';
+          else if (e == 'n')
+            value += '\n';
+          else
+            return std::string("unknown escape \\") + e;
         } else {
           value += c;
         }
       }
       if (!out.labels.emplace(name, value).second) return "label '" + name + "' twice";
       i = j + 1;
-      if (i < line.size() && line[i] == ',') ++i;
-      else if (i < line.size() && line[i] == '}') continue;
-      else return "expected ',' or '}' after a label";
+      if (i < line.size() && line[i] == ',')
+        ++i;
+      else if (i < line.size() && line[i] == '}')
+        continue;
+      else
+        return "expected ',' or '}' after a label";
     }
   }
   if (i >= line.size() || line[i] != ' ') return "no space before the value";
@@ -272,7 +279,8 @@ TEST(Prometheus, HostileTextIsEscapedAndNamesSanitised) {
   ASSERT_EQ(x.error, "");
   EXPECT_EQ(find(x, "ibgpu_entity_state", {{"id", "a\\b\"c\nd<->e"}, {"state", "failed"}}).at(0).value, 1);
   EXPECT_EQ(find(x, "ibgpu_run_info", {}).at(0).labels.at("run_id"), "id \"quoted\" <&>");
-  EXPECT_EQ(find(x, "ibgpu_link_bw_avg_GBps", {{"probe", "net.9odd-id/x"}, {"a", "h\"1"}, {"b", "h\\2"}}).at(0).value, 1.5);
+  EXPECT_EQ(find(x, "ibgpu_link_bw_avg_GBps", {{"probe", "net.9odd-id/x"}, {"a", "h\"1"}, {"b", "h\\2"}}).at(0).value,
+            1.5);
   EXPECT_EQ(find(x, "ibgpu_link_9lives", {}).at(0).value, 2);
 }
 
@@ -327,8 +335,10 @@ TEST(Markdown, LongFleetsAreCut) {
   Report r = testing::sample_report();
   r.verdicts.clear();
   for (int i = 0; i < 120; ++i)
-    r.verdicts.push_back(Verdict{{"node", "n" + std::to_string(i)}, i % 2 ? HealthState::failed : HealthState::healthy,
-                                 {}, i % 2 ? Action::drain : Action::admit});
+    r.verdicts.push_back(Verdict{{"node", "n" + std::to_string(i)},
+                                 i % 2 ? HealthState::failed : HealthState::healthy,
+                                 {},
+                                 i % 2 ? Action::drain : Action::admit});
   const std::string md = render(MarkdownReporter{}, r);
   EXPECT_NE(md.find("_and 70 more nodes"), std::string::npos) << md;
   EXPECT_NE(md.find("- _and 10 more_"), std::string::npos) << md;

@@ -5,6 +5,7 @@
 // After an intended change to an output, regenerate the files with
 //   IBGPU_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
 // and review the difference with git diff.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,8 +13,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "reports/reporter.h"
 
@@ -74,9 +73,9 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   }
   ASSERT_TRUE(fs::exists(path)) << path << " is missing; create it with IBGPU_UPDATE_GOLDEN=1";
   const std::string expected = read_text(path);
-  EXPECT_TRUE(expected == actual) << name << " differs from the golden file " << path << ": "
-                                  << first_difference(expected, actual)
-                                  << "\nIf the change is intended, rerun with IBGPU_UPDATE_GOLDEN=1 and review git diff.";
+  EXPECT_TRUE(expected == actual)
+      << name << " differs from the golden file " << path << ": " << first_difference(expected, actual)
+      << "\nIf the change is intended, rerun with IBGPU_UPDATE_GOLDEN=1 and review git diff.";
 }
 
 }  // namespace ibgpu::golden

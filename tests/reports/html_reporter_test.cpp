@@ -1,10 +1,10 @@
 // The HTML report: escaping of untrusted text, the bandwidth matrices behind
 // the heatmaps, and the heatmap markup for small and large fleets. The golden
 // page of the shared fixture is compared in reporters_test.cpp.
+#include <gtest/gtest.h>
+
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "reports/bandwidth_matrix.h"
 #include "reports/html.h"
@@ -29,7 +29,8 @@ std::size_t count(const std::string& text, const std::string& needle) {
 
 // The text of the first <svg class="heatmap" ...> whose data-rail is `rail`.
 std::string heatmap_of(const std::string& html, const std::string& rail) {
-  const auto start = html.find("<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" + rail + "\"");
+  const auto start =
+      html.find("<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" + rail + "\"");
   if (start == std::string::npos) return "";
   const auto end = html.find("</svg>\n</svg>", start);
   return html.substr(start, end - start);
@@ -97,7 +98,10 @@ TEST(HtmlEscape, EscapesMarkupQuotesAndControls) {
   EXPECT_EQ(html_escape("<script>alert('x') & \"y\"</script>"),
             "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
   EXPECT_EQ(html_escape("a\tb\nc\x01\x7f"), "a\tb\nc&#xFFFD;&#xFFFD;");
-  EXPECT_EQ(html_escape("gpu-n\xC3\xB8" "de-01"), "gpu-n\xC3\xB8" "de-01");  // UTF-8 passes
+  EXPECT_EQ(html_escape("gpu-n\xC3\xB8"
+                        "de-01"),
+            "gpu-n\xC3\xB8"
+            "de-01");  // UTF-8 passes
   EXPECT_EQ(html_escape(""), "");
 }
 
@@ -169,8 +173,8 @@ TEST(HtmlReporter, DegradedAndFailedLinksAreFlaggedInTheHeatmap) {
   const std::string verbs = heatmap_of(html, "mlx5_0:1");
   ASSERT_FALSE(verbs.empty()) << html;
   EXPECT_NE(verbs.find("data-detail=\"cells\""), std::string::npos);
-  EXPECT_EQ(count(verbs, "<rect class=\"cell"), 16u);       // 4 x 4
-  EXPECT_EQ(count(verbs, "<rect class=\"cell none\""), 4u);  // the diagonal: not measured
+  EXPECT_EQ(count(verbs, "<rect class=\"cell"), 16u);           // 4 x 4
+  EXPECT_EQ(count(verbs, "<rect class=\"cell none\""), 4u);     // the diagonal: not measured
   EXPECT_EQ(count(verbs, "<rect class=\"cell novalue\""), 2u);  // a<->d both halves
   EXPECT_EQ(count(verbs, "<rect class=\"flag degraded\""), 2u);
   EXPECT_EQ(count(verbs, "<rect class=\"flag failed\""), 2u);
@@ -211,7 +215,7 @@ TEST(HtmlReporter, LargeFleetStaysBounded) {
   ASSERT_FALSE(map.empty());
   EXPECT_NE(map.find("data-detail=\"raster\""), std::string::npos);
   EXPECT_NE(map.find("width=\"732\" height=\"732\""), std::string::npos) << map.substr(0, 400);
-  EXPECT_EQ(count(map, "<text"), 0u);  // no labels at this scale
+  EXPECT_EQ(count(map, "<text"), 0u);                    // no labels at this scale
   EXPECT_EQ(count(map, "<rect class=\"row\""), kHosts);  // a tooltip per host row
   EXPECT_EQ(count(map, "<image class=\"matrix\""), 1u);
   EXPECT_EQ(count(map, "<rect class=\"cell\""), 2u);  // only the flagged pair, both halves

@@ -1,15 +1,16 @@
 // The streaming JSON writer and the JSON reporter built on it must write the
 // very text nlohmann's dump(2) writes for the same document: saved reports
 // and the golden file do not change with the way they are produced.
+#include "reports/json_writer.h"
+
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "reports/json.h"
-#include "reports/json_writer.h"
 #include "reports/reporter.h"
 #include "tests/reports/report_fixture.h"
 
@@ -39,13 +40,15 @@ TEST(JsonWriter, WritesWhatDumpWrites) {
       {"empty_object", json::object()},
       {"empty_array", json::array()},
       {"nested", {{"a", json::array({json::object(), json::array(), json::array({1, 2})})}, {"b", nullptr}}},
-      {"doubles", {0.0, -0.0, 400.0, 48.8, 0.1, 1e-5, 1.5e-7, 1e15, 1e16, 1e21, 123456789012345678.0, -2.5,
-                   std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(), nan, inf, -inf}},
+      {"doubles",
+       {0.0, -0.0, 400.0, 48.8, 0.1, 1e-5, 1.5e-7, 1e15, 1e16, 1e21, 123456789012345678.0, -2.5,
+        std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(), nan, inf, -inf}},
       {"integers", {0, -1, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max()}},
       {"unsigned", {0u, std::numeric_limits<unsigned long long>::max()}},
       {"booleans", {true, false}},
-      {"strings", {"", "plain", "quote \" and backslash \\", "tab\tnew\nline", std::string("nul\0byte", 8),
-                   "\x7f", "caf\xc3\xa9 \xe2\x9c\x93", "\x01\x1f"}},
+      {"strings",
+       {"", "plain", "quote \" and backslash \\", "tab\tnew\nline", std::string("nul\0byte", 8), "\x7f",
+        "caf\xc3\xa9 \xe2\x9c\x93", "\x01\x1f"}},
       {"key \"quoted\"\n", "odd keys are escaped too"},
   };
   EXPECT_EQ(written(doc), doc.dump(2));
@@ -124,9 +127,7 @@ TEST(JsonReporter, RendersTheSummaryAsDumpDoes) {
   EXPECT_EQ(rendered(report), json(report).dump(2) + "\n");
 }
 
-TEST(JsonReporter, RendersAnEmptyReportAsDumpDoes) {
-  EXPECT_EQ(rendered(Report{}), json(Report{}).dump(2) + "\n");
-}
+TEST(JsonReporter, RendersAnEmptyReportAsDumpDoes) { EXPECT_EQ(rendered(Report{}), json(Report{}).dump(2) + "\n"); }
 
 }  // namespace
 }  // namespace ibgpu

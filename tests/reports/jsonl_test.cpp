@@ -1,6 +1,9 @@
 // The burn-in round stream: append, read back, survive a cut last line and a
 // real SIGKILL of the writer.
+#include "reports/jsonl.h"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,10 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "reports/json.h"
-#include "reports/jsonl.h"
 #include "tests/reports/report_fixture.h"
 
 namespace ibgpu {
@@ -25,9 +25,9 @@ using nlohmann::json;
 
 // Private to this process and test: other builds of these tests may run at the same time.
 fs::path temp_path(const std::string& name) {
-  const fs::path path = fs::path(::testing::TempDir()) /
-                        ("ibgpu_" + std::to_string(::getpid()) + "_" +
-                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
+  const fs::path path =
+      fs::path(::testing::TempDir()) / ("ibgpu_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
   fs::remove_all(path);
   return path;
 }

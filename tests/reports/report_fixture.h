@@ -9,8 +9,8 @@
 // summary and a missing (null) value. Verdicts cover every entity kind and
 // state, reasons with and without value/threshold/metric; the summary's
 // Kubernetes map a degraded and a drained node.
-#include "scheduler/kubernetes.h"
 #include "core/report.h"
+#include "scheduler/kubernetes.h"
 
 namespace ibgpu::testing {
 
@@ -22,8 +22,11 @@ inline Report sample_report() {
   r.run.started = "2026-01-02T03:04:05Z";
   r.run.finished = "2026-01-02T03:04:35Z";
   r.run.command = {"ibgpu", "check", "--profile", "hgx-h100-ndr", "--json", "out.json"};
-  r.run.profile = {{"name", "hgx-h100-ndr"}, {"expect_gpus", 2}, {"expect_active_ports", 2},
-                   {"min_bw_GBps", 40.0}, {"good_bw_GBps", 45.5}};
+  r.run.profile = {{"name", "hgx-h100-ndr"},
+                   {"expect_gpus", 2},
+                   {"expect_active_ports", 2},
+                   {"min_bw_GBps", 40.0},
+                   {"good_bw_GBps", 45.5}};
   r.run.budget_s = 600.0;
   r.run.ranks = 3;
   r.run.notes = {"rank 2 on host node2 sent no results within 60 s (dead, hung or stopped)"};
@@ -31,9 +34,9 @@ inline Report sample_report() {
   HostInventory node1;
   node1.name = "node1";
   node1.ranks = {0, 1};
-  node1.gpus = {GpuInfo{0, "NVIDIA H200", "GPU-00000000-1111-2222-3333-444444444444", "00000000:17:00.0", 139.8},
-                GpuInfo{1, "NVIDIA H200", "GPU-55555555-6666-7777-8888-999999999999", "00000000:2A:00.0",
-                        std::nullopt}};
+  node1.gpus = {
+      GpuInfo{0, "NVIDIA H200", "GPU-00000000-1111-2222-3333-444444444444", "00000000:17:00.0", 139.8},
+      GpuInfo{1, "NVIDIA H200", "GPU-55555555-6666-7777-8888-999999999999", "00000000:2A:00.0", std::nullopt}};
   Hca mlx5_0;
   mlx5_0.name = "mlx5_0";
   mlx5_0.node_guid = "b83f:d203:00a1:b2c4";
@@ -71,7 +74,7 @@ inline Report sample_report() {
   node1.topology = {GpuHcaAffinity{0, "0000:17:00.0", 0, "mlx5_0", "0000:18:00.0", PciProximity::same_switch},
                     GpuHcaAffinity{1, "0000:2a:00.0", std::nullopt, "", "", std::nullopt}};
   node1.cpu = CpuInfo{"Intel(R) Xeon(R) Platinum 8480+", 224, 2};
-  node1.versions = {{"rdma_core", "50.0"},        {"mpi", "Open MPI v4.1.4"}, {"nccl", "2.28.3"},
+  node1.versions = {{"rdma_core", "50.0"},          {"mpi", "Open MPI v4.1.4"}, {"nccl", "2.28.3"},
                     {"nvidia_driver", "580.65.06"}, {"cuda_driver", "13.0"},    {"kernel", "6.1.0-18-amd64"}};
   node1.env = {{"NCCL_DEBUG", "WARN"}, {"NCCL_IB_HCA", "mlx5_0,mlx5_1"}};
 
@@ -110,8 +113,8 @@ inline Report sample_report() {
   write_bw.id = "net.verbs.write_bw";
   write_bw.status = ProbeStatus::timeout;
   write_bw.scope = Scope{{"node1", "node2"}, {0, 2}, {"mlx5_0", "mlx5_0"}};
-  write_bw.params = {{"size_B", 65536},   {"transport", "verbs"}, {"iters", 5000},
-                     {"warmup", 500},     {"tx_depth", 128},      {"signal_every", 100}};
+  write_bw.params = {{"size_B", 65536}, {"transport", "verbs"}, {"iters", 5000},
+                     {"warmup", 500},   {"tx_depth", 128},      {"signal_every", 100}};
   write_bw.metrics = {{"bw_avg_GBps", Metric::missing()}};
   write_bw.error = "peer rank 2 on node2 did not complete the exchange within 60 s";
 
@@ -144,18 +147,25 @@ inline Report sample_report() {
   nvml.id = "gpu.nvml.health";
   nvml.scope = Scope{{"node1"}, {}, {"gpu0"}};
   nvml.params = {{"gpu_index", 0}, {"pci_bus_id", "00000000:17:00.0"}};
-  nvml.metrics = {{"temp_C", Metric::of(41)},          {"ecc_uncorrected_volatile", Metric::of(0)},
-                  {"ecc_uncorrected_aggregate", Metric::of(0)}, {"pcie_gen", Metric::of(5)},
-                  {"pcie_gen_max", Metric::of(5)},     {"pcie_width", Metric::of(16)},
-                  {"pcie_width_max", Metric::of(16)},  {"nvlink_links", Metric::of(18)},
-                  {"nvlink_links_up", Metric::of(18)}, {"remap_pending", Metric::of(0)},
+  nvml.metrics = {{"temp_C", Metric::of(41)},
+                  {"ecc_uncorrected_volatile", Metric::of(0)},
+                  {"ecc_uncorrected_aggregate", Metric::of(0)},
+                  {"pcie_gen", Metric::of(5)},
+                  {"pcie_gen_max", Metric::of(5)},
+                  {"pcie_width", Metric::of(16)},
+                  {"pcie_width_max", Metric::of(16)},
+                  {"nvlink_links", Metric::of(18)},
+                  {"nvlink_links_up", Metric::of(18)},
+                  {"remap_pending", Metric::of(0)},
                   {"remap_failed", Metric::missing()}};
   ProbeResult counters;
   counters.id = "ib.port.counters";
   counters.scope = Scope{{"node1"}, {}, {"mlx5_0:1"}};
   counters.params = {{"interval_s", 30.0}};
-  counters.metrics = {{"symbol_error_delta", Metric::of(3)}, {"symbol_error_per_hour", Metric::of(360)},
-                      {"link_downed_delta", Metric::of(0)}, {"link_downed_per_hour", Metric::of(0)}};
+  counters.metrics = {{"symbol_error_delta", Metric::of(3)},
+                      {"symbol_error_per_hour", Metric::of(360)},
+                      {"link_downed_delta", Metric::of(0)},
+                      {"link_downed_per_hour", Metric::of(0)}};
 
   r.probes = {gpus, rdma, lat, bw, write_bw, nccl, memory_bw, allreduce, gather, nvml, counters};
 
@@ -167,8 +177,8 @@ inline Report sample_report() {
               std::nullopt},
       Verdict{{"gpu", "node1/gpu1"},
               HealthState::failed,
-              {Reason{"PROBE_ERROR", "gpu.memory_bw: cudaMalloc (GPU1): out of memory", "gpu.memory_bw",
-                      std::nullopt, std::nullopt}},
+              {Reason{"PROBE_ERROR", "gpu.memory_bw: cudaMalloc (GPU1): out of memory", "gpu.memory_bw", std::nullopt,
+                      std::nullopt}},
               std::nullopt},
       Verdict{{"hca_port", "node1/mlx5_0:1"}, HealthState::healthy, {}, std::nullopt},
       Verdict{{"hca_port", "node1/mlx5_1:1"},
@@ -177,8 +187,8 @@ inline Report sample_report() {
               std::nullopt},
       Verdict{{"link", "node1<->node2"},
               HealthState::failed,
-              {Reason{"PROBE_TIMEOUT", "net.verbs.write_bw: " + *write_bw.error, "net.verbs.write_bw",
-                      std::nullopt, std::nullopt}},
+              {Reason{"PROBE_TIMEOUT", "net.verbs.write_bw: " + *write_bw.error, "net.verbs.write_bw", std::nullopt,
+                      std::nullopt}},
               std::nullopt},
       Verdict{{"node", "node1"},
               HealthState::degraded,
@@ -187,13 +197,13 @@ inline Report sample_report() {
               Action::admit_degraded,
               {"gpu0", "mlx5_0:1"},
               {"gpu1", "mlx5_1:1"}},
-      Verdict{{"node", "node2"},
-              HealthState::failed,
-              {Reason{"PROBE_TIMEOUT", "cluster.gather: " + *gather.error, "cluster.gather", std::nullopt,
-                      std::nullopt}},
-              Action::drain,
-              {},
-              {}},
+      Verdict{
+          {"node", "node2"},
+          HealthState::failed,
+          {Reason{"PROBE_TIMEOUT", "cluster.gather: " + *gather.error, "cluster.gather", std::nullopt, std::nullopt}},
+          Action::drain,
+          {},
+          {}},
   };
 
   r.summary.state = HealthState::failed;

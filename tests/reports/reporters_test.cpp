@@ -4,6 +4,7 @@
 // files. After an intended change to the output, regenerate them with
 //   IBGPU_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
 // and review the difference with git diff.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,8 +16,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "app/pipeline.h"
 #include "reports/json.h"
@@ -115,8 +114,7 @@ struct Outcome {
 // jsonschema module CI installs).
 Outcome validate(const std::vector<fs::path>& files) {
   // One log per test: ctest may run the tests in parallel.
-  const fs::path log =
-      temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
+  const fs::path log = temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
   std::string command = std::string(kPython) + " '" + kValidator.string() + "' '" + kSchema.string() + "'";
   for (const auto& f : files) command += " '" + f.string() + "'";
   command += " > '" + log.string() + "' 2>&1";
@@ -174,9 +172,8 @@ TEST_F(ReportSchema, UsageErrorDocumentIsValid) {
 }
 
 TEST_F(ReportSchema, RejectsUnknownProbeStatus) {
-  const Outcome out = validate({sample_with("bogus_status.json", [](json& doc) {
-    doc["probes"][3]["status"] = "bogus";
-  })});
+  const Outcome out =
+      validate({sample_with("bogus_status.json", [](json& doc) { doc["probes"][3]["status"] = "bogus"; })});
   EXPECT_EQ(out.exit_code, 1) << out.output;
   EXPECT_NE(out.output.find("$.probes[3].status"), std::string::npos) << out.output;
 }
@@ -217,9 +214,11 @@ TEST_F(ReportSchema, RejectsOtherContractBreaks) {
   EXPECT_EQ(out.exit_code, 1) << out.output;
   for (std::size_t i = 0; i < breaks.size(); ++i) {
     EXPECT_EQ(out.output.find(files[i].string() + ": valid"), std::string::npos)
-        << breaks[i].first << " was not rejected:\n" << out.output;
+        << breaks[i].first << " was not rejected:\n"
+        << out.output;
     EXPECT_NE(out.output.find(files[i].string() + ": $"), std::string::npos)
-        << breaks[i].first << ": no error with a JSON path:\n" << out.output;
+        << breaks[i].first << ": no error with a JSON path:\n"
+        << out.output;
   }
 }
 

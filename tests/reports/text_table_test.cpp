@@ -1,6 +1,10 @@
 // The terminal table's layout and its number text. The table keeps its cells
 // in one text; these hold it to the layout of one string per cell, padded
 // and trimmed line by line, and format_number to printf's "%.*f".
+#include "reports/text_table.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,10 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-
-#include "reports/text_table.h"
 
 namespace ibgpu {
 namespace {
@@ -55,9 +55,11 @@ std::string printed(const TextTable& table, const std::string& indent) {
 
 TEST(TextTable, LaysOutAsPaddedCellsWithoutTrailingBlanks) {
   const std::vector<TextTable::Column> columns{{"name"}, {"n", Align::right}, {"note"}, {"x", Align::right}};
-  const std::vector<std::vector<std::string>> rows{
-      {"a", "1", "", ""}, {"longer name", "12345", "with trailing  ", ""}, {"", "", "", ""},
-      {"b", "", "note", ""}, {"  lead", "-1.5", "x", "1234567"}};
+  const std::vector<std::vector<std::string>> rows{{"a", "1", "", ""},
+                                                   {"longer name", "12345", "with trailing  ", ""},
+                                                   {"", "", "", ""},
+                                                   {"b", "", "note", ""},
+                                                   {"  lead", "-1.5", "x", "1234567"}};
   TextTable table(columns);
   for (const auto& row : rows) table.add_row(row);
   EXPECT_EQ(printed(table, "  "), reference_layout(columns, rows, "  "));
@@ -70,13 +72,18 @@ TEST(TextTable, LaysOutAsPaddedCellsWithoutTrailingBlanks) {
 TEST(TextTable, ControlCharactersInCellsAreShownEscaped) {
   // A host name with a newline or an escape sequence would break the table or drive the terminal.
   TextTable table({{"host"}, {"error"}});
-  table.add_row({"h1\n\x1b[31mred", "bell\x07 tab\t cr\r del\x7f csi\xc2\x9b" "2J \xe2\x9c\x93 ok"});
+  table.add_row({"h1\n\x1b[31mred",
+                 "bell\x07 tab\t cr\r del\x7f csi\xc2\x9b"
+                 "2J \xe2\x9c\x93 ok"});
   table.cell_text() += "composed\x1b]0;title\x07";
   table.end_cell();
   table.end_row();
   const std::string text = printed(table, "");
   EXPECT_NE(text.find("h1\\n\\x1b[31mred"), std::string::npos) << text;
-  EXPECT_NE(text.find("bell\\x07 tab\\t cr\\r del\\x7f csi\\u009b2J \xe2\x9c\x93" " ok"), std::string::npos) << text;
+  EXPECT_NE(text.find("bell\\x07 tab\\t cr\\r del\\x7f csi\\u009b2J \xe2\x9c\x93"
+                      " ok"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("composed\\x1b]0;title\\x07"), std::string::npos) << text;
   for (char c : text) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n') << "raw control character";
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);  // header and two rows, nothing more
@@ -103,7 +110,8 @@ TEST(TextTable, RowsOfEveryFormAreTheSameRows) {
   EXPECT_EQ(printed(by_cell, "  "), expected);
   // The next row starts clean after a dropped cell.
   by_cell.add_row({"z"});
-  EXPECT_EQ(printed(by_cell, "  "), reference_layout(columns, {{"x", "10", ""}, {"y", "2", "three"}, {"z", "", ""}}, "  "));
+  EXPECT_EQ(printed(by_cell, "  "),
+            reference_layout(columns, {{"x", "10", ""}, {"y", "2", "three"}, {"z", "", ""}}, "  "));
 }
 
 TEST(TextTable, ManyRowsKeepTheirCells) {
@@ -112,7 +120,8 @@ TEST(TextTable, ManyRowsKeepTheirCells) {
   TextTable table(columns);
   table.reserve(1000);
   for (int i = 0; i < 20000; ++i) {  // past the reserved rows and past one write of the printer
-    rows.push_back({std::to_string(i * 7919 % 100003), std::string(static_cast<std::size_t>(i % 37), static_cast<char>('a' + i % 26))});
+    rows.push_back({std::to_string(i * 7919 % 100003),
+                    std::string(static_cast<std::size_t>(i % 37), static_cast<char>('a' + i % 26))});
     table.add_row(rows.back());
   }
   EXPECT_FALSE(table.empty());
@@ -150,12 +159,40 @@ TEST(FormatNumber, WritesWhatPrintfWrites) {
   EXPECT_EQ(format_number(0.375, 2), "0.38");
   EXPECT_EQ(format_number(-0.00001, 1), "-0.00001");
   EXPECT_EQ(format_number(-1e-12), "-0.000000000");
-  const std::vector<double> edges{0.5,     1.5,     2.5,     0.125,   0.375,  9.9995,  9.99949, 1e-9,   -1e-9,  1e-12,
-                                  4294967295.5, 4294967296.5, 4294967297.0, 429496.72955, 2.675, 1.005, 1.0049999999,
-                                  0.0001, 0.00015, 99.995, 999.95, -999.95, 1234.5, 12345.5,
-                                  5e-10,   -5e-10,  1e15,    1e300,   -1e300,  123456789.987654321,
-                                  std::numeric_limits<double>::max(),  -std::numeric_limits<double>::max(),
-                                  std::numeric_limits<double>::min(),  std::numeric_limits<double>::denorm_min(),
+  const std::vector<double> edges{0.5,
+                                  1.5,
+                                  2.5,
+                                  0.125,
+                                  0.375,
+                                  9.9995,
+                                  9.99949,
+                                  1e-9,
+                                  -1e-9,
+                                  1e-12,
+                                  4294967295.5,
+                                  4294967296.5,
+                                  4294967297.0,
+                                  429496.72955,
+                                  2.675,
+                                  1.005,
+                                  1.0049999999,
+                                  0.0001,
+                                  0.00015,
+                                  99.995,
+                                  999.95,
+                                  -999.95,
+                                  1234.5,
+                                  12345.5,
+                                  5e-10,
+                                  -5e-10,
+                                  1e15,
+                                  1e300,
+                                  -1e300,
+                                  123456789.987654321,
+                                  std::numeric_limits<double>::max(),
+                                  -std::numeric_limits<double>::max(),
+                                  std::numeric_limits<double>::min(),
+                                  std::numeric_limits<double>::denorm_min(),
                                   -std::numeric_limits<double>::denorm_min()};
   for (const double v : edges)
     for (const int significant : {1, 3, 4, 6})
@@ -168,10 +205,16 @@ TEST(FormatNumber, WritesWhatPrintfWrites) {
   for (int i = 0; i < 1'000'000; ++i) {
     double v = 0;
     switch (i % 4) {
-      case 0: v = std::pow(10.0, exponent(rng)); break;  // every magnitude a report shows
-      case 1: v = -std::pow(10.0, exponent(rng)); break;
-      case 2: v = std::round(std::pow(10.0, exponent(rng)) * 1e4) / 1e4; break;  // ties and short decimals
-      case 3: {                                                                   // any bit pattern
+      case 0:
+        v = std::pow(10.0, exponent(rng));
+        break;  // every magnitude a report shows
+      case 1:
+        v = -std::pow(10.0, exponent(rng));
+        break;
+      case 2:
+        v = std::round(std::pow(10.0, exponent(rng)) * 1e4) / 1e4;
+        break;   // ties and short decimals
+      case 3: {  // any bit pattern
         const std::uint64_t b = bits(rng);
         std::memcpy(&v, &b, sizeof v);
         break;

@@ -1,10 +1,11 @@
 // Scheduler actions from the admission decision: templates split once into
 // argument vectors, hosts substituted literally inside one argument, the
 // built-in Slurm forms, quoting for the dry run, and reading scontrol's answer.
+#include "scheduler/admission_actions.h"
+
 #include <gtest/gtest.h>
 
 #include "scheduler/process.h"
-#include "scheduler/admission_actions.h"
 
 namespace ibgpu {
 namespace {
@@ -18,9 +19,9 @@ Verdict node(const std::string& name, HealthState state, Action action, std::vec
   return v;
 }
 
-const std::vector<std::string> kHostileHosts{"h1;rm -rf x", "$(id)",         "`id`",      "two words",
-                                             "it's \"q\"",  "a\\b",          "{reason}",  "-n",
-                                             "h|cat>/tmp/x", "line\nbreak", "*", "~root"};
+const std::vector<std::string> kHostileHosts{"h1;rm -rf x",  "$(id)",       "`id`",     "two words",
+                                             "it's \"q\"",   "a\\b",        "{reason}", "-n",
+                                             "h|cat>/tmp/x", "line\nbreak", "*",        "~root"};
 
 TEST(CommandTemplate, SplitsOnWhitespaceOnly) {
   EXPECT_EQ(split_command_template("  drain-node   {host}\t--why {reason} "),
@@ -83,9 +84,9 @@ TEST(PlanActions, SlurmDrainIsOneArgumentPerField) {
 TEST(PlanActions, SlurmResumesAdmittedNodesOnlyAfterAsking) {
   AdmissionActionOptions options;
   options.slurm = true;
-  const auto plan = plan_admission_actions({node("ok", HealthState::healthy, Action::admit),
-                                            node("meh", HealthState::degraded, Action::admit_degraded)},
-                                           options);
+  const auto plan = plan_admission_actions(
+      {node("ok", HealthState::healthy, Action::admit), node("meh", HealthState::degraded, Action::admit_degraded)},
+      options);
   ASSERT_EQ(plan.size(), 2u);
   for (const auto& a : plan) {
     EXPECT_EQ(a.kind, ActionKind::resume);
@@ -99,7 +100,8 @@ TEST(PlanActions, SlurmFormsKeepHostileHostsWhole) {
   options.slurm = true;
   for (const auto& host : kHostileHosts) {
     const auto plan = plan_admission_actions(
-        {node(host, HealthState::failed, Action::drain), node(host + "2", HealthState::healthy, Action::admit)}, options);
+        {node(host, HealthState::failed, Action::drain), node(host + "2", HealthState::healthy, Action::admit)},
+        options);
     ASSERT_EQ(plan.size(), 2u);
     EXPECT_EQ(plan[0].argv.size(), 5u);
     EXPECT_EQ(plan[0].argv[2], "NodeName=" + host);
@@ -126,7 +128,8 @@ TEST(PlanActions, TemplatesForEachSideAndNothingWithout) {
 }
 
 TEST(QuoteArgv, PlainWordsStayBare) {
-  EXPECT_EQ(quote_argv({"scontrol", "update", "NodeName=n1", "State=DRAIN"}), "scontrol update NodeName=n1 State=DRAIN");
+  EXPECT_EQ(quote_argv({"scontrol", "update", "NodeName=n1", "State=DRAIN"}),
+            "scontrol update NodeName=n1 State=DRAIN");
   EXPECT_EQ(quote_argv({"scontrol", "update", "Reason=ibgpu: failed"}), "scontrol update 'Reason=ibgpu: failed'");
   EXPECT_EQ(quote_argv({"A=b", "x"}), "'A=b' x");  // not a shell assignment
   EXPECT_EQ(quote_argv({"p", "", "it's"}), "p '' 'it'\\''s'");
@@ -163,7 +166,8 @@ TEST(ScontrolShowNode, OneLineAnswerDrainedByIbgpu) {
 }
 
 TEST(ScontrolShowNode, DrainedByAPersonIsNotOurs) {
-  const auto n = parse_scontrol_show_node("NodeName=gpu002 State=MIXED+DRAIN Reason=PSU swap, ticket 4411 [alice@2026-11-28T16:00:00]");
+  const auto n = parse_scontrol_show_node(
+      "NodeName=gpu002 State=MIXED+DRAIN Reason=PSU swap, ticket 4411 [alice@2026-11-28T16:00:00]");
   ASSERT_TRUE(n);
   EXPECT_TRUE(n->drained());
   EXPECT_FALSE(drained_by_ibgpu(*n));

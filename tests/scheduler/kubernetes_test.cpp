@@ -1,11 +1,12 @@
 // The Kubernetes map: every label value legal whatever the input, and the
 // labels, annotations and taints of a degraded, a drained and a healthy node.
-#include <regex>
+#include "scheduler/kubernetes.h"
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "health/admission.h"
-#include "scheduler/kubernetes.h"
 
 namespace ibgpu {
 namespace {
@@ -71,12 +72,10 @@ TEST(KubernetesMap, DegradedNodeListsWhatItMayUseAndPrefersNoSchedule) {
   const auto map = kubernetes_map(verdicts);
   ASSERT_EQ(map.size(), 1u);  // nodes only
   const KubernetesNode& k = map.at("node1");
-  const std::map<std::string, std::string> labels{{"ibgpu.io/state", "degraded"},
-                                                  {"ibgpu.io/admission", "admit_degraded"},
-                                                  {"ibgpu.io/usable-gpus", "0.2.3"},
-                                                  {"ibgpu.io/usable-gpu-count", "3"},
-                                                  {"ibgpu.io/usable-rails", "mlx5_0-1"},
-                                                  {"ibgpu.io/usable-rail-count", "1"}};
+  const std::map<std::string, std::string> labels{
+      {"ibgpu.io/state", "degraded"},        {"ibgpu.io/admission", "admit_degraded"},
+      {"ibgpu.io/usable-gpus", "0.2.3"},     {"ibgpu.io/usable-gpu-count", "3"},
+      {"ibgpu.io/usable-rails", "mlx5_0-1"}, {"ibgpu.io/usable-rail-count", "1"}};
   EXPECT_EQ(k.labels, labels);
   EXPECT_EQ(k.annotations.at("ibgpu.io/usable"), "gpu0,gpu2,gpu3,mlx5_0:1");
   EXPECT_EQ(k.annotations.at("ibgpu.io/excluded"), "gpu1,mlx5_1:1");
@@ -98,7 +97,8 @@ TEST(KubernetesMap, DrainedNodeHasNothingUsableAndNoSchedule) {
   EXPECT_EQ(k.taints, (std::vector<KubernetesTaint>{{"ibgpu.io/unhealthy", "failed", "NoSchedule"}}));
 
   const auto unknown = kubernetes_map({node("node3", HealthState::unknown, Action::drain, {}, {})});
-  EXPECT_EQ(unknown.at("node3").taints, (std::vector<KubernetesTaint>{{"ibgpu.io/unhealthy", "unknown", "NoSchedule"}}));
+  EXPECT_EQ(unknown.at("node3").taints,
+            (std::vector<KubernetesTaint>{{"ibgpu.io/unhealthy", "unknown", "NoSchedule"}}));
 }
 
 TEST(KubernetesMap, HealthyNodeHasNoTaint) {

@@ -1,10 +1,10 @@
 // Starting a program without a shell: argv as given, exit status and output
 // kept, a missing program or a hang reported rather than waited for.
-#include <chrono>
+#include "scheduler/process.h"
 
 #include <gtest/gtest.h>
 
-#include "scheduler/process.h"
+#include <chrono>
 
 namespace ibgpu {
 namespace {

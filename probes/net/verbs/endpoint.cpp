@@ -36,8 +36,7 @@ OpenPort open_port(const std::string& device_spec, int gid_index) {
   p.context = open_device(device);
   check_rc(ibv_query_port(p.context.get(), p.port, &p.attr), "ibv_query_port");
   if (p.attr.state != IBV_PORT_ACTIVE)
-    throw std::runtime_error("RDMA port " + p.name + " is " + ibv_port_state_str(p.attr.state) +
-                             ", not PORT_ACTIVE");
+    throw std::runtime_error("RDMA port " + p.name + " is " + ibv_port_state_str(p.attr.state) + ", not PORT_ACTIVE");
   // RoCE has no LIDs: every packet carries a GRH, so a GID is mandatory there.
   // On InfiniBand the LID routes, and a GRH is used only when asked for.
   if (p.attr.link_layer == IBV_LINK_LAYER_ETHERNET || gid_index >= 0)

@@ -85,8 +85,8 @@ ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSett
   // One budget for the whole size: the responder waits on it (see VerbsTransport::bandwidth).
   const Deadline run{Seconds(ctx.timeout_s)};
   const auto cap_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(settings.time_cap_s));
-  const int warmup = stream_writes(ep, ctx, size, warmup_for(planned, settings.warmup), every, run, cap_end, abort,
-                                   nullptr).writes;
+  const int warmup =
+      stream_writes(ep, ctx, size, warmup_for(planned, settings.warmup), every, run, cap_end, abort, nullptr).writes;
   std::vector<Progress> marks;
   const Streamed timed = stream_writes(ep, ctx, size, planned, every, run, cap_end, abort, &marks);
   const int iters = timed.writes;

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/waits.h"
-#include "core/errors.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "core/errors.h"
+#include "core/waits.h"
 
 namespace ibgpu::verbs {
 

@@ -77,11 +77,11 @@ TEST(RunAllReduce, OneResultPerSizeAndMode) {
   const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), small_sweep());
   ASSERT_EQ(results.size(), 4u);
   // The warmup runs alone first: its pace decides how many timed iterations fit the time cap.
-  EXPECT_EQ(backend.calls, (std::vector<std::string>{
-                               "prepare 65536", "time 256 out 0+1", "time 256 out 0+3", "check 256 out",
-                               "time 256 in 0+1", "time 256 in 0+3", "check 256 in", "time 16384 out 0+1",
-                               "time 16384 out 0+3", "check 16384 out", "time 16384 in 0+1", "time 16384 in 0+3",
-                               "check 16384 in"}));
+  EXPECT_EQ(backend.calls,
+            (std::vector<std::string>{"prepare 65536", "time 256 out 0+1", "time 256 out 0+3", "check 256 out",
+                                      "time 256 in 0+1", "time 256 in 0+3", "check 256 in", "time 16384 out 0+1",
+                                      "time 16384 out 0+3", "check 16384 out", "time 16384 in 0+1", "time 16384 in 0+3",
+                                      "check 16384 in"}));
   const bool in_place[] = {false, true, false, true};
   const std::size_t bytes[] = {1024, 1024, 65536, 65536};
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -187,9 +187,9 @@ TEST(RunAllReduce, TheFirstWarmupIterationSetsThePace) {
   settings.time_cap_s = 2.0;
   const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(backend.calls, (std::vector<std::string>{"prepare 65536", "time 256 out 0+1", "time 256 out 4+20",
-                                                     "check 256 out", "time 16384 out 0+1", "time 16384 out 0+5",
-                                                     "check 16384 out"}));
+  EXPECT_EQ(backend.calls,
+            (std::vector<std::string>{"prepare 65536", "time 256 out 0+1", "time 256 out 4+20", "check 256 out",
+                                      "time 16384 out 0+1", "time 16384 out 0+5", "check 16384 out"}));
   EXPECT_EQ(results[0].params["warmup"], 5);
   EXPECT_EQ(results[0].params["iters"], 20);
   EXPECT_EQ(results[1].params["warmup"], 1);  // 4 more warmup and 20 timed would take 7.2 s
