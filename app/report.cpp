@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "core/errors.h"
+#include "health/compare.h"
 #include "reports/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/json.h"

@@ -36,12 +36,6 @@ std::string shortest_number(double v) {
   return ec == std::errc() ? std::string(text, end) : std::to_string(v);
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string text;
-  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? sep : "") + items[i];
-  return text;
-}
-
 namespace {
 
 bool is_c1_at(std::string_view text, std::size_t i) {

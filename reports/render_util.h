@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text.h"  // join
+
 namespace ibgpu {
 
 // "2026-01-02T03:04:05Z" (or with a +hh:mm offset, fractions ignored) as Unix
@@ -13,8 +15,6 @@ std::optional<long long> unix_seconds(const std::string& rfc3339);
 
 // The shortest text that reads back as the same double ("11.5", "1e+20").
 std::string shortest_number(double v);
-
-std::string join(const std::vector<std::string>& items, const std::string& sep);
 
 // Text from outside (host names, error texts, notes) as a person should see it on a terminal or
 // in Markdown: control characters (C0, DEL and the C1 range, whose CSI would start an escape

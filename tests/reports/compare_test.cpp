@@ -2,13 +2,15 @@
 // the second with one slow link and one failed node injected and every other
 // measurement drifted by under 1%. The comparison shows the injection and
 // nothing else.
-#include "reports/compare.h"
+#include "health/compare.h"
 
 #include <set>
 #include <tuple>
 
 #include "health/judge.h"
+#include "reports/compare.h"
 #include "reports/json.h"
+#include "reports/text_table.h"
 #include "tests/reports/golden.h"
 
 namespace ibgpu {
@@ -25,7 +27,11 @@ using Row = std::tuple<std::string, std::string, std::string, std::string>;  // 
 
 std::set<Row> rows(const Comparison& c) {
   std::set<Row> out;
-  for (const auto& ch : c.changes) out.insert({to_string(ch.kind), ch.entity, ch.old_text, ch.new_text});
+  for (const auto& ch : c.changes) {
+    const bool metric = ch.kind == Change::Kind::metric;  // numbers as the table shows them
+    out.insert({to_string(ch.kind), ch.entity, metric ? format_number(*ch.old_value) : ch.old_text,
+                metric ? format_number(*ch.new_value) : ch.new_text});
+  }
   return out;
 }
 

@@ -1,0 +1,11 @@
+#pragma once
+// Small text helpers every folder may use.
+#include <string>
+#include <vector>
+
+namespace ibgpu {
+
+// The items with `separator` between each two: {"a", "b"}, ", " -> "a, b".
+std::string join(const std::vector<std::string>& items, const std::string& separator);
+
+}  // namespace ibgpu
