@@ -46,6 +46,12 @@ struct ProbeOptions {
 };
 int run_probe(MpiSession& session, const ProbeOptions& options);
 
+// `ibgpu probe list`: the probe catalogue and what can run here (no MPI).
+struct ProbeListOptions {
+  CommonOptions common;  // json_path, sysfs_root
+};
+int run_probe_list(const ProbeListOptions& options);
+
 struct AllReduceOptions {
   CommonOptions common;
   CollectiveOptions collectives;

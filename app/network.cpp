@@ -65,11 +65,10 @@ std::optional<Offer> meet(const PairContext& ctx, const Offer& mine) {
 
 std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions& options) {
   std::vector<ProbeResult> out;
-  for (const char* kind : {"bw", "lat"}) {
-    if ((kind[0] == 'b' && !options.bandwidth) || (kind[0] == 'l' && !options.latency)) continue;
-    ProbeResult r = pair_result(std::string("net.") + (options.transport == "verbs" ? "verbs." : "mpi.") +
-                                    (options.transport == "verbs" ? (kind[0] == 'b' ? "write_bw" : "write_lat") : kind),
-                                ctx, 0);
+  const bool verbs = options.transport == "verbs";
+  for (const bool bw : {true, false}) {
+    if (!(bw ? options.bandwidth : options.latency)) continue;
+    ProbeResult r = pair_result(verbs ? (bw ? kWriteBwId : kWriteLatId) : (bw ? kMpiBwProbe : kMpiLatProbe), ctx, 0);
     r.params.erase("size_B");
     r.status = ProbeStatus::timeout;
     r.error = std::string(stop_requested() ? "stopped while meeting" : "no answer to the meeting from") + " host " +
@@ -84,8 +83,8 @@ std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& 
                                       const std::string& why) {
   std::vector<ProbeResult> out;
   if (!ctx.initiator) return out;  // one account of a pair is enough
-  if (options.bandwidth) out.push_back(pair_result(verbs ? "net.verbs.write_bw" : "net.mpi.bw", ctx, 0));
-  if (options.latency) out.push_back(pair_result(verbs ? "net.verbs.write_lat" : "net.mpi.lat", ctx, 0));
+  if (options.bandwidth) out.push_back(pair_result(verbs ? kWriteBwId : kMpiBwProbe, ctx, 0));
+  if (options.latency) out.push_back(pair_result(verbs ? kWriteLatId : kMpiLatProbe, ctx, 0));
   for (auto& r : out) {
     r.status = ProbeStatus::skipped;
     r.reason = why;
@@ -194,7 +193,7 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     // Nothing to measure is said, not silently passed over.
     std::vector<ProbeResult> results;
     if (world.rank == 0)
-      results.push_back(skipped("net.pairs", Scope{world.hosts(), {}, {}},
+      results.push_back(skipped(kNetPairsProbe, Scope{world.hosts(), {}, {}},
                                 world.hosts().size() < 2
                                     ? "all ranks are on one host: inter-node probes need two hosts "
                                       "(--loopback pairs ranks on the same host)"

@@ -75,7 +75,7 @@ std::string new_run_id() {
 
 ProbeResult lost_rank(const RankPlace& place, const std::string& gave_up) {
   ProbeResult p;
-  p.id = "cluster.gather";
+  p.id = kGatherProbe;
   p.status = ProbeStatus::timeout;
   p.scope = Scope{{place.host}, {place.rank}, {}};
   p.error = "rank " + std::to_string(place.rank) + " on host " + place.host + " sent no results " + gave_up +
@@ -91,7 +91,7 @@ void add_unless_reported(std::vector<ProbeResult>& probes, ProbeResult p) {
            q.params.value("size_B", json()) == p.params.value("size_B", json()) &&
            q.params.value("retest", 0) == p.params.value("retest", 0);  // a re-test is not an echo
   };
-  const bool pair_result = p.id.rfind("net.", 0) == 0 && p.scope.ranks.size() == 2;
+  const bool pair_result = p.kind().pair() && p.scope.ranks.size() == 2;
   if (pair_result && std::any_of(probes.begin(), probes.end(), same)) return;
   probes.push_back(std::move(p));
 }
@@ -126,7 +126,7 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
       result = rank_result_from_json(json::parse(*payloads[r]));
     } catch (const std::exception& e) {
       ProbeResult bad;
-      bad.id = "cluster.gather";
+      bad.id = kGatherProbe;
       bad.status = ProbeStatus::error;
       bad.scope = Scope{{place.host}, {place.rank}, {}};
       bad.error = "unreadable results from rank " + std::to_string(r) + ": " + e.what();
@@ -271,7 +271,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
     mine = command.run(session);
   } catch (const std::exception& e) {
     ProbeResult p;
-    p.id = "cluster.rank";
+    p.id = kRankProbe;
     p.status = ProbeStatus::error;
     p.scope = Scope{{world.host()}, {world.rank}, {}};
     p.error = e.what();

@@ -21,6 +21,26 @@ Subcommand add_kind(CLI::App& probe, const char* name, const char* description, 
           [options, text] { finish_net_options(options->net, *text); }, &options->common};
 }
 
+Subcommand add_list(CLI::App& probe) {
+  auto options = std::make_shared<ProbeListOptions>();
+  CLI::App* sub = probe.add_subcommand(
+      "list",
+      "The probe catalogue: every kind of probe, what it is judged by, and whether it can run on this host "
+      "(and if not why); no MPI, nothing measured");
+  sub->add_option("--json", options->common.json_path,
+                  "Also write the catalogue as JSON to FILE (atomically), or to stdout with '-' (then no table)")
+      ->type_name("FILE");
+  sub->add_option("--sysfs-root", options->common.sysfs_root, "Read RDMA devices from this sysfs tree")
+      ->type_name("DIR")
+      ->capture_default_str();
+  sub->footer(
+      "Exit codes: 0 listed, 64 usage error.\nExample: ibgpu probe list --json - | jq '.kinds[] | select(.runnable | "
+      "not)'");
+  Subcommand s{sub, nullptr, [] {}, &options->common};
+  s.run_without_mpi = [options] { return run_probe_list(*options); };
+  return s;
+}
+
 }  // namespace
 
 std::vector<Subcommand> add_probe(CLI::App& parent) {
@@ -28,7 +48,7 @@ std::vector<Subcommand> add_probe(CLI::App& parent) {
       "probe", "Ad-hoc point-to-point measurements across all launched ranks (perftest-like, every pair)");
   probe->require_subcommand(1);
   return {add_kind(*probe, "bw", "Bandwidth between every pair of hosts, per rail", true),
-          add_kind(*probe, "lat", "Latency between every pair of hosts, per rail", false)};
+          add_kind(*probe, "lat", "Latency between every pair of hosts, per rail", false), add_list(*probe)};
 }
 
 }  // namespace ibgpu::cli

@@ -40,12 +40,6 @@ std::string format_value(double v) {
   return text;
 }
 
-bool is_pair_probe(const ProbeResult& p) { return p.id.starts_with("net.") && p.scope.hosts.size() == 2; }
-
-bool is_allreduce_probe(const ProbeResult& p) {
-  return p.id.starts_with("collective.") && p.id.ends_with(".all_reduce");
-}
-
 std::string gpu_name(const std::string& device) {
   for (const std::string_view prefix : {"cuda:", "GPU", "gpu"})
     if (device.starts_with(prefix) && device.size() > prefix.size()) return "gpu" + device.substr(prefix.size());

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/probe_kind.h"
+
 namespace ibgpu {
 
 enum class ProbeStatus { ok, failed, skipped, timeout, error };
@@ -115,6 +117,9 @@ struct ProbeResult {
   Metrics metrics;
   std::optional<std::string> reason;  // why skipped
   std::optional<std::string> error;   // what went wrong (failed, error, timeout)
+
+  // Its entry in the probe catalogue, found by id.
+  const ProbeKind& kind() const { return probe_kind(id); }
 };
 
 // The result's metric of that name, or null.
@@ -129,8 +134,9 @@ inline std::optional<double> typical(const ProbeResult& p, std::string_view name
   return m ? m->typical() : std::nullopt;
 }
 
-bool is_pair_probe(const ProbeResult& p);       // net.* between two hosts
-bool is_allreduce_probe(const ProbeResult& p);  // collective.*.all_reduce
+// A network probe between two hosts.
+inline bool is_pair_probe(const ProbeResult& p) { return p.kind().pair() && p.scope.hosts.size() == 2; }
+inline bool is_allreduce_probe(const ProbeResult& p) { return p.kind().all_reduce(); }
 
 // "cuda:3" / "GPU3" / "gpu3" -> "gpu3"; anything else unchanged.
 std::string gpu_name(const std::string& device);

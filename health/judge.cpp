@@ -28,36 +28,11 @@ void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, con
 
 // ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------
 
-// The state a probe's outcome contributes, with its reason.
-Finding probe_outcome(const ProbeResult& p) {
-  auto reason = [&](const char* code, const std::string& text) {
-    return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};
-  };
-  switch (p.status) {
-    case ProbeStatus::ok:
-      return {};
-    case ProbeStatus::skipped:
-      return {HealthState::unknown, reason("CHECK_SKIPPED", p.reason.value_or("skipped"))};
-    case ProbeStatus::timeout:
-      return {HealthState::failed, reason("PROBE_TIMEOUT", p.error.value_or("timeout"))};
-    case ProbeStatus::error:
-      return {HealthState::failed, reason("PROBE_ERROR", p.error.value_or("error"))};
-    case ProbeStatus::failed: {
-      auto wrong = p.metrics.find("wrong_elements");
-      if (is_allreduce_probe(p) && wrong != p.metrics.end() && wrong->second.typical().value_or(0) > 0)
-        return {HealthState::failed, Reason{"ALLREDUCE_WRONG_DATA", p.id + ": " + p.error.value_or("wrong data"),
-                                            "wrong_elements", wrong->second.typical(), 0.0}};
-      return {HealthState::failed, reason("PROBE_FAILED", p.error.value_or("failed"))};
-    }
-  }
-  return {HealthState::unknown, std::nullopt};
-}
-
 // A profile that declares none of a device makes its absence expected.
 bool expected_absent(const ProbeResult& p, const Profile& profile) {
   if (p.status != ProbeStatus::skipped) return false;
-  if (p.id == "inventory.gpu") return profile.node.expect_gpus == 0;
-  if (p.id == "inventory.rdma") return profile.node.expect_active_ports == 0;
+  if (p.id == kInventoryGpuProbe) return profile.node.expect_gpus == 0;
+  if (p.id == kInventoryRdmaProbe) return profile.node.expect_active_ports == 0;
   return false;
 }
 

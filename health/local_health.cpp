@@ -4,6 +4,7 @@
 #include <map>
 #include <string_view>
 
+#include "health/thresholds.h"
 #include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
@@ -26,29 +27,8 @@ std::string number_text(double v) {
   return s;
 }
 
-bool is_gpu_probe(const ProbeResult& p) { return p.id.starts_with("gpu."); }
-bool is_port_probe(const ProbeResult& p) { return p.id.starts_with("ib.port."); }
-
-// A skipped, failed or errored local probe, as its entity's state and reason.
-std::optional<std::pair<HealthState, Reason>> outcome_problem(const ProbeResult& p) {
-  auto text = [&](const std::optional<std::string>& s, const char* fallback) {
-    return p.id + ": " + s.value_or(fallback);
-  };
-  switch (p.status) {
-    case ProbeStatus::ok:
-      return std::nullopt;
-    case ProbeStatus::skipped:
-      return std::pair{HealthState::unknown, reason("CHECK_SKIPPED", text(p.reason, "skipped"), p.id, {}, {})};
-    case ProbeStatus::timeout:
-      return std::pair{HealthState::failed, reason("PROBE_TIMEOUT", text(p.error, "timeout"), p.id, {}, {})};
-    case ProbeStatus::failed:
-      return std::pair{HealthState::failed, reason(p.id == "gpu.cuda.compute" ? "GPU_COMPUTE_WRONG" : "PROBE_FAILED",
-                                                   text(p.error, "failed"), p.id, {}, {})};
-    case ProbeStatus::error:
-      return std::pair{HealthState::failed, reason("PROBE_ERROR", text(p.error, "error"), p.id, {}, {})};
-  }
-  return std::nullopt;
-}
+bool is_gpu_probe(const ProbeResult& p) { return p.kind().subject == ProbeSubject::gpu; }
+bool is_port_probe(const ProbeResult& p) { return p.kind().subject == ProbeSubject::hca_port; }
 
 // ---- RDMA ports ---------------------------------------------------------------
 
@@ -244,9 +224,7 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
 
 }  // namespace
 
-bool is_local_probe(const ProbeResult& probe) {
-  return is_gpu_probe(probe) || is_port_probe(probe) || probe.id.starts_with(kKernelLogProbe);
-}
+bool is_local_probe(const ProbeResult& probe) { return probe.kind().stage == ProbeStage::local; }
 
 std::vector<Verdict> judge_local_health(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                                         const Profile& profile) {
@@ -297,12 +275,13 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
         at = book.index("hca_port", id.assign(host.name).append(1, '/').append(device));
       }
       Verdict* entity = &book[at];  // until the next entity is added
-      if (auto problem = outcome_problem(p)) {
+      if (p.status != ProbeStatus::ok) {
         // A profile that declares none of a device makes its absence expected.
         const bool expected = p.status == ProbeStatus::skipped && device.empty() &&
                               ((is_gpu_probe(p) && profile.node.expect_gpus == 0) ||
                                (is_port_probe(p) && profile.node.expect_active_ports == 0));
-        if (!expected) VerdictBook::add(*entity, problem->first, std::move(problem->second));
+        Finding problem = probe_outcome(p);
+        if (!expected) VerdictBook::add(*entity, problem.state, std::move(problem.reason));
         continue;
       }
       if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, profile);

@@ -14,12 +14,12 @@ namespace {
 enum class Judged { none, pair_bandwidth, pair_latency, allreduce, gpu_copy_bw, gpu_mem_bw };
 
 Judged judged_number(const ProbeResult& p) {
-  const std::string_view id = p.id;
-  if (is_pair_probe(p) && (id.ends_with("_bw") || id.ends_with(".bw"))) return Judged::pair_bandwidth;
-  if (is_pair_probe(p) && (id.ends_with("_lat") || id.ends_with(".lat"))) return Judged::pair_latency;
-  if (is_allreduce_probe(p)) return Judged::allreduce;
-  if (id == "gpu.cuda.copy_bw") return Judged::gpu_copy_bw;
-  if (id == "gpu.cuda.mem_bw") return Judged::gpu_mem_bw;
+  const ProbeKind& kind = p.kind();
+  if (is_pair_probe(p) && kind.quantity == Quantity::bandwidth) return Judged::pair_bandwidth;
+  if (is_pair_probe(p) && kind.quantity == Quantity::latency) return Judged::pair_latency;
+  if (kind.all_reduce()) return Judged::allreduce;
+  if (kind.id == kGpuCopyBwProbe) return Judged::gpu_copy_bw;
+  if (kind.id == kGpuMemBwProbe) return Judged::gpu_mem_bw;
   return Judged::none;
 }
 
@@ -69,7 +69,8 @@ bool is_bandwidth(Judged j) { return j == Judged::pair_bandwidth || j == Judged:
 Entity measured_entity(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
   if (hosts.size() == 1) {
-    if (p.scope.devices.size() == 1 && (p.id.starts_with("gpu.") || is_allreduce_probe(p)))
+    const ProbeSubject subject = p.kind().subject;
+    if (p.scope.devices.size() == 1 && (subject == ProbeSubject::gpu || subject == ProbeSubject::group))
       return {"gpu", hosts[0] + "/" + gpu_name(p.scope.devices[0])};
     return {"node", hosts[0]};
   }
@@ -82,21 +83,28 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
   // The largest size each bandwidth and all-reduce probe id ran at:
   // bandwidth is judged from the profile's size up, or at the largest size
   // when a run stayed below it.
+  struct Judging {
+    const ProbeResult* probe;
+    Judged judged;
+    Shape shape;
+  };
+  std::vector<Judging> judging;  // each judged result with its params, decoded once
   std::map<std::string, std::uint64_t> largest;
   for (const auto& p : probes) {
-    if (p.status != ProbeStatus::ok || !is_bandwidth(judged_number(p))) continue;
-    if (const auto size = shape_of(p).size) largest[p.id] = std::max(largest[p.id], *size);
+    if (p.status != ProbeStatus::ok) continue;
+    const Judged judged = judged_number(p);
+    if (judged == Judged::none) continue;
+    judging.push_back({&p, judged, shape_of(p)});
+    if (const auto size = judging.back().shape.size; size && is_bandwidth(judged))
+      largest[p.id] = std::max(largest[p.id], *size);
   }
   auto large_enough = [&](const ProbeResult& p, const Shape& s, std::uint64_t min_size) {
     return !s.size || *s.size >= std::min(min_size, largest[p.id]);  // no sizes: as it is
   };
 
   std::vector<Measurement> out;
-  for (const auto& p : probes) {
-    if (p.status != ProbeStatus::ok) continue;
-    const Judged judged = judged_number(p);
-    if (judged == Judged::none) continue;
-    const Shape s = shape_of(p);
+  for (const auto& [probe, judged, s] : judging) {
+    const ProbeResult& p = *probe;
     auto add = [&](std::optional<double> value, const char* metric, LimitSense sense, const Limit& limit,
                    const char* low, const char* outlier) {
       if (!value) return;
@@ -108,7 +116,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         break;
       case Judged::pair_bandwidth: {
         if (!large_enough(p, s, profile.network.bw_min_size_B)) break;
-        const bool verbs = p.id.starts_with("net.verbs.");
+        const bool verbs = p.kind().transport == Transport::verbs;
         add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
             verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
             verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
@@ -145,6 +153,32 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     }
   }
   return out;
+}
+
+Finding probe_outcome(const ProbeResult& p) {
+  auto reason = [&](const char* code, const std::string& text) {
+    return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};
+  };
+  switch (p.status) {
+    case ProbeStatus::ok:
+      return {};
+    case ProbeStatus::skipped:
+      return {HealthState::unknown, reason("CHECK_SKIPPED", p.reason.value_or("skipped"))};
+    case ProbeStatus::timeout:
+      return {HealthState::failed, reason("PROBE_TIMEOUT", p.error.value_or("timeout"))};
+    case ProbeStatus::error:
+      return {HealthState::failed, reason("PROBE_ERROR", p.error.value_or("error"))};
+    case ProbeStatus::failed: {
+      const auto wrong = typical(p, "wrong_elements");
+      if (p.kind().all_reduce() && wrong.value_or(0) > 0)
+        return {HealthState::failed, Reason{"ALLREDUCE_WRONG_DATA", p.id + ": " + p.error.value_or("wrong data"),
+                                            "wrong_elements", wrong, 0.0}};
+      if (p.kind().id == kGpuComputeProbe)
+        return {HealthState::failed, reason("GPU_COMPUTE_WRONG", p.error.value_or("failed"))};
+      return {HealthState::failed, reason("PROBE_FAILED", p.error.value_or("failed"))};
+    }
+  }
+  return {HealthState::unknown, std::nullopt};
 }
 
 Finding judge_absolute(const Measurement& m) {

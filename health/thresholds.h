@@ -38,6 +38,10 @@ struct Finding {
 // Against the profile's absolute limits.
 Finding judge_absolute(const Measurement& m);
 
+// A result's status as the state of what it speaks for, with the reason: ok
+// is healthy, skipped unknown, anything else failed (wrong data named as such).
+Finding probe_outcome(const ProbeResult& p);
+
 // The entity a measurement of `p` speaks for: the GPU of a one-GPU result,
 // the node of another one-host result, the link between two hosts (or a
 // pseudo-link naming the first and last of more).

@@ -155,10 +155,10 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
   host.hcas = read_hcas(sysfs);
   if (host.hcas.empty()) {
     out.probes.push_back(
-        skipped("inventory.rdma", scope, "no RDMA device under " + (sysfs.root() / "class/infiniband").string()));
+        skipped(kInventoryRdmaProbe, scope, "no RDMA device under " + (sysfs.root() / "class/infiniband").string()));
   } else {
     ProbeResult rdma;
-    rdma.id = "inventory.rdma";
+    rdma.id = kInventoryRdmaProbe;
     rdma.scope = scope;
     int ports = 0, active = 0;
     for (const auto& hca : host.hcas) {
@@ -176,11 +176,11 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
 
   Nvml nvml;
   if (!nvml.ok()) {
-    out.probes.push_back(skipped("inventory.gpu", scope, nvml.why_not()));
+    out.probes.push_back(skipped(kInventoryGpuProbe, scope, nvml.why_not()));
     return out;
   }
   ProbeResult gpu;
-  gpu.id = "inventory.gpu";
+  gpu.id = kInventoryGpuProbe;
   gpu.scope = scope;
   try {
     GpuSystem sys = nvml.query();

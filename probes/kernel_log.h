@@ -10,10 +10,6 @@
 
 namespace ibgpu {
 
-inline constexpr const char* kKernelLogProbe = "node.kernel_log";
-inline constexpr const char* kKernelLogXidProbe = "node.kernel_log.xid";    // one per GPU with XIDs
-inline constexpr const char* kKernelLogLinkProbe = "node.kernel_log.link";  // one per device with link drops
-
 struct XidEvent {
   std::string pci;  // "0000:17:00" as NVRM prints it (no function number)
   int xid = 0;
@@ -47,6 +43,7 @@ std::vector<ProbeResult> kernel_log_results(const std::string& host, const Kerne
 
 // Reads /dev/kmsg without blocking; one `skipped` result with the reason when
 // it cannot be read (e.g. dmesg_restrict without CAP_SYSLOG).
-std::vector<ProbeResult> check_kernel_log(const std::string& host, const std::string& kmsg_path = "/dev/kmsg");
+inline constexpr const char* kKmsgPath = "/dev/kmsg";
+std::vector<ProbeResult> check_kernel_log(const std::string& host, const std::string& kmsg_path = kKmsgPath);
 
 }  // namespace ibgpu

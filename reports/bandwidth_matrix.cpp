@@ -11,24 +11,12 @@ namespace ibgpu {
 
 namespace {
 
-bool ends_with(const std::string& text, const std::string& tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-// "net.mpi.bw" -> "mpi": the transport names the rail when the probe names no device.
-std::string transport_of(const std::string& id) {
-  const auto first = id.find('.');
-  const auto second = id.find('.', first + 1);
-  if (first == std::string::npos || second == std::string::npos) return id;
-  return id.substr(first + 1, second - first - 1);
-}
-
 // Rail-optimised fabrics pair the same rail on both hosts; a cross-rail pair
 // gets a matrix of its own rather than being mixed into either rail.
 std::string rail_of(const ProbeResult& p) {
   const auto& d = p.scope.devices;
   if (d.size() == 2 && !d[0].empty()) return d[0] == d[1] ? d[0] : d[0] + "<->" + d[1];
-  return transport_of(p.id);
+  return to_string(p.kind().transport);  // the transport names the rail when the probe names no device
 }
 
 std::size_t size_of(const ProbeResult& p) {
@@ -82,11 +70,7 @@ bool better(const PairCell& candidate, const PairCell& current) {
 
 }  // namespace
 
-bool is_pair_bandwidth(const ProbeResult& p) {
-  if (p.id.rfind("net.", 0) != 0 || p.scope.hosts.size() != 2) return false;
-  const auto last = p.id.rfind('.');
-  return p.id.compare(last + 1, std::string::npos, "bw") == 0 || ends_with(p.id, "_bw");
-}
+bool is_pair_bandwidth(const ProbeResult& p) { return is_pair_probe(p) && p.kind().quantity == Quantity::bandwidth; }
 
 std::vector<BandwidthMatrix> bandwidth_matrices(const Report& report) {
   const HostAxis axis = host_axis(report);

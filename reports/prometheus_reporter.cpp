@@ -100,8 +100,6 @@ class Exposition {
   std::map<std::string, std::size_t> index_;
 };
 
-bool starts_with(const std::string& s, const char* head) { return s.rfind(head, 0) == 0; }
-
 // What a probe's numbers describe, as a family prefix and the labels naming it.
 std::pair<std::string, Labels> subject(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
@@ -117,10 +115,10 @@ std::pair<std::string, Labels> subject(const ProbeResult& p) {
     prefix = "allreduce";
     labels.emplace_back("hosts", join(hosts, ","));
     if (!devices.empty()) labels.emplace_back("devices", join(devices, ","));
-  } else if (starts_with(p.id, "gpu.") && hosts.size() == 1 && devices.size() == 1) {
+  } else if (p.kind().subject == ProbeSubject::gpu && hosts.size() == 1 && devices.size() == 1) {
     prefix = "gpu";
     labels.insert(labels.end(), {{"host", hosts[0]}, {"gpu", gpu_name(devices[0])}});
-  } else if (starts_with(p.id, "ib.port.") && hosts.size() == 1 && devices.size() == 1) {
+  } else if (p.kind().subject == ProbeSubject::hca_port && hosts.size() == 1 && devices.size() == 1) {
     prefix = "port";
     labels.insert(labels.end(), {{"host", hosts[0]}, {"port", devices[0]}});
   } else {

@@ -210,18 +210,12 @@ void print_devices(const Report& r, std::ostream& out) {
   }
 }
 
-bool is_network(const ProbeResult& p) { return p.id.starts_with("net.") && p.scope.hosts.size() == 2; }
-
 // A group's measurement of one size (rank 0 of the group reports it).
 bool is_allreduce_row(const ProbeResult& p) {
-  return p.id.starts_with("collective.") && p.status == ProbeStatus::ok && p.params.contains("size_B");
+  return p.kind().all_reduce() && p.status == ProbeStatus::ok && p.params.contains("size_B");
 }
 
-bool is_local_check(const ProbeResult& p) {
-  for (const char* prefix : {"gpu.", "ib.port.", "node.kernel_log"})
-    if (p.id.starts_with(prefix)) return true;
-  return false;
-}
+bool is_local_check(const ProbeResult& p) { return p.kind().stage == ProbeStage::local; }
 
 // A row of the probe tables: id, scope, status, and what `detail` makes of the result.
 void add_probe_row(TextTable& table, const ProbeResult& p, void (*detail)(std::string&, const ProbeResult&)) {
@@ -237,7 +231,7 @@ void add_probe_row(TextTable& table, const ProbeResult& p, void (*detail)(std::s
 void print_probes(const Report& r, std::ostream& out) {
   TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
   for (const auto& p : r.probes)
-    if (!is_network(p) && !is_local_check(p) && !is_allreduce_row(p)) add_probe_row(table, p, append_probe_detail);
+    if (!is_pair_probe(p) && !is_local_check(p) && !is_allreduce_row(p)) add_probe_row(table, p, append_probe_detail);
   if (table.empty()) return;
   out << "\nProbes\n";
   table.print(out, "  ");
@@ -248,7 +242,7 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
   if (p.error) return void(out += *p.error);
   if (p.reason) return void(out += *p.reason);
   Parts parts(out);
-  if (p.id == "gpu.nvml.health") {
+  if (p.id == kGpuHealthProbe) {
     auto add = [&](std::string_view label, std::string_view name, std::string_view unit) {
       if (const auto v = typical(p, name)) {
         std::string& text = parts.next().append(label) += ' ';
@@ -271,7 +265,7 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
     pair("width", "pcie_width", "pcie_width_max", " of ");
     pair("nvlink up", "nvlink_links_up", "nvlink_links", " of ");
     pair("slowdown thermal/power", "thermal_slowdown", "power_slowdown", "/");
-  } else if (p.id == "ib.port.counters") {
+  } else if (p.id == kPortCountersProbe) {
     for (const auto& [name, m] : p.metrics) {
       const auto suffix = name.rfind("_delta");
       if (suffix == std::string::npos || suffix + 6 != name.size() || !m.value || *m.value == 0) continue;
@@ -330,7 +324,7 @@ void print_network(const Report& r, std::ostream& out) {
     table.end_cell();
   };
   for (const auto& p : r.probes) {
-    if (!is_network(p)) continue;
+    if (!is_pair_probe(p)) continue;
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
     table.end_cell();

@@ -50,12 +50,21 @@ bool cuda_kernels_built() {
 #endif
 }
 
-std::vector<ProbeResult> run_cuda_probes(const std::string& host, const std::vector<GpuInfo>& gpus,
-                                         const CudaProbeSettings& settings) {
+std::string why_no_cuda_probes() {
 #if IBGPU_HAVE_CUDA_KERNELS
   const auto devices = cuda_kernels::device_count();
-  if (!devices.error.empty()) return all_skipped(host, devices.error);
-  if (devices.count == 0) return all_skipped(host, "no CUDA device");
+  if (!devices.error.empty()) return devices.error;
+  return devices.count == 0 ? "no CUDA device" : "";
+#else
+  return "built without the CUDA toolkit: no GPU kernels in this binary";
+#endif
+}
+
+std::vector<ProbeResult> run_cuda_probes(const std::string& host, const std::vector<GpuInfo>& gpus,
+                                         const CudaProbeSettings& settings) {
+  if (const std::string why = why_no_cuda_probes(); !why.empty()) return all_skipped(host, why);
+#if IBGPU_HAVE_CUDA_KERNELS
+  const auto devices = cuda_kernels::device_count();
   std::vector<ProbeResult> out;
   for (int gpu = 0; gpu < devices.count; ++gpu) {
     const std::string device = device_name(gpus, gpu);
@@ -93,7 +102,7 @@ std::vector<ProbeResult> run_cuda_probes(const std::string& host, const std::vec
 #else
   (void)gpus;
   (void)settings;
-  return all_skipped(host, "built without the CUDA toolkit: no GPU kernels in this binary");
+  return {};
 #endif
 }
 

@@ -12,10 +12,6 @@
 
 namespace ibgpu {
 
-inline constexpr const char* kGpuCopyBwProbe = "gpu.cuda.copy_bw";
-inline constexpr const char* kGpuMemBwProbe = "gpu.cuda.mem_bw";
-inline constexpr const char* kGpuComputeProbe = "gpu.cuda.compute";
-
 struct CudaProbeSettings {
   std::size_t copy_bytes = std::size_t{256} << 20;
   int copy_iters = 10;
@@ -27,6 +23,9 @@ struct CudaProbeSettings {
 
 // Whether this build has the kernels (the CUDA toolkit was found at build time).
 bool cuda_kernels_built();
+// Why the probes above cannot run here (no kernels in this build, no driver,
+// no device), or empty when they can.
+std::string why_no_cuda_probes();
 
 // One result per probe and GPU, named "gpuN" after the NVML index of the GPU
 // with the same PCI address in `gpus` (CUDA may number devices differently);

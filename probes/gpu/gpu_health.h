@@ -10,8 +10,6 @@
 
 namespace ibgpu {
 
-inline constexpr const char* kGpuHealthProbe = "gpu.nvml.health";
-
 // nvmlClocksEventReason* bits that mean the GPU is slowed by heat or by a
 // power brake: degraded. SW power cap (0x4) is routine under load and idle
 // (0x1) is no fault, so neither is judged.

@@ -14,8 +14,6 @@
 
 namespace ibgpu {
 
-inline constexpr const char* kPortCountersProbe = "ib.port.counters";
-
 // The counters whose deltas are recorded (the port's error counters).
 const std::vector<std::string>& port_error_counters();
 

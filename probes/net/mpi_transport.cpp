@@ -99,7 +99,7 @@ void cancel_unmatched(std::vector<MPI_Request>& rs, int from) {
 }
 
 ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
-  ProbeResult r = pair_result("net.mpi.bw", ctx, size);
+  ProbeResult r = pair_result(kMpiBwProbe, ctx, size);
   const int window = effective_window(size, settings.window);
   const int iters = fitted_bw_iters(size, window, settings.bw_iters);
   const bool paced = size >= kPacedFrom;
@@ -191,7 +191,7 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
 }
 
 ProbeResult measure_lat(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
-  ProbeResult r = pair_result("net.mpi.lat", ctx, size);
+  ProbeResult r = pair_result(kMpiLatProbe, ctx, size);
   const int iters = std::max(1, settings.lat_iters);
   r.params["transport"] = "mpi";
   TransferMemory<std::vector<char>> out(size, kGoOn), in(size, 0);
@@ -261,12 +261,12 @@ int effective_window(std::size_t size, int requested) {
 }
 
 std::vector<ProbeResult> MpiTransport::bandwidth(const PairContext& ctx, const NetSettings& settings) {
-  return each_size(ctx, settings.bw_sizes, "net.mpi.bw",
+  return each_size(ctx, settings.bw_sizes, kMpiBwProbe,
                    [&](std::size_t size) { return measure_bw(ctx, settings, size); });
 }
 
 std::vector<ProbeResult> MpiTransport::latency(const PairContext& ctx, const NetSettings& settings) {
-  return each_size(ctx, settings.lat_sizes, "net.mpi.lat",
+  return each_size(ctx, settings.lat_sizes, kMpiLatProbe,
                    [&](std::size_t size) { return measure_lat(ctx, settings, size); });
 }
 

@@ -11,10 +11,6 @@
 
 namespace ibgpu::verbs {
 
-inline constexpr const char* kWriteBwId = "net.verbs.write_bw";
-inline constexpr const char* kWriteLatId = "net.verbs.write_lat";
-inline constexpr const char* kSendLatId = "net.verbs.send_lat";
-
 // Tag offsets inside the pair's [ctx.tag, ctx.tag + 15]. Bandwidth and
 // latency keep apart so both may run in one pair meeting.
 enum TagOffset : int {
