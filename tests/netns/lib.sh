@@ -49,18 +49,6 @@ validate() { "$PY" "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOUR
 # (-B: importing report.py leaves no __pycache__ in the source tree.)
 check_report() { "$PY" -B "${0%.sh}.py" "$2" "$1" "${@:3}"; }
 
-# check_json FILE PYTHON: runs PYTHON with `r` bound to the parsed report and the helpers of
-# tests/netns/report.py in scope; assert statements fail the test.
-check_json() {
-  "$PY" - "$1" "$2" "$IBGPU_SOURCE_DIR/tests/netns" <<'PY'
-import json, sys
-sys.path.insert(0, sys.argv[3])
-from report import *
-r = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-PY
-}
-
 # The check every scenario runs: MPI transport between every host pair, small enough for a
 # 2-core machine (one size, a short window, few iterations; check_with ITERS [ALLREDUCE] for other);
 # scenarios add --timeout and --json. The all-reduce step is off: it has no size option in
