@@ -8,6 +8,11 @@ import json
 import sys
 
 
+def reasons(r, host):
+    """Prints HOST's short reasons as the report's Kubernetes annotation has them (the drain reason too)."""
+    print(r['summary']['kubernetes'][host]['annotations']['ibgpu.io/reasons'])
+
+
 def drained(r, host):
     """A failed node drained: labelled and tainted for Kubernetes; the drain succeeded."""
     k = r['summary']['kubernetes'][host]

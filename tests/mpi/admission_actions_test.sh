@@ -48,9 +48,7 @@ check() {
 }
 logged() { cat "$WORK/$1.log" 2>/dev/null || true; }
 # The node's short reasons as the report's Kubernetes annotation has them (the drain reason too).
-reasons_of() {
-  "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["summary"]["kubernetes"][sys.argv[2]]["annotations"]["ibgpu.io/reasons"])' "$WORK/$1.json" "$2"
-}
+reasons_of() { check_report "$WORK/$1.json" reasons "$2"; }
 
 # 1. A failed node is drained: exactly these arguments, the host with shell
 #    metacharacters arriving as written, the reason one argument.

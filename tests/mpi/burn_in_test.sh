@@ -23,30 +23,7 @@ burn_in 120 --duration 20s "${QUICK[@]}" --jsonl "$WORK/rounds.jsonl" --json "$W
 validate "$WORK/summary.json"
 grep -q "^Burn-in" "$WORK/out" || fail "no Burn-in section in the table"
 grep -q "burn-in round 2 done" "$WORK/err" || fail "no progress per round on stderr"
-"$PY" - "$WORK/rounds.jsonl" "$WORK/summary.json" "$rc" <<'PY'
-import json, sys
-lines = open(sys.argv[1]).read().split("\n")
-assert lines[-1] == "", "the stream must end with a complete line"
-records = [json.loads(l) for l in lines[:-1]]
-rounds = [r for r in records if r["record"] == "round"]
-assert len(rounds) >= 2, len(rounds)
-assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1)), [r["round"] for r in rounds]
-assert records[-1]["record"] == "summary" and records.count(records[-1]) == 1
-summary = json.load(open(sys.argv[2]))
-assert summary["burn_in"]["rounds"] == len(rounds), (summary["burn_in"]["rounds"], len(rounds))
-assert records[-1]["report"]["summary"] == summary["summary"]
-assert summary["summary"]["exit_code"] == int(sys.argv[3]), (summary["summary"], sys.argv[3])
-# Every round is a full judged check of both hosts.
-for r in rounds:
-    assert sorted(h["name"] for h in r["report"]["hosts"]) == ["ha", "hb"]
-    assert any(p["id"] == "net.mpi.bw" and p["status"] == "ok" for p in r["report"]["probes"])
-# This machine has no GPU: each node is unknown in every round, never flaky or healthy.
-nodes = {v["entity"]["id"]: v for v in summary["verdicts"] if v["entity"]["kind"] == "node"}
-assert sorted(nodes) == ["ha", "hb"] and all(v["state"] == "unknown" for v in nodes.values()), nodes
-link = [e for e in summary["burn_in"]["entities"] if e["entity"] == {"kind": "link", "id": "ha<->hb"}]
-assert link and link[0]["rounds_judged"] == len(rounds) and link[0]["pass_ratio"] == 1, link
-print("burn-in: %d rounds, exit %s" % (len(rounds), sys.argv[3]))
-PY
+check_report "$WORK/rounds.jsonl" finished "$WORK/summary.json" "$rc"
 
 # 2. The writer (rank 0) killed mid-run: the rounds it finished are all there and parse.
 rm -f "$WORK/killed.jsonl"
@@ -66,16 +43,7 @@ rm -f "$WORK/killed.jsonl"
 burn_in 120 --duration 10m "${QUICK[@]}" --jsonl "$WORK/killed.jsonl" --json "$WORK/killed.json" >/dev/null 2>&1
 wait
 [ "$rc" -ne 0 ] || fail "killed burn-in: exit 0"
-"$PY" - "$WORK/killed.jsonl" <<'PY'
-import json, sys
-text = open(sys.argv[1]).read()
-complete = text.split("\n")[:-1]  # a line cut by the kill has no newline yet: not a finished round
-records = [json.loads(l) for l in complete]
-rounds = [r["round"] for r in records if r["record"] == "round"]
-assert len(rounds) >= 2 and rounds == list(range(1, len(rounds) + 1)), rounds
-assert not any(r["record"] == "summary" for r in records), "no summary after a kill"
-print("killed burn-in: %d finished rounds intact" % len(rounds))
-PY
+check_report "$WORK/killed.jsonl" killed
 
 # 3. Bad input: nothing runs, nothing is written, exit 64.
 burn_in 60 --duration 10s --jsonl "$WORK/no/such/dir/x.jsonl" "${QUICK[@]}" >/dev/null 2>"$WORK/err"

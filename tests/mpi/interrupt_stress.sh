@@ -77,7 +77,7 @@ for ((k = 1; k <= runs; ++k)); do
   if [ ! -s "$out/report.json" ]; then
     problem="${problem:+$problem, }no report"
     missing=$((missing + 1))
-  elif ! check_json "$out/report.json" 'assert r["run"].get("interrupted") is True' 2>/dev/null; then
+  elif ! check_report "$out/report.json" marked_interrupted 2>/dev/null; then
     problem="${problem:+$problem, }report not marked interrupted"
     missing=$((missing + 1))
   fi

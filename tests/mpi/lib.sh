@@ -40,14 +40,6 @@ any_file() {
 validate() { "$PY" "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOURCE_DIR/reports/schema/report.schema.json" "$@"; }
 
 # check_report FILE CASE [ARG...]: CASE of the test's own checks (NAME_test.py beside NAME_test.sh)
-# on the report FILE, with the ARGs; its assert statements fail the test.
+# on FILE (the report; burn_in_test.py reads a JSON Lines stream), with the ARGs; its assert
+# statements fail the test. Values the shell knows arrive as ARGs, never pasted into Python source.
 check_report() { "$PY" "${0%.sh}.py" "$2" "$1" "${@:3}"; }
-
-# check_json FILE PYTHON: runs PYTHON with `r` bound to the parsed JSON; assert statements fail the test.
-check_json() {
-  "$PY" - "$1" "$2" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-PY
-}

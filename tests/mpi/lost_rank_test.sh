@@ -7,26 +7,7 @@ host=$(hostname)
 
 expect_lost_rank() {  # FILE RANK [torn-down]
   validate "$1"
-  check_json "$1" "
-lost = [p for p in r['probes'] if p['id'] == 'cluster.gather']
-if '${3:-}' == 'torn-down':
-    # mpirun tears the whole job down after a SIGKILL (SIGTERM to the survivors): the run is
-    # interrupted. The lost rank is named; what the teardown cut short is unknown, not failed,
-    # since an interrupted run cannot tell a dead rank from one stopped on its way to rank 0.
-    assert r['run'].get('interrupted') is True, r['run']
-    named = [p for p in lost if p['scope']['ranks'] == [$2]]
-    assert len(named) == 1 and 'rank $2 on host $host' in (named[0]['reason'] or ''), lost
-    assert all(p['status'] == 'skipped' for p in lost), lost
-    node = [v for v in r['verdicts'] if v['entity']['kind'] == 'node'][0]
-    assert node['state'] != 'failed', node
-    raise SystemExit(0)
-assert len(lost) == 1, r['probes']
-assert lost[0]['status'] == 'timeout' and lost[0]['scope']['ranks'] == [$2], lost
-assert 'rank $2 on host $host' in lost[0]['error'], lost[0]['error']
-assert r['summary']['exit_code'] in (2, 3), r['summary']
-node = [v for v in r['verdicts'] if v['entity']['kind'] == 'node'][0]
-assert node['state'] == 'failed' and node['action'] == 'drain', node
-"
+  check_report "$1" lost_rank "$2" "$host" "${@:3}"
 }
 
 # 1. A hung rank: rank 0 gives up after --timeout and aborts the job with the verdict's code.

@@ -13,7 +13,7 @@ set +e
 set -e
 [ "$rc" -eq 64 ] || fail "unknown flag with --json exited $rc"
 validate "$WORK/err.json"
-check_json "$WORK/err.json" 'assert r["summary"]["exit_code"] == 64 and "no-such-flag" in r["error"]["message"]'
+check_report "$WORK/err.json" unknown_flag
 
 set +e
 "$IBGPU" frobnicate >/dev/null 2>&1; rc=$?
@@ -69,7 +69,7 @@ for ((i = 0; i < ${#bad_configs[@]}; i += 2)); do
   grep -qF -- "$want" "$WORK/err" || fail "check $args: no '$want' on stderr: $(cat "$WORK/err")"
   ! grep -q "Probes\|net\.mpi" "$WORK/err" || fail "check $args ran probes"
   ! any_file "$WORK" 'drained-*' || fail "check $args ran the drain command"
-  check_json "$WORK/cfg.json" 'assert r["summary"]["exit_code"] == 64 and "error" in r, r'
+  check_report "$WORK/cfg.json" config_error
   rm -f "$WORK/cfg.json"
 done
 # A single process (no launcher) gives the same answer.

@@ -1,4 +1,5 @@
-"""Views of an ibgpu JSON report for the netns lane's assertions (imported by check_json)."""
+"""Views of an ibgpu JSON report for the netns lane's assertions (imported by the NAME_test.py
+beside each tests/netns/NAME_test.sh)."""
 
 NETWORK_PROBES = ("net.mpi.bw", "net.mpi.lat")
 # Reasons a node carries on this machine whatever the network does: no GPU, no RDMA device.
@@ -39,6 +40,12 @@ def bw_by_pair(r):
 
 def all_pairs(hosts):
     return sorted((a, b) for i, a in enumerate(sorted(hosts)) for b in sorted(hosts)[i + 1:])
+
+
+def expected_clean_exit(r):
+    """The exit code the current judge gives a fault-free run here: no GPU and no RDMA device means
+    those checks are skipped and every node is `unknown` (3), never healthy; 0 where they ran."""
+    return 3 if any(p["status"] == "skipped" for p in r["probes"]) else 0
 
 
 def network_reasons(v):

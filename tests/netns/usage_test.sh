@@ -21,7 +21,7 @@ grep -q -- "--no-such-flag" "$WORK/unknown.err" || fail "unknown flag: error doe
 [ "$(sort -u "$WORK/unknown.err" | grep -c .)" -eq 1 ] || fail "unknown flag: unclear stderr: $(cat "$WORK/unknown.err")"
 if [ -f "$WORK/unknown/report.json" ]; then
   validate "$WORK/unknown/report.json" >/dev/null
-  check_json "$WORK/unknown/report.json" "assert r['summary']['exit_code'] == 64 and 'no-such-flag' in r['error']['message'], r"
+  check_report "$WORK/unknown/report.json" unknown_flag
   mv "$WORK/unknown/report.json" "$WORK/unknown.doc.json"
 fi
 no_files_in "$WORK/unknown"
@@ -45,7 +45,7 @@ if true; then
   grep -q "profile" "$WORK/profile.err" || fail "malformed profile: unclear error: $(cat "$WORK/profile.err")"
   # With --json the error document may be written (complete, atomically); nothing else.
   if [ -f "$WORK/profile/report.json" ]; then
-    check_json "$WORK/profile/report.json" "assert r['summary']['exit_code'] == 64 and 'error' in r, r"
+    check_report "$WORK/profile/report.json" profile_error
     mv "$WORK/profile/report.json" "$WORK/profile.doc"
   fi
   no_files_in "$WORK/profile"

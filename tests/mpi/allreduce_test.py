@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The report checks of tests/mpi/allreduce_test.sh: allreduce_test.py CASE REPORT [ARG...].
+
+Each CASE is a function below, called with the parsed report and the ARGs; a failed assert
+fails the test (exit 1, with the traceback).
+"""
+import json
+import sys
+
+
+def sweep(r, expected_rows):
+    """EXPECTED_ROWS measured all-reduce rows: busbw = algbw x 2(n-1)/n, #wrong 0 in each; healthy."""
+    rows = [p for p in r['probes'] if p['id'] == 'collective.mpi.all_reduce' and p['status'] == 'ok']
+    assert len(rows) == int(expected_rows), (len(rows), r['probes'])
+    assert not [p for p in r['probes'] if p['status'] != 'ok'], [p for p in r['probes'] if p['status'] != 'ok']
+    for p in rows:
+        m, n = p['metrics'], p['params']['nranks']
+        assert abs(m['busbw_GBps'] - m['algbw_GBps'] * 2 * (n - 1) / n) <= 1e-9 * max(1, m['busbw_GBps']), p
+        assert m['algbw_GBps'] > 0 and m['time_us_min'] <= m['time_us_avg'] <= m['time_us_max'], m
+        assert m['wrong_elements_total'] == 0 and m['wrong_ranks'] == 0, m
+        assert p['params']['count'] * 4 == p['params']['size_B'] and p['params']['dtype'] == 'float', p['params']
+        assert m['slowest_rank'] in p['scope']['ranks'], p
+    assert r['summary']['exit_code'] == 0 and r['summary']['state'] == 'healthy', r['summary']
+
+
+def placements(r):
+    """Hosts a and b of two ranks each: the job, node (a, b) and rail (local rank 0, 1) groups."""
+    groups = sorted({(p['params']['placement'], p['params']['group'], tuple(p['scope']['ranks']), p['params']['nranks'])
+                     for p in r['probes']})
+    assert groups == [('job', 'job', (0, 1, 2, 3), 4), ('node', 'a', (0, 1), 2), ('node', 'b', (2, 3), 2),
+                      ('rail', 'local rank 0', (0, 2), 2), ('rail', 'local rank 1', (1, 3), 2)], groups
+    # auto fell back to mpi and says why
+    assert all(p['params']['backend_requested'] == 'auto' and 'nccl_unavailable' in p['params'] for p in r['probes'])
+
+
+def corrupted_rank(r):
+    """Rank 2's result corrupted: that rank, and only it, is reported wrong, in every case."""
+    bad = [p for p in r['probes'] if p['status'] != 'ok']
+    assert bad and all(p['status'] == 'failed' and p['scope']['ranks'] == [2] for p in bad), bad
+    assert len(bad) == 4, bad  # every case, out-of-place and in-place
+    assert all('rank 2' in p['error'] and p['metrics']['wrong_elements'] >= 1 for p in bad), bad
+    for p in r['probes']:
+        if p['status'] == 'ok':
+            assert p['metrics']['wrong_ranks'] == 1, p['metrics']
+    assert r['summary']['exit_code'] == 2, r['summary']
+
+
+def stalled_rank(r):
+    """Rank 1 silent before the collective (--timeout 3): one timeout naming it, no measurement."""
+    t = [p for p in r['probes'] if p['status'] == 'timeout' and p['id'].startswith('collective.')]
+    assert len(t) == 1 and t[0]['scope']['ranks'] == [1], r['probes']
+    assert 'rank 1' in t[0]['error'] and 'silent for 3 s' in t[0]['error'], t[0]['error']
+    assert not [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] == 'ok'], r['probes']
+
+
+def stopped_rank(r):
+    """Rank 2 SIGSTOPped mid-sweep: a timeout names it; nothing failed or in error."""
+    t = [p for p in r['probes'] if p['status'] == 'timeout']
+    assert t, r['probes']
+    assert any(p['scope']['ranks'] == [2] or 'rank 2' in (p['error'] or '') for p in t), t
+    assert not [p for p in r['probes'] if p['status'] in ('failed', 'error')], r['probes']
+
+
+def nccl_skipped(r):
+    """NCCL without a GPU: every NCCL all-reduce skipped, the reason naming what is missing."""
+    s = [p for p in r['probes'] if p['id'] == 'collective.nccl.all_reduce']
+    assert s and all(p['status'] == 'skipped' and p['reason'] for p in s), s
+    assert all('libnccl' in p['reason'] or 'CUDA' in p['reason'] or 'libcudart' in p['reason'] for p in s), s
+
+
+def usage_error(r):
+    """A usage error: the JSON error document, exit code 64."""
+    assert r['summary']['exit_code'] == 64 and r['error']['message'], r
+
+
+if __name__ == '__main__':
+    case, path, *args = sys.argv[1:]
+    with open(path) as f:
+        report = json.load(f)
+    globals()[case](report, *args)

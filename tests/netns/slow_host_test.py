@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The report checks of tests/netns/slow_host_test.sh: slow_host_test.py CASE REPORT [ARG...].
+
+Each CASE is a function below, called with the parsed report and the ARGs; a failed assert
+fails the test (exit 1, with the traceback).
+"""
+import json
+import sys
+
+from report import all_pairs, bw_by_pair, net_probes, network_reasons, show_bw, verdicts
+
+
+def slow_host(r, slow, rate, rc, expect_localisation):
+    """Host SLOW limited to RATE: its 4 pairs at least 3 times slower than every other, the report's
+    exit code the job's (RC); with EXPECT_LOCALISATION 1, the node SLOW flagged and nothing else."""
+    rc = int(rc)
+    hosts = sorted(h['name'] for h in r['hosts'])
+    assert hosts == ['h1', 'h2', 'h3', 'h4', 'h5'], hosts
+    assert r['summary']['exit_code'] == rc, (r['summary'], rc)
+    for p in net_probes(r):
+        assert p['status'] == 'ok', p
+    bw = bw_by_pair(r)
+    assert sorted(bw) == all_pairs(hosts), bw
+    through = [x for k, x in bw.items() if slow in k]
+    others = [x for k, x in bw.items() if slow not in k]
+    print('slow host %s at %s:' % (slow, rate), show_bw(bw))
+    # A factor, not absolute numbers: the slowest pair without the slow host is at least 3 times
+    # faster than the fastest pair through it (10 times or more when the machine is quiet).
+    assert len(through) == 4 and 3 * max(through) < min(others), show_bw(bw)
+    if int(expect_localisation):
+        # Target verdicts (fleet-relative rules + localisation): every pair through h2 is bad, so the
+        # node is the culprit; no other node is flagged and no link without h2 is.
+        # Its state may be 'unknown' rather than degraded where GPU/RDMA checks were skipped (unknown
+        # outranks degraded): the network reason is what localises it.
+        node = verdicts(r, 'node')
+        assert node[slow]['state'] != 'healthy' and network_reasons(node[slow]), node[slow]
+        for h in hosts:
+            if h != slow:
+                assert not network_reasons(node[h]), node[h]
+        for k, v in verdicts(r, 'link').items():
+            if slow not in k.split('<->'):
+                assert v['state'] == 'healthy', v
+        assert r['summary']['exit_code'] in (1, 2, 3), r['summary']
+
+
+if __name__ == '__main__':
+    case, path, *args = sys.argv[1:]
+    with open(path) as f:
+        report = json.load(f)
+    globals()[case](report, *args)
