@@ -1,5 +1,8 @@
+#include "probes/inventory.h"
+
 #include "app/commands.h"
 #include "health/judge.h"
+#include "probes/sysfs.h"
 
 namespace ibgpu {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
 #include "probes/ib/counters.h"
-#include "probes/inventory.h"
 #include "probes/sysfs.h"
 
 namespace ibgpu {

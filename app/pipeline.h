@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cluster/world.h"
+#include "core/inventory.h"
 #include "core/report.h"
 #include "core/waits.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
 #include "core/verdict.h"
-#include "probes/inventory.h"
 
 namespace ibgpu {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/verdict.h"
-#include "probes/inventory.h"
 
 namespace ibgpu {
 

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/report.h"
 #include "core/verdict.h"
 #include "health/profile.h"

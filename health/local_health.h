@@ -5,10 +5,10 @@
 // no I/O.
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
 #include "core/verdict.h"
 #include "health/profile.h"
-#include "probes/inventory.h"
 
 namespace ibgpu {
 

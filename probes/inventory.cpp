@@ -13,6 +13,11 @@
 #include <optional>
 #include <sstream>
 
+#include "probes/dynlib.h"
+#include "probes/gpu/nvml.h"
+#include "probes/ib/ports.h"
+#include "probes/topology.h"
+
 extern char** environ;
 
 namespace ibgpu {

@@ -1,33 +1,14 @@
 #pragma once
-// What a host has: GPUs, RDMA devices and ports, CPUs, library versions.
+// Collects what a host has (core/inventory.h): GPUs, RDMA devices and ports, CPUs, library versions.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
-#include "probes/gpu/nvml.h"
-#include "probes/ib/ports.h"
 #include "probes/sysfs.h"
-#include "probes/topology.h"
 
 namespace ibgpu {
-
-struct CpuInfo {
-  std::string model;
-  int logical_cpus = 0;
-  int numa_nodes = 0;
-};
-
-struct HostInventory {
-  std::string name;
-  std::vector<int> ranks;  // filled in when results are gathered
-  std::vector<GpuInfo> gpus;
-  std::vector<Hca> hcas;
-  std::vector<GpuHcaAffinity> topology;  // nearest HCA per GPU
-  CpuInfo cpu;
-  std::map<std::string, std::string> versions;  // rdma_core, openmpi, nccl, nvidia_driver, kernel, ...
-  std::map<std::string, std::string> env;       // only NCCL_*, UCX_*, OMPI_MCA_*: never the whole environment
-};
 
 struct InventoryOutcome {
   HostInventory host;

@@ -6,15 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "probes/gpu/nvml.h"
-#include "probes/ib/ports.h"
+#include "core/inventory.h"
 #include "probes/sysfs.h"
 
 namespace ibgpu {
-
-enum class PciProximity { same_switch = 0, same_numa = 1, other = 2 };  // nearest first
-const char* to_string(PciProximity p);
-std::optional<PciProximity> pci_proximity_from_string(const std::string& text);
 
 // Where a PCI function sits: its host bridge ("pci0000:15") and the chain of
 // functions from the root port down to itself, as /sys/devices shows them.
@@ -35,15 +30,6 @@ std::optional<PciPlace> read_pci_place(const Sysfs& sysfs, const std::string& re
 // Pure: same_switch when both hang below a common bridge (they share the root
 // port), same_numa when their NUMA nodes are known and equal, else other.
 PciProximity pci_proximity(const PciPlace& a, const PciPlace& b);
-
-struct GpuHcaAffinity {
-  int gpu = 0;  // NVML index
-  std::string gpu_pci;
-  std::optional<int> gpu_numa_node;
-  std::string hca;  // nearest RDMA device, "" when none could be placed
-  std::string hca_pci;
-  std::optional<PciProximity> proximity;  // nullopt when the GPU or every HCA could not be placed
-};
 
 // For each GPU the nearest HCA; ties go to the longer shared PCI path, then
 // to the first HCA in natural order.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/bounded_input.h"
+#include "probes/ib/ports.h"
 
 namespace ibgpu {
 

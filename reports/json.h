@@ -4,6 +4,7 @@
 // results to rank 0 as JSON, and saved reports are read back.
 #include <nlohmann/json.hpp>
 
+#include "core/inventory.h"
 #include "core/report.h"
 
 namespace ibgpu {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/inventory.h"
 #include "probes/stats.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"

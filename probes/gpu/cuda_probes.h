@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
-#include "probes/gpu/nvml.h"
 
 namespace ibgpu {
 

@@ -6,17 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "probes/dynlib.h"
 
 namespace ibgpu {
-
-struct GpuInfo {
-  int index = 0;
-  std::string name;
-  std::string uuid;
-  std::string pci_bus_id;  // 00000000:17:00.0 as NVML prints it
-  std::optional<double> memory_total_GiB;
-};
 
 // Health values of one GPU as NVML reports them; nullopt where the GPU or
 // driver does not support the query (NVML_ERROR_NOT_SUPPORTED) or it failed.

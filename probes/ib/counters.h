@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
 #include "probes/ib/ports.h"
 #include "probes/sysfs.h"

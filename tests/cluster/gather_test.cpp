@@ -6,6 +6,7 @@
 
 #include "app/pipeline.h"
 #include "cluster/world.h"
+#include "core/inventory.h"
 
 namespace ibgpu {
 namespace {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "core/inventory.h"
 #include "health/judge.h"
 #include "reports/json.h"
 

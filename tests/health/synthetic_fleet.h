@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/result.h"
 #include "probes/gpu/gpu_health.h"
-#include "probes/inventory.h"
 
 namespace ibgpu::testing {
 

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/inventory.h"
 #include "reports/bandwidth_matrix.h"
 #include "reports/html.h"
 #include "reports/png.h"

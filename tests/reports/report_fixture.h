@@ -9,6 +9,7 @@
 // summary and a missing (null) value. Verdicts cover every entity kind and
 // state, reasons with and without value/threshold/metric; the summary's
 // Kubernetes map a degraded and a drained node.
+#include "core/inventory.h"
 #include "core/report.h"
 #include "scheduler/kubernetes.h"
 

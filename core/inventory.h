@@ -1,0 +1,88 @@
+#pragma once
+// What a host has, as data: GPUs, RDMA devices and ports, the GPU-HCA
+// affinity, CPUs, library versions. The probes that read them live in
+// probes/ (gpu/nvml.h, ib/ports.h, topology.h, inventory.h).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibgpu {
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;  // 00000000:17:00.0 as NVML prints it
+  std::optional<double> memory_total_GiB;
+};
+
+// "4: ACTIVE" -> {4, "ACTIVE"}; "5: LinkUp" -> {5, "LinkUp"}.
+struct CodedState {
+  int code = 0;
+  std::string name;
+};
+
+// "400 Gb/sec (4X NDR)" -> {400, 4, "NDR"}; "10 Gb/sec (1X QDR)"; "100 Gb/sec (2X HDR)".
+struct LinkRate {
+  double gbps = 0;
+  std::optional<int> lanes;
+  std::string speed;  // NDR, HDR, EDR, ... empty when the kernel prints none
+};
+
+struct IbPort {
+  int port = 0;
+  std::optional<CodedState> state;       // 4: ACTIVE
+  std::optional<CodedState> phys_state;  // 5: LinkUp
+  std::string rate_text;                 // as the kernel wrote it
+  std::optional<LinkRate> rate;
+  std::string link_layer;  // InfiniBand | Ethernet
+  std::optional<std::string> lid;
+  std::map<std::string, std::uint64_t> counters;  // counters/<name>
+
+  bool active() const { return state && state->code == 4; }
+};
+
+struct Hca {
+  std::string name;  // mlx5_0
+  std::string node_guid;
+  std::string fw_ver;
+  std::string board_id;
+  std::string hca_type;
+  std::string pci_address;  // 0000:17:00.0, from the `device` link
+  std::optional<int> numa_node;
+  std::vector<IbPort> ports;
+};
+
+enum class PciProximity { same_switch = 0, same_numa = 1, other = 2 };  // nearest first
+const char* to_string(PciProximity p);
+std::optional<PciProximity> pci_proximity_from_string(const std::string& text);
+
+struct GpuHcaAffinity {
+  int gpu = 0;  // NVML index
+  std::string gpu_pci;
+  std::optional<int> gpu_numa_node;
+  std::string hca;  // nearest RDMA device, "" when none could be placed
+  std::string hca_pci;
+  std::optional<PciProximity> proximity;  // nullopt when the GPU or every HCA could not be placed
+};
+
+struct CpuInfo {
+  std::string model;
+  int logical_cpus = 0;
+  int numa_nodes = 0;
+};
+
+struct HostInventory {
+  std::string name;
+  std::vector<int> ranks;  // filled in when results are gathered
+  std::vector<GpuInfo> gpus;
+  std::vector<Hca> hcas;
+  std::vector<GpuHcaAffinity> topology;  // nearest HCA per GPU
+  CpuInfo cpu;
+  std::map<std::string, std::string> versions;  // rdma_core, openmpi, nccl, nvidia_driver, kernel, ...
+  std::map<std::string, std::string> env;       // only NCCL_*, UCX_*, OMPI_MCA_*: never the whole environment
+};
+
+}  // namespace ibgpu
