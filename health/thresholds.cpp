@@ -103,8 +103,11 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
   };
 
   std::vector<Measurement> out;
-  for (const auto& [probe, judged, s] : judging) {
-    const ProbeResult& p = *probe;
+  for (const Judging& j : judging) {
+    // Plain names, not structured bindings: the lambda below captures them (clang 14 cannot).
+    const ProbeResult& p = *j.probe;
+    const Judged judged = j.judged;
+    const Shape& s = j.shape;
     auto add = [&](std::optional<double> value, const char* metric, LimitSense sense, const Limit& limit,
                    const char* low, const char* outlier) {
       if (!value) return;
