@@ -5,7 +5,7 @@ namespace ibgpu {
 
 int run_allreduce_command(MpiSession& session, const AllReduceOptions& options) {
   CollectiveOptions collectives = options.collectives;
-  collectives.settings.timeout_s = options.common.timeout_s;
+  collectives.settings.timeout = options.common.timeout;
   Command command;
   command.run = [&](MpiSession& s) {
     RankResult mine;

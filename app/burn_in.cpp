@@ -18,7 +18,7 @@ namespace {
 
 inline constexpr int kTagBurnIn = 106;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) { return Seconds(Clock::now() - t).count(); }
 
 // Rank 0's decision: the seconds to wait before the next round, or none
 // (stop) when a round as long as the last would not end within the duration.
@@ -36,18 +36,17 @@ std::optional<double> decide_next_round(const BurnInOptions& options, Clock::tim
 std::optional<double> next_round_in(MpiSession& session, const BurnInOptions& options, Clock::time_point start,
                                     Clock::time_point round_start) {
   if (!session.world().mpi) return decide_next_round(options, start, round_start);
-  const auto answer =
-      consult(session.comm(), kTagBurnIn, "", std::chrono::duration<double>(options.check.common.timeout_s),
-              [&](const std::vector<std::optional<std::string>>&) {
-                const auto wait = decide_next_round(options, start, round_start);
-                return wait ? std::to_string(*wait) : std::string("stop");
-              });
+  const auto answer = consult(session.comm(), kTagBurnIn, "", options.check.common.timeout,
+                              [&](const std::vector<std::optional<std::string>>&) {
+                                const auto wait = decide_next_round(options, start, round_start);
+                                return wait ? std::to_string(*wait) : std::string("stop");
+                              });
   if (!answer || *answer == "stop") return std::nullopt;
   return std::stod(*answer);
 }
 
 void nap(double seconds) {
-  const Deadline until(std::chrono::duration<double>{seconds});
+  const Deadline until(Seconds{seconds});
   while (!until.expired()) {
     heartbeat();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

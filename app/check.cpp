@@ -107,10 +107,10 @@ RankResult CheckRound::run(MpiSession& s) {
   const double pair_worst_s = worst_case_seconds(only_network, one_round, cost_);
   NetOptions net_options = steps.net;
   if (options_.budget_s)
-    net_options.budget = PairBudget{started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                                  kBudgetForMeasuring * *options_.budget_s)),
-                                    *options_.budget_s, pair_worst_s};
-  auto net = run_network(s, net_options, options_.common.timeout_s);
+    net_options.budget = PairBudget{
+        started + std::chrono::duration_cast<Clock::duration>(Seconds(kBudgetForMeasuring * *options_.budget_s)),
+        *options_.budget_s, pair_worst_s};
+  auto net = run_network(s, net_options, options_.common.timeout);
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());
 
   BetweenSteps between;
@@ -125,13 +125,13 @@ RankResult CheckRound::run(MpiSession& s) {
   between.collectives_estimate_s = worst_case_seconds(only_collectives, shape_, cost_);
   between.retest_round_s = pair_worst_s;
   BetweenOutcome outcome =
-      run_between_steps(s, net_options, options_.profile, between, std::move(net), options_.common.timeout_s);
+      run_between_steps(s, net_options, options_.profile, between, std::move(net), options_.common.timeout);
   mine.probes.insert(mine.probes.end(), outcome.results.begin(), outcome.results.end());
   notes_.insert(notes_.end(), outcome.notes.begin(), outcome.notes.end());
 
   if (outcome.collectives) {
     CollectiveOptions allreduce = steps.allreduce;
-    allreduce.settings.timeout_s = options_.common.timeout_s;
+    allreduce.settings.timeout = options_.common.timeout;
     auto sums = run_collectives(s, allreduce);
     mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
   } else if (options_.collectives && world_.rank == 0) {

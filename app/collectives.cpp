@@ -64,9 +64,9 @@ std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, MPI_Comm
                                                const CollectiveOptions& options) {
   if (name == "nccl") {
     const int device = options.device >= 0 ? options.device : group.self().local_rank;
-    return std::make_unique<NcclAllReduce>(comm, group.rank, group.size, device, options.settings.timeout_s);
+    return std::make_unique<NcclAllReduce>(comm, group.rank, group.size, device, options.settings.timeout);
   }
-  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout_s);
+  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout);
 }
 
 // Whether every rank can run NCCL: the answer for --backend auto. Everyone
@@ -81,7 +81,7 @@ std::string choose_backend(MpiSession& session, const CollectiveOptions& options
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, session.comm(), &request),
             "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.settings.timeout_s)))) {
+  if (!wait_with_deadline(request, Deadline(options.settings.timeout))) {
     flags.abandon();
     return "mpi";
   }
@@ -105,7 +105,7 @@ void label(std::vector<ProbeResult>& results, std::size_t from, Placement placem
 // Ranks absent from a collective's roll call: the timeout is theirs alone (their hosts, their ranks),
 // and for the ranks that came the collective is not measured (skipped, so `unknown`), never failed.
 void absent_from_collective(std::vector<ProbeResult>& results, const std::string& id, const World& world,
-                            const std::vector<int>& absent, Placement placement, double timeout_s) {
+                            const std::vector<int>& absent, Placement placement, Seconds timeout) {
   const std::string what = "the " + std::string(to_string(placement)) + " all-reduce";
   ProbeResult lost;
   lost.id = id;
@@ -116,8 +116,8 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
     if (std::find(lost.scope.hosts.begin(), lost.scope.hosts.end(), host) == lost.scope.hosts.end())
       lost.scope.hosts.push_back(host);
   }
-  lost.error = "not every rank arrived for " + what + ": " + rank_names(world, absent) + " silent for " +
-               std::to_string(static_cast<int>(timeout_s)) + " s";
+  lost.error =
+      "not every rank arrived for " + what + ": " + rank_names(world, absent) + " silent for " + wait_text(timeout);
   Scope present;
   for (const auto& place : world.places) {
     if (std::find(absent.begin(), absent.end(), place.rank) != absent.end()) continue;
@@ -189,7 +189,7 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
     const std::vector<std::size_t> counts = element_counts(s.sizes, s.dtype);
     if (s.check) check_pattern_fits(s.dtype, session.world().size);
     if (options.backend == "mpi") {
-      MpiAllReduce mpi(session.comm(), s.timeout_s);
+      MpiAllReduce mpi(session.comm(), s.timeout);
       for (std::size_t count : counts)
         if (std::string why = mpi.unsupported(s.dtype, count); !why.empty()) return "mpi all-reduce: " + why;
     }
@@ -202,7 +202,7 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
 std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options) {
   set_phase(kPhaseCollectives);
   const World& world = session.world();
-  const std::chrono::duration<double> silence(options.settings.timeout_s);
+  const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
   std::string why_not_nccl;
   std::string backend_name;
@@ -226,7 +226,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
           const std::size_t from = results.size();
           const std::string id = allreduce_probe_id(backend_name.empty() ? options.backend : backend_name);
           if (absent) {
-            absent_from_collective(results, id, world, *absent, placement, options.settings.timeout_s);
+            absent_from_collective(results, id, world, *absent, placement, options.settings.timeout);
           } else {
             ProbeResult r;
             r.id = id;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/deadline.h"
 #include "probes/gpu/cuda_probes.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/kernel_log.h"
@@ -10,9 +11,7 @@ namespace ibgpu {
 
 namespace {
 
-double monotonic_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double monotonic_s() { return Seconds(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 void append(std::vector<ProbeResult>& to, std::vector<ProbeResult> from) {
   for (auto& p : from) to.push_back(std::move(p));

@@ -53,7 +53,7 @@ std::optional<Offer> meet(const PairContext& ctx, const Offer& mine) {
             "MPI_Irecv");
   mpi_check(MPI_Isend(&(*offers)[0], sizeof(Offer), MPI_BYTE, ctx.peer, ctx.tag + kTagNegotiate, ctx.comm, &rs[1]),
             "MPI_Isend");
-  if (!wait_for_peer(rs, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) {
+  if (!wait_for_peer(rs, ctx.peer, ctx.timeout)) {
     offers.abandon();
     return std::nullopt;
   }
@@ -73,7 +73,7 @@ std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions
     r.status = ProbeStatus::timeout;
     r.error = std::string(stop_requested() ? "stopped while meeting" : "no answer to the meeting from") + " host " +
               ctx.peer_host + " rank " + std::to_string(ctx.peer) +
-              (stop_requested() ? "" : why_given_up(ctx.peer, ctx.timeout_s));
+              (stop_requested() ? "" : why_given_up(ctx.peer, ctx.timeout));
     out.push_back(std::move(r));
   }
   return out;
@@ -181,7 +181,7 @@ std::string round_progress(const World& world, const std::string& label, std::si
          std::to_string(round.size()) + (round.size() == 1 ? " pair (" : " pairs (") + short_list(pairs, 3) + ")";
 }
 
-std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s) {
+std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout) {
   const World& world = session.world();
   std::vector<RankRound> rounds;
   try {
@@ -200,10 +200,10 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
                                     : "no rank pairs to measure"));
     return results;
   }
-  return run_rank_rounds(session, options, timeout_s, rounds, 0, "network");
+  return run_rank_rounds(session, options, timeout, rounds, 0, "network");
 }
 
-std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, double timeout_s,
+std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, Seconds timeout,
                                          const std::vector<RankRound>& rounds, std::size_t first_round,
                                          const std::string& label) {
   const World& world = session.world();
@@ -235,13 +235,13 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     ctx.self_host = world.host();
     ctx.peer_host = world.places.at(static_cast<std::size_t>(ctx.peer)).host;
     ctx.tag = kTagNetBase + static_cast<int>(first_round + k) * kTagsPerMeeting;
-    ctx.timeout_s = timeout_s;
+    ctx.timeout = timeout;
     ctx.self_device = rail;
 
     Offer offer = mine;
     double left_s = 0;
     if (options.budget) {
-      left_s = std::chrono::duration<double>(options.budget->end - Clock::now()).count();
+      left_s = Seconds(options.budget->end - Clock::now()).count();
       offer.out_of_budget = left_s < options.budget->pair_worst_s ? 1 : 0;
     }
     const std::optional<Offer> theirs = meet(ctx, offer);

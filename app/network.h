@@ -33,13 +33,13 @@ struct NetOptions {
   std::optional<PairBudget> budget;
 };
 
-std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, double timeout_s);
+std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout);
 
 // The rounds' pairs meet and measure, as in run_network. Rounds are numbered
 // from `first_round` (after any run before, so that a late message of an
 // earlier round never meets a later one); rank 0 prints progress per round
 // with `label` ("network", "re-test 1").
-std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, double timeout_s,
+std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, Seconds timeout,
                                          const std::vector<RankRound>& rounds, std::size_t first_round,
                                          const std::string& label);
 

@@ -175,7 +175,7 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_MAX, session.comm(), &request),
             "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(std::chrono::duration<double>(options.timeout_s))))
+  if (!wait_with_deadline(request, Deadline(options.timeout)))
     throw CallError("MPI_Iallreduce", "not every rank reached the start within the timeout");
   const int any = (*flags)[1];
   if (!problem.empty() && world.size > 1)
@@ -233,13 +233,9 @@ namespace {
 
 // Rank 0 waits for slow but living ranks (heartbeats) up to this long; the
 // others must wait for its release at least that long.
-std::chrono::duration<double> gather_overall(const CommonOptions& options) {
-  return overall_wait(std::chrono::duration<double>(options.timeout_s));
-}
+Seconds gather_overall(const CommonOptions& options) { return overall_wait(options.timeout); }
 
-std::chrono::duration<double> release_wait(const CommonOptions& options) {
-  return gather_overall(options) + 2 * std::chrono::duration<double>(options.timeout_s);
-}
+Seconds release_wait(const CommonOptions& options) { return gather_overall(options) + 2 * options.timeout; }
 
 }  // namespace
 
@@ -257,7 +253,7 @@ int start_job(MpiSession& session, const CommonOptions& options, const Command& 
     const Deadline forever(std::chrono::hours(1));
     while (!forever.expired()) usleep(10000);
   }
-  if (world.mpi) enable_heartbeats(session.comm(), world.rank, std::max(0.05, options.timeout_s / 5));
+  if (world.mpi) enable_heartbeats(session.comm(), world.rank, std::max(0.05, options.timeout.count() / 5));
   return -1;
 }
 
@@ -296,18 +292,17 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   if (world.mpi) {
     MpiMailbox mailbox(session.comm(), kTagGather);
     GatherLimits limits;
-    limits.silence = std::chrono::duration<double>(options.timeout_s);
+    limits.silence = options.timeout;
     limits.overall = gather_overall(options);
     limits.stop_grace = kStopGrace;
     payloads = gather_at_root(mailbox, world.size, payload, limits).payloads;
   }
   for (const auto& p : payloads) all_present = all_present && p.has_value();
 
-  const std::string gave_up =
-      stop_requested()
-          ? "before the job was stopped (signal after " +
-                duration_text(std::chrono::duration<double>(Clock::now() - gather_started).count()) + " of waiting)"
-          : "and was silent for " + duration_text(options.timeout_s);
+  const std::string gave_up = stop_requested()
+                                  ? "before the job was stopped (signal after " +
+                                        duration_text(Seconds(Clock::now() - gather_started).count()) + " of waiting)"
+                                  : "and was silent for " + duration_text(options.timeout.count());
   Report report = assemble(world, payloads, gave_up);
   if (stop_requested()) {
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.

@@ -17,7 +17,7 @@ struct CommonOptions {
   std::string json_path;  // "" none, "-" stdout (then no table)
   std::string format = "table";
   std::string sysfs_root = "/sys";
-  double timeout_s = kDefaultTimeout_s;  // longest wait for any peer (core/waits.h)
+  Seconds timeout = kDefaultTimeout;  // longest wait for any peer (core/waits.h)
   std::vector<std::string> argv;
   int test_stall_rank = -1;  // hidden, for tests: this rank hangs before sending results
 };

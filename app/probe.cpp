@@ -7,7 +7,7 @@ int run_probe(MpiSession& session, const ProbeOptions& options) {
   Command command;
   command.run = [&](MpiSession& s) {
     RankResult mine;
-    mine.probes = run_network(s, options.net, options.common.timeout_s);
+    mine.probes = run_network(s, options.net, options.common.timeout);
     return mine;
   };
   command.judge = [](Report& report) {

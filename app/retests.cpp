@@ -115,7 +115,7 @@ void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double
 }
 
 BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, const Profile& profile,
-                                 const BetweenSteps& steps, std::vector<ProbeResult> network, double timeout_s) {
+                                 const BetweenSteps& steps, std::vector<ProbeResult> network, Seconds timeout) {
   const World& world = session.world();
   BetweenOutcome out;
   out.collectives = steps.collectives;
@@ -128,7 +128,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
   for (int pass = 1;; ++pass) {
     // Rank 0 alone decides, on its clock; everyone follows its answer.
     auto decide = [&](const std::vector<std::optional<std::string>>& payloads) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - steps.started).count();
+      const double elapsed = Seconds(Clock::now() - steps.started).count();
       const bool time_left = !steps.budget_s || elapsed < 0.9 * *steps.budget_s;
       RetestDecision d = decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect,
                                         pass <= steps.passes && time_left, steps.reference_medians);
@@ -145,8 +145,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
       return decision_to_json(d).dump();
     };
     set_phase(static_cast<int>(next_round - 1));  // between the rounds before and after
-    const auto answer =
-        consult(session.comm(), kTagConsult, json(network).dump(), std::chrono::duration<double>(timeout_s), decide);
+    const auto answer = consult(session.comm(), kTagConsult, json(network).dump(), timeout, decide);
     if (!answer) return out;  // rank 0 is silent: the all-reduce's roll call will name it
     RetestDecision d;
     try {
@@ -162,7 +161,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
     if (d.rounds.empty()) return out;
     const std::vector<RankRound> rounds = to_rank_rounds(world, d);
     std::vector<ProbeResult> got =
-        run_rank_rounds(session, net, timeout_s, rounds, next_round, "re-test " + std::to_string(pass));
+        run_rank_rounds(session, net, timeout, rounds, next_round, "re-test " + std::to_string(pass));
     next_round += rounds.size() + 1;
     for (auto& r : got) {
       r.params["retest"] = pass;

@@ -40,10 +40,12 @@ void add_common_options(CLI::App& sub, CommonOptions& options) {
       ->type_name("DIR")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
-  sub.add_option("--timeout", options.timeout_s,
-                 "Longest wait for any peer, in seconds; a silent rank becomes a `timeout` naming its host")
+  // Read as seconds, carried as a duration (core/waits.h).
+  sub.add_option_function<double>(
+         "--timeout", [&options](double seconds) { options.timeout = Seconds(seconds); },
+         "Longest wait for any peer, in seconds; a silent rank becomes a `timeout` naming its host")
       ->check(finite_range(0.1, 86400.0))
-      ->capture_default_str();
+      ->default_str(CLI::detail::to_string(options.timeout.count()));
   // Hidden (empty group): lets the tests produce a hung rank on demand.
   sub.add_option("--test-stall-rank", options.test_stall_rank)->group("");
 }

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     }
     ibgpu::install_stop_handlers();
     try {
-      ibgpu::MpiSession session(argc, argv, std::chrono::duration<double>(common.timeout_s));
+      ibgpu::MpiSession session(argc, argv, common.timeout);
       return sub.run(session);
     } catch (const ibgpu::UsageError& e) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);

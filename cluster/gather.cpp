@@ -6,6 +6,7 @@
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "core/errors.h"
+#include "core/text.h"
 #include "core/waits.h"
 
 namespace ibgpu {
@@ -91,8 +92,7 @@ bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Stat
   }
 }
 
-bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
-                   std::chrono::microseconds nap) {
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, Seconds silence, std::chrono::microseconds nap) {
   Deadline deadline(silence);
   for (unsigned spins = 0;; ++spins) {
     heartbeat();
@@ -117,9 +117,9 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::du
   }
 }
 
-std::string why_given_up(int peer, double silence_s) {
+std::string why_given_up(int peer, Seconds silence) {
   if (moved_on(peer)) return ": it had already left this round";
-  return ": silent for " + seconds_text(silence_s) + " s";
+  return ": silent for " + wait_text(silence);
 }
 
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {
@@ -133,12 +133,6 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 }
 
 namespace {
-
-std::string join_ranks(const std::vector<int>& ranks) {
-  std::string text;
-  for (int r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
-  return text;
-}
 
 std::vector<int> split_ranks(const std::string& text) {
   std::vector<int> ranks;
@@ -154,8 +148,7 @@ std::vector<int> split_ranks(const std::string& text) {
 
 }  // namespace
 
-std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, std::chrono::duration<double> silence,
-                                   const Decide& decide) {
+std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, Seconds silence, const Decide& decide) {
   int rank = 0, size = 1;
   mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -189,10 +182,10 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
   return std::nullopt;
 }
 
-std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence) {
+std::optional<std::vector<int>> roll_call(MPI_Comm comm, Seconds silence) {
   const auto answer = consult(comm, kTagRollCall, "", silence, [](const std::vector<std::optional<std::string>>& got) {
     Gathered g{got};
-    return join_ranks(g.missing());
+    return join(g.missing(), ",");
   });
   if (!answer) return std::nullopt;
   return split_ranks(*answer);

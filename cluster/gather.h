@@ -48,11 +48,11 @@ struct Gathered {
 // A rank is given up on once it has been silent (no result, no heartbeat)
 // for `silence`; `overall` bounds the whole wait regardless.
 struct GatherLimits {
-  std::chrono::duration<double> silence{60};
-  std::chrono::duration<double> overall{3600};
+  Seconds silence{60};
+  Seconds overall{3600};
   std::chrono::microseconds poll_interval{200};
   // After a stop request, keep collecting this long from ranks still heard from.
-  std::chrono::duration<double> stop_grace{0};
+  Seconds stop_grace{0};
 };
 Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const GatherLimits& limits,
                         const ClockFn& clock = &Clock::now);
@@ -67,11 +67,10 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 // Ends at once when a stop was requested. A non-zero `nap` sleeps that long between tests
 // instead: for a side that only waits while its CPU should stay free (the
 // responder of an RDMA bandwidth run, where Soft-RoCE's "HCA" is that CPU).
-bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, std::chrono::duration<double> silence,
-                   std::chrono::microseconds nap = {});
+bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, Seconds silence, std::chrono::microseconds nap = {});
 // Why such a wait gave up on `peer`, to end an error text: ": it had already left this round"
 // or ": silent for S s".
-std::string why_given_up(int peer, double silence_s);
+std::string why_given_up(int peer, Seconds silence);
 
 // Every rank of `comm` sends `payload` to rank 0, which waits for each rank
 // until it has been silent (no payload, no heartbeat) for `silence`, computes
@@ -79,8 +78,7 @@ std::string why_given_up(int peer, double silence_s);
 // every rank that checked in. Returns the answer on rank 0 and those ranks;
 // nullopt on a rank that heard nothing back from a silent rank 0.
 using Decide = std::function<std::string(const std::vector<std::optional<std::string>>& payloads)>;
-std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, std::chrono::duration<double> silence,
-                                   const Decide& decide);
+std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, Seconds silence, const Decide& decide);
 
 // Every rank of `comm` checks in with rank 0, which waits for each rank until it
 // has been silent (no check-in, no heartbeat) for `silence`, and then tells the
@@ -88,7 +86,7 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
 // timeout can name the absent ranks instead of hanging in the collective. On
 // rank 0 and the ranks it answered: the absent ranks (empty when all are
 // there). nullopt on a rank that heard nothing back from a silent rank 0.
-std::optional<std::vector<int>> roll_call(MPI_Comm comm, std::chrono::duration<double> silence);
+std::optional<std::vector<int>> roll_call(MPI_Comm comm, Seconds silence);
 
 // Polls an MPI request until it completes or the deadline expires; on expiry
 // the request is cancelled (when MPI allows) and false is returned. Either wait

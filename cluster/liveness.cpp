@@ -46,7 +46,7 @@ void note_heartbeat(int peer, long long phase) { g_peer_phase[peer] = std::max(p
 void enable_heartbeats(MPI_Comm comm, int rank, double interval_s) {
   g_comm = comm;
   g_rank = rank;
-  g_interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s));
+  g_interval = std::chrono::duration_cast<Clock::duration>(Seconds(interval_s));
   g_last = Clock::now();
   set_heartbeat_audience({});
 }

@@ -80,7 +80,7 @@ bool launched_by_mpi() {
   return false;
 }
 
-MpiSession::MpiSession(int& argc, char**& argv, std::chrono::duration<double> startup_timeout) {
+MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
   const std::string host = local_host_name();
   if (!launched_by_mpi()) {
     // A single process: no MPI at all, so `ibgpu inventory` works anywhere.
@@ -107,8 +107,8 @@ MpiSession::MpiSession(int& argc, char**& argv, std::chrono::duration<double> st
   if (!wait_with_deadline(request, Deadline(startup_timeout))) {
     // No world, no report: say so and end the job rather than hang in MPI_Finalize.
     if (world_.rank == 0)
-      std::fprintf(stderr, "ibgpu: not every rank joined within %s s of starting (a rank is dead or stopped)\n",
-                   seconds_text(startup_timeout.count()).c_str());
+      std::fprintf(stderr, "ibgpu: not every rank joined within %s of starting (a rank is dead or stopped)\n",
+                   wait_text(startup_timeout).c_str());
     MPI_Abort(comm_, 3);
   }
   std::vector<std::string> hosts;
@@ -127,7 +127,7 @@ MpiSession::~MpiSession() {
   MPI_Finalize();
 }
 
-int MpiSession::end(int exit_code, bool all_present, std::chrono::duration<double> wait) {
+int MpiSession::end(int exit_code, bool all_present, Seconds wait) {
   if (!world_.mpi) return exit_code;
   if (world_.rank == 0) {
     if (!all_present) MPI_Abort(comm_, exit_code);

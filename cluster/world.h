@@ -46,7 +46,7 @@ bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
 // MPI_Finalize when a peer is lost.
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv, std::chrono::duration<double> startup_timeout);
+  MpiSession(int& argc, char**& argv, Seconds startup_timeout);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -59,7 +59,7 @@ class MpiSession {
   // release and take its code. With a peer lost MPI_Finalize can hang
   // forever, so the job is aborted with the code instead and this does not
   // return (rank 0 has written its report by then).
-  int end(int exit_code, bool all_present, std::chrono::duration<double> wait);
+  int end(int exit_code, bool all_present, Seconds wait);
 
  private:
   World world_;

@@ -39,10 +39,10 @@ void install_stop_handlers() {
 void request_stop() { mark_stop(); }
 bool stop_requested() { return g_stop != 0; }
 
-std::chrono::duration<double> since_stop() {
+Seconds since_stop() {
   const long long at = g_stop_ns.load();
-  if (g_stop == 0 || at == 0) return std::chrono::duration<double>(0);
-  return std::chrono::duration<double>(static_cast<double>(monotonic_ns() - at) * 1e-9);
+  if (g_stop == 0 || at == 0) return Seconds(0);
+  return Seconds(static_cast<double>(monotonic_ns() - at) * 1e-9);
 }
 
 }  // namespace ibgpu

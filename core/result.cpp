@@ -40,6 +40,12 @@ std::string format_value(double v) {
   return text;
 }
 
+std::optional<std::uint64_t> message_size(const ProbeResult& p) {
+  const auto it = p.params.find("size_B");
+  if (it == p.params.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0) return std::nullopt;
+  return it->get<std::uint64_t>();
+}
+
 std::string gpu_name(const std::string& device) {
   for (const std::string_view prefix : {"cuda:", "GPU", "gpu"})
     if (device.starts_with(prefix) && device.size() > prefix.size()) return "gpu" + device.substr(prefix.size());

@@ -2,6 +2,7 @@
 // What every probe returns: plain data, no I/O. Probes never print and never
 // exit; a broken link is a result with status `error` or `timeout`.
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -133,6 +134,11 @@ inline std::optional<double> typical(const ProbeResult& p, std::string_view name
   const Metric* m = find_metric(p, name);
   return m ? m->typical() : std::nullopt;
 }
+
+// The message size the result was measured at (params.size_B): any
+// non-negative integer (a result built in memory holds a signed one, a parsed
+// report an unsigned one), else nullopt.
+std::optional<std::uint64_t> message_size(const ProbeResult& p);
 
 // A network probe between two hosts.
 inline bool is_pair_probe(const ProbeResult& p) { return p.kind().pair() && p.scope.hosts.size() == 2; }

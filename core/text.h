@@ -7,5 +7,7 @@ namespace ibgpu {
 
 // The items with `separator` between each two: {"a", "b"}, ", " -> "a, b".
 std::string join(const std::vector<std::string>& items, const std::string& separator);
+// Numbers likewise: {1, 2}, "," -> "1,2".
+std::string join(const std::vector<int>& items, const std::string& separator);
 
 }  // namespace ibgpu

@@ -4,9 +4,9 @@
 
 namespace ibgpu {
 
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
+std::string wait_text(Seconds wait) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%g s", wait.count());
   return text;
 }
 

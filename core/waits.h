@@ -1,25 +1,25 @@
 #pragma once
 // The one value every wait is built from: --timeout, the longest silence of
-// any peer. Each wait (a pair's message, an all-reduce, a gather, an
-// agreement) gives up after that much silence; rank 0's gather of slow but
-// living ranks (heartbeats) is capped by overall_wait. Messages name a wait
-// with seconds_text.
+// any peer, carried as a duration. Each wait (a pair's message, an all-reduce,
+// a gather, an agreement) gives up after that much silence; rank 0's gather of
+// slow but living ranks (heartbeats) is capped by overall_wait. Messages name
+// a wait with wait_text.
 #include <algorithm>
 #include <chrono>
 #include <string>
 
+#include "core/deadline.h"
+
 namespace ibgpu {
 
-// --timeout's default, in seconds.
-inline constexpr double kDefaultTimeout_s = 60;
+// --timeout's default.
+inline constexpr Seconds kDefaultTimeout{60};
 
 // The cap on a wait that living, heartbeating peers may keep open: generous,
 // for a fleet's slowest ranks, and never below two hours.
-inline std::chrono::duration<double> overall_wait(std::chrono::duration<double> silence) {
-  return std::max<std::chrono::duration<double>>(std::chrono::hours(2), 100 * silence);
-}
+inline Seconds overall_wait(Seconds silence) { return std::max<Seconds>(std::chrono::hours(2), 100 * silence); }
 
-// A wait's length in messages: "60", "0.5", "1e+04" (printf's %g); callers add " s".
-std::string seconds_text(double seconds);
+// A wait's length in messages: "60 s", "0.5 s", "1e+04 s" (printf's %g).
+std::string wait_text(Seconds wait);
 
 }  // namespace ibgpu

@@ -28,14 +28,6 @@ void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, con
 
 // ---- Probe outcomes: errors, timeouts, wrong data, skipped checks. ---------
 
-// A profile that declares none of a device makes its absence expected.
-bool expected_absent(const ProbeResult& p, const Profile& profile) {
-  if (p.status != ProbeStatus::skipped) return false;
-  if (p.id == kInventoryGpuProbe) return profile.node.expect_gpus == 0;
-  if (p.id == kInventoryRdmaProbe) return profile.node.expect_active_ports == 0;
-  return false;
-}
-
 // A failed or skipped result lands on what it measured, or on each of its nodes.
 std::vector<Entity> local_entities(const ProbeResult& p) {
   if (p.scope.hosts.size() == 1) return {measured_entity(p)};
@@ -68,7 +60,7 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
                     PairEvidence& evidence) {
   for (const auto& p : probes) {
     if (is_local_probe(p)) continue;  // judged by judge_local
-    if (expected_absent(p, profile)) continue;
+    if (absence_expected(p, profile)) continue;
     Finding found = probe_outcome(p);
     if (!is_pair_probe(p)) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);

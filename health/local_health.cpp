@@ -276,12 +276,9 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       }
       Verdict* entity = &book[at];  // until the next entity is added
       if (p.status != ProbeStatus::ok) {
-        // A profile that declares none of a device makes its absence expected.
-        const bool expected = p.status == ProbeStatus::skipped && device.empty() &&
-                              ((is_gpu_probe(p) && profile.node.expect_gpus == 0) ||
-                               (is_port_probe(p) && profile.node.expect_active_ports == 0));
+        if (absence_expected(p, profile)) continue;
         Finding problem = probe_outcome(p);
-        if (!expected) VerdictBook::add(*entity, problem.state, std::move(problem.reason));
+        VerdictBook::add(*entity, problem.state, std::move(problem.reason));
         continue;
       }
       if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, profile);

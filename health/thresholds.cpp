@@ -34,10 +34,9 @@ struct Shape {
 Shape shape_of(const ProbeResult& p) {
   Shape s;
   if (!p.params.is_object()) return s;
+  s.size = message_size(p);
   for (const auto& [key, value] : p.params.items()) {
-    if (key == "size_B" && value.is_number_unsigned())
-      s.size = value.get<std::uint64_t>();
-    else if (key == "nranks" && value.is_number_integer())
+    if (key == "nranks" && value.is_number_integer())
       s.nranks = value.get<std::int64_t>();
     else if (key == "in_place")
       s.in_place = value.is_boolean() && value.get<bool>();
@@ -156,6 +155,14 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     }
   }
   return out;
+}
+
+bool absence_expected(const ProbeResult& p, const Profile& profile) {
+  if (p.status != ProbeStatus::skipped || !p.scope.devices.empty()) return false;
+  const ProbeKind& kind = p.kind();
+  const bool of_gpus = kind.id == kInventoryGpuProbe || kind.subject == ProbeSubject::gpu;
+  const bool of_ports = kind.id == kInventoryRdmaProbe || kind.subject == ProbeSubject::hca_port;
+  return (of_gpus && profile.node.expect_gpus == 0) || (of_ports && profile.node.expect_active_ports == 0);
 }
 
 Finding probe_outcome(const ProbeResult& p) {

@@ -42,6 +42,11 @@ Finding judge_absolute(const Measurement& m);
 // is healthy, skipped unknown, anything else failed (wrong data named as such).
 Finding probe_outcome(const ProbeResult& p);
 
+// A profile that declares none of a device (expect_gpus = 0, expect_active_ports
+// = 0) makes a skipped check of that device, for the whole host, expected:
+// it is not a finding.
+bool absence_expected(const ProbeResult& p, const Profile& profile);
+
 // The entity a measurement of `p` speaks for: the GPU of a one-GPU result,
 // the node of another one-host result, the link between two hosts (or a
 // pseudo-link naming the first and last of more).

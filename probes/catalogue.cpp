@@ -23,7 +23,7 @@ std::optional<std::string> unless_empty(std::string why) {
 
 std::optional<std::string> why_no_rdma(const Sysfs& sysfs, bool need_active) {
   const auto hcas = read_hcas(sysfs);
-  if (hcas.empty()) return "no RDMA device under " + sysfs.path("class/infiniband").string();
+  if (hcas.empty()) return no_rdma_device_text(sysfs);
   if (!need_active) return std::nullopt;
   for (const auto& hca : hcas)
     for (const auto& port : hca.ports)
@@ -56,7 +56,7 @@ std::optional<std::string> why_not_here(const ProbeKind& kind, const Sysfs& sysf
     case Transport::cuda:
       return unless_empty(why_no_cuda_probes());
     case Transport::nccl:
-      return unless_empty(NcclAllReduce(MPI_COMM_NULL, 0, 1, 0, 1.0).unavailable_reason());
+      return unless_empty(NcclAllReduce(MPI_COMM_NULL, 0, 1, 0, Seconds(1)).unavailable_reason());
     case Transport::kernel_log:
       return why_no_kernel_log();
   }

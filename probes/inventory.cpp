@@ -159,8 +159,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
 
   host.hcas = read_hcas(sysfs);
   if (host.hcas.empty()) {
-    out.probes.push_back(
-        skipped(kInventoryRdmaProbe, scope, "no RDMA device under " + (sysfs.root() / "class/infiniband").string()));
+    out.probes.push_back(skipped(kInventoryRdmaProbe, scope, no_rdma_device_text(sysfs)));
   } else {
     ProbeResult rdma;
     rdma.id = kInventoryRdmaProbe;

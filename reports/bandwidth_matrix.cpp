@@ -19,11 +19,7 @@ std::string rail_of(const ProbeResult& p) {
   return to_string(p.kind().transport);  // the transport names the rail when the probe names no device
 }
 
-std::size_t size_of(const ProbeResult& p) {
-  const auto it = p.params.find("size_B");
-  if (it == p.params.end() || !it->is_number_integer() || it->get<long long>() < 0) return 0;
-  return it->get<std::size_t>();
-}
+std::size_t size_of(const ProbeResult& p) { return message_size(p).value_or(0); }
 
 std::optional<double> bandwidth_of(const ProbeResult& p) { return typical(p, "bw_avg_GBps"); }
 

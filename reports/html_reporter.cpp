@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/text.h"
 #include "probes/stats.h"
 #include "reports/html.h"
 #include "reports/reporter.h"
@@ -35,12 +36,6 @@ svg.heatmap[data-detail=cells] rect.cell{stroke:#fff;stroke-width:1px;vector-eff
 .legend .swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:.3em;border:1px solid #999}
 .notes li{color:#8a4b00}
 )";
-
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : sep) + item;
-  return text;
-}
 
 std::string state_badge(const char* state) {
   return std::string("<span class=\"state state-") + state + "\">" + state + "</span>";

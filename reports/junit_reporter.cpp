@@ -79,10 +79,7 @@ struct Suite {
 std::string scope_name(const ProbeResult& p) {
   std::string name = join(p.scope.hosts, "<->");
   if (!p.scope.devices.empty()) name += " " + join(p.scope.devices, ",");
-  // Any non-negative integer: a result built in memory holds a signed one, a parsed report an unsigned one.
-  if (auto size = p.params.find("size_B");
-      size != p.params.end() && size->is_number_integer() && size->get<long long>() >= 0)
-    name += " " + format_size(size->get<std::size_t>());
+  if (const auto size = message_size(p)) name += " " + format_size(*size);
   for (const char* key : {"direction", "placement", "group"})
     if (auto it = p.params.find(key); it != p.params.end() && it->is_string()) name += " " + it->get<std::string>();
   if (p.params.value("in_place", false)) name += " in-place";

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/inventory.h"
+#include "core/text.h"
 #include "probes/stats.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
@@ -17,51 +18,14 @@ namespace {
 
 using Align = TextTable::Align;
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string text;
-  for (const auto& item : items) {
-    if (!text.empty()) text += sep;
-    text += item;
-  }
-  return text;
-}
-
-std::string join_ints(const std::vector<int>& items) {
-  std::string text;
-  for (int i : items) {
-    if (!text.empty()) text += ',';
-    text += std::to_string(i);
-  }
-  return text;
-}
-
 // The long tables compose their cells in the table's own text (append_* on
 // TextTable::cell_text()) rather than in a string per cell: a fleet's report
 // has hundreds of thousands of rows.
 
-void append_join(std::string& out, const std::vector<std::string>& items, std::string_view sep) {
-  const std::size_t begin = out.size();
-  for (const auto& item : items) {
-    if (out.size() > begin) out += sep;
-    out += item;
-  }
-}
-
-void append_ints(std::string& out, const std::vector<int>& items) {
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    char text[16];
-    out.append(text, std::to_chars(text, text + sizeof text, items[i]).ptr);
-  }
-}
-
 void append_scope(std::string& out, const Scope& scope) {
   const std::size_t begin = out.size();
-  append_join(out, scope.hosts, "<->");
-  if (!scope.devices.empty()) {
-    out += ' ';
-    append_join(out, scope.devices, ",");
-  }
+  out += join(scope.hosts, "<->");
+  if (!scope.devices.empty()) out += ' ' + join(scope.devices, ",");
   if (out.size() == begin) out += '-';
 }
 
@@ -149,13 +113,13 @@ void print_hosts(const Report& r, std::ostream& out) {
   for (const auto& h : r.hosts) {
     // A command that does not describe hosts (probe) lists them by name only.
     if (h.versions.empty()) {
-      table.add_row({h.name, join_ints(h.ranks), "-", "-", "-", "-", "-", ""});
+      table.add_row({h.name, join(h.ranks, ","), "-", "-", "-", "-", "-", ""});
       continue;
     }
     std::vector<std::string> versions;
     for (const auto& key : {"rdma_core", "mpi", "nccl", "nvidia_driver", "cuda_driver"})
       if (auto it = h.versions.find(key); it != h.versions.end()) versions.push_back(it->first + " " + it->second);
-    table.add_row({h.name, join_ints(h.ranks), std::to_string(h.gpus.size()), std::to_string(h.hcas.size()),
+    table.add_row({h.name, join(h.ranks, ","), std::to_string(h.gpus.size()), std::to_string(h.hcas.size()),
                    std::to_string(port_count(h, true)) + "/" + std::to_string(port_count(h, false)),
                    std::to_string(h.cpu.logical_cpus), std::to_string(h.cpu.numa_nodes), join(versions, ", ")});
   }
@@ -213,7 +177,7 @@ void print_devices(const Report& r, std::ostream& out) {
 
 // A group's measurement of one size (rank 0 of the group reports it).
 bool is_allreduce_row(const ProbeResult& p) {
-  return p.kind().all_reduce() && p.status == ProbeStatus::ok && p.params.contains("size_B");
+  return p.kind().all_reduce() && p.status == ProbeStatus::ok && message_size(p).has_value();
 }
 
 bool is_local_check(const ProbeResult& p) { return p.kind().stage == ProbeStage::local; }
@@ -329,10 +293,10 @@ void print_network(const Report& r, std::ostream& out) {
     table.cell(p.id);
     append_scope(table.cell_text(), p.scope);
     table.end_cell();
-    append_ints(table.cell_text(), p.scope.ranks);
+    table.cell_text() += join(p.scope.ranks, ",");
     table.end_cell();
-    const auto size = p.params.find("size_B");
-    table.cell(size != p.params.end() ? format_size(size->get<std::size_t>()) : "-");
+    const auto size = message_size(p);
+    table.cell(size ? format_size(*size) : "-");
     table.cell(to_string(p.status));
     value_cell(find_metric(p, "bw_avg_GBps"));
     value_cell(find_metric(p, "bw_avg_Gbps"));
@@ -401,7 +365,7 @@ void print_allreduce(const Report& r, std::ostream& out) {
                                    param_text(p, "placement"),
                                    param_text(p, "group"),
                                    param_text(p, "nranks"),
-                                   format_size(p.params.value("size_B", std::size_t{0})),
+                                   format_size(message_size(p).value_or(0)),
                                    param_text(p, "count"),
                                    param_text(p, "dtype")};
     double slowest_time = -1, slowest_rank = 0;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/text.h"
 #include "health/admission.h"
 
 namespace ibgpu {
@@ -28,19 +29,13 @@ bool gpu_index(const std::string& part, std::string& index) {
   return true;
 }
 
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
 // A list as a label value: the sanitised items joined by '.', "none" when
 // empty, and a count when it would not fit (the annotation keeps the list).
 std::string list_label(const std::vector<std::string>& usable, std::size_t total) {
   if (usable.empty()) return "none";
   std::vector<std::string> items;
   for (const auto& item : usable) items.push_back(kubernetes_label_value(item));
-  const std::string list = joined(items, ".");
+  const std::string list = join(items, ".");
   if (list.size() <= kLabelValueMax) return list;
   return std::to_string(usable.size()) + "-of-" + std::to_string(total);
 }
@@ -66,8 +61,8 @@ KubernetesNode node_entry(const Verdict& node) {
   k.labels["ibgpu.io/usable-gpu-count"] = std::to_string(gpus.size());
   k.labels["ibgpu.io/usable-rails"] = list_label(rails, rails_total);
   k.labels["ibgpu.io/usable-rail-count"] = std::to_string(rails.size());
-  k.annotations["ibgpu.io/usable"] = joined(node.usable, ",");
-  k.annotations["ibgpu.io/excluded"] = joined(node.excluded, ",");
+  k.annotations["ibgpu.io/usable"] = join(node.usable, ",");
+  k.annotations["ibgpu.io/excluded"] = join(node.excluded, ",");
   k.annotations["ibgpu.io/reasons"] = short_reasons(node);
   if (*node.action == Action::drain)
     k.taints.push_back({"ibgpu.io/unhealthy", kubernetes_label_value(to_string(node.state)), "NoSchedule"});

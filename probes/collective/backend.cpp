@@ -10,16 +10,16 @@ namespace ibgpu {
 
 namespace {
 
-std::string timeout_text(const std::string& waited_for, double timeout_s) {
+std::string timeout_text(const std::string& waited_for, Seconds timeout) {
   if (stop_requested()) return "stopped while waiting for " + waited_for + " (" + error_origin() + ")";
-  return "no completion of " + waited_for + " within " + seconds_text(timeout_s) + " s (" + error_origin() +
+  return "no completion of " + waited_for + " within " + wait_text(timeout) + " (" + error_origin() +
          "): a rank is stopped, dead or stuck";
 }
 
 }  // namespace
 
-CollectiveTimeout::CollectiveTimeout(const std::string& waited_for, double timeout_s)
-    : std::runtime_error(timeout_text(waited_for, timeout_s)), waited_for_(waited_for) {}
+CollectiveTimeout::CollectiveTimeout(const std::string& waited_for, Seconds timeout)
+    : std::runtime_error(timeout_text(waited_for, timeout)), waited_for_(waited_for) {}
 
 std::string describe_allreduce(const char* call, bool in_place, std::size_t count, DType type) {
   return std::string(call) + " of " + std::to_string(count) + " x " + to_string(type) +

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/deadline.h"
 #include "probes/collective/dtype.h"
 
 namespace ibgpu {
@@ -17,7 +18,7 @@ namespace ibgpu {
 class CollectiveTimeout : public std::runtime_error {
  public:
   // `waited_for`: e.g. "MPI_Iallreduce of 262144 x float, in-place (iteration 3 of 25)".
-  CollectiveTimeout(const std::string& waited_for, double timeout_s);
+  CollectiveTimeout(const std::string& waited_for, Seconds timeout);
   const std::string& waited_for() const { return waited_for_; }
 
  private:

@@ -16,8 +16,6 @@ namespace ibgpu {
 
 namespace {
 
-using Seconds = std::chrono::duration<double>;
-
 MPI_Datatype mpi_type(DType type) {
   switch (type) {
     case DType::f32:
@@ -55,7 +53,7 @@ bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
 
 }  // namespace
 
-MpiAllReduce::MpiAllReduce(MPI_Comm comm, double timeout_s) : comm_(comm), timeout_s_(timeout_s) {}
+MpiAllReduce::MpiAllReduce(MPI_Comm comm, Seconds timeout) : comm_(comm), timeout_(timeout) {}
 
 MpiAllReduce::~MpiAllReduce() {
   if (!abandoned_) return;
@@ -113,7 +111,7 @@ MPI_Request MpiAllReduce::start(bool in_place, std::size_t count, DType type) {
 double MpiAllReduce::run_timed(bool in_place, std::size_t count, DType type, int warmup, int iters) {
   require(count, type);
   if (iters < 1 || warmup < 0) throw std::invalid_argument("run_timed: iters >= 1 and warmup >= 0 required");
-  const Seconds timeout(timeout_s_);
+  const Seconds timeout(timeout_);
   Clock::time_point started{};
   for (int it = 0; it < warmup + iters; ++it) {
     if (it == warmup) started = Clock::now();
@@ -122,13 +120,13 @@ double MpiAllReduce::run_timed(bool in_place, std::size_t count, DType type, int
     if (stop_requested())
       throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (iteration " +
                                   std::to_string(it + 1) + " of " + std::to_string(warmup + iters) + ")",
-                              timeout_s_);
+                              timeout_);
     MPI_Request request = start(in_place, count, type);
     if (!spin_until_complete(request, Deadline(timeout))) {
       abandoned_ = true;
       throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (iteration " +
                                   std::to_string(it + 1) + " of " + std::to_string(warmup + iters) + ")",
-                              timeout_s_);
+                              timeout_);
     }
   }
   return Seconds(Clock::now() - started).count() / iters;
@@ -142,10 +140,10 @@ std::uint64_t MpiAllReduce::check(bool in_place, std::size_t count, DType type) 
   // Poisoned (NaN, or -1 for int32): an all-reduce that writes nothing cannot pass.
   if (!in_place) std::memset(recv_.data(), 0xff, count * dtype_size(type));
   MPI_Request request = start(in_place, count, type);
-  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s_)))) {
+  if (!wait_with_deadline(request, Deadline(timeout_))) {
     abandoned_ = true;
     throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (correctness check)",
-                            timeout_s_);
+                            timeout_);
   }
   if (rank_ == faults.corrupt_result_rank && count > 0) flip_lowest_bit(type, recv_.data(), count / 2);
   return count_wrong(type, recv_.data(), size_, count);

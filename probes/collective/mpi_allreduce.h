@@ -13,8 +13,8 @@ namespace ibgpu {
 class MpiAllReduce final : public AllReduceBackend {
  public:
   // `comm` must return errors, not abort (MpiSession's communicator does).
-  // Each all-reduce gets `timeout_s` to complete.
-  MpiAllReduce(MPI_Comm comm, double timeout_s);
+  // Each all-reduce gets `timeout` to complete.
+  MpiAllReduce(MPI_Comm comm, Seconds timeout);
   ~MpiAllReduce() override;
   MpiAllReduce(const MpiAllReduce&) = delete;
   MpiAllReduce& operator=(const MpiAllReduce&) = delete;
@@ -33,7 +33,7 @@ class MpiAllReduce final : public AllReduceBackend {
   MPI_Request start(bool in_place, std::size_t count, DType type);
 
   MPI_Comm comm_;
-  double timeout_s_;
+  Seconds timeout_;
   int rank_ = 0, size_ = 1;
   std::vector<std::byte> send_, recv_;
   // A wait timed out and its request is still in MPI's hands; the buffers must outlive it.

@@ -21,8 +21,6 @@ namespace ibgpu {
 
 namespace {
 
-using Seconds = std::chrono::duration<double>;
-
 // All-reduces in flight at once. Enough to keep the GPU busy back to back, and
 // far below CUDA's launch queue (about a thousand entries): past it a launch
 // blocks inside CUDA, where no deadline reaches when a peer is gone.
@@ -50,12 +48,12 @@ struct NcclAllReduce::State {
   bool abandoned = false;  // ncclCommInitRank never returned: a helper thread is still inside libnccl
 };
 
-NcclAllReduce::NcclAllReduce(MPI_Comm comm, int rank, int nranks, int local_rank, double timeout_s)
+NcclAllReduce::NcclAllReduce(MPI_Comm comm, int rank, int nranks, int local_rank, Seconds timeout)
     : comm_(comm),
       rank_(rank),
       nranks_(nranks),
       local_rank_(local_rank),
-      timeout_s_(timeout_s),
+      timeout_(timeout),
       state_(std::make_unique<State>()) {}
 
 NcclAllReduce::~NcclAllReduce() {
@@ -126,8 +124,8 @@ void NcclAllReduce::init_comm() {
   if (nranks_ > 1) {
     MPI_Request request = MPI_REQUEST_NULL;
     mpi_check(MPI_Ibcast(&id, sizeof id, MPI_BYTE, 0, comm_, &request), "MPI_Ibcast");
-    if (!wait_with_deadline(request, Deadline(Seconds(timeout_s_))))
-      throw CollectiveTimeout("MPI_Ibcast of the NCCL unique id from rank 0", timeout_s_);
+    if (!wait_with_deadline(request, Deadline(timeout_)))
+      throw CollectiveTimeout("MPI_Ibcast of the NCCL unique id from rank 0", timeout_);
   }
   // ncclCommInitRank waits for every rank and takes no timeout: it runs on a
   // helper thread, so a rank lost now is a timeout here rather than a hang.
@@ -144,12 +142,12 @@ void NcclAllReduce::init_comm() {
     if (pending->cuda_rc == CudaRuntime::kSuccess) pending->nccl_rc = init(&pending->comm, nranks, id, rank);
     pending->done.store(true, std::memory_order_release);
   }).detach();
-  const Deadline deadline{Seconds(timeout_s_)};
+  const Deadline deadline{timeout_};
   while (!pending->done.load(std::memory_order_acquire)) {
     heartbeat();
     if (deadline.expired()) {
       s.abandoned = true;
-      throw CollectiveTimeout("ncclCommInitRank of " + std::to_string(nranks_) + " ranks", timeout_s_);
+      throw CollectiveTimeout("ncclCommInitRank of " + std::to_string(nranks_) + " ranks", timeout_);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -173,7 +171,7 @@ void NcclAllReduce::require(std::size_t count, DType type) {
   if (s.comm) s.comm->abort();  // in-flight kernels exit, so the buffers can be freed later
   s.comm.reset();
   s.aborted = true;
-  throw CollectiveTimeout(what, timeout_s_);
+  throw CollectiveTimeout(what, timeout_);
 }
 
 // Every 1024 polls: a heartbeat, NCCL's own verdict on the communicator (a
@@ -194,7 +192,7 @@ void NcclAllReduce::poll_health(const Deadline& deadline, const std::string& wha
 
 void NcclAllReduce::wait_event(std::size_t slot, const std::string& what) {
   State& s = *state_;
-  const Deadline deadline{Seconds(timeout_s_)};
+  const Deadline deadline{timeout_};
   for (unsigned polls = 1;; ++polls) {
     const auto rc = s.cuda.event_query(s.events[slot].get());
     if (rc == CudaRuntime::kSuccess) return;
@@ -205,7 +203,7 @@ void NcclAllReduce::wait_event(std::size_t slot, const std::string& what) {
 
 void NcclAllReduce::wait_stream(const std::string& what) {
   State& s = *state_;
-  const Deadline deadline{Seconds(timeout_s_)};
+  const Deadline deadline{timeout_};
   for (unsigned polls = 1;; ++polls) {
     const auto rc = s.cuda.stream_query(s.stream->get());
     if (rc == CudaRuntime::kSuccess) return;
@@ -215,7 +213,7 @@ void NcclAllReduce::wait_stream(const std::string& what) {
 }
 
 // Each all-reduce is followed by an event, so a wait measures silence (no
-// all-reduce completing for timeout_s), not the length of a long batch.
+// all-reduce completing for timeout), not the length of a long batch.
 void NcclAllReduce::launch(bool in_place, std::size_t count, DType type, const std::string& what) {
   State& s = *state_;
   if (s.in_flight == kWindow) {

@@ -17,8 +17,8 @@ class NcclAllReduce final : public AllReduceBackend {
   // The NCCL unique id travels from rank 0 over `comm` (MPI_COMM_NULL is
   // allowed for a single process, nranks 1). The device is the rank's local
   // rank among the visible CUDA devices (device 0 when the launcher shows each
-  // rank one device). Every wait gets `timeout_s`.
-  NcclAllReduce(MPI_Comm comm, int rank, int nranks, int local_rank, double timeout_s);
+  // rank one device). Every wait gets `timeout`.
+  NcclAllReduce(MPI_Comm comm, int rank, int nranks, int local_rank, Seconds timeout);
   ~NcclAllReduce() override;
   NcclAllReduce(const NcclAllReduce&) = delete;
   NcclAllReduce& operator=(const NcclAllReduce&) = delete;
@@ -45,7 +45,7 @@ class NcclAllReduce final : public AllReduceBackend {
 
   MPI_Comm comm_;
   int rank_, nranks_, local_rank_;
-  double timeout_s_;
+  Seconds timeout_;
   std::unique_ptr<State> state_;
 };
 

@@ -20,15 +20,13 @@ namespace ibgpu {
 
 namespace {
 
-using Seconds = std::chrono::duration<double>;
-
 std::vector<std::size_t> validate(const AllReduceBackend& backend, const World& world,
                                   const AllReduceSettings& settings) {
   if (settings.sizes.empty()) throw UsageError("all-reduce: no message sizes given");
   if (settings.iters < 1) throw UsageError("all-reduce: iterations must be at least 1");
   if (settings.warmup < 0) throw UsageError("all-reduce: warmup iterations cannot be negative");
   if (!settings.in_place && !settings.out_of_place) throw UsageError("all-reduce: neither in-place nor out-of-place");
-  if (!(settings.timeout_s > 0)) throw UsageError("all-reduce: the timeout must be positive");
+  if (!(settings.timeout > Seconds(0))) throw UsageError("all-reduce: the timeout must be positive");
   std::vector<std::size_t> counts;
   try {
     counts = element_counts(settings.sizes, settings.dtype);
@@ -44,12 +42,12 @@ std::vector<std::size_t> validate(const AllReduceBackend& backend, const World& 
 
 // Every rank's `mine` combined by `op` (MPI_SUM, MPI_MAX); nullopt when not every rank
 // answered in time.
-std::optional<double> agreed(MPI_Comm comm, const World& world, double mine, MPI_Op op, double timeout_s) {
+std::optional<double> agreed(MPI_Comm comm, const World& world, double mine, MPI_Op op, Seconds timeout) {
   if (!world.mpi) return mine;
   TransferMemory<std::array<double, 2>> values(std::array<double, 2>{mine, 0});  // mine, combined
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Iallreduce(&(*values)[0], &(*values)[1], 1, MPI_DOUBLE, op, comm, &request), "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
+  if (!wait_with_deadline(request, Deadline(timeout))) {
     values.abandon();
     return std::nullopt;
   }
@@ -57,8 +55,8 @@ std::optional<double> agreed(MPI_Comm comm, const World& world, double mine, MPI
 }
 
 // How many ranks raise a flag; nullopt when not every rank answered in time.
-std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, double timeout_s) {
-  const auto total = agreed(comm, world, mine ? 1 : 0, MPI_SUM, timeout_s);  // exact: small integers
+std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, Seconds timeout) {
+  const auto total = agreed(comm, world, mine ? 1 : 0, MPI_SUM, timeout);  // exact: small integers
   if (!total) return std::nullopt;
   return static_cast<int>(*total);
 }
@@ -79,7 +77,7 @@ std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm,
   out = {};
   if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
   const double first = backend.run_timed(c.in_place, c.count, c.dtype, 0, 1);
-  const auto pace = agreed(comm, world, first, MPI_MAX, settings.timeout_s);
+  const auto pace = agreed(comm, world, first, MPI_MAX, settings.timeout);
   if (!pace) return std::nullopt;
   out.first_iteration_s = *pace;
   // From agreed numbers only: a rank's own clock would give it its own count, and ranks that run
@@ -95,7 +93,7 @@ std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm,
 
 // Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.
 std::optional<std::vector<RankOutcome>> gather_outcomes(MPI_Comm comm, const World& world, const RankOutcome& mine,
-                                                        double timeout_s) {
+                                                        Seconds timeout) {
   if (!world.mpi) return std::vector<RankOutcome>{mine};
   // A wrong count travels as a double (exact below 2^53); -1 means not checked.
   TransferMemory<std::array<double, 2>> sent(
@@ -104,7 +102,7 @@ std::optional<std::vector<RankOutcome>> gather_outcomes(MPI_Comm comm, const Wor
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Igather(sent->data(), 2, MPI_DOUBLE, gathered->data(), 2, MPI_DOUBLE, 0, comm, &request),
             "MPI_Igather");
-  if (!wait_with_deadline(request, Deadline(Seconds(timeout_s)))) {
+  if (!wait_with_deadline(request, Deadline(timeout))) {
     sent.abandon();
     gathered.abandon();
     return std::nullopt;
@@ -134,8 +132,8 @@ ProbeResult own_result(const std::string& id, ProbeStatus status, const World& w
   return r;
 }
 
-std::string not_agreed(const char* stage, double timeout_s) {
-  return std::string("not every rank reached the all-reduce ") + stage + " within " + seconds_text(timeout_s) + " s (" +
+std::string not_agreed(const char* stage, Seconds timeout) {
+  return std::string("not every rank reached the all-reduce ") + stage + " within " + wait_text(timeout) + " (" +
          error_origin() + "): a rank is stopped, dead or stuck";
 }
 
@@ -146,7 +144,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
   const std::string reason = backend.unavailable_reason();
   const std::vector<std::size_t> counts = validate(backend, world, settings);
   const std::string id = allreduce_probe_id(backend.name());
-  const double timeout_s = settings.timeout_s;
+  const Seconds timeout = settings.timeout;
   nlohmann::json sweep = {{"sizes_B", settings.sizes},
                           {"dtype", to_string(settings.dtype)},
                           {"iters", settings.iters},
@@ -155,13 +153,13 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
   std::vector<ProbeResult> results;
 
   // 1. Can every rank run the backend? NCCL needs all ranks or none.
-  const auto unavailable = count_flags(comm, world, !reason.empty(), timeout_s);
+  const auto unavailable = count_flags(comm, world, !reason.empty(), timeout);
   if (!reason.empty()) {
     results.push_back(own_result(id, ProbeStatus::skipped, world, "", sweep, reason));
     return results;
   }
   if (!unavailable) {
-    results.push_back(own_result(id, ProbeStatus::timeout, world, "", sweep, not_agreed("start", timeout_s)));
+    results.push_back(own_result(id, ProbeStatus::timeout, world, "", sweep, not_agreed("start", timeout)));
     return results;
   }
   if (*unavailable > 0) {
@@ -185,13 +183,13 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
   } catch (const std::exception& e) {
     prepare_failure = own_result(id, ProbeStatus::error, world, device, sweep, e.what());
   }
-  const auto unprepared = count_flags(comm, world, prepare_failure.has_value(), timeout_s);
+  const auto unprepared = count_flags(comm, world, prepare_failure.has_value(), timeout);
   if (prepare_failure) {
     results.push_back(std::move(*prepare_failure));
     return results;
   }
   if (!unprepared) {
-    results.push_back(own_result(id, ProbeStatus::timeout, world, device, sweep, not_agreed("setup", timeout_s)));
+    results.push_back(own_result(id, ProbeStatus::timeout, world, device, sweep, not_agreed("setup", timeout)));
     return results;
   }
   if (*unprepared > 0) {
@@ -221,10 +219,11 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
       const double bytes = static_cast<double>(settings.sizes[i]);
       if (pace_per_byte && *pace_per_byte * bytes > settings.time_cap_s) {
         if (world.rank == 0) {
-          ProbeResult r = skipped(
-              id, world_scope(world),
-              "not run: one iteration would take about " + seconds_text(std::round(*pace_per_byte * bytes * 10) / 10) +
-                  " s at the pace measured so far, past the " + seconds_text(settings.time_cap_s) + " s time cap");
+          ProbeResult r = skipped(id, world_scope(world),
+                                  "not run: one iteration would take about " +
+                                      wait_text(Seconds(std::round(*pace_per_byte * bytes * 10) / 10)) +
+                                      " at the pace measured so far, past the " +
+                                      wait_text(Seconds(settings.time_cap_s)) + " time cap");
           r.params = allreduce_params(c);
           results.push_back(std::move(r));
         }
@@ -237,7 +236,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
         if (cap.first_iteration_s) pace_per_byte = *cap.first_iteration_s / bytes;
         if (!seconds) {
           results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
-                                       not_agreed("iteration count", timeout_s)));
+                                       not_agreed("iteration count", timeout)));
           return results;
         }
         mine.seconds = *seconds;
@@ -249,10 +248,10 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
         results.push_back(own_result(id, ProbeStatus::error, world, device, allreduce_params(c), e.what()));
         return results;
       }
-      const auto outcomes = gather_outcomes(comm, world, mine, timeout_s);
+      const auto outcomes = gather_outcomes(comm, world, mine, timeout);
       if (!outcomes) {
         results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
-                                     not_agreed("timing gather", timeout_s)));
+                                     not_agreed("timing gather", timeout)));
         return results;
       }
       if (settings.progress)

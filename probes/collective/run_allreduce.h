@@ -21,8 +21,8 @@ struct AllReduceSettings {
   int warmup = 5;
   bool out_of_place = true;
   bool in_place = true;
-  bool check = true;                     // re-fill with the pattern, run once untimed, compare bit-exactly
-  double timeout_s = kDefaultTimeout_s;  // every wait: one all-reduce, an agreement, the gathering of times
+  bool check = true;                  // re-fill with the pattern, run once untimed, compare bit-exactly
+  Seconds timeout = kDefaultTimeout;  // every wait: one all-reduce, an agreement, the gathering of times
   // Longest run of one case: after the warmup the ranks agree on the iterations that fit it
   // (the slowest rank's warmup speaks), never fewer than one; no warmup, no cap.
   double time_cap_s = 3;

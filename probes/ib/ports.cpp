@@ -110,6 +110,10 @@ IbPort read_port(const Sysfs& sysfs, const std::string& device, int port) {
   return p;
 }
 
+std::string no_rdma_device_text(const Sysfs& sysfs) {
+  return "no RDMA device under " + sysfs.path("class/infiniband").string();
+}
+
 std::vector<Hca> read_hcas(const Sysfs& sysfs) {
   std::vector<Hca> hcas;
   for (const auto& name : sysfs.list("class/infiniband")) {

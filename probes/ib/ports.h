@@ -18,6 +18,8 @@ std::optional<LinkRate> parse_rate(const std::string& text);
 
 // Every RDMA device under the root's class/infiniband; empty when there is none.
 std::vector<Hca> read_hcas(const Sysfs& sysfs);
+// Why read_hcas found nothing: "no RDMA device under <root>/class/infiniband".
+std::string no_rdma_device_text(const Sysfs& sysfs);
 IbPort read_port(const Sysfs& sysfs, const std::string& device, int port);
 
 }  // namespace ibgpu

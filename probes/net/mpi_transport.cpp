@@ -34,10 +34,10 @@ void stop_if_requested() {
 
 // Waits for the pair's requests; a silent peer ends the measurement.
 void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const char* waiting_for) {
-  if (wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(ctx.timeout_s))) return;
+  if (wait_for_peer(requests, ctx.peer, ctx.timeout)) return;
   const std::string peer = "host " + ctx.peer_host + " rank " + std::to_string(ctx.peer);
   if (stop_requested()) throw PeerSilent{std::string("stopped while waiting for ") + waiting_for + " from " + peer};
-  throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + why_given_up(ctx.peer, ctx.timeout_s)};
+  throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + why_given_up(ctx.peer, ctx.timeout)};
 }
 
 MPI_Request post_send(const void* buf, std::size_t bytes, const PairContext& ctx, int tag) {
@@ -61,8 +61,6 @@ void rendezvous(const PairContext& ctx) {
                               post_send(&(*ids)[0], sizeof(int), ctx, kReady)};
   wait_all(rs, ctx, "handshake");
 }
-
-using Seconds = std::chrono::duration<double>;
 
 // Byte 0 of the first message of an iteration (bandwidth) or of the ping (latency) says whether
 // the initiator ends the measurement with it (its time cap, see CappedLoop): the peer follows.

@@ -2,7 +2,7 @@
 // Point-to-point measurements between two ranks. Both ranks of a pair call
 // the same transport method with mirrored contexts; the initiator (lower
 // rank) reports the results. A peer that dies or hangs is a `timeout`
-// result, never a hang: every wait obeys `timeout_s`.
+// result, never a hang: every wait obeys `timeout`.
 #include <mpi.h>
 
 #include <chrono>
@@ -22,7 +22,7 @@ struct PairContext {
   bool initiator = false;  // self < peer
   std::string self_host, peer_host;
   int tag = 0;  // unique to this pair meeting; a transport may use tag..tag+15
-  double timeout_s = kDefaultTimeout_s;
+  Seconds timeout = kDefaultTimeout;
   std::string self_device, peer_device;  // rail, e.g. "mlx5_0:1"; empty for MPI
 };
 
@@ -80,7 +80,7 @@ class CappedLoop {
   bool over() const;
   int warmup_, iters_;
   std::chrono::steady_clock::time_point began_;
-  std::chrono::duration<double> cap_;
+  Seconds cap_;
   bool capped_ = false;
 };
 

@@ -47,8 +47,8 @@ class ScriptedMailbox : public Mailbox {
 
 GatherLimits limits(double silence_s, double overall_s = 3600) {
   GatherLimits l;
-  l.silence = std::chrono::duration<double>(silence_s);
-  l.overall = std::chrono::duration<double>(overall_s);
+  l.silence = Seconds(silence_s);
+  l.overall = Seconds(overall_s);
   l.poll_interval = std::chrono::microseconds(0);
   return l;
 }

@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "core/errors.h"
+#include "core/text.h"
 #include "probes/net/verbs/verbs_check.h"
 #include "probes/net/verbs/verbs_handles.h"
 #include "probes/sysfs.h"
@@ -27,11 +28,8 @@ bool valid_device_name(const std::string& name) {
   });
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out.empty() ? "none" : out;
-}
+// "mlx5_0, mlx5_1", or "none".
+std::string names_or_none(const std::vector<std::string>& names) { return names.empty() ? "none" : join(names, ", "); }
 
 }  // namespace
 
@@ -112,7 +110,7 @@ std::string unavailable_reason(const Survey& survey) {
       why.push_back(device.name + ":" + std::to_string(port.port) + " " + port.state);
     if (device.problem.empty() && device.ports.empty()) why.push_back(device.name + " has no ports");
   }
-  return "no ACTIVE RDMA port (" + join(why) + ")";
+  return "no ACTIVE RDMA port (" + names_or_none(why) + ")";
 }
 
 DeviceSpec resolve_device(const DeviceSpec& spec, const Survey& survey) {
@@ -126,7 +124,8 @@ DeviceSpec resolve_device(const DeviceSpec& spec, const Survey& survey) {
   for (const auto& device : survey.devices) names.push_back(device.name);
   const auto it = std::find_if(survey.devices.begin(), survey.devices.end(),
                                [&](const DeviceSurvey& d) { return d.name == spec.device; });
-  if (it == survey.devices.end()) throw UsageError("no RDMA device " + spec.device + " (have: " + join(names) + ")");
+  if (it == survey.devices.end())
+    throw UsageError("no RDMA device " + spec.device + " (have: " + names_or_none(names) + ")");
   if (!it->problem.empty()) throw std::runtime_error("RDMA device " + it->name + " unusable: " + it->problem);
   std::vector<std::string> ports;
   for (const auto& port : it->ports) {
@@ -139,8 +138,8 @@ DeviceSpec resolve_device(const DeviceSpec& spec, const Survey& survey) {
                                ", not PORT_ACTIVE");
     return spec;
   }
-  throw UsageError("RDMA device " + it->name + " has no port " + std::to_string(spec.port) + " (ports: " + join(ports) +
-                   ")");
+  throw UsageError("RDMA device " + it->name + " has no port " + std::to_string(spec.port) +
+                   " (ports: " + names_or_none(ports) + ")");
 }
 
 }  // namespace verbs

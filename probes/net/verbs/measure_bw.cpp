@@ -11,8 +11,6 @@ namespace ibgpu::verbs {
 
 namespace {
 
-using Seconds = std::chrono::duration<double>;
-
 struct Streamed {
   double seconds = 0;  // from the first post to the last completion
   int writes = 0;
@@ -83,7 +81,7 @@ ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSett
   r.params["signal_every"] = every;
 
   // One budget for the whole size: the responder waits on it (see VerbsTransport::bandwidth).
-  const Deadline run{Seconds(ctx.timeout_s)};
+  const Deadline run{ctx.timeout};
   const auto cap_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(settings.time_cap_s));
   const int warmup =
       stream_writes(ep, ctx, size, warmup_for(planned, settings.warmup), every, run, cap_end, abort, nullptr).writes;

@@ -37,9 +37,9 @@ LatencyPlan start_size(ProbeResult& r, Endpoint& ep, const PairContext& ctx, con
   if (problem.empty()) problem = size_problem(ep, size, true);
   if (problem.empty()) std::memset(ep.receive_region(), 0, size);
   const auto reply = swap_images(
-      ctx, kLatSync, encode(Notice{problem.empty() ? NoticeCode::ok : NoticeCode::error, problem}), ctx.timeout_s);
+      ctx, kLatSync, encode(Notice{problem.empty() ? NoticeCode::ok : NoticeCode::error, problem}), ctx.timeout);
   if (!problem.empty()) throw AnnouncedFailure(problem);
-  if (!reply) throw WaitExpired(silence_text(ctx, "start of the latency run", ctx.timeout_s));
+  if (!reply) throw WaitExpired(silence_text(ctx, "start of the latency run", ctx.timeout));
   const auto notice = decode_notice(*reply);
   if (!notice || notice->code != NoticeCode::ok)
     throw PeerFailed(peer_name(ctx) + " cannot run it: " + (notice ? notice->text : std::string("unreadable notice")));

@@ -31,12 +31,12 @@ std::string peer_name(const PairContext& ctx) { return "host " + ctx.peer_host +
 
 std::string self_name(const PairContext& ctx) { return "host " + ctx.self_host + " rank " + std::to_string(ctx.self); }
 
-std::string silence_text(const PairContext& ctx, const std::string& what, double seconds) {
+std::string silence_text(const PairContext& ctx, const std::string& what, Seconds silence) {
   if (stop_requested()) return "stopped while waiting for " + what + " from " + peer_name(ctx);
-  return "no " + what + " from " + peer_name(ctx) + " within " + seconds_text(seconds) + " s";
+  return "no " + what + " from " + peer_name(ctx) + " within " + wait_text(silence);
 }
 
-std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, double timeout_s,
+std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, Seconds timeout,
                                      std::chrono::microseconds nap) {
   // After a cancel that comes too late MPI may still write or read these
   // bytes, so on any failure they are left allocated (1 KiB) rather than
@@ -50,7 +50,7 @@ std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, con
     mpi_check(MPI_Isend((*buffers)[0].data(), kCount, MPI_BYTE, ctx.peer, tag, ctx.comm, &requests[1]), "MPI_Isend");
     // Silence, not slowness, ends the wait: the peer's heartbeats restart it.
     // On expiry wait_for_peer cancels and frees the requests itself.
-    if (!wait_for_peer(requests, ctx.peer, std::chrono::duration<double>(timeout_s), nap)) return std::nullopt;
+    if (!wait_for_peer(requests, ctx.peer, timeout, nap)) return std::nullopt;
   } catch (...) {
     for (auto& request : requests) cancel(request);
     throw;
@@ -105,14 +105,13 @@ void Waiter::check() {
   heartbeat();
   const auto now = Clock::now();
   if (!since_) {
-    since_.emplace(std::chrono::duration<double>(ctx_.timeout_s));
+    since_.emplace(ctx_.timeout);
     started_ = now;
   }
-  if (since_->expired()) throw WaitExpired(silence_text(ctx_, what_, ctx_.timeout_s));
+  if (since_->expired()) throw WaitExpired(silence_text(ctx_, what_, ctx_.timeout));
   if (run_ && run_->expired()) {
-    if (stop_requested()) throw WaitExpired(silence_text(ctx_, what_, ctx_.timeout_s));
-    throw WaitExpired("the run with " + peer_name(ctx_) + " did not finish within " + seconds_text(ctx_.timeout_s) +
-                      " s");
+    if (stop_requested()) throw WaitExpired(silence_text(ctx_, what_, ctx_.timeout));
+    throw WaitExpired("the run with " + peer_name(ctx_) + " did not finish within " + wait_text(ctx_.timeout));
   }
   // Only a wait already long by network standards listens for the peer giving up.
   if (abort_ && now - started_ >= kAbortListenAfter) abort_->poll_if_due(now);

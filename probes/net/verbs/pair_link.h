@@ -36,12 +36,12 @@ class AnnouncedFailure : public std::runtime_error {
 std::string peer_name(const PairContext& ctx);  // "host b rank 1"
 std::string self_name(const PairContext& ctx);  // "host a rank 0"
 // "no completion from host b rank 1 within 60 s"; "stopped while waiting for completion from host b rank 1".
-std::string silence_text(const PairContext& ctx, const std::string& what, double seconds);
+std::string silence_text(const PairContext& ctx, const std::string& what, Seconds silence);
 
 // Sends `mine` and receives the peer's image on ctx.tag + tag_offset at the
-// same time; nullopt if `timeout_s` (or a stop request) comes first. `nap`
+// same time; nullopt if `timeout` (or a stop request) comes first. `nap`
 // (see wait_for_peer) is for a side with nothing to do until the swap.
-std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, double timeout_s,
+std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, Seconds timeout,
                                      std::chrono::microseconds nap = {});
 
 // One-way, best effort: used to tell a peer that is busy spinning that we stopped.

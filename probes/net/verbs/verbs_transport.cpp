@@ -85,13 +85,13 @@ Setup establish(const PairContext& ctx, const EndpointOptions& options, int conn
     mine.state = SetupState::failed;
     mine.message = local_text(ctx, e);
   }
-  const auto reply = swap_images(ctx, connect_tag, encode(mine), ctx.timeout_s);
+  const auto reply = swap_images(ctx, connect_tag, encode(mine), ctx.timeout);
   if (usage) throw UsageError(*usage);  // the peer has been told; exit 64 on this rank
   const bool mine_ok = mine.state == SetupState::ready;
   const auto peer = reply ? decode_connection(*reply) : std::nullopt;
   if (!peer) {
     if (!mine_ok) return failed(status_of(mine.state), mine.message, true);
-    if (!reply) return failed(ProbeStatus::timeout, silence_text(ctx, "connection data", ctx.timeout_s), true);
+    if (!reply) return failed(ProbeStatus::timeout, silence_text(ctx, "connection data", ctx.timeout), true);
     return failed(ProbeStatus::error, "unreadable connection data from " + peer_name(ctx), true);
   }
   const bool peer_ok = peer->state == SetupState::ready;
@@ -107,12 +107,12 @@ Setup establish(const PairContext& ctx, const EndpointOptions& options, int conn
   } catch (const std::exception& e) {
     ready = Notice{NoticeCode::error, local_text(ctx, e)};
   }
-  const auto answer = swap_images(ctx, ready_tag, encode(ready), ctx.timeout_s);
+  const auto answer = swap_images(ctx, ready_tag, encode(ready), ctx.timeout);
   const auto notice = answer ? decode_notice(*answer) : std::nullopt;
   const bool ready_ok = ready.code == NoticeCode::ok;
   if (!notice) {
     if (!ready_ok) return failed(ProbeStatus::error, ready.text, true);
-    if (!answer) return failed(ProbeStatus::timeout, silence_text(ctx, "readiness", ctx.timeout_s), true);
+    if (!answer) return failed(ProbeStatus::timeout, silence_text(ctx, "readiness", ctx.timeout), true);
     return failed(ProbeStatus::error, "unreadable readiness notice from " + peer_name(ctx), true);
   }
   const bool peer_ready = notice->code == NoticeCode::ok;
@@ -205,11 +205,11 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
     }
     // The responder's part of the run is its HCA's; it just waits, bounded, for
     // the initiator to say the run ended (the initiator's run is bounded by
-    // timeout_s, so twice that plus slack is never too short). It waits idle,
+    // timeout, so twice that plus slack is never too short). It waits idle,
     // as perftest's server does (blocked in a socket read): spinning in MPI
     // would take a core from whatever else runs there, Soft-RoCE's packet
     // processing above all, where the "HCA" is the CPU.
-    const double patience = ctx.initiator ? ctx.timeout_s : 2 * ctx.timeout_s + 5;
+    const Seconds patience = ctx.initiator ? ctx.timeout : 2 * ctx.timeout + Seconds(5);
     const auto nap = ctx.initiator ? std::chrono::microseconds{0} : kResponderNap;
     std::optional<WireBytes> reply;
     try {
@@ -271,8 +271,8 @@ std::vector<ProbeResult> VerbsTransport::latency(const PairContext& ctx, const N
       if (stopped) return;
       try {
         ProbeResult r = measure(size);
-        const auto reply = swap_images(ctx, kLatEnd, encode(Notice{}), ctx.timeout_s);
-        if (!reply) throw WaitExpired(silence_text(ctx, "end-of-run message", ctx.timeout_s));
+        const auto reply = swap_images(ctx, kLatEnd, encode(Notice{}), ctx.timeout);
+        if (!reply) throw WaitExpired(silence_text(ctx, "end-of-run message", ctx.timeout));
         const auto notice = decode_notice(*reply);
         if (!notice || notice->code != NoticeCode::ok)
           throw PeerFailed(peer_name(ctx) + " stopped: " + (notice ? notice->text : std::string("unreadable notice")));

@@ -16,14 +16,14 @@ namespace {
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
 TEST(MpiAllReduce, NeedsAnMpiJob) {
-  MpiAllReduce backend(MPI_COMM_NULL, 1);
+  MpiAllReduce backend(MPI_COMM_NULL, Seconds(1));
   EXPECT_EQ(backend.name(), "mpi");
   EXPECT_EQ(backend.unavailable_reason(), "MPI is not initialised (ibgpu was not started by mpirun or srun)");
   EXPECT_EQ(backend.device(), "");
 }
 
 TEST(MpiAllReduce, SumsFloatDoubleAndInt32Only) {
-  MpiAllReduce backend(MPI_COMM_NULL, 1);
+  MpiAllReduce backend(MPI_COMM_NULL, Seconds(1));
   EXPECT_EQ(backend.unsupported(DType::f32, 1000), "");
   EXPECT_EQ(backend.unsupported(DType::f64, 1000), "");
   EXPECT_EQ(backend.unsupported(DType::i32, 1000), "");
@@ -36,7 +36,7 @@ TEST(MpiAllReduce, SumsFloatDoubleAndInt32Only) {
 }
 
 TEST(NcclAllReduce, SaysWhyNotWithoutAGpu) {
-  NcclAllReduce backend(MPI_COMM_NULL, 0, 1, 0, 5);
+  NcclAllReduce backend(MPI_COMM_NULL, 0, 1, 0, Seconds(5));
   EXPECT_EQ(backend.name(), "nccl");
   const std::string why = backend.unavailable_reason();
   if (why.empty()) GTEST_SKIP() << "a CUDA device is present here: the NCCL path is exercised by the MPI lane";
@@ -49,7 +49,7 @@ TEST(NcclAllReduce, SaysWhyNotWithoutAGpu) {
 }
 
 TEST(NcclAllReduce, SeveralRanksNeedACommunicator) {
-  NcclAllReduce backend(MPI_COMM_NULL, 0, 2, 0, 5);
+  NcclAllReduce backend(MPI_COMM_NULL, 0, 2, 0, Seconds(5));
   EXPECT_FALSE(backend.unavailable_reason().empty());
 }
 
@@ -67,7 +67,7 @@ TEST(NcclLibrary, Names) {
 TEST(CollectiveTimeout, NamesWhatWasWaitedFor) {
   const std::string what = describe_allreduce("ncclAllReduce", true, 262144, DType::bf16);
   EXPECT_EQ(what, "ncclAllReduce of 262144 x bfloat16, in-place");
-  const CollectiveTimeout e(what, 2.5);
+  const CollectiveTimeout e(what, Seconds(2.5));
   EXPECT_EQ(e.waited_for(), what);
   EXPECT_TRUE(contains(e.what(), "no completion of ncclAllReduce of 262144 x bfloat16, in-place within 2.5 s"))
       << e.what();

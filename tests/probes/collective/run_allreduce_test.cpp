@@ -40,7 +40,7 @@ class FakeBackend : public AllReduceBackend {
   double run_timed(bool in_place, std::size_t count, DType, int warmup, int iters) override {
     calls.push_back("time " + std::to_string(count) + (in_place ? " in" : " out") + " " + std::to_string(warmup) + "+" +
                     std::to_string(iters));
-    if (count == timeout_at) throw CollectiveTimeout("fake all-reduce of " + std::to_string(count), 2);
+    if (count == timeout_at) throw CollectiveTimeout("fake all-reduce of " + std::to_string(count), Seconds(2));
     return time.count(count) ? time[count] : 1e-3;
   }
   std::uint64_t check(bool in_place, std::size_t count, DType type) override {
@@ -66,7 +66,7 @@ AllReduceSettings small_sweep() {
   s.sizes = {1024, 65536};
   s.iters = 3;
   s.warmup = 1;
-  s.timeout_s = 2;
+  s.timeout = Seconds(2);
   return s;
 }
 

@@ -91,7 +91,7 @@ TEST(Waiter, SilentPeerEndsTheWaitWithItsName) {
   PairContext ctx;
   ctx.peer = 3;
   ctx.peer_host = "node7";
-  ctx.timeout_s = 0.02;
+  ctx.timeout = Seconds(0.02);
   Waiter waiter(ctx, "write completion");
   const auto start = std::chrono::steady_clock::now();
   try {
