@@ -12,10 +12,10 @@ health/local_health.cpp, Measurement::low_code and outlier_code in
 health/thresholds.cpp). So the rule is by literal, not by call: every such
 literal in the library and CLI sources (the folders in SOURCE_DIRS, comments
 left out) is a reason code, unless NOT_CODES lists it with what it is instead
-(environment variables read from the launcher or the user). A new literal of that shape fails
-this test until it is either in the table or in NOT_CODES: a new code cannot
-slip through undocumented. A code built by joining strings would not be found:
-write codes as whole literals.
+(environment variables). A new literal of that shape fails this test until it
+is either in the table or in NOT_CODES, so a new code cannot slip through
+undocumented; a NOT_CODES entry the source no longer has fails too. A code
+built by joining strings would not be found: write codes as whole literals.
 
 The table: rows of docs/reason-codes.md whose first cell is a code in
 backticks (`IB_PORT_DOWN`); other rows (headings, group rows) are ignored.
