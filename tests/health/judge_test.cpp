@@ -307,8 +307,8 @@ TEST(Judge, PairsSkippedInAFleetAreUnknown) {
   run.probes = {skipped(kNetPairsProbe, Scope{{"n1", "n2"}, {}, {}}, "no rank pairs to measure")};
   ASSERT_EQ(scope_of(run.hosts), RunScope::fleet);
   const Judgement j = judge(run.hosts, run.probes, cpu_profile());
-  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"node n1", HealthState::unknown},
-                                                              {"node n2", HealthState::unknown}}));
+  EXPECT_EQ(unhealthy(j),
+            (std::map<std::string, HealthState>{{"node n1", HealthState::unknown}, {"node n2", HealthState::unknown}}));
 }
 
 TEST(Judge, RetestThatPassesClearsADegradedPair) {
