@@ -449,8 +449,9 @@ def write_system(system, root):
 # --- the answer key ---------------------------------------------------------------------
 
 def answer_key(system):
-    """For each GPU (bus order, as NVML numbers them) the compute HCA sharing the deepest
-    bridge with it; then the same NUMA node; then any. Computed from the model, not the tree."""
+    """For each GPU (bus order, as NVML numbers them) the compute HCAs nearest first: the one
+    sharing the deepest bridge, then the same NUMA node, then any; ties to the lower mlx5 index.
+    Computed from the model, not read back from the tree."""
     number_buses(system)
     names = name_hcas(system)
     placed = [(hb, fn, fn.rel_path.split("/")[1:]) for hb, fn in functions(system)]
@@ -459,19 +460,23 @@ def answer_key(system):
     rows = []
     for index, (hb, g, gpath) in enumerate(gpus):
         def distance(candidate):
-            chb, _, cpath = candidate
+            chb, hca_fn, cpath = candidate
             shared = 0
             while shared + 1 < min(len(gpath), len(cpath)) and gpath[shared] == cpath[shared]:
                 shared += 1
-            # gpath[0] is the host bridge: sharing it and a root port means sharing a switch
+            mlx5_index = int(names[hca_fn.address].split("_")[1])
+            # The paths start host bridge, root port: sharing more means sharing a switch.
+            # Levels in nvidia-smi topo's words: PIX below one switch, PXB below nested ones.
             if shared >= 2:
-                return (0, -shared), "same switch"
+                level = "PIX" if gpath[:-2] == cpath[:-2] else "PXB"
+                return (0, -shared, mlx5_index), f"same switch ({level})"
             if chb.numa_node == hb.numa_node:
-                return (1, 0), "same NUMA node"
-            return (2, 0), "other"
-        best = min(compute, key=lambda c: (distance(c)[0], names[c[1].address].split("_")[1].zfill(3)))
+                return (1, 0, mlx5_index), "same NUMA node (NODE)"
+            return (2, 0, mlx5_index), "other (SYS)"
+        ranked = sorted(compute, key=lambda c: distance(c)[0])
+        best, runner_up = ranked[0], ranked[1]
         rows.append((index, g.address, hb.numa_node, names[best[1].address], best[1].address,
-                     distance(best)[1]))
+                     distance(best)[1], f"{names[runner_up[1].address]}, {distance(runner_up)[1]}"))
     return rows
 
 
@@ -500,10 +505,10 @@ def print_answer_key():
     for make in SYSTEMS:
         system = make()
         print(f"{system.name}:")
-        print("| GPU | PCI | NUMA | nearest compute HCA | HCA PCI | level |")
-        print("|---|---|---|---|---|---|")
+        print("| GPU | PCI | NUMA | nearest compute HCA | its PCI | level | next nearest |")
+        print("|---|---|---|---|---|---|---|")
         for row in answer_key(system):
-            print("| {} | {} | {} | {} | {} | {} |".format(*row))
+            print("| {} | {} | {} | {} | {} | {} | {} |".format(*row))
         print()
 
 
