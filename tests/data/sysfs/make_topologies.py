@@ -102,8 +102,7 @@ class System:
 
 # --- parts ------------------------------------------------------------------------------
 
-def gpu(ids):
-    link = GEN4_X16 if ids.device == 0x20b2 else GEN5_X16
+def gpu(ids, link=GEN5_X16):
     return [Function(ids, link, "gpu")]
 
 
@@ -200,10 +199,13 @@ def hgx_h100():
         return switch(PEX89144_HGX, GEN5_X16, cx7_compute(), gpu(gpu_ids))
 
     def complex_(storage):
+        # The storage card between the two pairs: bus order then names the HCAs as DGX H100
+        # does, mlx5_0 for the first pair, mlx5_1/2 for the card, mlx5_3 for the second pair.
         slots = [pair(H100_SXM5)] + ([cx7_storage_card()] if storage else []) + [pair(H100_SXM5), nvme()]
         return switch(PEX89144_HGX, GEN5_X16, *slots)
 
-    rp = lambda s: [("01.0", root_port(INTEL_SPR_ROOT_PORT, GEN5_X16, s))]
+    def rp(slot):
+        return [("01.0", root_port(INTEL_SPR_ROOT_PORT, GEN5_X16, slot))]
     sapphire = ["0-55,112-167", "56-111,168-223"]
     return System("hgx-h100", "hgx-h100-01", 224, sapphire, [
         HostBridge(0x15, 0, rp(complex_(storage=True))),
@@ -223,6 +225,9 @@ def hgx_h200():
     def nic_bridge(bus, numa):
         return HostBridge(bus, numa, [("01.0", root_port(INTEL_SPR_ROOT_PORT, GEN5_X16, bf3_card()))])
 
+    # Host bridges in bus order; the BlueField-3 bridges sit between the first two pairs of
+    # each socket so that bus order gives the DGX names (mlx5_1/2 and mlx5_7/8).
+
     sapphire = ["0-55,112-167", "56-111,168-223"]
     return System("hgx-h200", "hgx-h200-01", 224, sapphire, [
         pair_bridge(0x15, 0), nic_bridge(0x26, 0), pair_bridge(0x37, 0), pair_bridge(0x48, 0),
@@ -237,12 +242,13 @@ def dgx_a100():
     switches and two NVMe drives; the dual-port storage ConnectX-6 sits on a root port. AMD Rome
     in NPS4 gives eight NUMA nodes."""
     def pair():
-        return switch(PEX88096, GEN4_X16, gpu(A100_SXM4_80GB), cx6_compute())
+        return switch(PEX88096, GEN4_X16, gpu(A100_SXM4_80GB, GEN4_X16), cx6_compute())
 
     def complex_():
         return switch(PEX88096, GEN4_X16, pair(), pair(), nvme(), nvme())
 
-    rp = lambda s: [("01.1", root_port(AMD_ROME_ROOT_PORT, GEN4_X16, s))]
+    def rp(slot):
+        return [("01.1", root_port(AMD_ROME_ROOT_PORT, GEN4_X16, slot))]
     rome = [f"{16 * n}-{16 * n + 15},{128 + 16 * n}-{128 + 16 * n + 15}" for n in range(8)]
     return System("dgx-a100", "dgx-a100-01", 256, rome, [
         HostBridge(0x00, 3, rp(complex_())),
