@@ -16,6 +16,7 @@
 #include "probes/dynlib.h"
 #include "probes/gpu/nvml.h"
 #include "probes/ib/ports.h"
+#include "probes/pci.h"
 #include "probes/topology.h"
 
 extern char** environ;
@@ -178,6 +179,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
     out.probes.push_back(std::move(rdma));
   }
 
+  host.pci_gpus = read_pci_gpus(sysfs);
   Nvml nvml;
   if (!nvml.ok()) {
     out.probes.push_back(skipped(kInventoryGpuProbe, scope, nvml.why_not()));
