@@ -74,6 +74,25 @@ def ecc(r, exit_code):
     assert r['summary']['exit_code'] == int(exit_code) == 2, (r['summary'], exit_code)
 
 
+def off_the_bus(r, exit_code):
+    """The HGX H100 tree: eight GPUs on the PCI bus, seven in NVML; the eighth is named by its bus id."""
+    h = host(r)
+    assert [g['pci_address'] for g in h['pci_gpus']] == [
+        '0000:1b:00.0', '0000:20:00.0', '0000:4e:00.0', '0000:52:00.0',
+        '0000:9d:00.0', '0000:a2:00.0', '0000:cd:00.0', '0000:d1:00.0'], h['pci_gpus']
+    assert all(g['device_id'] == '0x2330' and g['pci_link']['width'] == 16 for g in h['pci_gpus']), h['pci_gpus']
+    assert len(h['gpus']) == 7, h['gpus']
+    node = verdict(r, 'node', 'n1')
+    missing = [x for x in node['reasons'] if x['code'] == 'GPU_MISSING']
+    assert len(missing) == 2, node['reasons']  # seven of eight expected, and which one: by its bus id
+    by_bus = [x for x in missing if '0000:d1:00.0' in x['message']]
+    assert len(by_bus) == 1 and 'NVML does not list it' in by_bus[0]['message'], missing
+    assert node['state'] == 'failed' and node['action'] == 'drain', node
+    assert int(exit_code) == 2 and r['summary']['exit_code'] == 2, (exit_code, r['summary'])
+    for g in range(7):
+        assert verdict(r, 'gpu', 'n1/gpu%d' % g)['state'] == 'healthy', verdict(r, 'gpu', 'n1/gpu%d' % g)
+
+
 def no_driver(r):
     gpus = host(r)['gpus']
     assert not any(g['uuid'].startswith(UUID_PREFIX) for g in gpus), gpus

@@ -51,6 +51,13 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
   done
 fi
 
+# The HGX H100 tree (eight GPUs on the PCI bus, its own rails) with one GPU fallen off the bus:
+# NVML lists seven, and the missing one is named by its bus id.
+run_with hgx_h100_gpu_off_the_bus check --profile hgx-h100-ndr --sysfs-root "$DATA/sysfs/hgx-h100" \
+  --allreduce off --json "$WORK/off.json"
+[ -s "$WORK/off.json" ] || fail "check wrote no report: exit $rc: $(tail -n 5 "$WORK/out") $(cat "$WORK/err")"
+python3 "$check_py" off_the_bus "$WORK/off.json" "$rc" || fail "check, a GPU off the bus (above)"
+
 # Without the library on the search path the same binary finds no NVML: nothing is found by default.
 IBGPU_NVML_SCENARIO="$DATA/nvml/h100_healthy.toml" run inventory --sysfs-root "$tree" --json "$WORK/plain.json"
 python3 "$check_py" no_driver "$WORK/plain.json" || fail "inventory without the injection library (above)"
