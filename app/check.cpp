@@ -106,6 +106,7 @@ RankResult CheckRound::run(MpiSession& s) {
   one_round.pair_rounds = one_round.quick_pair_rounds = 1;
   const double pair_worst_s = worst_case_seconds(only_network, one_round, cost_);
   NetOptions net_options = steps.net;
+  net_options.sysfs_root = options_.common.sysfs_root;
   if (options_.budget_s)
     net_options.budget = PairBudget{
         started + std::chrono::duration_cast<Clock::duration>(Seconds(kBudgetForMeasuring * *options_.budget_s)),

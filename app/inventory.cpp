@@ -1,5 +1,7 @@
 #include "probes/inventory.h"
 
+#include <cstdlib>
+
 #include "app/commands.h"
 #include "health/judge.h"
 #include "probes/sysfs.h"
@@ -9,7 +11,10 @@ namespace ibgpu {
 RankResult describe_host(const MpiSession& session, const CommonOptions& options) {
   RankResult mine;
   if (session.world().self().local_rank != 0) return mine;
-  InventoryOutcome found = collect_inventory(Sysfs(options.sysfs_root), session.world().host());
+  const World& world = session.world();
+  InventoryOutcome found =
+      collect_inventory(Sysfs(options.sysfs_root), world.host(), static_cast<int>(world.ranks_on(world.host()).size()),
+                        std::getenv("CUDA_VISIBLE_DEVICES"));
   mine.inventory = std::move(found.host);
   mine.probes = std::move(found.probes);
   return mine;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -19,6 +20,8 @@
 #include "probes/net/verbs/endpoint.h"
 #include "probes/net/verbs/verbs_transport.h"
 #include "probes/stats.h"
+#include "probes/sysfs.h"
+#include "probes/topology.h"
 
 namespace ibgpu {
 
@@ -93,11 +96,18 @@ std::vector<ProbeResult> skipped_pair(const PairContext& ctx, const NetOptions& 
   return out;
 }
 
-// Ranks on a host share its rails round-robin by local rank (one rank per GPU
-// is the usual launch; topology-aware choice comes with the GPU-HCA map).
-std::string rail_for(const World& world, const std::vector<std::string>& rails) {
-  if (rails.empty()) return "";
-  return rails[static_cast<std::size_t>(world.self().local_rank) % rails.size()];
+// A rank's rail: --hca's ports round-robin by local rank when given; else on a
+// GPU node the rail plan's port, its GPU's nearest compute HCA (one rank per
+// GPU is the usual launch; probes/topology.h); else the active ports
+// (`active`, empty when verbs cannot run) round-robin by local rank.
+std::string rail_for(const World& world, const NetOptions& options, const std::vector<std::string>& active) {
+  const auto local = static_cast<std::size_t>(world.self().local_rank);
+  if (!options.hca.empty()) return options.hca[local % options.hca.size()];
+  if (active.empty()) return "";
+  const auto plan = read_rail_plan(Sysfs(options.sysfs_root), static_cast<int>(world.ranks_on(world.host()).size()),
+                                   std::getenv("CUDA_VISIBLE_DEVICES"));
+  if (local < plan.size() && !plan[local].port.empty()) return plan[local].port;
+  return active[local % active.size()];
 }
 
 int partner_of(const RankPair& pair, int rank) { return pair.a == rank ? pair.b : pair.a; }
@@ -218,7 +228,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
   std::string rail;
   if (options.transport != "mpi") {
     verbs_problem = verbs_unavailable_reason();
-    rail = rail_for(world, options.hca.empty() && verbs_problem.empty() ? active_ports() : options.hca);
+    rail = rail_for(world, options, verbs_problem.empty() ? active_ports() : std::vector<std::string>{});
   }
   const Offer mine = local_offer(rail, verbs_problem);
   for (std::size_t k = 0; k < rounds.size(); ++k) {

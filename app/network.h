@@ -29,7 +29,8 @@ struct NetOptions {
   bool latency = true;
   NetSettings settings;
   PairPlan pairs;
-  std::vector<std::string> hca;  // rails to use, "mlx5_0:1"; empty: all active ports
+  std::vector<std::string> hca;     // rails to use, "mlx5_0:1"; empty: the rail plan, or all active ports
+  std::string sysfs_root = "/sys";  // where the rail plan is read from (--sysfs-root)
   std::optional<PairBudget> budget;
 };
 

@@ -7,7 +7,9 @@ int run_probe(MpiSession& session, const ProbeOptions& options) {
   Command command;
   command.run = [&](MpiSession& s) {
     RankResult mine;
-    mine.probes = run_network(s, options.net, options.common.timeout);
+    NetOptions net = options.net;
+    net.sysfs_root = options.common.sysfs_root;
+    mine.probes = run_network(s, net, options.common.timeout);
     return mine;
   };
   command.judge = [](Report& report) {

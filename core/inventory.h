@@ -88,6 +88,17 @@ struct GpuHcaAffinity {
   std::optional<PciProximity> proximity;  // nullopt when the GPU or every HCA could not be placed
 };
 
+// One rank's rail (the rail plan): the GPU it drives (its local rank among the
+// visible GPUs) and that GPU's nearest compute HCA port, named the same way on
+// every host of a kind, so pairs meet rail to rail.
+struct RailAssignment {
+  int local_rank = 0;
+  std::string gpu_pci;  // 0000:1b:00.0
+  std::string port;     // mlx5_0:1; "" when no compute HCA could be placed near the GPU
+  std::optional<PciProximity> proximity;
+  std::string note;  // "shares mlx5_0:1 with local rank 1", "no HCA near the GPU"; "" when fine
+};
+
 struct CpuInfo {
   std::string model;
   int logical_cpus = 0;
@@ -101,6 +112,7 @@ struct HostInventory {
   std::vector<PciGpu> pci_gpus;  // as the PCI bus shows them, driver or not
   std::vector<Hca> hcas;
   std::vector<GpuHcaAffinity> topology;  // nearest HCA per GPU
+  std::vector<RailAssignment> rails;     // the rail plan, by local rank; empty on a host without GPUs
   CpuInfo cpu;
   std::map<std::string, std::string> versions;  // rdma_core, openmpi, nccl, nvidia_driver, kernel, ...
   std::map<std::string, std::string> env;       // only NCCL_*, UCX_*, OMPI_MCA_*: never the whole environment

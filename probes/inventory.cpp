@@ -145,7 +145,29 @@ std::string decode_nccl_version(int code) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_name) {
+namespace {
+
+// GPU-HCA affinity and the rail plan. Without NVML's list the PCI bus's GPUs
+// stand in, in bus order (NVML's order too), so rails follow the GPUs on a
+// node whose driver is missing or broken.
+void plan_rails(const Sysfs& sysfs, HostInventory& host, int local_ranks, const char* cuda_visible_devices) {
+  if (host.topology.empty() && !host.pci_gpus.empty()) {
+    std::vector<GpuInfo> gpus;
+    for (const auto& pci : host.pci_gpus) {
+      GpuInfo g;
+      g.index = static_cast<int>(gpus.size());
+      g.pci_bus_id = pci.pci_address;
+      gpus.push_back(std::move(g));
+    }
+    host.topology = gpu_hca_affinity(sysfs, gpus, host.hcas);
+  }
+  host.rails = rail_plan(host.topology, host.hcas, local_ranks, cuda_visible_devices);
+}
+
+}  // namespace
+
+InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_name, int local_ranks,
+                                   const char* cuda_visible_devices) {
   InventoryOutcome out;
   HostInventory& host = out.host;
   host.name = host_name;
@@ -184,6 +206,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
   Nvml nvml;
   if (!nvml.ok()) {
     out.probes.push_back(skipped(kInventoryGpuProbe, scope, nvml.why_not()));
+    plan_rails(sysfs, host, local_ranks, cuda_visible_devices);
     return out;
   }
   ProbeResult gpu;
@@ -208,6 +231,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
     gpu.error = e.what();
   }
   out.probes.push_back(std::move(gpu));
+  plan_rails(sysfs, host, local_ranks, cuda_visible_devices);
   return out;
 }
 

@@ -15,7 +15,10 @@ struct InventoryOutcome {
   std::vector<ProbeResult> probes;  // inventory.gpu and inventory.rdma, with reasons when skipped
 };
 
-InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_name);
+// `local_ranks` and `cuda_visible_devices` shape the rail plan (host.rails):
+// the ranks on this host and the GPUs they may use.
+InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_name, int local_ranks = 1,
+                                   const char* cuda_visible_devices = nullptr);
 
 // Pieces, exposed for tests.
 CpuInfo read_cpu_info(const Sysfs& sysfs);

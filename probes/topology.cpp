@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <regex>
+
+#include "probes/ib/ports.h"
+#include "probes/pci.h"
 
 namespace ibgpu {
 
@@ -99,6 +103,66 @@ std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu) {
   for (const auto& a : topology)
     if (a.gpu == gpu) return a.hca;
   return "";
+}
+
+std::vector<int> visible_gpus(int count, const char* cuda_visible_devices) {
+  std::vector<int> all;
+  for (int i = 0; i < count; ++i) all.push_back(i);
+  if (!cuda_visible_devices || !*cuda_visible_devices) return all;
+  std::vector<int> listed;
+  const std::string text = cuda_visible_devices;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    const std::string item = text.substr(from, comma - from);
+    int index = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), index);
+    if (ec != std::errc() || end != item.data() + item.size()) return all;  // a UUID or MIG name: needs the driver
+    if (index < 0 || index >= count) break;  // CUDA ignores the list from the first invalid entry on
+    listed.push_back(index);
+    from = comma + 1;
+  }
+  return listed;
+}
+
+std::vector<RailAssignment> rail_plan(const std::vector<GpuHcaAffinity>& topology, const std::vector<Hca>& hcas,
+                                      int local_ranks, const char* cuda_visible_devices) {
+  std::vector<RailAssignment> plan;
+  const std::vector<int> visible = visible_gpus(static_cast<int>(topology.size()), cuda_visible_devices);
+  if (visible.empty()) return plan;
+  for (int r = 0; r < local_ranks; ++r) {
+    const GpuHcaAffinity& gpu =
+        topology[static_cast<std::size_t>(visible[static_cast<std::size_t>(r) % visible.size()])];
+    RailAssignment a;
+    a.local_rank = r;
+    a.gpu_pci = gpu.gpu_pci;
+    a.proximity = gpu.proximity;
+    for (const auto& hca : hcas)
+      if (hca.name == gpu.hca)
+        for (const auto& port : hca.ports)
+          if (a.port.empty() && port.active()) a.port = hca.name + ":" + std::to_string(port.port);
+    if (a.port.empty() || gpu.proximity == PciProximity::other) {
+      a.note = a.port.empty() ? "no active port on an HCA near the GPU" : "no HCA near the GPU (other NUMA node)";
+    } else {
+      for (const auto& earlier : plan)
+        if (earlier.port == a.port && earlier.gpu_pci != a.gpu_pci)
+          a.note = "shares " + a.port + " with local rank " + std::to_string(earlier.local_rank) + "'s GPU";
+    }
+    plan.push_back(std::move(a));
+  }
+  return plan;
+}
+
+std::vector<RailAssignment> read_rail_plan(const Sysfs& sysfs, int local_ranks, const char* cuda_visible_devices) {
+  std::vector<GpuInfo> gpus;
+  for (const auto& pci : read_pci_gpus(sysfs)) {
+    GpuInfo g;
+    g.index = static_cast<int>(gpus.size());
+    g.pci_bus_id = pci.pci_address;
+    gpus.push_back(std::move(g));
+  }
+  const std::vector<Hca> hcas = read_hcas(sysfs);
+  return rail_plan(gpu_hca_affinity(sysfs, gpus, hcas), hcas, local_ranks, cuda_visible_devices);
 }
 
 }  // namespace ibgpu

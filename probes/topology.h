@@ -39,4 +39,21 @@ std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vect
 // The HCA a GPU's traffic should use ("" when unknown): for rail selection.
 std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu);
 
+// The visible GPUs, as positions in `count` GPUs in bus order: CUDA_VISIBLE_DEVICES
+// when it lists indices ("2,3"), else all (also for UUIDs, which need the driver).
+std::vector<int> visible_gpus(int count, const char* cuda_visible_devices);
+
+// The rail plan of a host's `local_ranks` ranks: rank r drives visible GPU r
+// (wrapping when there are more ranks than GPUs) and uses the first active
+// port of that GPU's nearest HCA. The compute HCAs are those some GPU is
+// nearest to: a storage or in-band HCA, nearest to no GPU, is never a rail.
+// Two GPUs that share an HCA, and a GPU with no HCA near it (other than the
+// same switch or NUMA node), carry a note. Empty without GPUs.
+std::vector<RailAssignment> rail_plan(const std::vector<GpuHcaAffinity>& topology, const std::vector<Hca>& hcas,
+                                      int local_ranks, const char* cuda_visible_devices);
+
+// The plan from sysfs alone (GPUs from the PCI bus, no driver needed), as
+// each rank computes its own rail.
+std::vector<RailAssignment> read_rail_plan(const Sysfs& sysfs, int local_ranks, const char* cuda_visible_devices);
+
 }  // namespace ibgpu

@@ -234,6 +234,24 @@ void from_json(const json& j, GpuHcaAffinity& a) {
     a.proximity = pci_proximity_from_string(p->get<std::string>());
 }
 
+void to_json(json& j, const RailAssignment& a) {
+  j = json{{"local_rank", a.local_rank},
+           {"gpu_pci", nullable_text(a.gpu_pci)},
+           {"port", nullable_text(a.port)},
+           {"proximity", a.proximity ? json(to_string(*a.proximity)) : json(nullptr)},
+           {"note", nullable_text(a.note)}};
+}
+
+void from_json(const json& j, RailAssignment& a) {
+  a.local_rank = exact_integer<int>(j.at("local_rank"), "local_rank");
+  a.gpu_pci = get_string(j, "gpu_pci");
+  a.port = get_string(j, "port");
+  a.proximity.reset();
+  if (auto p = j.find("proximity"); p != j.end() && !p->is_null())
+    a.proximity = pci_proximity_from_string(p->get<std::string>());
+  a.note = get_string(j, "note");
+}
+
 void to_json(json& j, const HostInventory& h) {
   j = json{
       {"name", h.name},
@@ -242,6 +260,7 @@ void to_json(json& j, const HostInventory& h) {
       {"pci_gpus", h.pci_gpus},
       {"hcas", h.hcas},
       {"topology", h.topology},
+      {"rails", h.rails},
       {"cpu",
        {{"model", nullable_text(h.cpu.model)}, {"logical_cpus", h.cpu.logical_cpus}, {"numa_nodes", h.cpu.numa_nodes}}},
       {"versions", h.versions},
@@ -255,6 +274,7 @@ void from_json(const json& j, HostInventory& h) {
   h.pci_gpus = j.value("pci_gpus", std::vector<PciGpu>{});
   h.hcas = j.value("hcas", std::vector<Hca>{});
   h.topology = j.value("topology", std::vector<GpuHcaAffinity>{});
+  h.rails = j.value("rails", std::vector<RailAssignment>{});
   if (auto cpu = j.find("cpu"); cpu != j.end()) {
     h.cpu.model = get_string(*cpu, "model");
     h.cpu.logical_cpus = integer_or(*cpu, "logical_cpus", 0);

@@ -31,6 +31,8 @@ void to_json(nlohmann::json& j, const Hca& h);
 void from_json(const nlohmann::json& j, Hca& h);
 void to_json(nlohmann::json& j, const GpuHcaAffinity& a);
 void from_json(const nlohmann::json& j, GpuHcaAffinity& a);
+void to_json(nlohmann::json& j, const RailAssignment& a);
+void from_json(const nlohmann::json& j, RailAssignment& a);
 void to_json(nlohmann::json& j, const HostInventory& h);
 void from_json(const nlohmann::json& j, HostInventory& h);
 void to_json(nlohmann::json& j, const Verdict& v);

@@ -173,6 +173,16 @@ void print_devices(const Report& r, std::ostream& out) {
     out << "\nGPU to HCA affinity\n";
     topology.print(out, "  ");
   }
+  TextTable rails({{"host"}, {"local rank", Align::right}, {"gpu pci"}, {"rail"}, {"proximity"}, {"note"}});
+  for (const auto& h : r.hosts)
+    for (const auto& a : h.rails)
+      rails.add_row({h.name, std::to_string(a.local_rank), a.gpu_pci.empty() ? "-" : a.gpu_pci,
+                     a.port.empty() ? "-" : a.port, a.proximity ? to_string(*a.proximity) : "-",
+                     a.note.empty() ? "-" : a.note});
+  if (!rails.empty()) {
+    out << "\nRail plan (each rank's GPU and its nearest compute HCA port)\n";
+    rails.print(out, "  ");
+  }
 }
 
 // A group's measurement of one size (rank 0 of the group reports it).

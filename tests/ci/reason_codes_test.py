@@ -32,6 +32,7 @@ SELF = os.path.join("tests", "ci", "reason_codes_test.py")
 
 # UPPER_SNAKE literals that are not reason codes, with what they are.
 NOT_CODES = {
+    "CUDA_VISIBLE_DEVICES": "environment variable: the GPUs a rank may use (the rail plan)",
     "CUDA_HOME": "environment variable: where the CUDA toolkit is",
     "NCCL_HOME": "environment variable: where NCCL is",
     "IBGPU_HOSTNAME": "environment variable: the host name a rank reports",

@@ -9,6 +9,20 @@ import json
 import sys
 
 
+def hgx_h100_rails(r):
+    """Eight ranks on the HGX H100 tree: rank i -> GPU i (bus order) -> its own compute HCA, same switch."""
+    host = r["hosts"][0]
+    assert host["ranks"] == list(range(8)), host["ranks"]
+    rails = host["rails"]
+    assert [a["local_rank"] for a in rails] == list(range(8)), rails
+    assert [a["gpu_pci"] for a in rails] == [g["pci_address"] for g in host["pci_gpus"]], (rails, host["pci_gpus"])
+    assert [a["port"] for a in rails] == ["mlx5_0:1", "mlx5_3:1", "mlx5_4:1", "mlx5_5:1",
+                                          "mlx5_6:1", "mlx5_9:1", "mlx5_10:1", "mlx5_11:1"], rails
+    assert all(a["proximity"] == "same_switch" and a["note"] is None for a in rails), rails
+    storage = {"mlx5_1", "mlx5_2", "mlx5_7", "mlx5_8"}
+    assert not storage & {a["port"].split(":")[0] for a in rails}, rails
+
+
 def two_ranks(r):
     """Two ranks of this host: one host described once, saying honestly what it lacks."""
     hosts = r["hosts"]

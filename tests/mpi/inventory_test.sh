@@ -8,4 +8,13 @@ mpi 60 2 "$IBGPU" inventory --json "$out" >"$WORK/stdout"
 validate "$out"
 grep -q "^Hosts" "$WORK/stdout" || fail "no table on stdout"
 check_report "$out" two_ranks
+
+# Eight ranks on an HGX H100 node that exists only as sysfs (no GPU driver): each rank's GPU in bus
+# order and that GPU's own compute HCA behind its switch, never a storage or in-band HCA.
+mpi 60 8 "$IBGPU" inventory --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/hgx-h100" --json "$WORK/hgx.json" \
+  >"$WORK/hgx.txt"
+[ "$rc" -eq 0 ] || fail "inventory of the HGX H100 tree exited $rc"
+validate "$WORK/hgx.json"
+grep -q "^Rail plan" "$WORK/hgx.txt" || fail "no rail plan in the table: $(cat "$WORK/hgx.txt")"
+check_report "$WORK/hgx.json" hgx_h100_rails
 echo "inventory over 2 ranks: ok"
