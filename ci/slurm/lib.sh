@@ -17,8 +17,9 @@
 #
 # Only one such cluster per machine: slurmctld listens on 0.0.0.0:6817. slurm_up waits for a lock
 # (/run/lock/ibgpu-slurm-lane.lock, held by the calling shell until it exits or calls slurm_down)
-# and refuses to start while another one's slurmctld still runs (/run/ibgpu-slurm-lane names its
-# folder). Names (namespaces ibslurm-sK, bridge ibslurm0, veths ibslurm-vK, subnet 10.214.X.0/24)
+# and refuses to start while another one's slurmctld still runs and its owner lives
+# (/run/ibgpu-slurm-lane names its folder and owner; a cluster whose owner was killed, e.g. by a
+# test timeout, is stopped first). Names (namespaces ibslurm-sK, bridge ibslurm0, veths ibslurm-vK, subnet 10.214.X.0/24)
 # are apart from the netns lane's (ibgpu-<pid>-hK, ibgb<pid>, 10.213.X.0/24).
 
 SLURM_LANE_PACKAGES=(slurmctld slurmd slurm-client munge libpmix-dev)
@@ -132,7 +133,7 @@ EOF
 }
 
 slurm_up() {
-  local dir=$1 n=$2 hc_prog=${3:-} hc_interval=${4:-} base k ns veth owner waited
+  local dir=$1 n=$2 hc_prog=${3:-} hc_interval=${4:-} base k ns veth owner owner_dir waited
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   exec 8>"$SLURM_LANE_LOCK"
@@ -140,9 +141,16 @@ slurm_up() {
     echo "ci/slurm: another Slurm lane cluster held $SLURM_LANE_LOCK for 300 s" >&2
     exit 1
   fi
-  if owner=$(cat "$SLURM_LANE_REGISTRY" 2>/dev/null) && slurm_live_pid "$owner/run/slurmctld.pid" >/dev/null; then
-    echo "ci/slurm: a Slurm lane cluster is up in $owner: ci/slurm/cluster down $owner" >&2
-    exit 1
+  # The live cluster's folder and owner: the shell that tears it down on exit, or "-" for one
+  # that ci/slurm/cluster brought up (it stays up until `ci/slurm/cluster down`).
+  if read -r owner_dir owner 2>/dev/null <"$SLURM_LANE_REGISTRY" &&
+    slurm_live_pid "$owner_dir/run/slurmctld.pid" >/dev/null; then
+    if [ "$owner" = - ] || kill -0 "$owner" 2>/dev/null; then
+      echo "ci/slurm: a Slurm lane cluster is up in $owner_dir: ci/slurm/cluster down $owner_dir" >&2
+      exit 1
+    fi
+    slurm_log "stopping the cluster in $owner_dir: its owner (pid $owner) is gone"
+    slurm_down "$owner_dir"
   fi
   slurm_clean_stale
   if ss -Hltn 'sport = :6817' 2>/dev/null | grep -q .; then
@@ -150,8 +158,9 @@ slurm_up() {
     exit 77
   fi
   SLURM_DIR=$dir
-  echo "$dir" >"$SLURM_LANE_REGISTRY"
+  echo "$dir ${SLURM_LANE_OWNER:-$$}" >"$SLURM_LANE_REGISTRY"
   mkdir -p "$dir"/{munge,ctld,run,log,spool,tmp}
+  chmod 755 "$dir"  # munged wants every folder above its socket searchable by all
   base=$(slurm_pick_subnet) || { echo "ci/slurm: no free 10.214.x.0/24" >&2; exit 1; }
 
   ip link add "$SLURM_LANE_BRIDGE" type bridge
@@ -235,7 +244,7 @@ slurm_in_node() {
 }
 
 slurm_down() {
-  local dir=${1:-$SLURM_DIR} f pid pids=() ns k alive=0
+  local dir=${1:-$SLURM_DIR} f pid pids=() ns k alive=0 owner_dir
   [ -n "$dir" ] || return 0
   for f in "$dir"/run/slurmd-*.pid "$dir/run/slurmctld.pid" "$dir/run/munged.pid"; do
     pid=$(slurm_live_pid "$f") && pids+=("$pid") && kill "$pid" 2>/dev/null
@@ -254,7 +263,9 @@ slurm_down() {
     ip netns del "$ns" 2>/dev/null || true
   done
   ip link del "$SLURM_LANE_BRIDGE" 2>/dev/null || true
-  [ "$(cat "$SLURM_LANE_REGISTRY" 2>/dev/null)" = "$dir" ] && rm -f "$SLURM_LANE_REGISTRY"
+  if read -r owner_dir _ 2>/dev/null <"$SLURM_LANE_REGISTRY" && [ "$owner_dir" = "$dir" ]; then
+    rm -f "$SLURM_LANE_REGISTRY"
+  fi
   SLURM_DIR=""
   SLURM_NODES=()
   exec 8>&-
