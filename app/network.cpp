@@ -195,7 +195,7 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     if (world.rank == 0)
       results.push_back(skipped(kNetPairsProbe, Scope{world.hosts(), {}, {}},
                                 world.hosts().size() < 2
-                                    ? "all ranks are on one host: inter-node probes need two hosts "
+                                    ? "out of scope on one host: pairs between hosts need two hosts "
                                       "(--loopback pairs ranks on the same host)"
                                     : "no rank pairs to measure"));
     return results;

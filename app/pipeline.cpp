@@ -114,6 +114,11 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
     h.ranks = world.ranks_on(host);
     report.hosts.push_back(std::move(h));
   }
+  report.run.scope = scope_of(report.hosts);
+  if (report.run.scope == RunScope::node)
+    report.run.notes.push_back(
+        "scope: one host (run.scope node): its own checks are judged; the checks between "
+        "hosts are out of scope, neither passed nor unknown");
   for (std::size_t r = 0; r < payloads.size(); ++r) {
     const RankPlace& place = world.places.at(r);
     if (!payloads[r]) {

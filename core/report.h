@@ -21,6 +21,23 @@ struct ToolInfo {
   std::string git;
 };
 
+// What a run can check. A fleet (two hosts or more) measures between hosts; a
+// node alone (every rank on one host: a node back from repair, a Slurm health
+// check or Prolog) checks what a node can show by itself, and the checks that
+// need other hosts are out of scope: neither passed nor unknown.
+enum class RunScope { fleet, node };
+
+inline const char* to_string(RunScope scope) { return scope == RunScope::node ? "node" : "fleet"; }
+inline std::optional<RunScope> run_scope_from_string(const std::string& text) {
+  if (text == "fleet") return RunScope::fleet;
+  if (text == "node") return RunScope::node;
+  return std::nullopt;
+}
+// One host is a node's own check.
+inline RunScope scope_of(const std::vector<HostInventory>& hosts) {
+  return hosts.size() == 1 ? RunScope::node : RunScope::fleet;
+}
+
 struct RunInfo {
   std::string id;
   std::string started;   // RFC 3339, UTC
@@ -29,6 +46,7 @@ struct RunInfo {
   nlohmann::json profile = nlohmann::json::object();  // the thresholds actually applied
   std::optional<double> budget_s;
   int ranks = 1;
+  RunScope scope = RunScope::fleet;
   std::vector<std::string> notes;  // what the run could not do, in words (e.g. ranks lost)
   // A stop signal arrived (Ctrl-C, scancel, a time limit): what was not measured is unknown,
   // and no admission action runs on this report.

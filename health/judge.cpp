@@ -57,10 +57,13 @@ struct PairEvidence {
 // Pair failures go to localisation (a dead node times out with all its
 // peers); everything else lands on its own entity.
 void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                    PairEvidence& evidence) {
+                    const std::vector<HostInventory>& hosts, PairEvidence& evidence) {
+  const RunScope scope = scope_of(hosts);
+  int ranks = 0;
+  for (const auto& host : hosts) ranks += static_cast<int>(host.ranks.size());
   for (const auto& p : probes) {
     if (is_local_probe(p)) continue;  // judged by judge_local
-    if (absence_expected(p, profile)) continue;
+    if (absence_expected(p, profile) || out_of_scope(p, scope, ranks)) continue;
     Finding found = probe_outcome(p);
     if (!is_pair_probe(p)) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
@@ -109,7 +112,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   VerdictBook book;
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
-  judge_outcomes(book, probes, profile, evidence);
+  judge_outcomes(book, probes, profile, hosts, evidence);
   judge_measurements(book, probes, profile, evidence, reference_medians);
   for (auto& blame : localise(evidence.observations)) book.add(blame.entity, blame.state, std::move(blame.reason));
 
@@ -124,7 +127,7 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
                                    const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   PairEvidence evidence;
-  judge_outcomes(book, probes, profile, evidence);
+  judge_outcomes(book, probes, profile, {}, evidence);  // pairs only: the run's scope does not matter
   judge_measurements(book, probes, profile, evidence, reference_medians);
   const auto& pairs = evidence.observations;
   // The same measurement of the same two ends, observed again, is a re-test:

@@ -165,6 +165,11 @@ bool absence_expected(const ProbeResult& p, const Profile& profile) {
   return (of_gpus && profile.node.expect_gpus == 0) || (of_ports && profile.node.expect_active_ports == 0);
 }
 
+bool out_of_scope(const ProbeResult& p, RunScope scope, int ranks) {
+  if (scope != RunScope::node || p.status != ProbeStatus::skipped) return false;
+  return p.kind().stage == ProbeStage::network || (p.kind().all_reduce() && ranks == 1);
+}
+
 Finding probe_outcome(const ProbeResult& p) {
   auto reason = [&](const char* code, const std::string& text) {
     return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};

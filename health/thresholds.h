@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/report.h"
 #include "core/result.h"
 #include "core/verdict.h"
 #include "health/profile.h"
@@ -46,6 +47,11 @@ Finding probe_outcome(const ProbeResult& p);
 // = 0) makes a skipped check of that device, for the whole host, expected:
 // it is not a finding.
 bool absence_expected(const ProbeResult& p, const Profile& profile);
+
+// In a node's own check (RunScope::node) a skipped check that needs other
+// hosts (the pairs between hosts), or an all-reduce skipped in a one-rank run
+// (nothing to reduce across), is out of scope: it is not a finding.
+bool out_of_scope(const ProbeResult& p, RunScope scope, int ranks);
 
 // The entity a measurement of `p` speaks for: the GPU of a one-GPU result,
 // the node of another one-host result, the link between two hosts (or a

@@ -403,6 +403,7 @@ void to_json(json& j, const Report& r) {
              {"profile", r.run.profile},
              {"budget_s", nullable(r.run.budget_s)},
              {"ranks", r.run.ranks},
+             {"scope", to_string(r.run.scope)},
              {"notes", r.run.notes}}},
            {"hosts", r.hosts},
            {"probes", r.probes},
@@ -425,6 +426,12 @@ void from_json(const json& j, Report& r) {
   r.run.profile = run.value("profile", json::object());
   read_nullable(run, "budget_s", r.run.budget_s);
   r.run.ranks = integer_or(run, "ranks", 1);
+  r.run.scope = RunScope::fleet;  // reports from before one-host checks were judged as such
+  if (auto s = run.find("scope"); s != run.end()) {
+    const auto scope = s->is_string() ? run_scope_from_string(s->get<std::string>()) : std::nullopt;
+    if (!scope) throw std::runtime_error("run.scope: expected \"fleet\" or \"node\", got " + s->dump());
+    r.run.scope = *scope;
+  }
   r.run.notes = run.value("notes", std::vector<std::string>{});
   r.run.interrupted = run.value("interrupted", false);
   r.hosts = j.value("hosts", std::vector<HostInventory>{});

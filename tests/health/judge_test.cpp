@@ -244,6 +244,73 @@ TEST(Judge, UncheckedGpuKeepsTheNodeUnknown) {
   EXPECT_EQ(verdict(j, "node", "node11").excluded, std::vector<std::string>{"gpu3"});
 }
 
+// A node checked alone: what needs other hosts is out of scope, not unknown.
+struct OneNode {
+  std::vector<HostInventory> hosts;
+  std::vector<ProbeResult> probes;
+};
+
+OneNode cpu_node_alone(int ranks) {
+  OneNode run;
+  HostInventory host;
+  host.name = "n1";
+  for (int r = 0; r < ranks; ++r) host.ranks.push_back(r);
+  run.hosts.push_back(host);
+  const Scope scope{{"n1"}, {}, {}};
+  run.probes.push_back(skipped(kInventoryGpuProbe, scope, "libnvidia-ml.so.1 not found"));
+  run.probes.push_back(skipped(kInventoryRdmaProbe, scope, "no RDMA device under /sys/class/infiniband"));
+  run.probes.push_back(skipped(kNetPairsProbe, scope, "out of scope on one host"));
+  run.probes.push_back(skipped(kMpiAllReduceProbe, scope, "MPI is not initialised"));
+  run.probes.push_back(skipped(kGpuMemBwProbe, scope, "no CUDA toolkit at build time"));
+  return run;
+}
+
+Profile cpu_profile() { return load_profile_file(std::string(IBGPU_SOURCE_DIR) + "/profiles/cpu.toml"); }
+
+TEST(Judge, OneCpuNodeAloneIsHealthyOnTheCpuProfile) {
+  const OneNode run = cpu_node_alone(1);
+  ASSERT_EQ(scope_of(run.hosts), RunScope::node);
+  const Judgement j = judge(run.hosts, run.probes, cpu_profile());
+  EXPECT_TRUE(unhealthy(j).empty());
+  EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{}));
+  EXPECT_EQ(j.summary.exit_code, 0);
+}
+
+TEST(Judge, OneNodeAloneStillNeedsWhatItsProfileExpects) {
+  // The generic profile expects nothing but calls what could not run unknown:
+  // the GPU checks are in scope on one host, the pairs are not.
+  const OneNode run = cpu_node_alone(1);
+  const Judgement j = judge(run.hosts, run.probes, generic_profile());
+  const Verdict& node = verdict(j, "node", "n1");
+  EXPECT_EQ(node.state, HealthState::unknown);
+  std::set<std::string> checks;  // what each reason is about: "<probe id>: <why>"
+  for (const auto& reason : node.reasons) checks.insert(reason.message.substr(0, reason.message.find(':')));
+  EXPECT_EQ(checks, (std::set<std::string>{kInventoryGpuProbe, kInventoryRdmaProbe, kGpuMemBwProbe}));
+}
+
+TEST(Judge, AnAllReduceSkippedWithSeveralRanksOnOneNodeIsUnknown) {
+  // Two ranks on one host have something to reduce across: not out of scope.
+  const OneNode run = cpu_node_alone(2);
+  const Judgement j = judge(run.hosts, run.probes, cpu_profile());
+  EXPECT_EQ(verdict(j, "node", "n1").state, HealthState::unknown);
+  EXPECT_EQ(codes(verdict(j, "node", "n1")), std::set<std::string>{"CHECK_SKIPPED"});
+  EXPECT_EQ(j.summary.exit_code, 3);
+}
+
+TEST(Judge, PairsSkippedInAFleetAreUnknown) {
+  // The same skipped pair step in a two-host run is a finding on both nodes.
+  OneNode run = cpu_node_alone(1);
+  HostInventory second;
+  second.name = "n2";
+  second.ranks = {1};
+  run.hosts.push_back(second);
+  run.probes = {skipped(kNetPairsProbe, Scope{{"n1", "n2"}, {}, {}}, "no rank pairs to measure")};
+  ASSERT_EQ(scope_of(run.hosts), RunScope::fleet);
+  const Judgement j = judge(run.hosts, run.probes, cpu_profile());
+  EXPECT_EQ(unhealthy(j),
+            (std::map<std::string, HealthState>{{"node n1", HealthState::unknown}, {"node n2", HealthState::unknown}}));
+}
+
 TEST(Judge, RetestThatPassesClearsADegradedPair) {
   const int a = 3, b = partner_in_round(64, 1, 3);
   auto run = synthetic_run(FleetShape{}, [&](int x, int y, int rail, PairShape& s) {

@@ -18,7 +18,8 @@ def drained(r, host):
     k = r['summary']['kubernetes'][host]
     assert k['labels']['ibgpu.io/admission'] == 'drain', k
     assert k['taints'] == [{'key': 'ibgpu.io/unhealthy', 'value': 'failed', 'effect': 'NoSchedule'}], k
-    assert [n for n in r['run']['notes'] if not n.startswith('plan: ')] == [], r['run']['notes']  # the plan only: the drain succeeded
+    # the plan and the scope only: the drain succeeded
+    assert [n for n in r['run']['notes'] if not n.startswith(('plan: ', 'scope: '))] == [], r['run']['notes']
 
 
 def left_drained(r):

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The report checks of tests/cli/one_node_test.sh: one_node_test.py CASE REPORT."""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        r = json.load(f)
+    assert r['run']['scope'] == 'node', r['run']
+    assert any(n.startswith('scope: one host') for n in r['run']['notes']), r['run']['notes']
+    pairs = [p for p in r['probes'] if p['id'] == 'net.pairs']
+    assert len(pairs) == 1 and pairs[0]['status'] == 'skipped', pairs
+    assert pairs[0]['reason'].startswith('out of scope on one host'), pairs[0]
+    return r
+
+
+def verdict(r, kind, entity_id):
+    found = [v for v in r['verdicts'] if v['entity'] == {'kind': kind, 'id': entity_id}]
+    assert len(found) == 1, (kind, entity_id, r['verdicts'])
+    return found[0]
+
+
+def reasons_about(v, probe_id):
+    return [x for x in v['reasons'] if x['message'].startswith(probe_id + ':')]
+
+
+def healthy(r):
+    node = verdict(r, 'node', 'n1')
+    assert node['state'] == 'healthy' and node['action'] == 'admit' and not node['reasons'], node
+    assert r['summary']['state'] == 'healthy' and r['summary']['exit_code'] == 0, r['summary']
+    assert r['summary']['admit'] == ['n1'], r['summary']
+
+
+def port_down(r):
+    port = verdict(r, 'hca_port', 'n1/mlx5_1:1')
+    assert port['state'] == 'failed', port
+    assert [x['code'] for x in port['reasons']] == ['IB_PORT_DOWN'], port
+    assert verdict(r, 'hca_port', 'n1/mlx5_0:1')['state'] == 'healthy'
+    node = verdict(r, 'node', 'n1')
+    assert 'mlx5_1:1' in node['excluded'] and 'mlx5_0:1' in node['usable'], node
+    assert r['summary']['state'] == 'failed' and r['summary']['exit_code'] == 2, r['summary']
+
+
+def generic_unknown(r):
+    node = verdict(r, 'node', 'n1')
+    assert node['state'] == 'unknown' and node['action'] == 'drain', node
+    assert reasons_about(node, 'inventory.gpu'), node['reasons']
+    for out_of_scope in ('net.pairs', 'collective.mpi.all_reduce'):
+        assert not reasons_about(node, out_of_scope), (out_of_scope, node['reasons'])
+    assert r['summary']['exit_code'] == 3, r['summary']
+
+
+if __name__ == '__main__':
+    case, path = sys.argv[1], sys.argv[2]
+    globals()[case](load(path))
