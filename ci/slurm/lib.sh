@@ -159,6 +159,8 @@ slurm_up() {
   fi
   SLURM_DIR=$dir
   echo "$dir ${SLURM_LANE_OWNER:-$$}" >"$SLURM_LANE_REGISTRY"
+  # A folder used before starts afresh: no old key, controller state (jobs), spool or pid files.
+  rm -rf "$dir"/{munge,ctld,run,spool,tmp}
   mkdir -p "$dir"/{munge,ctld,run,log,spool,tmp}
   chmod 755 "$dir"  # munged wants every folder above its socket searchable by all
   base=$(slurm_pick_subnet) || { echo "ci/slurm: no free 10.214.x.0/24" >&2; exit 1; }
