@@ -19,7 +19,7 @@ fail() {
   exit 1
 }
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibgpu-slurm.XXXXXX")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibgpu-slurm.$$.XXXXXX")
 chmod 755 "$WORK"  # munged wants every folder above its socket searchable by all
 # IBGPU_SLURM_KEEP=DIR keeps each test's folder (reports, daemon logs) in DIR/<test name>.
 lane_down() {
@@ -40,8 +40,24 @@ trap 'exit 130' INT TERM
 export OMPI_MCA_btl=tcp,self OMPI_MCA_mpi_yield_when_idle=1
 
 # cluster_up: s1..s4 idle. cluster_up_checked PROG INTERVAL: with PROG as slurmd's HealthCheckProgram.
-cluster_up() { slurm_up "$WORK/cluster" 4; }
-cluster_up_checked() { slurm_up "$WORK/cluster" 4 "$1" "$2"; }
+cluster_up() {
+  slurm_up "$WORK/cluster" 4
+  remove_old_work
+}
+cluster_up_checked() {
+  slurm_up "$WORK/cluster" 4 "$1" "$2"
+  remove_old_work
+}
+# The folders of runs killed before their trap ran (a CTest timeout): their names carry the pid
+# of the test that made them. Only after slurm_up, which stops such a run's cluster by the pid
+# files in its folder.
+remove_old_work() {
+  local old
+  for old in "${TMPDIR:-/tmp}"/ibgpu-slurm.*; do
+    [[ $old =~ /ibgpu-slurm\.([0-9]+)\.[^/]*$ ]] || continue
+    kill -0 "${BASH_REMATCH[1]}" 2>/dev/null || rm -rf "$old"
+  done
+}
 
 state() { slurm_node_field "$1" State; }
 reason() { slurm_node_field "$1" Reason; }

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 cluster_up
 fixtures s1 s2 s3 s4
 srun_check --json "$WORK/check.json" >"$WORK/srun.out" 2>"$WORK/srun.err"
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then fail "srun ibgpu check hung past 60 s"; fi
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then fail "srun ibgpu check hung past 60 s: $(grep -v "^ " "$WORK/srun.err" | tail -n 12)"; fi
 [ -s "$WORK/check.json" ] || fail "srun ibgpu check (exit $rc) wrote no report: $(tail -n 20 "$WORK/srun.err")"
 validate "$WORK/check.json"
 python3 - "$WORK/check.json" <<'PY' || fail "the report does not name the four nodes s1..s4"
