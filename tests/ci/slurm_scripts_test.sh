@@ -1,7 +1,8 @@
 #!/bin/bash
-# The Slurm recipes and the lane's scripts (ci/slurm) parse as bash, and pass
-# shellcheck where it is installed (-x from the repository root, as ci/lint
-# runs it, so the sourced ci/packages.sh is followed). Usage: slurm_scripts_test.sh DIR
+# The Slurm recipes and the lane's scripts (ci/slurm) parse as bash, and where
+# it is installed they pass shellcheck, run with -x from the repository root as
+# ci/lint runs it (so the sourced ci/packages.sh is followed).
+# Usage: slurm_scripts_test.sh DIR
 set -uo pipefail
 dir=${1:?directory of the Slurm recipes}
 dir=$(cd "$dir" && pwd)
