@@ -195,8 +195,8 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
     if (world.rank == 0)
       results.push_back(skipped(kNetPairsProbe, Scope{world.hosts(), {}, {}},
                                 world.hosts().size() < 2
-                                    ? "out of scope on one host: pairs between hosts need two hosts "
-                                      "(--loopback pairs ranks on the same host)"
+                                    ? "out of scope on one host: one rank has no pair to measure (run a rank "
+                                      "per GPU or rail and the host's ranks meet each other)"
                                     : "no rank pairs to measure"));
     return results;
   }

@@ -41,7 +41,8 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
                  "all: every host pair in N-1 concurrent rounds; quick: one round, every host once; "
                  "or a list of host indices 0-1,2-3")
       ->capture_default_str();
-  sub.add_flag("--loopback", net.pairs.loopback, "Also pair ranks on the same host (tests a host's own path)");
+  sub.add_flag("--loopback", net.pairs.loopback,
+               "Also pair ranks on the same host (tests a host's own path; always so when all ranks are on one host)");
   sub.add_option("--hca", net.hca, "Rails to use, e.g. mlx5_0:1,mlx5_3:1 (default: every active port)")->delimiter(',');
   sub.add_option("--gid-index", net.settings.gid_index, "RoCE GID index (default: IPv4-mapped RoCE v2)");
   sub.add_option("--mem", net.settings.mem, "Where verbs buffers live: host, gpu (GPUDirect RDMA), auto")

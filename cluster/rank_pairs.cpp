@@ -46,7 +46,9 @@ std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan) {
       break;
   }
   std::vector<RankRound> rounds = rank_rounds_for(world, host_rounds);
-  if (plan.loopback)
+  // On one host (a node's own check) there is no other host to meet: its
+  // ranks meet each other, rail to rail, as --loopback asks for in a fleet.
+  if (plan.loopback || n == 1)
     if (RankRound r = loopback_round(world, hosts); !r.empty()) rounds.push_back(std::move(r));
   return rounds;
 }

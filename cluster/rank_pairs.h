@@ -22,7 +22,7 @@ enum class PairMode { all, quick, list };
 struct PairPlan {
   PairMode mode = PairMode::all;
   std::vector<NodePair> list;  // host indices, for PairMode::list
-  bool loopback = false;       // also pair ranks on the same host
+  bool loopback = false;       // also pair ranks on the same host (always, when there is one host)
 };
 
 // Host indices follow World::hosts() order. Throws std::invalid_argument for

@@ -10,6 +10,25 @@
 
 namespace ibgpu {
 
+// A PCIe link as the kernel reports it (current_link_speed, ..._width,
+// max_link_speed, ..._width); a value is nullopt where the file is missing or
+// says "Unknown". A link trained below its maximum is slower than it should be.
+struct PciLink {
+  std::optional<double> speed_GTps, max_speed_GTps;  // 32.0 GT/s is Gen5, 16.0 Gen4
+  std::optional<int> width, max_width;               // lanes: 16
+  bool narrower() const { return width && max_width && *width < *max_width; }
+  bool slower() const { return speed_GTps && max_speed_GTps && *speed_GTps < *max_speed_GTps; }
+};
+
+// An NVIDIA GPU as the PCI bus shows it (vendor 0x10de, display or 3D
+// controller), found without any driver: what NVML must list too.
+struct PciGpu {
+  std::string pci_address;  // 0000:1b:00.0
+  std::string device_id;    // 0x2330 (H100 SXM5)
+  std::optional<int> numa_node;
+  PciLink link;
+};
+
 struct GpuInfo {
   int index = 0;
   std::string name;
@@ -52,6 +71,7 @@ struct Hca {
   std::string hca_type;
   std::string pci_address;  // 0000:17:00.0, from the `device` link
   std::optional<int> numa_node;
+  PciLink link;  // the HCA's PCIe link
   std::vector<IbPort> ports;
 };
 
@@ -76,8 +96,9 @@ struct CpuInfo {
 
 struct HostInventory {
   std::string name;
-  std::vector<int> ranks;  // filled in when results are gathered
-  std::vector<GpuInfo> gpus;
+  std::vector<int> ranks;        // filled in when results are gathered
+  std::vector<GpuInfo> gpus;     // as NVML lists them
+  std::vector<PciGpu> pci_gpus;  // as the PCI bus shows them, driver or not
   std::vector<Hca> hcas;
   std::vector<GpuHcaAffinity> topology;  // nearest HCA per GPU
   CpuInfo cpu;

@@ -95,6 +95,49 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
                     "active_port_count", active, *profile.node.expect_active_ports));
 }
 
+// "x8 of x16 lanes" / "16 GT/s of 32 GT/s"; the worse of the two when both.
+std::string link_shortfall(const PciLink& link) {
+  if (link.narrower()) return "x" + std::to_string(*link.width) + " of x" + std::to_string(*link.max_width) + " lanes";
+  return number_text(*link.speed_GTps) + " GT/s of " + number_text(*link.max_speed_GTps) + " GT/s";
+}
+
+// The PCIe links sysfs shows, driver or not. An HCA's link is judged by speed
+// and width: it runs at its trained rate whether busy or idle. A GPU's only by
+// width, and only where NVML does not judge it (no driver): an idle GPU lowers
+// its link speed to save power, and NVML's rule judges the generation at P0.
+// A GPU on the bus that NVML does not list has fallen off (XID 79) or lost its
+// driver; that is asked only when NVML listed GPUs.
+void judge_pci(VerdictBook& book, const HostInventory& host) {
+  std::string id;
+  for (const auto& hca : host.hcas) {
+    if (!hca.link.narrower() && !hca.link.slower()) continue;
+    for (const auto& port : hca.ports)
+      book.add({"hca_port", id.assign(host.name).append(1, '/').append(port_name(hca, port))}, HealthState::degraded,
+               reason("HCA_PCIE_DOWNTRAINED",
+                      hca.name + " (" + hca.pci_address + ") PCIe link at " + link_shortfall(hca.link),
+                      hca.link.narrower() ? "pcie_link_width" : "pcie_link_speed_GTps",
+                      hca.link.narrower() ? std::optional<double>(*hca.link.width) : hca.link.speed_GTps,
+                      hca.link.narrower() ? std::optional<double>(*hca.link.max_width) : hca.link.max_speed_GTps));
+  }
+  for (const auto& pci : host.pci_gpus) {
+    const GpuInfo* listed = nullptr;
+    for (const auto& gpu : host.gpus)
+      if (normalize_pci_address(gpu.pci_bus_id) == pci.pci_address) listed = &gpu;
+    if (!listed && !host.gpus.empty())
+      book.add({"node", host.name}, HealthState::failed,
+               reason("GPU_MISSING",
+                      "the GPU at " + pci.pci_address +
+                          " is on the PCI bus but NVML does not list it (fallen off the "
+                          "bus, XID 79, or its driver lost it)",
+                      "pci_address", std::nullopt, std::nullopt));
+    if (listed || !pci.link.narrower()) continue;
+    book.add(
+        {"node", host.name}, HealthState::degraded,
+        reason("GPU_PCIE_DOWNTRAINED", "the GPU at " + pci.pci_address + ": PCIe link at " + link_shortfall(pci.link),
+               "pcie_link_width", *pci.link.width, *pci.link.max_width));
+  }
+}
+
 struct CounterRule {
   const char* counter;
   const char* code;
@@ -242,6 +285,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
   for (const auto& host : hosts) {
     const auto& local = local_by_host[host.name];
     judge_ports(book, host, profile);
+    judge_pci(book, host);
     if (profile.node.expect_gpus && static_cast<int>(host.gpus.size()) < *profile.node.expect_gpus)
       book.add({"node", host.name}, HealthState::failed,
                reason("GPU_MISSING",

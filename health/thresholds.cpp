@@ -190,6 +190,9 @@ Finding probe_outcome(const ProbeResult& p) {
                                             "wrong_elements", wrong, 0.0}};
       if (p.kind().id == kGpuComputeProbe)
         return {HealthState::failed, reason("GPU_COMPUTE_WRONG", p.error.value_or("failed"))};
+      // NVML failed a GPU's health record only for NVML_ERROR_GPU_IS_LOST (probes/gpu/gpu_health.h).
+      if (p.kind().id == kGpuHealthProbe)
+        return {HealthState::failed, reason("GPU_LOST", p.error.value_or("GPU is lost"))};
       return {HealthState::failed, reason("PROBE_FAILED", p.error.value_or("failed"))};
     }
   }

@@ -14,8 +14,10 @@
 #include <sstream>
 
 #include "probes/dynlib.h"
+#include "probes/gpu/gpu_health.h"
 #include "probes/gpu/nvml.h"
 #include "probes/ib/ports.h"
+#include "probes/pci.h"
 #include "probes/topology.h"
 
 extern char** environ;
@@ -178,6 +180,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
     out.probes.push_back(std::move(rdma));
   }
 
+  host.pci_gpus = read_pci_gpus(sysfs);
   Nvml nvml;
   if (!nvml.ok()) {
     out.probes.push_back(skipped(kInventoryGpuProbe, scope, nvml.why_not()));
@@ -193,7 +196,11 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
     if (sys.cuda_driver_version)
       host.versions["cuda_driver"] = std::to_string(*sys.cuda_driver_version / 1000) + "." +
                                      std::to_string((*sys.cuda_driver_version % 1000) / 10);
-    for (const auto& g : host.gpus) gpu.scope.devices.push_back(g.pci_bus_id);
+    for (const auto& g : host.gpus)
+      gpu.scope.devices.push_back(g.pci_bus_id.empty() ? gpu_device_name(g.index) : g.pci_bus_id);
+    // A GPU NVML counts but cannot describe stays listed (its health result says more).
+    for (const auto& [index, failure] : sys.failures)
+      gpu.params["gpu_errors"][gpu_device_name(index)] = failure.call + ": " + failure.text;
     host.topology = gpu_hca_affinity(sysfs, host.gpus, host.hcas);
     gpu.metrics["gpu_count"] = Metric::of(static_cast<double>(host.gpus.size()));
   } catch (const std::exception& e) {

@@ -162,6 +162,34 @@ void from_json(const json& j, IbPort& p) {
   p.counters = integer_map_or_empty<std::uint64_t>(j, "counters");
 }
 
+void to_json(json& j, const PciLink& l) {
+  j = json{{"speed_GTps", nullable(l.speed_GTps)},
+           {"max_speed_GTps", nullable(l.max_speed_GTps)},
+           {"width", nullable(l.width)},
+           {"max_width", nullable(l.max_width)}};
+}
+
+void from_json(const json& j, PciLink& l) {
+  read_nullable(j, "speed_GTps", l.speed_GTps);
+  read_nullable(j, "max_speed_GTps", l.max_speed_GTps);
+  read_nullable(j, "width", l.width);
+  read_nullable(j, "max_width", l.max_width);
+}
+
+void to_json(json& j, const PciGpu& g) {
+  j = json{{"pci_address", g.pci_address},
+           {"device_id", nullable_text(g.device_id)},
+           {"numa_node", nullable(g.numa_node)},
+           {"pci_link", g.link}};
+}
+
+void from_json(const json& j, PciGpu& g) {
+  g.pci_address = j.at("pci_address").get<std::string>();
+  g.device_id = get_string(j, "device_id");
+  read_nullable(j, "numa_node", g.numa_node);
+  g.link = j.value("pci_link", PciLink{});
+}
+
 void to_json(json& j, const Hca& h) {
   j = json{{"name", h.name},
            {"node_guid", nullable_text(h.node_guid)},
@@ -170,6 +198,7 @@ void to_json(json& j, const Hca& h) {
            {"hca_type", nullable_text(h.hca_type)},
            {"pci_address", nullable_text(h.pci_address)},
            {"numa_node", nullable(h.numa_node)},
+           {"pci_link", h.link},
            {"ports", h.ports}};
 }
 
@@ -181,6 +210,7 @@ void from_json(const json& j, Hca& h) {
   h.hca_type = get_string(j, "hca_type");
   h.pci_address = get_string(j, "pci_address");
   read_nullable(j, "numa_node", h.numa_node);
+  h.link = j.value("pci_link", PciLink{});
   h.ports = j.value("ports", std::vector<IbPort>{});
 }
 
@@ -209,6 +239,7 @@ void to_json(json& j, const HostInventory& h) {
       {"name", h.name},
       {"ranks", h.ranks},
       {"gpus", h.gpus},
+      {"pci_gpus", h.pci_gpus},
       {"hcas", h.hcas},
       {"topology", h.topology},
       {"cpu",
@@ -221,6 +252,7 @@ void from_json(const json& j, HostInventory& h) {
   h.name = j.at("name").get<std::string>();
   h.ranks = integers_or_empty<int>(j, "ranks");
   h.gpus = j.value("gpus", std::vector<GpuInfo>{});
+  h.pci_gpus = j.value("pci_gpus", std::vector<PciGpu>{});
   h.hcas = j.value("hcas", std::vector<Hca>{});
   h.topology = j.value("topology", std::vector<GpuHcaAffinity>{});
   if (auto cpu = j.find("cpu"); cpu != j.end()) {

@@ -17,6 +17,14 @@ ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
   r.id = kGpuHealthProbe;
   r.scope = Scope{{host}, {}, {gpu_device_name(h.index)}};
   r.params = {{"gpu_index", h.index}, {"pci_bus_id", h.pci_bus_id}};
+  if (h.failure) {
+    // NVML could not answer for this GPU: no values to record (a half-read
+    // GPU is not judged on the half), the call and NVML's text instead.
+    r.status = h.failure->gpu_lost ? ProbeStatus::failed : ProbeStatus::error;
+    r.error = gpu_device_name(h.index) + ": " + h.failure->call + ": " + h.failure->text;
+    r.params["nvml_call"] = h.failure->call;
+    return r;
+  }
   auto& m = r.metrics;
   m["ecc_enabled"] = flag(h.ecc_enabled);
   m["ecc_uncorrected_volatile"] = number(h.ecc_uncorrected_volatile);
@@ -54,8 +62,12 @@ ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
 }
 
 std::vector<ProbeResult> check_gpu_health(const std::string& host) {
+  const Nvml nvml;
+  return check_gpu_health(host, nvml);
+}
+
+std::vector<ProbeResult> check_gpu_health(const std::string& host, const Nvml& nvml) {
   const Scope scope{{host}, {}, {}};
-  Nvml nvml;
   if (!nvml.ok()) return {skipped(kGpuHealthProbe, scope, nvml.why_not())};
   std::vector<ProbeResult> out;
   try {

@@ -21,11 +21,17 @@ inline constexpr unsigned long long kClocksHwPowerBrakeSlowdown = 0x80;
 // "gpu3" for NVML index 3: the device name every gpu.* probe puts in its scope.
 std::string gpu_device_name(int index);
 
-// Pure: the record of one GPU's health values (missing values are null).
+// Pure: the record of one GPU's health values (missing values are null). A
+// GPU NVML could not answer for has no values: status `failed` when NVML said
+// GPU_IS_LOST (judged GPU_LOST), `error` for any other code (PROBE_ERROR),
+// with "gpu3: <call>: <NVML's text>" as its error.
 ProbeResult gpu_health_result(const std::string& host, const GpuHealth& health);
 
-// Loads NVML and records every GPU; one `skipped` result with the reason when
-// NVML is unavailable, one `error` result when a query fails on a present driver.
+// Loads NVML and records every GPU, one result each; one `skipped` result with
+// the reason when NVML is unavailable, one host-wide `error` result when NVML
+// cannot count the GPUs.
 std::vector<ProbeResult> check_gpu_health(const std::string& host);
+// The same with a loaded NVML (tests pass the injection library's).
+std::vector<ProbeResult> check_gpu_health(const std::string& host, const Nvml& nvml);
 
 }  // namespace ibgpu

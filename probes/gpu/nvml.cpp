@@ -3,72 +3,47 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "probes/gpu/nvml_api.h"
 
 namespace ibgpu {
 
-namespace {
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t kNvmlSuccess = 0;
-constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
-constexpr int kEnabled = 1;                              // NVML_FEATURE_ENABLED
-constexpr int kUncorrected = 1;                          // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
-constexpr int kVolatile = 0, kAggregate = 1;             // nvmlEccCounterType_t
-constexpr int kRetiredMultipleSbe = 0, kRetiredDbe = 1;  // nvmlPageRetirementCause_t
-constexpr int kTemperatureGpu = 0;                       // NVML_TEMPERATURE_GPU
-constexpr unsigned int kNvlinkMaxLinks = 18;             // NVML_NVLINK_MAX_LINKS
-
-struct NvmlPciInfo {  // nvmlPciInfo_t, as filled by nvmlDeviceGetPciInfo_v3
-  char busIdLegacy[16];
-  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
-  char busId[32];
-};
-struct NvmlMemory {  // nvmlMemory_t (v1)
-  unsigned long long total, free, used;
-};
-}  // namespace
-
+// One pointer per entry point, typed by NVML's own declarations: a table slot
+// that disagrees with nvml_api.h does not compile.
 struct Nvml::Table {
-  nvmlReturn_t (*init)() = nullptr;
-  nvmlReturn_t (*shutdown)() = nullptr;
-  const char* (*error_string)(nvmlReturn_t) = nullptr;
-  nvmlReturn_t (*device_count)(unsigned int*) = nullptr;
-  nvmlReturn_t (*handle_by_index)(unsigned int, nvmlDevice_t*) = nullptr;
-  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned int) = nullptr;
-  nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned int) = nullptr;
-  nvmlReturn_t (*pci_info)(nvmlDevice_t, NvmlPciInfo*) = nullptr;
-  nvmlReturn_t (*memory_info)(nvmlDevice_t, NvmlMemory*) = nullptr;
-  nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;
-  nvmlReturn_t (*cuda_driver_version)(int*) = nullptr;
+  decltype(&::nvmlInit_v2) init = nullptr;
+  decltype(&::nvmlShutdown) shutdown = nullptr;
+  decltype(&::nvmlErrorString) error_string = nullptr;
+  decltype(&::nvmlDeviceGetCount_v2) device_count = nullptr;
+  decltype(&::nvmlDeviceGetHandleByIndex_v2) handle_by_index = nullptr;
+  decltype(&::nvmlDeviceGetName) name = nullptr;
+  decltype(&::nvmlDeviceGetUUID) uuid = nullptr;
+  decltype(&::nvmlDeviceGetPciInfo_v3) pci_info = nullptr;
+  decltype(&::nvmlDeviceGetMemoryInfo) memory_info = nullptr;
+  decltype(&::nvmlSystemGetDriverVersion) driver_version = nullptr;
+  decltype(&::nvmlSystemGetCudaDriverVersion_v2) cuda_driver_version = nullptr;
   // Health queries (all optional: older drivers and consumer GPUs lack some).
-  nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;  // current, pending (nvmlEnableState_t)
-  nvmlReturn_t (*total_ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
-  nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned int*, unsigned long long*) = nullptr;
-  nvmlReturn_t (*retired_pages_pending)(nvmlDevice_t, int*) = nullptr;
-  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*) = nullptr;
-  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
-  nvmlReturn_t (*clocks_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
-  nvmlReturn_t (*performance_state)(nvmlDevice_t, int*) = nullptr;
-  nvmlReturn_t (*pcie_gen)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*pcie_gen_max)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*pcie_width_max)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int*) = nullptr;
-  nvmlReturn_t (*persistence_mode)(nvmlDevice_t, int*) = nullptr;
+  decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
+  decltype(&::nvmlDeviceGetTotalEccErrors) total_ecc_errors = nullptr;
+  decltype(&::nvmlDeviceGetRetiredPages) retired_pages = nullptr;
+  decltype(&::nvmlDeviceGetRetiredPagesPendingStatus) retired_pages_pending = nullptr;
+  decltype(&::nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
+  decltype(&::nvmlDeviceGetTemperature) temperature = nullptr;
+  decltype(&::nvmlDeviceGetCurrentClocksEventReasons) clocks_event_reasons = nullptr;
+  const char* clocks_event_reasons_call = "nvmlDeviceGetCurrentClocksEventReasons";
+  decltype(&::nvmlDeviceGetPerformanceState) performance_state = nullptr;
+  decltype(&::nvmlDeviceGetCurrPcieLinkGeneration) pcie_gen = nullptr;
+  decltype(&::nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
+  decltype(&::nvmlDeviceGetCurrPcieLinkWidth) pcie_width = nullptr;
+  decltype(&::nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
+  decltype(&::nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
 };
 
-namespace {
+Nvml::Nvml() : Nvml("libnvidia-ml.so.1") {}
 
-// NVML's convention: a return code, named by nvmlErrorString. Throws CallError.
-void nvml_check(const char* (*error_string)(nvmlReturn_t), nvmlReturn_t rc, const char* call) {
-  if (rc != kNvmlSuccess) throw CallError(call, error_string(rc));
-}
-
-}  // namespace
-
-Nvml::Nvml() : lib_({"libnvidia-ml.so.1"}) {
+Nvml::Nvml(const std::string& library) : lib_({library}) {
   if (!lib_.ok()) {
-    why_not_ = "libnvidia-ml.so.1 not found (no NVIDIA driver on this host): " + lib_.error();
+    why_not_ = library + " not found (no NVIDIA driver on this host): " + lib_.error();
     return;
   }
   table_ = std::make_unique<Table>();
@@ -100,14 +75,16 @@ Nvml::Nvml() : lib_({"libnvidia-ml.so.1"}) {
       {"nvmlDeviceGetNvLinkState", t.nvlink_state, Symbol::optional},
       {"nvmlDeviceGetPersistenceMode", t.persistence_mode, Symbol::optional},
   });
-  // Renamed in driver 535; older libraries export only the Throttle spelling.
-  if (!t.clocks_event_reasons)
+  // Renamed in driver 535; older libraries export only the Throttle spelling (same signature).
+  if (!t.clocks_event_reasons) {
     lib_.resolve({{"nvmlDeviceGetCurrentClocksThrottleReasons", t.clocks_event_reasons, Symbol::optional}});
+    t.clocks_event_reasons_call = "nvmlDeviceGetCurrentClocksThrottleReasons";
+  }
   if (!missing.empty()) {
     why_not_ = lib_.path() + " lacks the NVML entry points ibgpu needs (driver too old?)";
     return;
   }
-  if (nvmlReturn_t rc = t.init(); rc != kNvmlSuccess) {
+  if (nvmlReturn_t rc = t.init(); rc != NVML_SUCCESS) {
     why_not_ = std::string("nvmlInit failed: ") + t.error_string(rc);
     return;
   }
@@ -118,25 +95,93 @@ Nvml::~Nvml() {
   if (initialised_) table_->shutdown();
 }
 
+namespace {
+
+// NVML's convention: a return code, named by nvmlErrorString. For calls about
+// the whole system; throws CallError.
+void nvml_check(const char* (*error_string)(nvmlReturn_t), nvmlReturn_t rc, const char* call) {
+  if (rc != NVML_SUCCESS) throw CallError(call, error_string(rc));
+}
+
+// The same convention for calls about one GPU: NOT_SUPPORTED (the GPU lacks
+// the feature) and an entry point this driver does not have are answers
+// ("not available"), anything else ends that GPU's queries (GpuStop) and is
+// kept as its failure.
+struct GpuStop {
+  NvmlFailure failure;
+};
+
+class GpuQueries {
+ public:
+  explicit GpuQueries(const char* (*error_string)(nvmlReturn_t)) : error_string_(error_string) {}
+
+  // true: answered; false: not available on this GPU; throws GpuStop otherwise.
+  bool answered(const char* call, nvmlReturn_t rc) const {
+    if (rc == NVML_SUCCESS) return true;
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) return false;
+    stop(call, rc);
+  }
+
+  [[noreturn]] void stop(const char* call, nvmlReturn_t rc) const {
+    throw GpuStop{{call, error_string_(rc), rc == NVML_ERROR_GPU_IS_LOST}};
+  }
+
+  template <class Fn, class... Args>
+  bool ask(const char* call, Fn fn, Args... args) const {
+    return fn && answered(call, fn(args...));
+  }
+
+  template <class Fn>
+  std::optional<double> unsigned_value(const char* call, Fn fn, nvmlDevice_t dev) const {
+    unsigned int v = 0;
+    if (!ask(call, fn, dev, &v)) return std::nullopt;
+    return static_cast<double>(v);
+  }
+
+  template <class Fn>
+  std::optional<bool> enabled(const char* call, Fn fn, nvmlDevice_t dev) const {
+    nvmlEnableState_t v = NVML_FEATURE_DISABLED;
+    if (!ask(call, fn, dev, &v)) return std::nullopt;
+    return v == NVML_FEATURE_ENABLED;
+  }
+
+ private:
+  const char* (*error_string_)(nvmlReturn_t);
+};
+
+// Required entry point: without a handle there is no GPU to ask, whatever the code.
+nvmlDevice_t handle(const Nvml::Table& t, const GpuQueries& q, unsigned int index) {
+  nvmlDevice_t dev = nullptr;
+  if (const nvmlReturn_t rc = t.handle_by_index(index, &dev); rc != NVML_SUCCESS)
+    q.stop("nvmlDeviceGetHandleByIndex_v2", rc);
+  return dev;
+}
+
+}  // namespace
+
 GpuSystem Nvml::query() const {
   if (!initialised_) throw std::logic_error("Nvml::query without a loaded driver: " + why_not_);
   const Table& t = *table_;
+  const GpuQueries q(t.error_string);
   GpuSystem sys;
   char text[96] = {};
-  if (t.driver_version && t.driver_version(text, sizeof text) == kNvmlSuccess) sys.driver_version = text;
-  if (int v = 0; t.cuda_driver_version && t.cuda_driver_version(&v) == kNvmlSuccess) sys.cuda_driver_version = v;
+  if (t.driver_version && t.driver_version(text, sizeof text) == NVML_SUCCESS) sys.driver_version = text;
+  if (int v = 0; t.cuda_driver_version && t.cuda_driver_version(&v) == NVML_SUCCESS) sys.cuda_driver_version = v;
   unsigned int count = 0;
-  nvml_check(t.error_string, t.device_count(&count), "nvmlDeviceGetCount");
+  nvml_check(t.error_string, t.device_count(&count), "nvmlDeviceGetCount_v2");
   for (unsigned int i = 0; i < count; ++i) {
-    nvmlDevice_t dev = nullptr;
-    nvml_check(t.error_string, t.handle_by_index(i, &dev), "nvmlDeviceGetHandleByIndex");
     GpuInfo gpu;
     gpu.index = static_cast<int>(i);
-    if (t.name && t.name(dev, text, sizeof text) == kNvmlSuccess) gpu.name = text;
-    if (t.uuid && t.uuid(dev, text, sizeof text) == kNvmlSuccess) gpu.uuid = text;
-    if (NvmlPciInfo pci{}; t.pci_info && t.pci_info(dev, &pci) == kNvmlSuccess) gpu.pci_bus_id = pci.busId;
-    if (NvmlMemory mem{}; t.memory_info && t.memory_info(dev, &mem) == kNvmlSuccess)
-      gpu.memory_total_GiB = static_cast<double>(mem.total) / (1024.0 * 1024.0 * 1024.0);
+    try {
+      const nvmlDevice_t dev = handle(t, q, i);
+      if (q.ask("nvmlDeviceGetName", t.name, dev, text, static_cast<unsigned int>(sizeof text))) gpu.name = text;
+      if (q.ask("nvmlDeviceGetUUID", t.uuid, dev, text, static_cast<unsigned int>(sizeof text))) gpu.uuid = text;
+      if (nvmlPciInfo_t pci{}; q.ask("nvmlDeviceGetPciInfo_v3", t.pci_info, dev, &pci)) gpu.pci_bus_id = pci.busId;
+      if (nvmlMemory_t mem{}; q.ask("nvmlDeviceGetMemoryInfo", t.memory_info, dev, &mem))
+        gpu.memory_total_GiB = static_cast<double>(mem.total) / (1024.0 * 1024.0 * 1024.0);
+    } catch (const GpuStop& stop) {
+      sys.failures[gpu.index] = stop.failure;
+    }
     sys.gpus.push_back(std::move(gpu));
   }
   return sys;
@@ -144,23 +189,58 @@ GpuSystem Nvml::query() const {
 
 namespace {
 
-// Runs an optional NVML query; nullopt when the entry point is absent or the
-// call fails (NOT_SUPPORTED on GPUs without the feature is the common case).
-template <class Fn, class... Args>
-bool asked(Fn fn, Args... args) {
-  return fn && fn(args...) == kNvmlSuccess;
-}
-
-std::optional<double> unsigned_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int*), nvmlDevice_t dev) {
-  unsigned int v = 0;
-  if (!asked(fn, dev, &v)) return std::nullopt;
-  return static_cast<double>(v);
-}
-
-std::optional<bool> enabled_query(nvmlReturn_t (*fn)(nvmlDevice_t, int*), nvmlDevice_t dev) {
-  int v = 0;
-  if (!asked(fn, dev, &v)) return std::nullopt;
-  return v == kEnabled;
+void read_health(const Nvml::Table& t, const GpuQueries& q, GpuHealth& h) {
+  const nvmlDevice_t dev = handle(t, q, static_cast<unsigned int>(h.index));
+  if (nvmlPciInfo_t pci{}; q.ask("nvmlDeviceGetPciInfo_v3", t.pci_info, dev, &pci)) h.pci_bus_id = pci.busId;
+  if (nvmlEnableState_t current{}, pending{}; q.ask("nvmlDeviceGetEccMode", t.ecc_mode, dev, &current, &pending))
+    h.ecc_enabled = current == NVML_FEATURE_ENABLED;
+  for (auto [counter, field] : {std::pair{NVML_VOLATILE_ECC, &h.ecc_uncorrected_volatile},
+                                std::pair{NVML_AGGREGATE_ECC, &h.ecc_uncorrected_aggregate}})
+    if (unsigned long long n = 0;
+        q.ask("nvmlDeviceGetTotalEccErrors", t.total_ecc_errors, dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter, &n))
+      *field = static_cast<double>(n);
+  // With a zero-sized buffer NVML answers the page count (INSUFFICIENT_SIZE when non-zero).
+  for (auto [cause, field] :
+       {std::pair{NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &h.retired_pages_dbe},
+        std::pair{NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &h.retired_pages_sbe}}) {
+    if (!t.retired_pages) continue;
+    unsigned int pages = 0;
+    nvmlReturn_t rc = t.retired_pages(dev, cause, &pages, nullptr);
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) rc = NVML_SUCCESS;
+    if (q.answered("nvmlDeviceGetRetiredPages", rc)) *field = static_cast<double>(pages);
+  }
+  h.retired_pages_pending = q.enabled("nvmlDeviceGetRetiredPagesPendingStatus", t.retired_pages_pending, dev);
+  if (unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
+      q.ask("nvmlDeviceGetRemappedRows", t.remapped_rows, dev, &corr, &unc, &pending, &failed)) {
+    h.remapped_rows_correctable = corr;
+    h.remapped_rows_uncorrectable = unc;
+    h.remap_pending = pending != 0;
+    h.remap_failed = failed != 0;
+  }
+  if (unsigned int temp = 0; q.ask("nvmlDeviceGetTemperature", t.temperature, dev, NVML_TEMPERATURE_GPU, &temp))
+    h.temp_C = temp;
+  if (unsigned long long reasons = 0; q.ask(t.clocks_event_reasons_call, t.clocks_event_reasons, dev, &reasons))
+    h.clocks_event_reasons = reasons;
+  if (nvmlPstates_t pstate{}; q.ask("nvmlDeviceGetPerformanceState", t.performance_state, dev, &pstate))
+    h.pstate = static_cast<int>(pstate);
+  h.pcie_gen = q.unsigned_value("nvmlDeviceGetCurrPcieLinkGeneration", t.pcie_gen, dev);
+  h.pcie_gen_max = q.unsigned_value("nvmlDeviceGetMaxPcieLinkGeneration", t.pcie_gen_max, dev);
+  h.pcie_width = q.unsigned_value("nvmlDeviceGetCurrPcieLinkWidth", t.pcie_width, dev);
+  h.pcie_width_max = q.unsigned_value("nvmlDeviceGetMaxPcieLinkWidth", t.pcie_width_max, dev);
+  if (t.nvlink_state) {
+    int total = 0, up = 0;
+    for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+      nvmlEnableState_t active = NVML_FEATURE_DISABLED;
+      const nvmlReturn_t rc = t.nvlink_state(dev, link, &active);
+      // A link index the GPU lacks answers NOT_SUPPORTED or INVALID_ARGUMENT.
+      if (rc == NVML_ERROR_INVALID_ARGUMENT || !q.answered("nvmlDeviceGetNvLinkState", rc)) continue;
+      ++total;
+      up += active == NVML_FEATURE_ENABLED ? 1 : 0;
+    }
+    h.nvlink_links_total = total;
+    h.nvlink_links_up = up;
+  }
+  h.persistence_mode = q.enabled("nvmlDeviceGetPersistenceMode", t.persistence_mode, dev);
 }
 
 }  // namespace
@@ -168,56 +248,18 @@ std::optional<bool> enabled_query(nvmlReturn_t (*fn)(nvmlDevice_t, int*), nvmlDe
 std::vector<GpuHealth> Nvml::query_health() const {
   if (!initialised_) throw std::logic_error("Nvml::query_health without a loaded driver: " + why_not_);
   const Table& t = *table_;
+  const GpuQueries q(t.error_string);
   std::vector<GpuHealth> out;
   unsigned int count = 0;
-  nvml_check(t.error_string, t.device_count(&count), "nvmlDeviceGetCount");
+  nvml_check(t.error_string, t.device_count(&count), "nvmlDeviceGetCount_v2");
   for (unsigned int i = 0; i < count; ++i) {
-    nvmlDevice_t dev = nullptr;
-    nvml_check(t.error_string, t.handle_by_index(i, &dev), "nvmlDeviceGetHandleByIndex");
     GpuHealth h;
     h.index = static_cast<int>(i);
-    if (NvmlPciInfo pci{}; asked(t.pci_info, dev, &pci)) h.pci_bus_id = pci.busId;
-    if (int current = 0, pending = 0; asked(t.ecc_mode, dev, &current, &pending)) h.ecc_enabled = current == kEnabled;
-    if (unsigned long long n = 0; asked(t.total_ecc_errors, dev, kUncorrected, kVolatile, &n))
-      h.ecc_uncorrected_volatile = static_cast<double>(n);
-    if (unsigned long long n = 0; asked(t.total_ecc_errors, dev, kUncorrected, kAggregate, &n))
-      h.ecc_uncorrected_aggregate = static_cast<double>(n);
-    // With a zero-sized buffer NVML answers the page count (INSUFFICIENT_SIZE when non-zero).
-    for (auto [cause, field] :
-         {std::pair{kRetiredDbe, &h.retired_pages_dbe}, {kRetiredMultipleSbe, &h.retired_pages_sbe}}) {
-      unsigned int pages = 0;
-      if (!t.retired_pages) continue;
-      const nvmlReturn_t rc = t.retired_pages(dev, cause, &pages, nullptr);
-      if (rc == kNvmlSuccess || rc == kNvmlInsufficientSize) *field = static_cast<double>(pages);
+    try {
+      read_health(t, q, h);
+    } catch (const GpuStop& stop) {
+      h.failure = stop.failure;
     }
-    h.retired_pages_pending = enabled_query(t.retired_pages_pending, dev);
-    if (unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
-        asked(t.remapped_rows, dev, &corr, &unc, &pending, &failed)) {
-      h.remapped_rows_correctable = corr;
-      h.remapped_rows_uncorrectable = unc;
-      h.remap_pending = pending != 0;
-      h.remap_failed = failed != 0;
-    }
-    if (unsigned int temp = 0; asked(t.temperature, dev, kTemperatureGpu, &temp)) h.temp_C = temp;
-    if (unsigned long long reasons = 0; asked(t.clocks_event_reasons, dev, &reasons)) h.clocks_event_reasons = reasons;
-    if (int pstate = 0; asked(t.performance_state, dev, &pstate)) h.pstate = pstate;
-    h.pcie_gen = unsigned_query(t.pcie_gen, dev);
-    h.pcie_gen_max = unsigned_query(t.pcie_gen_max, dev);
-    h.pcie_width = unsigned_query(t.pcie_width, dev);
-    h.pcie_width_max = unsigned_query(t.pcie_width_max, dev);
-    if (t.nvlink_state) {
-      // A link index the GPU lacks answers NOT_SUPPORTED or INVALID_ARGUMENT.
-      int total = 0, up = 0;
-      for (unsigned int link = 0; link < kNvlinkMaxLinks; ++link) {
-        int active = 0;
-        if (t.nvlink_state(dev, link, &active) != kNvmlSuccess) continue;
-        ++total;
-        up += active == kEnabled ? 1 : 0;
-      }
-      h.nvlink_links_total = total;
-      h.nvlink_links_up = up;
-    }
-    h.persistence_mode = enabled_query(t.persistence_mode, dev);
     out.push_back(std::move(h));
   }
   return out;

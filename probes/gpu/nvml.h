@@ -1,6 +1,8 @@
 #pragma once
 // NVML loaded at run time through a small typed table. Only the entry points
-// ibgpu uses are declared; their ABI is stable across driver versions.
+// ibgpu uses are declared (probes/gpu/nvml_api.h); their ABI is stable across
+// driver versions.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,10 +13,21 @@
 
 namespace ibgpu {
 
+// Why NVML could not answer for one GPU: the call, NVML's text for its return
+// code, and whether that code was NVML_ERROR_GPU_IS_LOST (the GPU fell off the bus).
+struct NvmlFailure {
+  std::string call;  // the exported name, e.g. nvmlDeviceGetHandleByIndex_v2
+  std::string text;  // nvmlErrorString
+  bool gpu_lost = false;
+};
+
 // Health values of one GPU as NVML reports them; nullopt where the GPU or
-// driver does not support the query (NVML_ERROR_NOT_SUPPORTED) or it failed.
+// driver does not support the query (NVML_ERROR_NOT_SUPPORTED, or an entry
+// point this driver lacks). Any other answer stops the GPU's queries and is
+// kept in `failure`: one GPU's error leaves the other GPUs measured.
 struct GpuHealth {
   int index = 0;
+  std::optional<NvmlFailure> failure;
   std::string pci_bus_id;
   std::optional<bool> ecc_enabled;
   std::optional<double> ecc_uncorrected_volatile;
@@ -38,7 +51,8 @@ struct GpuHealth {
 struct GpuSystem {
   std::string driver_version;
   std::optional<int> cuda_driver_version;  // e.g. 12040 for CUDA 12.4
-  std::vector<GpuInfo> gpus;
+  std::vector<GpuInfo> gpus;               // every GPU NVML counts, by index, even one it could not describe
+  std::map<int, NvmlFailure> failures;     // per NVML index: why a GPU is described in part or not at all
 };
 
 // Owns the loaded library and the nvmlInit/nvmlShutdown pair.
@@ -46,20 +60,26 @@ class Nvml {
  public:
   // Never throws: a missing library or failed init leaves `ok()` false and
   // `why_not()` carrying the reason, e.g. "libnvidia-ml.so.1 not found".
+  // The product loads NVML by its soname only (the driver's library, found by
+  // the dynamic loader); tests pass the path of the injection library instead.
   Nvml();
+  explicit Nvml(const std::string& library);
   ~Nvml();
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
   bool ok() const { return initialised_; }
   const std::string& why_not() const { return why_not_; }
-  // Throws CallError (the call, nvmlErrorString's text) when a query fails on a present driver.
+  // Throws CallError (the call, nvmlErrorString's text) when NVML cannot count
+  // the GPUs; a GPU it cannot describe is listed with its failure.
   GpuSystem query() const;
-  // Per-GPU health values; an unsupported query leaves its field empty.
+  // Per-GPU health values; an unsupported query leaves its field empty, and a
+  // GPU whose query failed has `failure` set. Throws CallError when NVML cannot count the GPUs.
   std::vector<GpuHealth> query_health() const;
 
+  struct Table;  // the entry points, typed by nvml_api.h (defined in nvml.cpp)
+
  private:
-  struct Table;
   DynLib lib_;
   std::unique_ptr<Table> table_;
   bool initialised_ = false;

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string_view>
 
+#include "probes/pci.h"
+
 namespace ibgpu {
 
 namespace {
@@ -128,6 +130,7 @@ std::vector<Hca> read_hcas(const Sysfs& sysfs) {
     // numa_node is -1 when the platform does not say.
     if (auto numa = sysfs.read_int(base + "device/numa_node"); numa && *numa >= 0)
       hca.numa_node = static_cast<int>(*numa);
+    hca.link = read_pci_link(sysfs, base + "device");
     for (const auto& port : sysfs.list(base + "ports"))
       if (auto n = to_int(port)) hca.ports.push_back(read_port(sysfs, name, *n));
     hcas.push_back(std::move(hca));

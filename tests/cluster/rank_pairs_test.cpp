@@ -52,14 +52,27 @@ TEST(RankRounds, EveryHostPairOnceAndNoRankTwiceInARound) {
   EXPECT_EQ(seen.size(), 9u * 8 / 2 * 2);  // 36 host pairs x 2 rails
 }
 
-TEST(RankRounds, OneHostHasNoPairsUnlessLoopback) {
+TEST(RankRounds, OneHostPairsItsOwnRanks) {
+  // A node's own check: nothing else to meet, so its rails meet each other, with or without --loopback.
   const World w = world_of({"a", "a", "a"});
-  EXPECT_TRUE(rank_rounds(w, PairPlan{}).empty());
+  for (const bool loopback : {false, true}) {
+    PairPlan plan;
+    plan.loopback = loopback;
+    const auto rounds = rank_rounds(w, plan);
+    ASSERT_EQ(rounds.size(), 1u);
+    EXPECT_EQ(rounds[0], (RankRound{{0, 1}})) << loopback;  // rank 2 has no partner on its host
+  }
+  EXPECT_TRUE(rank_rounds(world_of({"a"}), PairPlan{}).empty());  // one rank: nothing to pair
+}
+
+TEST(RankRounds, LoopbackInAFleetAddsARoundOfEachHostsOwnRanks) {
+  const World w = world_of({"a", "a", "b", "b"});
+  EXPECT_EQ(rank_rounds(w, PairPlan{}).size(), 1u);
   PairPlan loop;
   loop.loopback = true;
   const auto rounds = rank_rounds(w, loop);
-  ASSERT_EQ(rounds.size(), 1u);
-  EXPECT_EQ(rounds[0], (RankRound{{0, 1}}));  // rank 2 has no partner on its host
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[1], (RankRound{{0, 1}, {2, 3}}));
 }
 
 TEST(RankRounds, UnevenRankCountsPairWhatExists) {

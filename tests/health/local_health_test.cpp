@@ -11,6 +11,7 @@
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
 #include "probes/kernel_log.h"
+#include "probes/pci.h"
 
 namespace ibgpu {
 namespace {
@@ -406,6 +407,71 @@ TEST(LocalHealthInJudge, OnlyPortDegradedLeavesTheNodeDegradedNotFailed) {
   EXPECT_EQ(node->state, HealthState::degraded);
   EXPECT_EQ(node->action, Action::admit_degraded);
   EXPECT_EQ(j.summary.exit_code, 1);
+}
+
+}  // namespace
+}  // namespace ibgpu
+
+// ---- PCIe links and GPUs on the bus (sysfs, no driver needed) ------------------
+
+namespace ibgpu {
+namespace {
+
+HostInventory h100_host_from_pci(int nvml_gpus) {
+  HostInventory h;
+  h.name = "n1";
+  h.pci_gpus = read_pci_gpus(Sysfs(kFixtures / "hgx-h100"));
+  for (int i = 0; i < nvml_gpus; ++i) {
+    GpuInfo g;
+    g.index = i;
+    g.pci_bus_id = "0000" + h.pci_gpus[static_cast<std::size_t>(i)].pci_address;  // NVML pads the domain to 8
+    for (auto& c : g.pci_bus_id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    h.gpus.push_back(g);
+  }
+  return h;
+}
+
+TEST(LocalHealthPci, GpuOnTheBusThatNvmlDoesNotListIsMissingByBusId) {
+  const auto vs = judge_local_health({h100_host_from_pci(7)}, {}, generic_profile());
+  const Reason* missing = reason(find(vs, "node", "n1"), "GPU_MISSING");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_NE(missing->message.find("0000:d1:00.0"), std::string::npos) << missing->message;
+  EXPECT_EQ(find(vs, "node", "n1")->state, HealthState::failed);
+}
+
+TEST(LocalHealthPci, EveryGpuListedOrNvmlAbsentIsNoFinding) {
+  for (const int listed : {8, 0}) {  // 0: no driver, nothing to compare with
+    const auto vs = judge_local_health({h100_host_from_pci(listed)}, {}, generic_profile());
+    EXPECT_EQ(reason(find(vs, "node", "n1"), "GPU_MISSING"), nullptr) << listed;
+  }
+}
+
+TEST(LocalHealthPci, NarrowGpuLinkWithoutNvmlDegradesTheNodeAndAnIdleSpeedDoesNot) {
+  HostInventory h = h100_host_from_pci(0);
+  h.pci_gpus[2].link.speed_GTps = 2.5;  // idle: the GPU lowered its link to save power
+  auto vs = judge_local_health({h}, {}, generic_profile());
+  EXPECT_EQ(codes(find(vs, "node", "n1")), std::vector<std::string>{});
+  h.pci_gpus[3].link.width = 8;
+  vs = judge_local_health({h}, {}, generic_profile());
+  const Reason* narrow = reason(find(vs, "node", "n1"), "GPU_PCIE_DOWNTRAINED");
+  ASSERT_NE(narrow, nullptr);
+  EXPECT_NE(narrow->message.find("0000:52:00.0"), std::string::npos) << narrow->message;
+  EXPECT_NE(narrow->message.find("x8 of x16"), std::string::npos) << narrow->message;
+  EXPECT_EQ(find(vs, "node", "n1")->state, HealthState::degraded);
+}
+
+TEST(LocalHealthPci, DownTrainedHcaLinkDegradesItsPorts) {
+  HostInventory h = host_from("cx7-ndr");
+  ASSERT_EQ(h.hcas.size(), 2u);
+  h.hcas[1].link = PciLink{16.0, 32.0, 16, 16};  // Gen4 in a Gen5 slot
+  const auto vs = judge_local_health({h}, {}, generic_profile());
+  EXPECT_EQ(codes(find(vs, "hca_port", "n1/mlx5_0:1")), std::vector<std::string>{});
+  const Reason* slow = reason(find(vs, "hca_port", "n1/mlx5_1:1"), "HCA_PCIE_DOWNTRAINED");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->metric, "pcie_link_speed_GTps");
+  EXPECT_EQ(slow->value, 16.0);
+  EXPECT_EQ(slow->threshold, 32.0);
+  EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_1:1")->state, HealthState::degraded);
 }
 
 }  // namespace

@@ -1,0 +1,56 @@
+#!/bin/bash
+# The Debian package as a node gets it: built by CPack from this build, its
+# dependencies named, its files where the README says, and what it installs
+# runs from where it lands: `ibgpu --version`, a one-host check on the `cpu`
+# profile found beside the binary (healthy, exit 0), the Slurm recipes.
+# Unpacked into a temporary root with dpkg-deb, not installed on this host;
+# ci/fresh-machine installs it with apt in a new Debian 12 root.
+#   package_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 source=$2
+if ! command -v dpkg-deb >/dev/null || ! command -v dpkg-shlibdeps >/dev/null; then
+  echo "SKIP: dpkg-deb and dpkg-shlibdeps (dpkg-dev) are needed to build the package"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+(cd "$build" && cpack -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
+debs=("$work"/out/ibgpu_*.deb)
+if [ ${#debs[@]} -ne 1 ] || [ ! -f "${debs[0]}" ]; then fail "one ibgpu_*.deb expected, got: ${debs[*]}"; fi
+deb=${debs[0]}
+
+depends=$(dpkg-deb -f "$deb" Depends)
+for dep in openmpi-bin libibverbs1 libopenmpi3 libtomlplusplus3; do
+  [[ ", $depends," == *", $dep "* || ", $depends," == *", $dep,"* ]] || fail "Depends lacks $dep: $depends"
+done
+[ "$(dpkg-deb -f "$deb" Package)" = ibgpu ] || fail "package name"
+
+dpkg-deb -x "$deb" "$work/root"
+for f in usr/bin/ibgpu usr/libexec/ibgpu/healthcheck.sh usr/libexec/ibgpu/burn-in.sbatch; do
+  [ -x "$work/root/$f" ] || fail "$f missing or not executable"
+done
+for f in usr/share/ibgpu/schema/report.schema.json usr/share/doc/ibgpu/README.md \
+         usr/share/doc/ibgpu/reason-codes.md; do
+  [ -f "$work/root/$f" ] || fail "$f missing"
+done
+for p in "$source"/profiles/*.toml; do
+  cmp -s "$p" "$work/root/usr/share/ibgpu/profiles/$(basename "$p")" || fail "profile $(basename "$p") not packaged as is"
+done
+if readelf -S "$work/root/usr/bin/ibgpu" | grep -q '\.debug_info'; then
+  fail "the packaged binary keeps its debug info (CPACK_STRIP_FILES)"
+fi
+
+"$work/root/usr/bin/ibgpu" --version | grep -q '^ibgpu ' || fail "--version of the packaged binary"
+# --profile NAME is found beside the binary (<bin>/../share/ibgpu/profiles), not in the source tree.
+set +e
+(cd "$work" && env -u IBGPU_PROFILE_DIR IBGPU_HOSTNAME=n1 "$work/root/usr/bin/ibgpu" check --profile cpu \
+  --sysfs-root "$source/tests/data/sysfs/empty" --json "$work/check.json" >"$work/check.txt" 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 0 ] || { cat "$work/check.txt"; fail "one-host check with the packaged cpu profile: exit $rc, not 0"; }
+grep -qF "\"source\": \"$work/root/usr/bin/../share/ibgpu/profiles/cpu.toml\"" "$work/check.json" ||
+  fail "the cpu profile was not read from the package: $(grep -o '"source": "[^"]*"' "$work/check.json")"
+bash -n "$work/root/usr/libexec/ibgpu/healthcheck.sh" || fail "healthcheck.sh does not parse"
+echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"

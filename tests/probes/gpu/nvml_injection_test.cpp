@@ -1,0 +1,247 @@
+// The GPU path without a GPU: ibgpu's own loader (Nvml) opens the test-only
+// NVML injection library (tests/nvml_injection) by path, the library answers
+// from a scenario file (tests/data/nvml), and the inventory, the
+// gpu.nvml.health records, the judge's verdicts and the node's admission on
+// the hgx-h100-ndr profile are checked GPU by GPU.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "health/admission.h"
+#include "health/local_health.h"
+#include "health/profile_file.h"
+#include "probes/gpu/gpu_health.h"
+#include "probes/gpu/nvml.h"
+#include "probes/ib/ports.h"
+#include "probes/sysfs.h"
+
+namespace ibgpu {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kData = fs::path(IBGPU_TEST_DATA);
+
+// Points the injection library at one scenario file while it lives.
+class ScenarioFile {
+ public:
+  explicit ScenarioFile(const std::string& name) {
+    setenv("IBGPU_NVML_SCENARIO", (kData / "nvml" / (name + ".toml")).c_str(), 1);
+  }
+  ~ScenarioFile() { unsetenv("IBGPU_NVML_SCENARIO"); }
+  ScenarioFile(const ScenarioFile&) = delete;
+  ScenarioFile& operator=(const ScenarioFile&) = delete;
+};
+
+// Eight NDR rails, mlx5_0..mlx5_7: the cx7-ndr fixture's two ACTIVE 400G ports, copied.
+std::vector<Hca> eight_rails() {
+  const std::vector<Hca> two = read_hcas(Sysfs(kData / "sysfs" / "cx7-ndr"));
+  std::vector<Hca> out;
+  for (int i = 0; i < 8 && two.size() == 2; ++i) {
+    Hca h = two[static_cast<std::size_t>(i % 2)];
+    h.name = "mlx5_" + std::to_string(i);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+struct Checked {
+  GpuSystem system;
+  std::vector<ProbeResult> health;
+  std::vector<Verdict> verdicts;
+
+  const ProbeResult& record(const std::string& gpu) const {
+    const auto it = std::find_if(health.begin(), health.end(), [&](const ProbeResult& p) {
+      return p.scope.devices == std::vector<std::string>{gpu};
+    });
+    if (it == health.end()) throw std::runtime_error("no gpu.nvml.health record for " + gpu);
+    return *it;
+  }
+  const Verdict& verdict(const std::string& kind, const std::string& id) const {
+    const auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
+      return v.entity == Entity{kind, id};
+    });
+    if (it == verdicts.end()) throw std::runtime_error("no verdict for " + kind + " " + id);
+    return *it;
+  }
+  const Verdict& gpu(int index) const { return verdict("gpu", "n1/gpu" + std::to_string(index)); }
+  const Verdict& node() const { return verdict("node", "n1"); }
+};
+
+std::vector<std::string> codes(const Verdict& v) {
+  std::vector<std::string> out;
+  for (const auto& r : v.reasons) out.push_back(r.code);
+  return out;
+}
+
+// Inventory and health through NVML on host n1, judged with admission on hgx-h100-ndr.
+Checked check(const std::string& scenario) {
+  const ScenarioFile file(scenario);
+  const Nvml nvml(IBGPU_NVML_INJECTION);
+  if (!nvml.ok()) throw std::runtime_error("injection library did not load: " + nvml.why_not());
+  Checked c;
+  c.system = nvml.query();
+  c.health = check_gpu_health("n1", nvml);
+  HostInventory host;
+  host.name = "n1";
+  host.gpus = c.system.gpus;
+  host.hcas = eight_rails();
+  const Profile profile = load_profile_file(fs::path(IBGPU_PROFILES) / "hgx-h100-ndr.toml");
+  c.verdicts = judge_local_health({host}, c.health, profile);
+  decide_admission(c.verdicts, {host});
+  return c;
+}
+
+// Every GPU but `except` healthy, with no reasons.
+void expect_others_healthy(const Checked& c, std::vector<int> except) {
+  for (int i = 0; i < 8; ++i) {
+    if (std::find(except.begin(), except.end(), i) != except.end()) continue;
+    SCOPED_TRACE("gpu" + std::to_string(i));
+    EXPECT_EQ(c.record("gpu" + std::to_string(i)).status, ProbeStatus::ok);
+    EXPECT_EQ(c.gpu(i).state, HealthState::healthy);
+    EXPECT_TRUE(c.gpu(i).reasons.empty());
+  }
+}
+
+// One GPU failed and excluded, seven usable: the node is admitted degraded.
+void expect_admitted_without(const Checked& c, int failed_gpu) {
+  const Verdict& node = c.node();
+  EXPECT_EQ(node.state, HealthState::degraded);
+  EXPECT_EQ(node.action, Action::admit_degraded);
+  EXPECT_EQ(codes(node), std::vector<std::string>{"GPUS_UNHEALTHY"});
+  ASSERT_FALSE(node.reasons.empty());
+  EXPECT_EQ(node.reasons[0].value, 7.0);
+  EXPECT_EQ(node.excluded, std::vector<std::string>{"gpu" + std::to_string(failed_gpu)});
+  EXPECT_EQ(
+      std::count_if(node.usable.begin(), node.usable.end(), [](const std::string& d) { return d.starts_with("gpu"); }),
+      7);
+}
+
+TEST(NvmlInjection, EightHealthyH100sAreAdmitted) {
+  const Checked c = check("h100_healthy");
+  EXPECT_EQ(c.system.driver_version, "550.90.07");
+  EXPECT_EQ(c.system.cuda_driver_version, 12040);
+  ASSERT_EQ(c.system.gpus.size(), 8u);
+  EXPECT_TRUE(c.system.failures.empty());
+  EXPECT_EQ(c.system.gpus[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(c.system.gpus[0].pci_bus_id, "00000000:1B:00.0");
+  EXPECT_EQ(c.system.gpus[7].uuid, "GPU-6cf90723-be5f-4a3d-87cf-129ebf3d4f5a");
+  EXPECT_NEAR(*c.system.gpus[0].memory_total_GiB, 79.65, 0.01);
+  ASSERT_EQ(c.health.size(), 8u);
+  const ProbeResult& r = c.record("gpu0");
+  EXPECT_EQ(r.metrics.at("nvlink_links").value, 18.0);
+  EXPECT_EQ(r.metrics.at("nvlink_links_up").value, 18.0);
+  EXPECT_EQ(r.metrics.at("pcie_gen").value, 5.0);
+  EXPECT_EQ(r.metrics.at("pcie_width").value, 16.0);
+  EXPECT_EQ(r.metrics.at("ecc_uncorrected_volatile").value, 0.0);
+  // H100 remaps rows and retires no pages: NOT_SUPPORTED is a null, never a 0 or a finding.
+  EXPECT_FALSE(r.metrics.at("retired_pages_dbe").value.has_value());
+  EXPECT_FALSE(r.metrics.at("retired_pages_pending").value.has_value());
+  expect_others_healthy(c, {});
+  EXPECT_EQ(c.node().state, HealthState::healthy);
+  EXPECT_EQ(c.node().action, Action::admit);
+  EXPECT_TRUE(c.node().excluded.empty());
+}
+
+TEST(NvmlInjection, UncorrectableEccFailsAndExcludesThatGpu) {
+  const Checked c = check("h100_ecc_uncorrectable");
+  EXPECT_EQ(c.record("gpu3").metrics.at("ecc_uncorrected_volatile").value, 2.0);
+  EXPECT_EQ(c.gpu(3).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(3)), std::vector<std::string>{"GPU_ECC_UNCORRECTABLE"});
+  expect_others_healthy(c, {3});
+  expect_admitted_without(c, 3);
+}
+
+TEST(NvmlInjection, PendingRemapFailsThatGpu) {
+  const Checked c = check("h100_remap_pending");
+  EXPECT_EQ(c.gpu(5).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(5)), std::vector<std::string>{"GPU_REMAP_PENDING"});
+  expect_others_healthy(c, {5});
+  expect_admitted_without(c, 5);
+}
+
+TEST(NvmlInjection, SeventeenOfEighteenNvlinksFailsThatGpu) {
+  const Checked c = check("h100_nvlink_down");
+  EXPECT_EQ(c.record("gpu4").metrics.at("nvlink_links").value, 18.0);
+  EXPECT_EQ(c.record("gpu4").metrics.at("nvlink_links_up").value, 17.0);
+  EXPECT_EQ(c.gpu(4).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(4)), std::vector<std::string>{"GPU_NVLINK_DOWN"});
+  EXPECT_EQ(c.gpu(4).reasons[0].message, "1 of 18 NVLinks down");
+  expect_others_healthy(c, {4});
+  expect_admitted_without(c, 4);
+}
+
+TEST(NvmlInjection, ThermalSlowdownDegradesThatGpuAndKeepsItUsable) {
+  const Checked c = check("h100_thermal_slowdown");
+  EXPECT_EQ(c.record("gpu2").metrics.at("temp_C").value, 88.0);
+  EXPECT_EQ(c.gpu(2).state, HealthState::degraded);
+  EXPECT_EQ(codes(c.gpu(2)), std::vector<std::string>{"GPU_THERMAL_SLOWDOWN"});
+  expect_others_healthy(c, {2});
+  EXPECT_EQ(c.node().state, HealthState::degraded);
+  EXPECT_EQ(c.node().action, Action::admit_degraded);
+  EXPECT_TRUE(c.node().excluded.empty());
+}
+
+TEST(NvmlInjection, Gen4LinkInAGen5SlotIsDowntrained) {
+  const Checked c = check("h100_pcie_gen4");
+  EXPECT_EQ(c.gpu(6).state, HealthState::degraded);
+  EXPECT_EQ(codes(c.gpu(6)), std::vector<std::string>{"GPU_PCIE_DOWNTRAINED"});
+  EXPECT_EQ(c.gpu(6).reasons[0].message, "PCIe Gen4 of Gen5 at P0");
+  expect_others_healthy(c, {6});
+  EXPECT_EQ(c.node().action, Action::admit_degraded);
+  EXPECT_TRUE(c.node().excluded.empty());
+}
+
+TEST(NvmlInjection, NoPermissionOnOneGpuIsThatGpusErrorAlone) {
+  const Checked c = check("h100_no_permission");
+  // NVML counts the GPU: the inventory lists it, undescribed, with the failure.
+  ASSERT_EQ(c.system.gpus.size(), 8u);
+  EXPECT_TRUE(c.system.gpus[1].pci_bus_id.empty());
+  ASSERT_EQ(c.system.failures.count(1), 1u);
+  EXPECT_EQ(c.system.failures.at(1).call, "nvmlDeviceGetHandleByIndex_v2");
+  EXPECT_EQ(c.system.failures.at(1).text, "Insufficient Permissions");
+  ASSERT_EQ(c.health.size(), 8u);
+  const ProbeResult& r = c.record("gpu1");
+  EXPECT_EQ(r.status, ProbeStatus::error);
+  EXPECT_EQ(r.error, "gpu1: nvmlDeviceGetHandleByIndex_v2: Insufficient Permissions");
+  EXPECT_EQ(c.gpu(1).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(1)), std::vector<std::string>{"PROBE_ERROR"});
+  expect_others_healthy(c, {1});
+  expect_admitted_without(c, 1);
+}
+
+TEST(NvmlInjection, NotSupportedIsNoFindingButALostGpuFails) {
+  const Checked c = check("h100_unsupported_vs_lost");
+  const ProbeResult& unsupported = c.record("gpu2");
+  EXPECT_EQ(unsupported.status, ProbeStatus::ok);
+  EXPECT_FALSE(unsupported.metrics.at("temp_C").value.has_value());
+  EXPECT_FALSE(unsupported.metrics.at("persistence_mode").value.has_value());
+  EXPECT_EQ(unsupported.metrics.at("nvlink_links_up").value, 18.0);
+  EXPECT_EQ(c.gpu(2).state, HealthState::healthy);
+
+  const ProbeResult& lost = c.record("gpu6");
+  EXPECT_EQ(lost.status, ProbeStatus::failed);
+  EXPECT_EQ(lost.error, "gpu6: nvmlDeviceGetPciInfo_v3: GPU is lost");
+  EXPECT_EQ(c.gpu(6).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(6)), std::vector<std::string>{"GPU_LOST"});
+  ASSERT_EQ(c.system.failures.count(6), 1u);
+  EXPECT_TRUE(c.system.failures.at(6).gpu_lost);
+  expect_others_healthy(c, {6});
+  expect_admitted_without(c, 6);
+}
+
+TEST(NvmlInjection, WithoutAScenarioNvmlDoesNotInitialise) {
+  unsetenv("IBGPU_NVML_SCENARIO");
+  const Nvml nvml(IBGPU_NVML_INJECTION);
+  EXPECT_FALSE(nvml.ok());
+  EXPECT_EQ(nvml.why_not(), "nvmlInit failed: Driver Not Loaded");
+  const auto results = check_gpu_health("n1", nvml);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, ProbeStatus::skipped);
+}
+
+}  // namespace
+}  // namespace ibgpu
