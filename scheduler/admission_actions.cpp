@@ -184,9 +184,10 @@ std::vector<PlannedAction> plan_admission_actions(const std::vector<Verdict>& ve
     a.host = host;
     if (*v.action == Action::drain) {
       a.kind = ActionKind::drain;
-      if (options.slurm)
+      if (options.slurm) {
         a.argv = slurm_update(host, {"State=DRAIN", "Reason=" + std::string(kSlurmReasonPrefix) + " " + reason});
-      else if (!options.drain_cmd.empty())
+        a.guard_query = {"scontrol", "show", "node", host, "-o"};
+      } else if (!options.drain_cmd.empty())
         a.argv = expand_command_template(options.drain_cmd, host, reason);
     } else {
       a.kind = ActionKind::resume;
@@ -219,5 +220,7 @@ std::optional<SlurmNodeState> parse_scontrol_show_node(std::string_view text) {
 bool drained_by_ibgpu(const SlurmNodeState& node) {
   return node.drained() && node.reason.compare(0, kSlurmReasonPrefix.size(), kSlurmReasonPrefix) == 0;
 }
+
+bool drained_by_someone_else(const SlurmNodeState& node) { return node.drained() && !drained_by_ibgpu(node); }
 
 }  // namespace ibgpu

@@ -49,8 +49,10 @@ struct PlannedAction {
   ActionKind kind = ActionKind::drain;
   std::string host;
   std::vector<std::string> argv;
-  // Slurm resume: first run this query, and resume only a node that its
-  // answer shows drained by ibgpu (see drained_by_ibgpu). Empty: unconditional.
+  // Slurm: first run this query. A resume goes ahead only for a node that its
+  // answer shows drained by ibgpu (see drained_by_ibgpu); a drain is skipped
+  // for a node that someone else drained (see drained_by_someone_else), whose
+  // reason it would replace. Empty: unconditional.
   std::vector<std::string> guard_query;
 };
 
@@ -75,5 +77,7 @@ struct SlurmNodeState {
 // nullopt when the text has no State= field (not a node description).
 std::optional<SlurmNodeState> parse_scontrol_show_node(std::string_view text);
 bool drained_by_ibgpu(const SlurmNodeState& node);
+// Drained with a reason that is not ibgpu's: a person's (or Slurm's own).
+bool drained_by_someone_else(const SlurmNodeState& node);
 
 }  // namespace ibgpu

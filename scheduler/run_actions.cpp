@@ -20,15 +20,30 @@ std::string failure(const PlannedAction& a, const std::vector<std::string>& argv
   return text;
 }
 
-// Slurm resume: only a node that ibgpu drained. Empty answer: go ahead; else
-// why not (a note when something is wrong or a human drained it).
+// Slurm resume: only a node that ibgpu drained. Slurm drain: not a node that
+// someone else drained (their reason would be replaced, and a later fit check
+// would then resume it); when Slurm does not answer, the drain goes ahead.
+// go: run the action; else why not (a note when something is wrong or a
+// human drained it).
 struct GuardAnswer {
-  bool resume = false;
+  bool go = false;
   std::string note;  // for the report
   std::string log;   // for the log only
 };
 
+GuardAnswer ask_drain_guard(const PlannedAction& a, double timeout_s) {
+  const ProcessOutcome out = run_process(a.guard_query, timeout_s);
+  const auto node = out.ok() ? parse_scontrol_show_node(out.output) : std::nullopt;
+  if (node && drained_by_someone_else(*node))
+    return {false,
+            a.host + " left drained as it is: its Slurm drain reason is not ibgpu's (Reason=" +
+                first_line(node->reason) + ")",
+            ""};
+  return {true, "", ""};
+}
+
 GuardAnswer ask_guard(const PlannedAction& a, double timeout_s) {
+  if (a.kind == ActionKind::drain) return ask_drain_guard(a, timeout_s);
   const ProcessOutcome out = run_process(a.guard_query, timeout_s);
   if (!out.ok()) return {false, failure(a, a.guard_query, out), ""};
   const auto node = parse_scontrol_show_node(out.output);
@@ -52,7 +67,9 @@ std::vector<std::string> run_admission_actions(const AdmissionActionOptions& opt
   for (const PlannedAction& a : plan_admission_actions(report.verdicts, options)) {
     if (options.dry_run) {
       log << "ibgpu: dry run: " << to_string(a.kind) << ' ' << a.host;
-      if (!a.guard_query.empty()) log << " (if " << quote_argv(a.guard_query) << " shows it drained by ibgpu)";
+      if (!a.guard_query.empty())
+        log << (a.kind == ActionKind::drain ? " (unless " : " (if ") << quote_argv(a.guard_query)
+            << (a.kind == ActionKind::drain ? " shows it drained by someone else)" : " shows it drained by ibgpu)");
       log << ": " << quote_argv(a.argv) << '\n';
       continue;
     }
@@ -63,7 +80,7 @@ std::vector<std::string> run_admission_actions(const AdmissionActionOptions& opt
         log << "ibgpu: " << guard.note << '\n';
         notes.push_back(guard.note);
       }
-      if (!guard.resume) continue;
+      if (!guard.go) continue;
     }
     const ProcessOutcome out = run_process(a.argv, options.timeout_s);
     if (out.ok()) {

@@ -1,9 +1,12 @@
 #!/bin/bash
-# The Slurm recipes (ci/slurm) parse as bash, and pass shellcheck where it is
-# installed. Usage: slurm_scripts_test.sh DIR
+# The Slurm recipes and the lane's scripts (ci/slurm) parse as bash, and where
+# it is installed they pass shellcheck, run with -x from the repository root as
+# ci/lint runs it (so the sourced ci/packages.sh is followed).
+# Usage: slurm_scripts_test.sh DIR
 set -uo pipefail
 dir=${1:?directory of the Slurm recipes}
-scripts=("$dir"/*.sh "$dir"/*.sbatch)
+dir=$(cd "$dir" && pwd)
+scripts=("$dir"/*.sh "$dir"/*.sbatch "$dir"/cluster)
 status=0
 checked=0
 for script in "${scripts[@]}"; do
@@ -19,7 +22,7 @@ if [ "$checked" -lt 2 ]; then
   exit 1
 fi
 if command -v shellcheck >/dev/null 2>&1; then
-  shellcheck --shell=bash "${scripts[@]}" || status=1
+  (cd "$dir/../.." && shellcheck -x --shell=bash "${scripts[@]}") || status=1
 else
   echo "shellcheck not installed: only bash -n was checked"
 fi

@@ -59,7 +59,7 @@ check drain "$host" "${unfit[@]}" --slurm-drain
 validate "$WORK/drain.json"
 reason=$(reasons_of drain "$host")
 case $reason in failed:*GPU*) ;; *) fail "unexpected reason: $reason" ;; esac
-expected=$(printf '%s\n' update "NodeName=$host" State=DRAIN "Reason=ibgpu: $reason" --)
+expected=$(printf '%s\n' show node "$host" -o -- update "NodeName=$host" State=DRAIN "Reason=ibgpu: $reason" --)
 [ "$(logged drain)" = "$expected" ] || fail "drain argv: got
 $(logged drain)
 want
@@ -76,6 +76,14 @@ grep -q "cpu01 left drained" "$WORK/human.err" || fail "no word about the node l
 check_report "$WORK/human.json" left_drained
 validate "$WORK/human.json"
 
+# 2b. An unfit node drained by a person keeps the person's reason: asked, not updated.
+echo "NodeName=gpu03 State=IDLE+DRAIN Reason=maintenance [alice@2026-11-28T16:00:00]" >"$WORK/nodes/gpu03"
+check human_unfit gpu03 "${unfit[@]}" --slurm-drain
+[ "$rc" -eq 2 ] || fail "unfit node drained by a person: exit $rc, want 2: $(cat "$WORK/human_unfit.err")"
+[ "$(logged human_unfit)" = "$(printf '%s\n' show node gpu03 -o --)" ] ||
+  fail "unfit node drained by a person: scontrol was asked $(logged human_unfit)"
+grep -q "gpu03 left drained as it is" "$WORK/human_unfit.err" || fail "no word about the node: $(cat "$WORK/human_unfit.err")"
+
 # 3. A fit node that ibgpu drained earlier is resumed.
 echo "NodeName=cpu02 State=IDLE+DRAIN Reason=ibgpu: failed: GPU_MISSING [root@2026-11-29T10:00:00]" >"$WORK/nodes/cpu02"
 check resume cpu02 "${fit[@]}" --slurm-drain
@@ -90,7 +98,7 @@ check dry "$host" "${unfit[@]}" --slurm-drain --dry-run
 line=$(grep "dry run: drain" "$WORK/dry.err") || fail "dry run printed nothing: $(cat "$WORK/dry.err")"
 # The printed command is one bash reads back into the same arguments.
 printf -v want '<%s>' scontrol update "NodeName=$host" State=DRAIN "Reason=ibgpu: $reason"
-cmd=${line#*"$host: "}
+cmd=${line#*"drained by someone else): "}
 got=$(bash -c "printf '<%s>' $cmd")
 [ "$got" = "$want" ] || fail "dry-run line does not read back: $line"
 

@@ -78,7 +78,8 @@ TEST(PlanActions, SlurmDrainIsOneArgumentPerField) {
   EXPECT_EQ(plan[0].host, "n1");
   EXPECT_EQ(plan[0].argv, (Argv{"scontrol", "update", "NodeName=n1", "State=DRAIN",
                                 "Reason=ibgpu: failed: GPU_MISSING (excluded gpu7)"}));
-  EXPECT_TRUE(plan[0].guard_query.empty());
+  // Asked first: a node someone else drained keeps their reason.
+  EXPECT_EQ(plan[0].guard_query, (Argv{"scontrol", "show", "node", "n1", "-o"}));
 }
 
 TEST(PlanActions, SlurmResumesAdmittedNodesOnlyAfterAsking) {
@@ -163,6 +164,7 @@ TEST(ScontrolShowNode, OneLineAnswerDrainedByIbgpu) {
   EXPECT_EQ(n->reason, "ibgpu: failed: GPU_MISSING (excluded gpu7) [root@2026-11-29T10:00:00]");
   EXPECT_TRUE(n->drained());
   EXPECT_TRUE(drained_by_ibgpu(*n));
+  EXPECT_FALSE(drained_by_someone_else(*n));
 }
 
 TEST(ScontrolShowNode, DrainedByAPersonIsNotOurs) {
@@ -171,8 +173,10 @@ TEST(ScontrolShowNode, DrainedByAPersonIsNotOurs) {
   ASSERT_TRUE(n);
   EXPECT_TRUE(n->drained());
   EXPECT_FALSE(drained_by_ibgpu(*n));
+  EXPECT_TRUE(drained_by_someone_else(*n));
   // The prefix must start the reason, not appear in it.
   EXPECT_FALSE(drained_by_ibgpu(*parse_scontrol_show_node("State=DRAIN Reason=not ibgpu: x")));
+  EXPECT_TRUE(drained_by_someone_else(*parse_scontrol_show_node("State=DRAIN Reason=not ibgpu: x")));
 }
 
 TEST(ScontrolShowNode, MultiLineAnswerAndUndrainedNodes) {
@@ -186,6 +190,7 @@ TEST(ScontrolShowNode, MultiLineAnswerAndUndrainedNodes) {
   EXPECT_FALSE(drained_by_ibgpu(*n));
   // A stale ibgpu reason on a node that is no longer drained: nothing to resume.
   EXPECT_FALSE(drained_by_ibgpu(*parse_scontrol_show_node("State=IDLE Reason=ibgpu: old")));
+  EXPECT_FALSE(drained_by_someone_else(*parse_scontrol_show_node("State=IDLE Reason=maintenance")));
   EXPECT_FALSE(parse_scontrol_show_node("Node gpu009 not found"));
 }
 

@@ -1,0 +1,35 @@
+#!/bin/bash
+# ci/slurm/healthcheck.sh as slurmd's HealthCheckProgram (through a wrapper that names the
+# settings file: slurmd passes almost no environment), every few seconds: fit nodes stay idle over
+# several runs; a node whose RDMA port goes DOWN is drained with "ibgpu: ..." by the next runs
+# and resumed once the port is up again; a node a person drained keeps the person's reason.
+source "$(dirname "$0")/lib.sh"
+interval=5
+fixtures s1 s2 s3 s4
+SLURM_CONF=$WORK/cluster/slurm.conf write_config
+write_hc_wrapper
+cluster_up_checked "$HC_WRAPPER" "$interval"
+: >"$HC_RUNS"
+
+runs_of() { grep -c "^$1 " "$HC_RUNS" || true; }
+# Every node idle at every look until each node's health check has run twice more.
+each_ran_twice() {
+  local n
+  expect_idle s1 s2 s3 s4
+  for n in s1 s2 s3 s4; do [ "$(runs_of "$n")" -ge 2 ] || return 1; done
+}
+wait_for $((interval * 6)) "two health checks on every node" each_ran_twice
+grep -v ' 0$' "$HC_RUNS" && fail "a health check of a fit node did not exit 0 (above)"
+echo "fit nodes: $(wc -l <"$HC_RUNS") health checks, every node idle throughout"
+
+scontrol update NodeName=s2 State=DRAIN Reason="maintenance"
+port_down s3
+wait_for $((interval * 6)) "s3 drained by ibgpu's health check" drained_by_ibgpu s3
+echo "s3 drained: Reason=$(reason s3)"
+expect_idle s1 s4
+port_up s3
+wait_for $((interval * 6)) "s3 resumed by the health check" is_state s3 IDLE
+expect_resumed s3
+expect_person_drain s2 maintenance
+expect_idle s1 s4
+echo "s3 resumed; s2 still drained for maintenance"
