@@ -8,8 +8,8 @@
 #   package_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 source=$2
-if ! command -v dpkg-deb >/dev/null || ! command -v dpkg-shlibdeps >/dev/null; then
-  echo "SKIP: dpkg-deb and dpkg-shlibdeps (dpkg-dev) are needed to build the package"
+if ! command -v dpkg-deb >/dev/null || ! command -v dpkg-shlibdeps >/dev/null || ! command -v file >/dev/null; then
+  echo "SKIP: dpkg-deb, dpkg-shlibdeps (dpkg-dev) and file are needed to build the package (ci/setup installs them)"
   exit 77
 fi
 work=$(mktemp -d)
