@@ -136,6 +136,7 @@ slurm_up() {
   local dir=$1 n=$2 hc_prog=${3:-} hc_interval=${4:-} base k ns veth owner owner_dir waited
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
+  mkdir -p "${SLURM_LANE_LOCK%/*}"  # /run/lock: systemd makes it at boot; a bare root has none
   exec 8>"$SLURM_LANE_LOCK"
   if ! flock -w 300 8; then
     echo "ci/slurm: another Slurm lane cluster held $SLURM_LANE_LOCK for 300 s" >&2
