@@ -151,16 +151,8 @@ namespace {
 // stand in, in bus order (NVML's order too), so rails follow the GPUs on a
 // node whose driver is missing or broken.
 void plan_rails(const Sysfs& sysfs, HostInventory& host, int local_ranks, const char* cuda_visible_devices) {
-  if (host.topology.empty() && !host.pci_gpus.empty()) {
-    std::vector<GpuInfo> gpus;
-    for (const auto& pci : host.pci_gpus) {
-      GpuInfo g;
-      g.index = static_cast<int>(gpus.size());
-      g.pci_bus_id = pci.pci_address;
-      gpus.push_back(std::move(g));
-    }
-    host.topology = gpu_hca_affinity(sysfs, gpus, host.hcas);
-  }
+  if (host.topology.empty() && !host.pci_gpus.empty())
+    host.topology = gpu_hca_affinity(sysfs, gpus_on_the_bus(host.pci_gpus), host.hcas);
   host.rails = rail_plan(host.topology, host.hcas, local_ranks, cuda_visible_devices);
 }
 

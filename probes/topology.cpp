@@ -153,16 +153,21 @@ std::vector<RailAssignment> rail_plan(const std::vector<GpuHcaAffinity>& topolog
   return plan;
 }
 
-std::vector<RailAssignment> read_rail_plan(const Sysfs& sysfs, int local_ranks, const char* cuda_visible_devices) {
+std::vector<GpuInfo> gpus_on_the_bus(const std::vector<PciGpu>& pci_gpus) {
   std::vector<GpuInfo> gpus;
-  for (const auto& pci : read_pci_gpus(sysfs)) {
+  for (const auto& pci : pci_gpus) {
     GpuInfo g;
     g.index = static_cast<int>(gpus.size());
     g.pci_bus_id = pci.pci_address;
     gpus.push_back(std::move(g));
   }
+  return gpus;
+}
+
+std::vector<RailAssignment> read_rail_plan(const Sysfs& sysfs, int local_ranks, const char* cuda_visible_devices) {
   const std::vector<Hca> hcas = read_hcas(sysfs);
-  return rail_plan(gpu_hca_affinity(sysfs, gpus, hcas), hcas, local_ranks, cuda_visible_devices);
+  return rail_plan(gpu_hca_affinity(sysfs, gpus_on_the_bus(read_pci_gpus(sysfs)), hcas), hcas, local_ranks,
+                   cuda_visible_devices);
 }
 
 }  // namespace ibgpu

@@ -36,6 +36,10 @@ PciProximity pci_proximity(const PciPlace& a, const PciPlace& b);
 std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vector<GpuInfo>& gpus,
                                              const std::vector<Hca>& hcas);
 
+// The GPUs the PCI bus shows, as the affinity takes them when NVML lists none:
+// indexed in bus order (NVML's order too), named by their PCI address.
+std::vector<GpuInfo> gpus_on_the_bus(const std::vector<PciGpu>& pci_gpus);
+
 // The HCA a GPU's traffic should use ("" when unknown): for rail selection.
 std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu);
 

@@ -214,13 +214,25 @@ void from_json(const json& j, Hca& h) {
   h.ports = j.value("ports", std::vector<IbPort>{});
 }
 
+namespace {
+
+json proximity_json(const std::optional<PciProximity>& p) { return p ? json(to_string(*p)) : json(nullptr); }
+
+std::optional<PciProximity> read_proximity(const json& j) {
+  auto p = j.find("proximity");
+  if (p == j.end() || p->is_null()) return std::nullopt;
+  return pci_proximity_from_string(p->get<std::string>());
+}
+
+}  // namespace
+
 void to_json(json& j, const GpuHcaAffinity& a) {
   j = json{{"gpu", a.gpu},
            {"gpu_pci", nullable_text(a.gpu_pci)},
            {"gpu_numa_node", nullable(a.gpu_numa_node)},
            {"hca", nullable_text(a.hca)},
            {"hca_pci", nullable_text(a.hca_pci)},
-           {"proximity", a.proximity ? json(to_string(*a.proximity)) : json(nullptr)}};
+           {"proximity", proximity_json(a.proximity)}};
 }
 
 void from_json(const json& j, GpuHcaAffinity& a) {
@@ -229,16 +241,14 @@ void from_json(const json& j, GpuHcaAffinity& a) {
   read_nullable(j, "gpu_numa_node", a.gpu_numa_node);
   a.hca = get_string(j, "hca");
   a.hca_pci = get_string(j, "hca_pci");
-  a.proximity.reset();
-  if (auto p = j.find("proximity"); p != j.end() && !p->is_null())
-    a.proximity = pci_proximity_from_string(p->get<std::string>());
+  a.proximity = read_proximity(j);
 }
 
 void to_json(json& j, const RailAssignment& a) {
   j = json{{"local_rank", a.local_rank},
            {"gpu_pci", nullable_text(a.gpu_pci)},
            {"port", nullable_text(a.port)},
-           {"proximity", a.proximity ? json(to_string(*a.proximity)) : json(nullptr)},
+           {"proximity", proximity_json(a.proximity)},
            {"note", nullable_text(a.note)}};
 }
 
@@ -246,9 +256,7 @@ void from_json(const json& j, RailAssignment& a) {
   a.local_rank = exact_integer<int>(j.at("local_rank"), "local_rank");
   a.gpu_pci = get_string(j, "gpu_pci");
   a.port = get_string(j, "port");
-  a.proximity.reset();
-  if (auto p = j.find("proximity"); p != j.end() && !p->is_null())
-    a.proximity = pci_proximity_from_string(p->get<std::string>());
+  a.proximity = read_proximity(j);
   a.note = get_string(j, "note");
 }
 
