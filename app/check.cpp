@@ -93,9 +93,9 @@ RankResult CheckRound::run(MpiSession& s) {
   std::optional<PortCounterWatch> counters;
   if (mine.inventory) {
     if (world_.rank == 0) std::cerr << "ibgpu: local checks\n";
-    auto local = run_local_checks(*mine.inventory);
+    auto local = run_local_checks(*mine.inventory, options_.skip);
     mine.probes.insert(mine.probes.end(), local.begin(), local.end());
-    counters.emplace(sysfs, *mine.inventory);
+    if (!options_.skip.skips(kPortCountersProbe)) counters.emplace(sysfs, *mine.inventory);
   }
   const CheckSteps& steps = plan_.steps;
   // One pair's worst case (its measurements at their caps): with a budget, a pair starts only if
@@ -152,6 +152,9 @@ void CheckRound::judge_report(Report& report) const {
   report.run.profile = to_json(options_.profile);
   report.run.budget_s = options_.budget_s;
   report.run.notes.insert(report.run.notes.begin(), notes_.begin(), notes_.end());
+  if (!options_.skip.names.empty())
+    report.run.notes.push_back("not checked (--skip): " + options_.skip.text() +
+                               "; the verdicts and the admission do not cover them");
   const auto unstarted = std::count_if(report.probes.begin(), report.probes.end(), [](const ProbeResult& p) {
     return p.status == ProbeStatus::skipped && p.reason && p.reason->starts_with("budget: not measured");
   });

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "app/collectives.h"
+#include "app/local_checks.h"
 #include "app/network.h"
 #include "app/pipeline.h"
 #include "health/baseline.h"
@@ -22,6 +23,7 @@ struct CheckOptions {
   NetOptions net;
   bool collectives = true;  // the all-reduce step, after the network probes
   CollectiveOptions allreduce = check_allreduce_defaults();
+  LocalSkips skip;                 // --skip: local checks left out, not judged
   int retests = 1;                 // re-test passes over suspect pairs
   std::optional<double> budget_s;  // --budget: fit the plan to it
   AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report

@@ -4,6 +4,7 @@
 // before and after the network probes so their deltas cover the run.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/inventory.h"
@@ -13,8 +14,22 @@
 
 namespace ibgpu {
 
-// gpu.nvml.health, gpu.cuda.* and node.kernel_log for the described host.
-std::vector<ProbeResult> run_local_checks(const HostInventory& host);
+// The local checks a run leaves out (`--skip`): catalogue ids of the local
+// stage, or a family of them ("gpu.cuda": the three CUDA probes). A check left
+// out does not run at all (a Slurm health check on a node with jobs must not
+// load its GPUs) and is not judged: the run's notes say what was not covered.
+struct LocalSkips {
+  std::vector<std::string> names;  // as given
+  bool skips(std::string_view probe_id) const;
+  // "gpu.cuda (gpu.cuda.copy_bw, gpu.cuda.mem_bw, gpu.cuda.compute)": for the run's note.
+  std::string text() const;
+};
+// Throws UsageError for a name that is no local check or family of them.
+LocalSkips parse_local_skips(const std::vector<std::string>& names);
+
+// gpu.nvml.health, gpu.cuda.* and node.kernel_log for the described host,
+// except what `skip` leaves out.
+std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip = {});
 
 // Reads the port counters now and, on finish(), again: the ib.port.counters results.
 class PortCounterWatch {

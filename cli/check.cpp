@@ -36,6 +36,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto budget = std::make_shared<std::string>();
   auto quick = std::make_shared<bool>(false);
   auto full = std::make_shared<bool>(false);
+  auto skip = std::make_shared<std::vector<std::string>>();
   add_common_options(*sub, options->common);
   add_net_options(*sub, options->net, *text, "the network probes");
   add_action_options(*sub, options->actions);
@@ -49,6 +50,12 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "or the source tree's profiles/) or a FILE; generic, hgx-h100-ndr, hgx-h200-ndr, a100-hdr ship")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  sub->add_option("--skip", *skip,
+                  "Local checks to leave out, not run and not judged (the report's notes say so): catalogue "
+                  "ids or families, e.g. gpu.cuda (no GPU kernels: a health check beside running jobs), "
+                  "node.kernel_log; `ibgpu probe list` names them")
+      ->delimiter(',')
+      ->type_name("LIST");
   sub->add_option("--retests", options->retests,
                   "Re-test passes: suspect pairs are measured again, and their hosts against known-good "
                   "hosts, within this launch (a degraded verdict needs a confirming re-test); 0: none")
@@ -69,7 +76,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "Judge the fleet rule against the medians of a baseline built from saved runs "
                   "(ibgpu report --baseline-out) for the kinds it has, instead of this run's own")
       ->type_name("FILE");
-  return [sub, options, text, profile, budget, quick, full] {
+  return [sub, options, text, profile, budget, quick, full, skip] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick
                                                   : *full ? CheckPreset::full
                                                           : CheckPreset::standard);
@@ -91,6 +98,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;
     options->collectives = options->allreduce.backend != "off";
     options->profile = load_profile(*profile);
+    options->skip = parse_local_skips(*skip);
     if (!options->baseline_path.empty()) options->baseline = load_baseline(options->baseline_path);
   };
 }

@@ -73,6 +73,10 @@ struct Hca {
   std::optional<int> numa_node;
   PciLink link;  // the HCA's PCIe link
   std::vector<IbPort> ports;
+  // Carries GPU traffic: some GPU on the PCI bus is nearest to it (a compute
+  // HCA); a storage or in-band HCA, nearest to no GPU, is not a rail. On a
+  // host where no GPU was placed every HCA is one (probes/topology.h mark_rails).
+  bool rail = true;
 };
 
 enum class PciProximity { same_switch = 0, same_numa = 1, other = 2 };  // nearest first

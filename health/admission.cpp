@@ -5,6 +5,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "probes/ib/counters.h"
+#include "probes/topology.h"
+
 namespace ibgpu {
 
 namespace {
@@ -63,17 +66,49 @@ HealthState fold(const std::vector<Component>& parts, bool gpu) {
   return some_unknown ? worst(state, HealthState::unknown) : state;
 }
 
+// Each excluded GPU's rail (the ports of its nearest HCA) leaves the usable
+// list for the excluded one.
+void exclude_rails_of_gpus(Verdict& node, const HostInventory& host) {
+  const std::vector<std::string> excluded = node.excluded;
+  for (const auto& part : excluded) {
+    if (!part.starts_with("gpu")) continue;
+    const std::string hca = nearest_hca(host.topology, std::stoi(part.substr(3)));
+    if (hca.empty()) continue;
+    for (auto it = node.usable.begin(); it != node.usable.end();) {
+      if (it->starts_with(hca + ":")) {
+        node.excluded.push_back(*it);
+        it = node.usable.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
 }  // namespace
 
-void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts) {
+void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts,
+                      const NodeExpectations& expect) {
   PartsByHost parts;
   parts.reserve(hosts.size());
+  std::unordered_map<std::string_view, const HostInventory*> host_of;
   for (const auto& h : hosts) {
+    host_of.emplace(h.name, &h);
     NodeParts& p = parts_of(parts, h.name);
     for (const auto& g : h.gpus) p.add("gpu" + std::to_string(g.index), true, HealthState::healthy);
     for (const auto& hca : h.hcas)
-      for (const auto& port : hca.ports) p.add(hca.name + ":" + std::to_string(port.port), false, HealthState::healthy);
+      if (hca.rail)
+        for (const auto& port : hca.ports) p.add(port_name(hca, port), false, HealthState::healthy);
   }
+  // Whether the port "mlx5_1:1" of `host` is a rail (an HCA or host not inventoried: yes).
+  auto rail = [&](std::string_view host, std::string_view port) {
+    const auto it = host_of.find(host);
+    if (it == host_of.end()) return true;
+    const std::string_view hca = port.substr(0, port.find(':'));
+    for (const auto& h : it->second->hcas)
+      if (h.name == hca) return h.rail;
+    return true;
+  };
   std::vector<std::size_t> nodes;  // the node verdicts
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
     const Verdict& v = verdicts[i];
@@ -85,7 +120,9 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
     const std::string_view id = v.entity.id;
     const auto slash = id.find('/');
     if (slash == std::string_view::npos) continue;
-    parts_of(parts, id.substr(0, slash)).add(id.substr(slash + 1), v.entity.kind == "gpu", v.state);
+    const bool gpu = v.entity.kind == "gpu";
+    if (!gpu && !rail(id.substr(0, slash), id.substr(slash + 1))) continue;
+    parts_of(parts, id.substr(0, slash)).add(id.substr(slash + 1), gpu, v.state);
   }
   // Every host of the inventory gets a node verdict.
   {
@@ -114,6 +151,8 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
       else if (*node.action != Action::drain)
         node.usable.push_back(c.name);
     }
+    const auto host = host_of.find(node.entity.id);
+    if (expect.exclude_rail_with_gpu && host != host_of.end()) exclude_rails_of_gpus(node, *host->second);
   }
 }
 

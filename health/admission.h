@@ -8,12 +8,17 @@
 
 #include "core/inventory.h"
 #include "core/verdict.h"
+#include "health/profile.h"
 
 namespace ibgpu {
 
 // Folds each node's GPUs and rails into its state and sets its action,
-// usable and excluded lists. Every host has a node verdict afterwards.
-void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts);
+// usable and excluded lists. Every host has a node verdict afterwards. The
+// rails are the ports of the HCAs a GPU is nearest to (Hca::rail): a storage
+// port's verdict stands, but it is no part of the node. With `node.exclude_rail_with_gpu`, an excluded GPU's rail is
+// excluded with it.
+void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts,
+                      const NodeExpectations& node = {});
 
 // The run summary: its state, exit code and each node's action. The
 // Kubernetes map of the nodes is the scheduler's (scheduler/kubernetes.h).

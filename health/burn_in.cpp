@@ -183,7 +183,7 @@ BurnInResult BurnInTally::finish() const {
     }
     out.verdicts.push_back(std::move(v));
   }
-  decide_admission(out.verdicts, out.hosts);
+  decide_admission(out.verdicts, out.hosts, profile_.node);
   out.summary = summarise(out.verdicts);
   return out;
 }

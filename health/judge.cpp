@@ -118,7 +118,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
 
   Judgement out;
   out.verdicts = book.take();
-  decide_admission(out.verdicts, hosts);
+  decide_admission(out.verdicts, hosts, profile.node);
   out.summary = summarise(out.verdicts);
   return out;
 }

@@ -48,21 +48,28 @@ int speed_rank(std::string_view speed) {
   return it == std::end(kOrder) ? -1 : static_cast<int>(it - std::begin(kOrder));
 }
 
+// The profile's port rules (rate, width, count) describe the rails. A port of
+// an HCA that is not a rail (storage, in-band: no GPU near it) is judged only
+// for being down, as degraded (it carries no GPU traffic), and for its errors.
 void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& profile) {
   int active = 0;
   std::string id;  // the port's entity id, rebuilt in place
-  for (const auto& hca : host.hcas)
+  for (const auto& hca : host.hcas) {
+    const bool rail = hca.rail;
     for (const auto& port : hca.ports) {
       Verdict& entity = book.at("hca_port", id.assign(host.name).append(1, '/').append(port_name(hca, port)));
       const bool link_up = port.phys_state && port.phys_state->code == 5;
       if (!port.active() || !link_up) {
         const std::string state = port.state ? port.state->name : "unreadable";
         const std::string phys = port.phys_state ? port.phys_state->name : "unreadable";
-        VerdictBook::add(entity, HealthState::failed,
-                         reason("IB_PORT_DOWN", "state " + state + ", physical state " + phys, "state",
-                                port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
+        VerdictBook::add(entity, rail ? HealthState::failed : HealthState::degraded,
+                         reason("IB_PORT_DOWN",
+                                std::string(rail ? "" : "not a rail (no GPU near it): ") + "state " + state +
+                                    ", physical state " + phys,
+                                "state", port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
         continue;
       }
+      if (!rail) continue;
       ++active;
       if (!port.rate) continue;
       if (profile.node.port_rate_gbps && port.rate->gbps < *profile.node.port_rate_gbps)
@@ -87,10 +94,11 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
                    "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + std::string(*best), "speed",
                    speed_rank(port.rate->speed), speed_rank(*best)));
     }
+  }
   if (profile.node.expect_active_ports && active < *profile.node.expect_active_ports)
     book.add({"node", host.name}, HealthState::failed,
              reason("IB_PORTS_MISSING",
-                    std::to_string(active) + " active RDMA ports, profile expects " +
+                    std::to_string(active) + " active rail ports, profile expects " +
                         std::to_string(*profile.node.expect_active_ports),
                     "active_port_count", active, *profile.node.expect_active_ports));
 }
@@ -135,6 +143,22 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
         {"node", host.name}, HealthState::degraded,
         reason("GPU_PCIE_DOWNTRAINED", "the GPU at " + pci.pci_address + ": PCIe link at " + link_shortfall(pci.link),
                "pcie_link_width", *pci.link.width, *pci.link.max_width));
+  }
+  // The other way round: a GPU NVML lists at an address the bus does not show
+  // (asked only when the bus shows GPUs; a container's partial /sys shows none).
+  // It answers NVML, but its PCIe link and its rail cannot be checked.
+  if (host.pci_gpus.empty()) return;
+  for (const auto& gpu : host.gpus) {
+    if (gpu.pci_bus_id.empty()) continue;  // NVML did not describe it: its own error says so
+    const std::string address = normalize_pci_address(gpu.pci_bus_id);
+    const bool on_bus = std::any_of(host.pci_gpus.begin(), host.pci_gpus.end(),
+                                    [&](const PciGpu& pci) { return pci.pci_address == address; });
+    if (!on_bus)
+      book.add({"gpu", id.assign(host.name).append(1, '/').append(gpu_device_name(gpu.index))}, HealthState::degraded,
+               reason("GPU_NOT_ON_PCI",
+                      "NVML lists it at " + address +
+                          ", which the PCI bus in sysfs does not show: its PCIe link and rail were not checked",
+                      "pci_address", std::nullopt, std::nullopt));
   }
 }
 

@@ -18,6 +18,9 @@ struct NodeExpectations {
   std::optional<int> expect_active_ports;  // per host; 0 declares a node without RDMA
   std::optional<double> port_rate_gbps;    // link rate each active port should train to
   std::optional<int> port_width;           // lanes (4 for 4X)
+  // A GPU and its nearest rail are one unit (rail-aligned pools): a GPU left
+  // out of the pool takes its rail with it, which would carry no traffic of its.
+  bool exclude_rail_with_gpu = false;
 };
 
 // IB error counter rates over the run, per hour, above which a port is

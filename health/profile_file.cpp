@@ -119,6 +119,8 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
          [&](const toml::node& v) { p.node.expect_active_ports = t.integer(v, "expect_active_ports"); });
     t.on("port_rate_gbps", [&](const toml::node& v) { p.node.port_rate_gbps = t.number(v, "port_rate_gbps"); });
     t.on("port_width", [&](const toml::node& v) { p.node.port_width = t.integer(v, "port_width", 1); });
+    t.on("exclude_rail_with_gpu",
+         [&](const toml::node& v) { p.node.exclude_rail_with_gpu = t.boolean(v, "exclude_rail_with_gpu"); });
     t.read();
   });
   top.on("counters", [&](const toml::node& n) {

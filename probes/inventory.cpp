@@ -150,9 +150,12 @@ namespace {
 // GPU-HCA affinity and the rail plan. Without NVML's list the PCI bus's GPUs
 // stand in, in bus order (NVML's order too), so rails follow the GPUs on a
 // node whose driver is missing or broken.
+// Which HCAs are rails: those near NVML's GPUs or the bus's (the bus still
+// shows a GPU NVML lost, and its HCA is still a rail).
 void plan_rails(const Sysfs& sysfs, HostInventory& host, int local_ranks, const char* cuda_visible_devices) {
-  if (host.topology.empty() && !host.pci_gpus.empty())
-    host.topology = gpu_hca_affinity(sysfs, gpus_on_the_bus(host.pci_gpus), host.hcas);
+  const auto on_the_bus = gpu_hca_affinity(sysfs, gpus_on_the_bus(host.pci_gpus), host.hcas);
+  if (host.topology.empty()) host.topology = on_the_bus;
+  mark_rails(host.hcas, {host.topology, on_the_bus});
   host.rails = rail_plan(host.topology, host.hcas, local_ranks, cuda_visible_devices);
 }
 

@@ -105,6 +105,14 @@ std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu) {
   return "";
 }
 
+void mark_rails(std::vector<Hca>& hcas, const std::vector<std::vector<GpuHcaAffinity>>& placements) {
+  std::vector<std::string> near;
+  for (const auto& topology : placements)
+    for (const auto& gpu : topology)
+      if (!gpu.hca.empty()) near.push_back(gpu.hca);
+  for (auto& hca : hcas) hca.rail = near.empty() || std::find(near.begin(), near.end(), hca.name) != near.end();
+}
+
 std::vector<int> visible_gpus(int count, const char* cuda_visible_devices) {
   std::vector<int> all;
   for (int i = 0; i < count; ++i) all.push_back(i);

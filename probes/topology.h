@@ -43,6 +43,11 @@ std::vector<GpuInfo> gpus_on_the_bus(const std::vector<PciGpu>& pci_gpus);
 // The HCA a GPU's traffic should use ("" when unknown): for rail selection.
 std::string nearest_hca(const std::vector<GpuHcaAffinity>& topology, int gpu);
 
+// Sets each HCA's `rail`: where some GPU was placed (in any of `placements`:
+// NVML's GPUs, the PCI bus's), the HCAs a GPU is nearest to; where none was,
+// every HCA. A GPU NVML lost but the bus still shows keeps its rail a rail.
+void mark_rails(std::vector<Hca>& hcas, const std::vector<std::vector<GpuHcaAffinity>>& placements);
+
 // The visible GPUs, as positions in `count` GPUs in bus order: CUDA_VISIBLE_DEVICES
 // when it lists indices ("2,3"), else all (also for UUIDs, which need the driver).
 std::vector<int> visible_gpus(int count, const char* cuda_visible_devices);

@@ -199,6 +199,7 @@ void to_json(json& j, const Hca& h) {
            {"pci_address", nullable_text(h.pci_address)},
            {"numa_node", nullable(h.numa_node)},
            {"pci_link", h.link},
+           {"rail", h.rail},
            {"ports", h.ports}};
 }
 
@@ -211,6 +212,7 @@ void from_json(const json& j, Hca& h) {
   h.pci_address = get_string(j, "pci_address");
   read_nullable(j, "numa_node", h.numa_node);
   h.link = j.value("pci_link", PciLink{});
+  h.rail = j.value("rail", true);
   h.ports = j.value("ports", std::vector<IbPort>{});
 }
 

@@ -7,11 +7,15 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "health/admission.h"
 #include "health/judge.h"
+#include "health/profile_file.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/ib/counters.h"
+#include "probes/ib/ports.h"
 #include "probes/kernel_log.h"
 #include "probes/pci.h"
+#include "probes/topology.h"
 
 namespace ibgpu {
 namespace {
@@ -472,6 +476,100 @@ TEST(LocalHealthPci, DownTrainedHcaLinkDegradesItsPorts) {
   EXPECT_EQ(slow->value, 16.0);
   EXPECT_EQ(slow->threshold, 32.0);
   EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_1:1")->state, HealthState::degraded);
+}
+
+// The whole hgx-h100 node from its tree: the GPUs NVML lists (the first `nvml_gpus` on the bus),
+// its HCAs and each GPU's nearest HCA, as the inventory reads them.
+HostInventory hgx_h100_node(int nvml_gpus) {
+  HostInventory h = h100_host_from_pci(nvml_gpus);
+  const Sysfs sysfs(kFixtures / "hgx-h100");
+  h.hcas = read_hcas(sysfs);
+  const auto on_the_bus = gpu_hca_affinity(sysfs, gpus_on_the_bus(h.pci_gpus), h.hcas);
+  h.topology = nvml_gpus > 0 ? gpu_hca_affinity(sysfs, h.gpus, h.hcas) : on_the_bus;
+  mark_rails(h.hcas, {h.topology, on_the_bus});
+  return h;
+}
+
+// A clean NVML health record for each of the node's `n` GPUs.
+std::vector<ProbeResult> clean_records(int n) {
+  std::vector<ProbeResult> out;
+  for (int i = 0; i < n; ++i) out.push_back(gpu_health_result("n1", good_gpu(i)));
+  return out;
+}
+
+TEST(LocalHealthPci, StoragePortsAreNotHeldToTheRailRulesNorCounted) {
+  const Profile h100 = load_profile_file(fs::path(IBGPU_SOURCE_DIR) / "profiles" / "hgx-h100-ndr.toml");
+  HostInventory h = hgx_h100_node(8);
+  auto vs = judge_local_health({h}, clean_records(8), h100);
+  // mlx5_1/mlx5_7 (200 Gb/s 2X storage) and mlx5_2/mlx5_8 (in-band Ethernet) break no 400 Gb/s 4X rule.
+  for (const char* port : {"n1/mlx5_1:1", "n1/mlx5_2:1", "n1/mlx5_7:1", "n1/mlx5_8:1"})
+    EXPECT_EQ(codes(find(vs, "hca_port", port)), std::vector<std::string>{}) << port;
+  EXPECT_EQ(codes(find(vs, "node", "n1")), std::vector<std::string>{});
+  // A storage port down is degraded, said to be no rail; the eight rails still count.
+  for (auto& hca : h.hcas)
+    if (hca.name == "mlx5_1") hca.ports[0].state = CodedState{1, "DOWN"};
+  vs = judge_local_health({h}, clean_records(8), h100);
+  const Verdict* storage = find(vs, "hca_port", "n1/mlx5_1:1");
+  ASSERT_NE(storage, nullptr);
+  EXPECT_EQ(storage->state, HealthState::degraded);
+  EXPECT_EQ(storage->reasons.at(0).message.rfind("not a rail (no GPU near it): state DOWN", 0), 0u)
+      << storage->reasons.at(0).message;
+  EXPECT_EQ(codes(find(vs, "node", "n1")), std::vector<std::string>{});
+  // A rail down is failed and missing from the count.
+  for (auto& hca : h.hcas)
+    if (hca.name == "mlx5_5") hca.ports[0].state = CodedState{1, "DOWN"};
+  vs = judge_local_health({h}, clean_records(8), h100);
+  EXPECT_EQ(find(vs, "hca_port", "n1/mlx5_5:1")->state, HealthState::failed);
+  EXPECT_EQ(codes(find(vs, "node", "n1")), std::vector<std::string>{"IB_PORTS_MISSING"});
+}
+
+TEST(LocalHealthPci, AGpuNvmlLostKeepsItsHcaARail) {
+  const HostInventory h = hgx_h100_node(7);  // 0000:d1:00.0, the eighth, is on the bus only
+  for (const auto& hca : h.hcas) {
+    const bool storage = hca.name == "mlx5_1" || hca.name == "mlx5_2" || hca.name == "mlx5_7" || hca.name == "mlx5_8";
+    EXPECT_EQ(hca.rail, !storage) << hca.name;
+  }
+  // Where no GPU is placed at all, every HCA is a rail.
+  std::vector<Hca> hcas = h.hcas;
+  mark_rails(hcas, {});
+  for (const auto& hca : hcas) EXPECT_TRUE(hca.rail) << hca.name;
+}
+
+TEST(LocalHealthPci, NvmlGpuThePciBusDoesNotShowIsReportedOnThatGpu) {
+  HostInventory h = hgx_h100_node(8);
+  h.gpus[5].pci_bus_id = "00000000:E4:00.0";  // the bus shows no GPU there
+  const auto vs = judge_local_health({h}, clean_records(8), generic_profile());
+  const Reason* r = reason(find(vs, "gpu", "n1/gpu5"), "GPU_NOT_ON_PCI");
+  ASSERT_NE(r, nullptr);
+  EXPECT_NE(r->message.find("0000:e4:00.0"), std::string::npos) << r->message;
+  EXPECT_EQ(find(vs, "gpu", "n1/gpu5")->state, HealthState::degraded);
+  // The bus GPU it should have been is missing from NVML: named by its own bus id.
+  EXPECT_NE(reason(find(vs, "node", "n1"), "GPU_MISSING"), nullptr);
+  // A bus that shows no GPUs at all (a container's /sys) is no evidence.
+  h.pci_gpus.clear();
+  EXPECT_EQ(reason(find(judge_local_health({h}, {}, generic_profile()), "gpu", "n1/gpu5"), "GPU_NOT_ON_PCI"), nullptr);
+}
+
+TEST(Admission, AFailedGpuTakesItsRailWhenTheProfileSaysAndStoragePortsAreNoParts) {
+  const HostInventory h = hgx_h100_node(8);
+  const std::vector<Verdict> judged{
+      Verdict{{"gpu", "n1/gpu3"}, HealthState::failed, {}, std::nullopt},
+      Verdict{{"hca_port", "n1/mlx5_7:1"}, HealthState::failed, {}, std::nullopt},  // storage
+  };
+  NodeExpectations rail_aligned;
+  rail_aligned.exclude_rail_with_gpu = true;
+  for (const bool aligned : {true, false}) {
+    std::vector<Verdict> vs = judged;
+    decide_admission(vs, {h}, aligned ? rail_aligned : NodeExpectations{});
+    const Verdict* node = find(vs, "node", "n1");
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->action, Action::admit_degraded);
+    const std::vector<std::string> excluded =
+        aligned ? std::vector<std::string>{"gpu3", "mlx5_5:1"} : std::vector<std::string>{"gpu3"};
+    EXPECT_EQ(node->excluded, excluded);
+    EXPECT_EQ(node->usable.size(), aligned ? 14u : 15u);  // 7 GPUs and 7 or 8 rails, never a storage port
+    EXPECT_EQ(std::count(node->usable.begin(), node->usable.end(), "mlx5_7:1"), 0);
+  }
 }
 
 }  // namespace

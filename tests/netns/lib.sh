@@ -29,12 +29,13 @@ hosts_up() {
 
 # ibgpu_on_hosts LIMIT ARGS...: the binary on every host under a hard timeout; sets rc, elapsed.
 # mpirun's --quiet keeps its "job aborted" banner off: the report and the exit code speak.
-# Extra mpirun options go in the array MPIRUN_OPTS.
+# Extra mpirun options go in the array MPIRUN_OPTS; RANK_PROGRAM, when set, is started instead of
+# the binary (a wrapper that gives each host its own environment, then runs the binary).
 MPIRUN_OPTS=()
 ibgpu_on_hosts() {
   local limit=$1
   shift
-  netns_mpirun "$limit" --quiet ${MPIRUN_OPTS[@]+"${MPIRUN_OPTS[@]}"} "$IBGPU" "$@"
+  netns_mpirun "$limit" --quiet ${MPIRUN_OPTS[@]+"${MPIRUN_OPTS[@]}"} "${RANK_PROGRAM:-$IBGPU}" "$@"
   [ "$elapsed" -lt "$limit" ] || fail "ibgpu hung past ${limit}s (exit $rc): $*"
   local left
   left=$(netns_leftovers)
