@@ -171,12 +171,12 @@ std::string network_preflight(const World& world, const NetOptions& options) {
   return "";
 }
 
-void validate_sizes(const std::vector<std::size_t>& sizes, const char* what) {
-  constexpr std::size_t kMax = std::size_t{1} << 30;  // MPI counts are int; buffers must fit memory
+void validate_sizes(const std::vector<std::size_t>& sizes, const char* what, std::size_t max_bytes) {
   if (sizes.empty()) throw UsageError(std::string("no ") + what + " sizes given");
   for (std::size_t s : sizes)
-    if (s == 0 || s > kMax)
-      throw UsageError(std::string(what) + " size " + std::to_string(s) + " does not fit: use 1 byte to 1G");
+    if (s == 0 || s > max_bytes)
+      throw UsageError(std::string(what) + " size " + std::to_string(s) + " does not fit: use 1 byte to " +
+                       std::to_string(max_bytes >> 30) + "G");
 }
 
 std::string round_progress(const World& world, const std::string& label, std::size_t k, std::size_t total,

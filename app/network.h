@@ -52,7 +52,10 @@ std::string round_progress(const World& world, const std::string& label, std::si
 // --gid-index its ports lack, is a usage error (empty answer when fine).
 std::string network_preflight(const World& world, const NetOptions& options);
 
-// Refuses sizes MPI or memory cannot take, with the reason (UsageError).
-void validate_sizes(const std::vector<std::size_t>& sizes, const char* what);
+// Refuses sizes MPI or memory cannot take, with the reason (UsageError): up
+// to `max_bytes` (a pair probe's window of 1G messages is already 64G).
+inline constexpr std::size_t kMaxPairSize = std::size_t{1} << 30;
+inline constexpr std::size_t kMaxAllReduceSize = std::size_t{16} << 30;  // nccl-tests' judged range ends at 16G
+void validate_sizes(const std::vector<std::size_t>& sizes, const char* what, std::size_t max_bytes = kMaxPairSize);
 
 }  // namespace ibgpu

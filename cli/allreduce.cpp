@@ -18,7 +18,7 @@ struct AllReduceCliText {
 void finish(AllReduceOptions& options, const AllReduceCliText& text) {
   AllReduceSettings& s = options.collectives.settings;
   s.sizes = sizes_or_sweep(text.sizes, text.min, text.max, s.sizes, text.factor);
-  validate_sizes(s.sizes, "all-reduce");
+  validate_sizes(s.sizes, "all-reduce", kMaxAllReduceSize);
   const auto dtype = dtype_from_string(text.dtype);
   if (!dtype) throw UsageError("unknown --dtype '" + text.dtype + "' (float, double, int32, half, bfloat16)");
   s.dtype = *dtype;
