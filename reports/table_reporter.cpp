@@ -137,7 +137,8 @@ void print_devices(const Report& r, std::ostream& out) {
                    {"link layer"},
                    {"numa", Align::right},
                    {"pci"},
-                   {"firmware"}});
+                   {"firmware"},
+                   {"rail"}});
   for (const auto& h : r.hosts) {
     for (const auto& g : h.gpus)
       gpus.add_row({h.name, std::to_string(g.index), g.name, g.pci_bus_id,
@@ -147,7 +148,7 @@ void print_devices(const Report& r, std::ostream& out) {
         ports.add_row({h.name, hca.name + ":" + std::to_string(p.port), p.state ? p.state->name : "-",
                        p.phys_state ? p.phys_state->name : "-", p.rate_text.empty() ? "-" : p.rate_text,
                        p.link_layer.empty() ? "-" : p.link_layer, hca.numa_node ? std::to_string(*hca.numa_node) : "-",
-                       hca.pci_address, hca.fw_ver});
+                       hca.pci_address, hca.fw_ver, hca.rail ? "yes" : "no (no GPU near it)"});
   }
   if (!gpus.empty()) {
     out << "\nGPUs\n";
