@@ -141,15 +141,28 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
     auto [it, fresh] = bad_every_time.try_emplace(key, &o, bad);
     if (!fresh) it->second.second = it->second.second && bad;
   }
+  // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
+  const std::vector<Blame> blames = localise(pairs);
+  std::set<std::string_view> confirmed_nodes;
+  std::set<std::pair<std::string_view, std::string_view>> confirmed_rails;  // host, rail
+  for (const Blame& b : blames) {
+    if (b.bad_peers < kConfirmedByPeers) continue;
+    const std::string_view id = b.entity.id;
+    if (b.entity.kind == "node") confirmed_nodes.insert(id);
+    if (b.entity.kind == "hca_port") confirmed_rails.emplace(id.substr(0, id.find('/')), id.substr(id.find('/') + 1));
+  }
+  auto confirmed = [&](const Endpoint& e) {
+    return confirmed_nodes.count(e.host) > 0 || confirmed_rails.count({e.host, e.device}) > 0;
+  };
   std::set<HostPair> suspects;
   for (const auto& [key, entry] : bad_every_time) {
-    if (!entry.second) continue;
+    if (!entry.second || confirmed(entry.first->a) || confirmed(entry.first->b)) continue;
     const auto [lo, hi] = std::minmax(entry.first->a.host, entry.first->b.host);
     if (lo != hi) suspects.emplace(lo, hi);
   }
   RetestCandidates out;
   out.suspects.assign(suspects.begin(), suspects.end());
-  out.known_good = known_good_hosts(pairs, localise(pairs));
+  out.known_good = known_good_hosts(pairs, blames);
   std::sort(out.known_good.begin(), out.known_good.end());
   return out;
 }
