@@ -61,6 +61,9 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
   const RunScope scope = scope_of(hosts);
   int ranks = 0;
   for (const auto& host : hosts) ranks += static_cast<int>(host.ranks.size());
+  std::set<std::string_view> failing;  // pair probes with a failed outcome: their groups are localised
+  for (const auto& p : probes)
+    if (is_pair_probe(p) && p.status != ProbeStatus::ok && p.status != ProbeStatus::skipped) failing.insert(p.id);
   for (const auto& p : probes) {
     if (is_local_probe(p)) continue;  // judged by judge_local
     if (absence_expected(p, profile) || out_of_scope(p, scope, ranks)) continue;
@@ -68,6 +71,10 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
     if (!is_pair_probe(p)) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
     } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+      // A pair that ran is a good peer to the outcome group too: without it, a rail that fails
+      // with every peer (its leaf down) would be all its host shows there, and blamed as the node.
+      if (p.status == ProbeStatus::ok && failing.count(p.id))
+        evidence.add(*evidence.outcome_groups.insert(p.id + ":outcome").first, p, HealthState::healthy, std::nullopt);
       book.add({"link", p.scope.hosts[0] + "<->" + p.scope.hosts[1]}, found.state, std::move(found.reason));
     } else {
       const std::string& group = *evidence.outcome_groups.insert(p.id + ":outcome").first;
