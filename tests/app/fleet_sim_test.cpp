@@ -125,6 +125,31 @@ TEST(FleetSimulation, PeerPlansFindEveryNodeAndRailFaultWithoutFalseDrains) {
   }
 }
 
+TEST(FleetSimulation, EveryKindOfFaultAtOnceIsFoundByEightPeers) {
+  // Slow, dead and a batch of nodes; slow ports and cables; a bad uplink; a leaf down (one rail of
+  // its 16 nodes dead, blamed as that rail).
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    FleetModel m = small_fleet(seed);
+    m.hosts = 128;
+    m.hosts_per_leaf = 16;
+    m.uplinks_per_leaf = 8;
+    FaultCounts c = some_of_each();
+    c.bad_batch = 4;
+    c.dead_leaves = 1;
+    const FleetFaults f = draw_faults(m, c);
+    const SimOutcome r = simulate(m, f, plan_of(PairPlan{PairMode::peers, 8, {}, false}));
+    const std::string what = "seed " + std::to_string(seed);
+    ASSERT_TRUE(r.judged) << what;
+    EXPECT_EQ(r.node.found, r.node.injected) << what;
+    EXPECT_EQ(r.node.correct, r.node.blamed) << what;
+    EXPECT_GE(r.rail.injected, 4 + 15) << what;  // the leaf's nodes, but a faulty one
+    EXPECT_EQ(r.rail.found, r.rail.injected) << what;
+    EXPECT_EQ(r.rail.correct, r.rail.blamed) << what;
+    EXPECT_EQ(r.healthy_drained, 0) << what;
+    EXPECT_EQ(r.healthy_degraded, 0) << what;
+  }
+}
+
 TEST(FleetSimulation, AfterOneQuickRoundReTestsWithKnownGoodNodesTellANodeFromItsPeer) {
   // One peer per node: a slow node's only pair is bad together, and without re-tests no node
   // is blamed; re-paired with known-good nodes, the slow one is.
