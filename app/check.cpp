@@ -25,6 +25,11 @@ LaunchShape launch_shape(const World& world, const CheckOptions& options) {
   } catch (const std::invalid_argument&) {
     // A bad --pairs list is reported by the network step itself.
   }
+  shape.all_pair_rounds = host_round_count(PairPlan{}, shape.hosts);
+  PairPlan only_loopback = options.net.pairs;  // an empty list: just the loopback round, if any
+  only_loopback.mode = PairMode::list;
+  only_loopback.list.clear();
+  shape.loopback_rounds = static_cast<int>(rank_rounds(world, only_loopback).size());
   shape.placements = static_cast<int>(options.allreduce.placements.empty() ? default_placements(world).size()
                                                                            : options.allreduce.placements.size());
   return shape;
@@ -41,9 +46,8 @@ CostModel cost_model(const Profile& profile) {
 
 std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   const CheckSteps& s = plan.steps;
-  std::string text =
-      "plan: " + std::to_string(s.net.pairs.mode == PairMode::quick ? shape.quick_pair_rounds : shape.pair_rounds) +
-      " network round(s)";
+  std::string text = "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
+                     pair_plan_name(s.net.pairs) + ")";
   if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
   if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";

@@ -72,10 +72,6 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
   return placements * per_placement;
 }
 
-int rounds_of(const CheckSteps& steps, const LaunchShape& shape) {
-  return steps.net.pairs.mode == PairMode::quick ? shape.quick_pair_rounds : shape.pair_rounds;
-}
-
 std::string sizes_text(const std::vector<std::size_t>& sizes) {
   std::string text;
   for (std::size_t s : sizes) text += (text.empty() ? "" : ",") + format_size(s);
@@ -84,14 +80,27 @@ std::string sizes_text(const std::vector<std::size_t>& sizes) {
 
 }  // namespace
 
+int pair_rounds_of(const CheckSteps& steps, const LaunchShape& shape) {
+  switch (steps.net.pairs.mode) {
+    case PairMode::quick:
+      return shape.quick_pair_rounds;
+    case PairMode::peers:
+      return std::min(steps.net.pairs.peers, shape.all_pair_rounds) + shape.loopback_rounds;
+    case PairMode::all:
+    case PairMode::list:
+      break;
+  }
+  return shape.pair_rounds;
+}
+
 double estimate_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost) {
-  double t = rounds_of(steps, shape) * network_round_seconds(steps.net, cost);
+  double t = pair_rounds_of(steps, shape) * network_round_seconds(steps.net, cost);
   if (steps.collectives) t += allreduce_seconds(steps.allreduce, cost, shape.placements);
   return t;
 }
 
 double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost) {
-  double t = rounds_of(steps, shape) * network_round_seconds(steps.net, cost, true);
+  double t = pair_rounds_of(steps, shape) * network_round_seconds(steps.net, cost, true);
   if (steps.collectives) t += allreduce_seconds(steps.allreduce, cost, shape.placements, true);
   return t;
 }
@@ -118,11 +127,27 @@ CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, cons
         sizes.erase(smallest);
         return what;
       },
-      [&]() -> std::string {
-        if (s.net.pairs.mode != PairMode::all || shape.quick_pair_rounds >= shape.pair_rounds) return "";
+      [&]() -> std::string {  // the largest pair plan that fits
+        const PairPlan from = s.net.pairs;
+        if (from.mode != PairMode::all && from.mode != PairMode::peers) return "";
+        const int from_rounds = pair_rounds_of(s, shape);
+        const std::string was =
+            from.mode == PairMode::all ? "rounds of every pair" : "rounds of " + pair_plan_name(from);
+        for (const int k : kPeerPlans) {
+          CheckSteps trial = s;
+          trial.net.pairs.mode = PairMode::peers;
+          trial.net.pairs.peers = k;
+          const int rounds = pair_rounds_of(trial, shape);
+          if (rounds < 1 || rounds >= from_rounds || estimate_seconds(trial, shape, cost) > target) continue;
+          s.net.pairs = trial.net.pairs;
+          return "pairs: " + pair_plan_name(s.net.pairs) + ", every host meets " + std::to_string(k) +
+                 " peers spread over the host list (" + std::to_string(rounds) + " instead of " +
+                 std::to_string(from_rounds) + " " + was + ")";
+        }
+        if (shape.quick_pair_rounds >= from_rounds) return "";
         s.net.pairs.mode = PairMode::quick;
         return "pairs: one quick round (" + std::to_string(shape.quick_pair_rounds) + " instead of " +
-               std::to_string(shape.pair_rounds) + " rounds of every pair)";
+               std::to_string(from_rounds) + " " + was + ")";
       },
       [&]() -> std::string {
         if (s.retests <= 1) return "";

@@ -39,8 +39,17 @@ struct LaunchShape {
   int ranks = 1;
   int pair_rounds = 0;        // network rounds of the requested pair plan
   int quick_pair_rounds = 0;  // ... of --pairs quick
+  int all_pair_rounds = 0;    // ... of --pairs all, loopback aside (--pairs peers:K runs min(K, this))
+  int loopback_rounds = 0;    // the round of each host's ranks meeting each other (--loopback, one host)
   int placements = 1;         // all-reduce placements that run
 };
+
+// Network rounds the steps' pair plan runs in a launch of this shape.
+int pair_rounds_of(const CheckSteps& steps, const LaunchShape& shape);
+
+// The peers:K plans a budget chooses from, largest first: below every pair, each halves the
+// rounds; below the smallest, one quick round.
+constexpr int kPeerPlans[] = {64, 32, 16, 8, 4, 2};
 
 // Nominal speeds for estimates; the profile's port rate when it has one.
 struct CostModel {
@@ -75,8 +84,9 @@ struct CheckPlan {
 };
 
 // Without a budget the steps run as given. With one, the plan sheds work in
-// order of least value lost (largest bandwidth size beyond the first, the
-// pairs beyond a quick round, large all-reduce sizes, latency iterations,
+// order of least value lost (smallest bandwidth size beyond the last; the
+// pairs: every pair, or peers:K, gives way to the largest peers:K of
+// kPeerPlans that fits, else one quick round; small all-reduce sizes, latency iterations,
 // re-test passes beyond one, the all-reduce) until the estimate fits 80% of
 // the budget; the rest is kept for re-tests and stragglers. Then it shortens
 // every measurement's time cap until the worst case fits that 80% as well.

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "app/collectives.h"
+#include "app/fleet_sim.h"
 #include "app/local_checks.h"
 #include "app/network.h"
 #include "app/pipeline.h"
@@ -72,6 +73,18 @@ struct ReportOptions {
 };
 void check_report_options(const ReportOptions& options);  // throws UsageError
 int run_report(const ReportOptions& options);             // throws UsageError for unreadable input
+
+// `ibgpu simulate`: the check's planning, re-tests, judge and localiser over a modelled
+// fleet (app/fleet_sim.h), one row per pair plan, the same fleet and faults for each. No MPI.
+struct SimulateOptions {
+  CommonOptions common;
+  FleetModel model;
+  FaultCounts faults;
+  std::vector<CheckSteps> plans;   // one run each
+  std::optional<double> budget_s;  // as check --budget
+  std::size_t max_measurements = SimSettings{}.max_measurements;
+};
+int run_simulate(const SimulateOptions& options, std::ostream& out);
 
 // Reads a --baseline file; throws UsageError naming the file.
 Baseline load_baseline(const std::string& path);

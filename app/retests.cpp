@@ -65,7 +65,6 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
                               int peers_per_suspect, bool retest_allowed,
                               const std::unordered_map<std::string, double>* reference_medians) {
-  RetestDecision d;
   std::vector<ProbeResult> probes;
   std::set<std::string> absent;  // hosts with a rank that did not check in: not re-tested
   for (std::size_t r = 0; r < payloads.size(); ++r) {
@@ -80,6 +79,13 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
     }
     if (!read && r < rank_hosts.size()) absent.insert(rank_hosts[r]);
   }
+  return decide_retests_from(probes, absent, profile, pass, peers_per_suspect, retest_allowed, reference_medians);
+}
+
+RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const std::set<std::string>& absent,
+                                   const Profile& profile, int pass, int peers_per_suspect, bool retest_allowed,
+                                   const std::unordered_map<std::string, double>* reference_medians) {
+  RetestDecision d;
   RetestCandidates c = retest_candidates(probes, profile, reference_medians);
   std::erase_if(c.suspects, [&](const HostPair& p) { return absent.count(p.first) || absent.count(p.second); });
   std::erase_if(c.known_good, [&](const std::string& h) { return absent.count(h) > 0; });

@@ -6,6 +6,7 @@
 // The same consultation also settles, with --budget, whether the all-reduce
 // still fits: one answer from rank 0, so every rank takes the same path.
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +51,12 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
                               int peers_per_suspect, bool retest_allowed,
                               const std::unordered_map<std::string, double>* reference_medians = nullptr);
+
+// The same decision from the results themselves (hosts in `absent` are left out): what
+// decide_retests does once it has read the payloads, and what the fleet simulator calls.
+RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const std::set<std::string>& absent,
+                                   const Profile& profile, int pass, int peers_per_suspect, bool retest_allowed,
+                                   const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // With a budget, only the re-test rounds that fit what is left of it, each at its worst case
 // (steps.retest_round_s), stay in the decision, within kBudgetForMeasuring of the budget. The

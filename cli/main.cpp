@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   for (auto& sub : ibgpu::cli::add_probe(app)) subcommands.push_back(std::move(sub));
   subcommands.push_back(ibgpu::cli::add_allreduce(app));
   subcommands.push_back(ibgpu::cli::add_report(app));
+  subcommands.push_back(ibgpu::cli::add_simulate(app));
   const bool speaker = ibgpu::launcher_rank() == 0;
   try {
     app.parse(argc, argv);

@@ -1,3 +1,5 @@
+#include <charconv>
+
 #include "core/errors.h"
 #include "probes/stats.h"
 #include "subcommand.h"
@@ -22,6 +24,15 @@ CLI::Validator non_empty_list() {
   return CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty list") : std::string(); }, "");
 }
 
+int parse_peer_count(const std::string& plan) {
+  const std::string digits = plan.substr(plan.find(':') + 1);
+  int k = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() || k < 1)
+    throw UsageError("--pairs " + plan + ": expected peers:K with K a whole number of peers >= 1, e.g. peers:16");
+  return k;
+}
+
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind) {
   sub.add_option("--transport", net.transport,
                  "verbs (RDMA writes on the HCAs), mpi (MPI point-to-point: the host network), or auto "
@@ -39,7 +50,8 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--pairs", text.pairs,
                  "all: every host pair in N-1 concurrent rounds; quick: one round, every host once; "
-                 "or a list of host indices 0-1,2-3")
+                 "peers:K: K rounds in which every host meets K distinct peers spread over the host list "
+                 "(then re-tests pair suspects with known-good hosts); or a list of host indices 0-1,2-3")
       ->capture_default_str();
   sub.add_flag("--loopback", net.pairs.loopback,
                "Also pair ranks on the same host (tests a host's own path; always so when all ranks are on one host)");
@@ -79,6 +91,9 @@ void finish_net_options(NetOptions& net, const NetCliText& text) {
     net.pairs.mode = PairMode::all;
   } else if (text.pairs == "quick") {
     net.pairs.mode = PairMode::quick;
+  } else if (text.pairs.starts_with("peers:")) {
+    net.pairs.mode = PairMode::peers;
+    net.pairs.peers = parse_peer_count(text.pairs);
   } else {
     net.pairs.mode = PairMode::list;
     try {

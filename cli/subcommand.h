@@ -39,6 +39,7 @@ std::vector<std::size_t> sizes_or_sweep(const std::string& list, const std::stri
 CLI::Validator non_empty_list();  // refuses --sizes '' (which would otherwise mean "not given")
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind);
 void finish_net_options(NetOptions& net, const NetCliText& text);  // throws UsageError
+int parse_peer_count(const std::string& plan);                     // "peers:K" -> K; throws UsageError
 
 // The options of `check`, shared by `burn-in`; returns their validation.
 std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<CheckOptions>& options);
@@ -52,5 +53,6 @@ Subcommand add_check(CLI::App& parent);
 Subcommand add_allreduce(CLI::App& parent);
 std::vector<Subcommand> add_probe(CLI::App& parent);
 Subcommand add_report(CLI::App& parent);
+Subcommand add_simulate(CLI::App& parent);
 
 }  // namespace ibgpu::cli

@@ -1,5 +1,6 @@
 #include "cluster/pairs.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <stdexcept>
@@ -30,21 +31,42 @@ bool parse_index(const std::string& text, int& out) {
 
 }  // namespace
 
-std::vector<Round> all_pairs_rounds(int n) {
-  if (n < 2) return {};
+int all_pairs_round_count(int n) { return n < 2 ? 0 : (n % 2 == 0 ? n - 1 : n); }
+
+Round circle_round(int n, int r) {
   // Odd n: add a phantom node; whoever meets it in a round is that round's idle node.
   const int m = n % 2 == 0 ? n : n + 1;
   const int fixed = m - 1;
   const int ring = m - 1;  // nodes 0..m-2 rotate around the fixed node
+  Round round;
+  round.reserve(static_cast<std::size_t>(n / 2));
+  if (fixed < n) round.push_back(normalised(r, fixed));
+  for (int k = 1; k < m / 2; ++k) round.push_back(normalised((r + k) % ring, (r - k + ring) % ring));
+  return round;
+}
+
+std::vector<Round> all_pairs_rounds(int n) {
+  const int count = all_pairs_round_count(n);
   std::vector<Round> rounds;
-  rounds.reserve(static_cast<std::size_t>(ring));
-  for (int r = 0; r < ring; ++r) {
-    Round round;
-    round.reserve(static_cast<std::size_t>(n / 2));
-    if (fixed < n) round.push_back(normalised(r, fixed));
-    for (int k = 1; k < m / 2; ++k) round.push_back(normalised((r + k) % ring, (r - k + ring) % ring));
-    rounds.push_back(std::move(round));
-  }
+  rounds.reserve(static_cast<std::size_t>(count));
+  for (int r = 0; r < count; ++r) rounds.push_back(circle_round(n, r));
+  return rounds;
+}
+
+std::vector<Round> spread_rounds(int n, int k) {
+  const int count = all_pairs_round_count(n);
+  if (k >= count) return all_pairs_rounds(n);
+  std::vector<Round> rounds;
+  rounds.reserve(static_cast<std::size_t>(std::max(k, 0)));
+  // In round r node i meets node 2r - i round the ring of `count` (odd) nodes, so evenly spaced
+  // offsets 2r, not rounds r, spread a node's peers: r = offset x the inverse of 2. The spacing
+  // is odd, so the peers also differ modulo every power of two below k: a fabric that routes by
+  // destination modulo its uplink count (a power of two) sends them over different uplinks, and
+  // one bad uplink cannot make a node look bad with every peer.
+  const long long half = (count + 1) / 2;  // 2 x half = 1 modulo count
+  long long spacing = count / k;           // >= 1: k < count
+  if (spacing % 2 == 0) --spacing;
+  for (int j = 0; j < k; ++j) rounds.push_back(circle_round(n, static_cast<int>(j * spacing * half % count)));
   return rounds;
 }
 

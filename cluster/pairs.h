@@ -18,6 +18,18 @@ using Round = std::vector<NodePair>;
 // Every unordered pair exactly once, no node twice in a round; n < 2 gives no rounds.
 std::vector<Round> all_pairs_rounds(int n);
 
+// Round r (0 <= r < all_pairs_rounds(n).size()) of the circle method alone.
+Round circle_round(int n, int r);
+
+// `--pairs peers:K`: K rounds of the circle method, so every node meets K distinct peers (n odd:
+// a node may sit out one of them), chosen so that each node's peers lie evenly spaced round the
+// host list: over the leaf switches too, when, as in a hostfile or a Slurm node list, a leaf's
+// hosts are listed together. K >= the rounds of every pair: every pair.
+std::vector<Round> spread_rounds(int n, int k);
+
+// How many rounds all_pairs_rounds(n) has, without building them.
+int all_pairs_round_count(int n);
+
 // `--pairs quick`: one round in which every node takes part once. For odd n the last
 // node would sit out, so it gets a second round of one pair with node 0.
 std::vector<Round> quick_rounds(int n);

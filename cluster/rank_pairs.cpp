@@ -30,22 +30,55 @@ RankRound loopback_round(const World& world, const std::vector<std::string>& hos
 
 }  // namespace
 
+std::vector<Round> host_rounds(const PairPlan& plan, int n) {
+  switch (plan.mode) {
+    case PairMode::all:
+      return all_pairs_rounds(n);
+    case PairMode::quick:
+      return quick_rounds(n);
+    case PairMode::peers:
+      return spread_rounds(n, plan.peers);
+    case PairMode::list:
+      return rounds_from_pairs(plan.list, n);
+  }
+  return {};
+}
+
+int host_round_count(const PairPlan& plan, int n) {
+  switch (plan.mode) {
+    case PairMode::all:
+      return all_pairs_round_count(n);
+    case PairMode::quick:
+      return n < 2 ? 0 : (n % 2 == 0 ? 1 : 2);
+    case PairMode::peers:
+      return std::clamp(plan.peers, 0, all_pairs_round_count(n));
+    case PairMode::list:
+      return static_cast<int>(rounds_from_pairs(plan.list, n).size());
+  }
+  return 0;
+}
+
+std::string pair_plan_name(const PairPlan& plan) {
+  switch (plan.mode) {
+    case PairMode::all:
+      return "all";
+    case PairMode::quick:
+      return "quick";
+    case PairMode::peers:
+      return "peers:" + std::to_string(plan.peers);
+    case PairMode::list:
+      break;
+  }
+  std::string text;
+  for (const auto& p : plan.list) text += (text.empty() ? "" : ",") + std::to_string(p.a) + "-" + std::to_string(p.b);
+  return text;
+}
+
 std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan) {
   const std::vector<std::string> hosts = world.hosts();
   const int n = static_cast<int>(hosts.size());
-  std::vector<Round> host_rounds;
-  switch (plan.mode) {
-    case PairMode::all:
-      host_rounds = all_pairs_rounds(n);
-      break;
-    case PairMode::quick:
-      host_rounds = quick_rounds(n);
-      break;
-    case PairMode::list:
-      host_rounds = rounds_from_pairs(plan.list, n);
-      break;
-  }
-  std::vector<RankRound> rounds = rank_rounds_for(world, host_rounds);
+  const std::vector<Round> planned = host_rounds(plan, n);
+  std::vector<RankRound> rounds = rank_rounds_for(world, planned);
   // On one host (a node's own check) there is no other host to meet: its
   // ranks meet each other, rail to rail, as --loopback asks for in a fleet.
   if (plan.loopback || n == 1)

@@ -17,13 +17,23 @@ struct RankPair {
 };
 using RankRound = std::vector<RankPair>;
 
-enum class PairMode { all, quick, list };
+enum class PairMode { all, quick, peers, list };
 
 struct PairPlan {
   PairMode mode = PairMode::all;
+  int peers = 0;               // distinct peers per host, for PairMode::peers (spread_rounds)
   std::vector<NodePair> list;  // host indices, for PairMode::list
   bool loopback = false;       // also pair ranks on the same host (always, when there is one host)
 };
+
+// The rounds of host pairs of a plan over n hosts (loopback aside), and how many there are
+// (without building them, but for a list). Throws std::invalid_argument for a list naming a
+// host beyond n.
+std::vector<Round> host_rounds(const PairPlan& plan, int n);
+int host_round_count(const PairPlan& plan, int n);
+
+// The plan's name as --pairs takes it: all, quick, peers:K, or the list.
+std::string pair_plan_name(const PairPlan& plan);
 
 // Host indices follow World::hosts() order. Throws std::invalid_argument for
 // a pair list that names hosts that do not exist.

@@ -61,6 +61,9 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
   const RunScope scope = scope_of(hosts);
   int ranks = 0;
   for (const auto& host : hosts) ranks += static_cast<int>(host.ranks.size());
+  std::set<std::string_view> failing;  // pair probes with a failed outcome: their groups are localised
+  for (const auto& p : probes)
+    if (is_pair_probe(p) && p.status != ProbeStatus::ok && p.status != ProbeStatus::skipped) failing.insert(p.id);
   for (const auto& p : probes) {
     if (is_local_probe(p)) continue;  // judged by judge_local
     if (absence_expected(p, profile) || out_of_scope(p, scope, ranks)) continue;
@@ -68,6 +71,10 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
     if (!is_pair_probe(p)) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
     } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+      // A pair that ran is a good peer to the outcome group too: without it, a rail that fails
+      // with every peer (its leaf down) would be all its host shows there, and blamed as the node.
+      if (p.status == ProbeStatus::ok && failing.count(p.id))
+        evidence.add(*evidence.outcome_groups.insert(p.id + ":outcome").first, p, HealthState::healthy, std::nullopt);
       book.add({"link", p.scope.hosts[0] + "<->" + p.scope.hosts[1]}, found.state, std::move(found.reason));
     } else {
       const std::string& group = *evidence.outcome_groups.insert(p.id + ":outcome").first;
@@ -141,15 +148,28 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
     auto [it, fresh] = bad_every_time.try_emplace(key, &o, bad);
     if (!fresh) it->second.second = it->second.second && bad;
   }
+  // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
+  const std::vector<Blame> blames = localise(pairs);
+  std::set<std::string_view> confirmed_nodes;
+  std::set<std::pair<std::string_view, std::string_view>> confirmed_rails;  // host, rail
+  for (const Blame& b : blames) {
+    if (b.bad_peers < kConfirmedByPeers) continue;
+    const std::string_view id = b.entity.id;
+    if (b.entity.kind == "node") confirmed_nodes.insert(id);
+    if (b.entity.kind == "hca_port") confirmed_rails.emplace(id.substr(0, id.find('/')), id.substr(id.find('/') + 1));
+  }
+  auto confirmed = [&](const Endpoint& e) {
+    return confirmed_nodes.count(e.host) > 0 || confirmed_rails.count({e.host, e.device}) > 0;
+  };
   std::set<HostPair> suspects;
   for (const auto& [key, entry] : bad_every_time) {
-    if (!entry.second) continue;
+    if (!entry.second || confirmed(entry.first->a) || confirmed(entry.first->b)) continue;
     const auto [lo, hi] = std::minmax(entry.first->a.host, entry.first->b.host);
     if (lo != hi) suspects.emplace(lo, hi);
   }
   RetestCandidates out;
   out.suspects.assign(suspects.begin(), suspects.end());
-  out.known_good = known_good_hosts(pairs, localise(pairs));
+  out.known_good = known_good_hosts(pairs, blames);
   std::sort(out.known_good.begin(), out.known_good.end());
   return out;
 }

@@ -24,7 +24,8 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
                 const std::unordered_map<std::string, double>* reference_medians = nullptr);
 
 // For re-tests within a launch: the host pairs whose measurements are bad in
-// every observation so far (a good re-test clears a pair), and the hosts that
+// every observation so far (a good re-test clears a pair) and not explained by a
+// culprit that kConfirmedByPeers peers confirm (health/localise.h), and the hosts that
 // nothing blames, to re-pair the suspects with; judged as judge() does (with
 // the same reference medians, if any). Sorted; pure.
 struct RetestCandidates {

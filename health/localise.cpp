@@ -152,6 +152,9 @@ void localise_group(const std::vector<const PairObservation*>& edges, std::vecto
       }
       Blame b{{"node", name}, HealthState::healthy, {}};
       b.reason = summarise("node " + name + (measured > 1 ? " (every rail)" : ""), whole, b.state);
+      b.bad_peers = (*std::min_element(rails.begin(), rails.end(), [](const UnitCount* x, const UnitCount* y) {
+                      return x->bad_with_good < y->bad_with_good;
+                    }))->bad_with_good;
       out.push_back(std::move(b));
       continue;
     }
@@ -160,6 +163,7 @@ void localise_group(const std::vector<const PairObservation*>& edges, std::vecto
       const std::string rail = name + "/" + std::string(u->unit.device);
       Blame b{{"hca_port", rail}, HealthState::healthy, {}};
       b.reason = summarise("rail " + rail, *u, b.state);
+      b.bad_peers = u->bad_with_good;
       out.push_back(std::move(b));
     }
   }
@@ -240,6 +244,21 @@ std::vector<PairRound> plan_retests(const std::vector<HostPair>& suspect_pairs,
   if (good.empty() || suspects.empty()) return rounds;
   const std::size_t n_good = good.size();
   const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, peers_per_suspect)), n_good);
+  if (k == 0) return rounds;
+  // Most suspect first (in the most suspect pairs; ties in order of mention). When there are more
+  // suspects than the good hosts can meet in one go, the re-pairing takes at most as many rounds
+  // as the suspect pairs' own re-test, and at least k: a noisy fleet does not get a pass of
+  // hundreds of rounds. The suspects left out are still re-tested with their own peers.
+  std::unordered_map<std::string, int> times_suspect;
+  for (const auto& [a, b] : suspect_pairs) {
+    ++times_suspect[a];
+    ++times_suspect[b];
+  }
+  std::stable_sort(suspects.begin(), suspects.end(),
+                   [&](const std::string& x, const std::string& y) { return times_suspect[x] > times_suspect[y]; });
+  const std::size_t chunks_needed = (suspects.size() + n_good - 1) / n_good;
+  const std::size_t chunks = std::min(chunks_needed, std::max<std::size_t>(1, rounds.size() / k));
+  suspects.resize(std::min(suspects.size(), chunks * n_good));
   // Round j of chunk c pairs the chunk's i-th suspect with good[(i + j + c) % G]:
   // distinct good hosts within a round (i < G) and across a suspect's rounds (j < G).
   for (std::size_t j = 0; j < k; ++j)

@@ -37,7 +37,13 @@ struct Blame {
   Entity entity;  // node, hca_port or link
   HealthState state = HealthState::healthy;
   Reason reason;
+  int bad_peers = 0;  // node, hca_port: bad with this many peers that are not suspects themselves
 };
+
+// A culprit bad with this many peers that are not suspects themselves is confirmed by them:
+// re-testing its pairs one by one would add nothing (a node bad with 32 peers needs no 32 more
+// rounds, a dead one no 32 more timeouts). Fewer (one quick round, two peers) are re-tested.
+constexpr int kConfirmedByPeers = 4;
 
 // Per group: culprit units (host, or host and rail) and unexplained bad pairs.
 // A unit is a culprit when its pairs are bad with >= 2 peers that are not
@@ -61,7 +67,10 @@ struct PairRound {
 // Re-test rounds: each suspect pair once more as it was, then each host of a
 // suspect pair with `peers_per_suspect` distinct known-good hosts. Suspects are
 // never paired with each other; a known-good host is in at most one pair per
-// round. Empty when there is nothing to re-test; no re-pairing without good hosts.
+// round. When the good hosts cannot meet every suspect within as many rounds as
+// the suspect pairs' re-test takes (and at least peers_per_suspect), the most
+// suspect hosts (in the most suspect pairs) are re-paired and the rest are not.
+// Empty when there is nothing to re-test; no re-pairing without good hosts.
 std::vector<PairRound> plan_retests(const std::vector<HostPair>& suspect_pairs,
                                     const std::vector<std::string>& known_good, int peers_per_suspect = 2);
 

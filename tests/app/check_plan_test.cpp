@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "app/retests.h"
+#include "cluster/pairs.h"
 #include "health/profile.h"
 #include "reports/json.h"
 #include "tests/health/synthetic_fleet.h"
@@ -30,6 +31,7 @@ LaunchShape sixteen_hosts() {
   shape.ranks = 128;
   shape.pair_rounds = 15;
   shape.quick_pair_rounds = 1;
+  shape.all_pair_rounds = 15;
   shape.placements = 3;
   return shape;
 }
@@ -106,6 +108,68 @@ TEST(CheckPlan, FasterLinksMeanLessToDrop) {
   CostModel ndr;
   ndr.bw_GBps = ndr.busbw_GBps = 40;
   EXPECT_LT(estimate_seconds(s, sixteen_hosts(), ndr), estimate_seconds(s, sixteen_hosts(), CostModel{}));
+}
+
+// A fleet launch: every pair is n-1 rounds, one quick round, one rank per rail.
+LaunchShape fleet_of(int hosts) {
+  LaunchShape shape;
+  shape.hosts = hosts;
+  shape.ranks = hosts * 8;
+  shape.all_pair_rounds = shape.pair_rounds = all_pairs_round_count(hosts);
+  shape.quick_pair_rounds = 1;
+  return shape;
+}
+
+CheckSteps network_only(PairPlan pairs) {
+  CheckSteps s = standard_steps();
+  s.net.settings.bw_sizes = {std::size_t{8} << 20};  // nothing to shed before the pairs
+  s.collectives = false;
+  s.net.pairs = pairs;
+  return s;
+}
+
+TEST(CheckPlan, ABudgetPicksTheLargestPeerPlanThatFitsAtFleetSizes) {
+  CostModel ndr;
+  ndr.bw_GBps = ndr.busbw_GBps = 40;
+  for (const int hosts : {1024, 4096}) {
+    const LaunchShape shape = fleet_of(hosts);
+    const CheckSteps every_pair = network_only(PairPlan{});
+    for (const int k : kPeerPlans) {
+      const double fits_k = estimate_seconds(network_only(PairPlan{PairMode::peers, k, {}, false}), shape, ndr);
+      const double twice_k = estimate_seconds(network_only(PairPlan{PairMode::peers, 2 * k, {}, false}), shape, ndr);
+      ASSERT_LT(fits_k, twice_k);
+      // Just enough for peers:K: that is the plan, with the rest of the budget left for re-tests.
+      const CheckPlan plan = plan_check(every_pair, shape, ndr, fits_k / 0.8 * 1.001);
+      ASSERT_EQ(plan.steps.net.pairs.mode, PairMode::peers) << hosts << " hosts, K " << k;
+      EXPECT_EQ(plan.steps.net.pairs.peers, k) << hosts << " hosts";
+      EXPECT_EQ(pair_rounds_of(plan.steps, shape), k);
+      ASSERT_EQ(plan.dropped.size(), 1u);
+      EXPECT_NE(plan.dropped[0].find("pairs: peers:" + std::to_string(k) + ", every host meets"), std::string::npos)
+          << plan.dropped[0];
+      EXPECT_NE(plan.dropped[0].find("instead of " + std::to_string(hosts - 1) + " rounds of every pair"),
+                std::string::npos)
+          << plan.dropped[0];
+      EXPECT_LE(plan.estimate_s, 0.8 * fits_k / 0.8 * 1.001);
+      // A little less: the next smaller plan.
+      const CheckPlan less = plan_check(every_pair, shape, ndr, fits_k / 0.8 * 0.999);
+      if (k > 2) {
+        EXPECT_EQ(less.steps.net.pairs.mode, PairMode::peers);
+        EXPECT_EQ(less.steps.net.pairs.peers, k / 2);
+      } else {
+        EXPECT_EQ(less.steps.net.pairs.mode, PairMode::quick);
+      }
+    }
+    // Every pair fits: nothing changes; a requested peers:K is cut down like every pair.
+    const double all_s = estimate_seconds(every_pair, shape, ndr);
+    EXPECT_EQ(plan_check(every_pair, shape, ndr, all_s / 0.8 * 1.001).steps.net.pairs.mode, PairMode::all);
+    const double eight_s = estimate_seconds(network_only(PairPlan{PairMode::peers, 8, {}, false}), shape, ndr);
+    const CheckPlan from_peers =
+        plan_check(network_only(PairPlan{PairMode::peers, 64, {}, false}), shape, ndr, eight_s / 0.8 * 1.001);
+    EXPECT_EQ(from_peers.steps.net.pairs.peers, 8);
+    ASSERT_FALSE(from_peers.dropped.empty());
+    EXPECT_NE(from_peers.dropped[0].find("instead of 64 rounds of peers:64"), std::string::npos)
+        << from_peers.dropped[0];
+  }
 }
 
 TEST(CheckPlan, PresetsDifferInDepth) {
@@ -205,6 +269,29 @@ TEST(Retests, ASlowPairIsMeasuredAgainAndItsHostsMeetKnownGoodPeers) {
   EXPECT_EQ(repairs, 4);
   ASSERT_EQ(d.notes.size(), 1u);
   EXPECT_NE(d.notes[0].find("node01-node02"), std::string::npos) << d.notes[0];
+}
+
+TEST(Retests, ANodeBadWithFourGoodPeersIsConfirmedNotReTestedPairByPair) {
+  // 16 hosts: node05 slow with every peer. Over 4 rounds it is bad with 4 good peers: confirmed,
+  // its pairs are not re-tested (nothing is). Over 2 rounds, 2 peers: its pairs are re-tested.
+  testing::FleetShape f;
+  f.hosts = 16;
+  f.gpus = f.rails = 1;
+  const auto slow_node = [](int a, int b, int, testing::PairShape& s) {
+    if (a == 5 || b == 5) s.bw_GBps *= 0.5;
+  };
+  f.rounds = 4;
+  auto run = testing::synthetic_run(f, slow_node);
+  const RetestDecision confirmed =
+      decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
+  EXPECT_EQ(confirmed.suspects, 0u);
+  EXPECT_TRUE(confirmed.rounds.empty());
+  f.rounds = 2;
+  run = testing::synthetic_run(f, slow_node);
+  const RetestDecision retested =
+      decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
+  EXPECT_EQ(retested.suspects, 2u);
+  EXPECT_FALSE(retested.rounds.empty());
 }
 
 TEST(Retests, AGoodRetestClearsThePair) {

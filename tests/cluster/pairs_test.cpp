@@ -206,3 +206,66 @@ TEST(ParsePairList, RejectsBadTokensByName) {
 
 }  // namespace
 }  // namespace ibgpu
+
+namespace ibgpu {
+namespace {
+
+// Every node's peers over the rounds: K distinct peers for K rounds (n even).
+std::vector<std::vector<int>> peers_of(const std::vector<Round>& rounds, int n) {
+  std::vector<std::vector<int>> peers(static_cast<std::size_t>(n));
+  for (const auto& round : rounds)
+    for (const auto& p : round) {
+      peers[static_cast<std::size_t>(p.a)].push_back(p.b);
+      peers[static_cast<std::size_t>(p.b)].push_back(p.a);
+    }
+  return peers;
+}
+
+TEST(SpreadRounds, EveryNodeMeetsKDistinctPeersInKValidRounds) {
+  for (const int n : {16, 256, 1024, 1000}) {  // n even: nobody sits out
+    for (const int k : {2, 4, 8, 32}) {
+      const auto rounds = spread_rounds(n, k);
+      const int expected = std::min(k, n - 1);
+      ASSERT_EQ(static_cast<int>(rounds.size()), expected);
+      expect_valid_rounds(rounds, n);
+      for (auto peers : peers_of(rounds, n)) {
+        EXPECT_EQ(static_cast<int>(peers.size()), expected) << "n " << n << " k " << k;
+        std::sort(peers.begin(), peers.end());
+        EXPECT_EQ(std::adjacent_find(peers.begin(), peers.end()), peers.end()) << "a peer met twice";
+      }
+    }
+  }
+}
+
+TEST(SpreadRounds, PeersSpreadOverTheHostList) {
+  // 1024 hosts in leaves of 32 consecutive hosts: every node's 8 peers sit on 8 different leaves
+  // (the circle method's first 8 rounds would keep them within 16 places).
+  const int n = 1024, leaf = 32;
+  for (const auto& peers : peers_of(spread_rounds(n, 8), n)) {
+    std::vector<int> leaves;
+    for (const int p : peers) leaves.push_back(p / leaf);
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    EXPECT_EQ(leaves.size(), 8u);
+  }
+  // ... and over 16 uplinks (routed by destination modulo 16): no node meets more than 2 of its
+  // 8 peers through one uplink (an even spacing would send all 8 through one, and a bad uplink
+  // would make the node look bad with every peer). Where the peers wrap round the ring of 1023
+  // (odd), the residues shift by one: hence 2, not 1.
+  for (const auto& peers : peers_of(spread_rounds(n, 8), n)) {
+    std::vector<int> per_uplink(16);
+    for (const int p : peers) per_uplink[static_cast<std::size_t>(p % 16)]++;
+    EXPECT_LE(*std::max_element(per_uplink.begin(), per_uplink.end()), 2);
+  }
+}
+
+TEST(SpreadRounds, AsManyAsEveryPairIsEveryPair) {
+  EXPECT_EQ(spread_rounds(16, 15), all_pairs_rounds(16));
+  EXPECT_EQ(spread_rounds(16, 100), all_pairs_rounds(16));
+  EXPECT_TRUE(spread_rounds(1, 4).empty());
+  EXPECT_EQ(all_pairs_round_count(17), static_cast<int>(all_pairs_rounds(17).size()));
+  EXPECT_EQ(all_pairs_round_count(16), static_cast<int>(all_pairs_rounds(16).size()));
+}
+
+}  // namespace
+}  // namespace ibgpu

@@ -97,6 +97,25 @@ TEST(RankRounds, ExplicitListAndQuickMode) {
   EXPECT_THROW(rank_rounds(w, list), std::invalid_argument);
 }
 
+TEST(RankRounds, PeersModeAndTheRoundCountOfEveryPlan) {
+  const World w = world_of({"a", "b", "c", "d", "e", "f", "g", "h"});
+  PairPlan peers;
+  peers.mode = PairMode::peers;
+  peers.peers = 3;
+  EXPECT_EQ(rank_rounds(w, peers).size(), 3u);
+  EXPECT_EQ(pair_plan_name(peers), "peers:3");
+  PairPlan list;
+  list.mode = PairMode::list;
+  list.list = {{0, 1}, {1, 2}};
+  EXPECT_EQ(pair_plan_name(list), "0-1,1-2");
+  for (const PairPlan& plan : {PairPlan{}, peers, list, PairPlan{PairMode::quick, 0, {}, false}})
+    for (const int n : {1, 2, 7, 8}) {
+      if (plan.mode == PairMode::list && n < 3) continue;  // the list names host 2
+      EXPECT_EQ(host_round_count(plan, n), static_cast<int>(host_rounds(plan, n).size()))
+          << pair_plan_name(plan) << " over " << n;
+    }
+}
+
 TEST(FindPair, FindsEitherSide) {
   const RankRound round{{0, 4}, {1, 5}};
   EXPECT_EQ(find_pair(round, 5)->a, 1);

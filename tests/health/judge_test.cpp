@@ -204,6 +204,20 @@ TEST(Judge, LostNodeTimesOutWithItsPeersAndOnlyItIsBlamed) {
   EXPECT_TRUE(codes(verdict(j, "node", "node40")).count("PROBE_TIMEOUT"));
 }
 
+TEST(Judge, ARailDeadWithEveryPeerIsTheRailNotTheNode) {
+  // node30's rail 2 times out with every peer (its leaf switch is down); its other rails work.
+  // The outcome group also sees the pairs that ran, so the rail is blamed and the node admitted
+  // degraded, not drained as if every rail it has were dead.
+  const int dead = 30, rail = 2;
+  const auto run = synthetic_run(FleetShape{}, [&](int x, int y, int r, PairShape& s) {
+    if ((x == dead || y == dead) && r == rail) s.status = ProbeStatus::timeout;
+  });
+  const Judgement j = judge(run.hosts, run.probes, h100());
+  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"hca_port node30/mlx5_2:1", HealthState::failed},
+                                                              {"node node30", HealthState::degraded}}));
+  EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{{"node30", Action::admit_degraded}}));
+}
+
 TEST(Judge, OnePairTimeoutIsALinkVerdict) {
   const int a = 12, b = partner_in_round(64, 0, 12);
   auto run = synthetic_run(FleetShape{}, [&](int x, int y, int rail, PairShape& s) {

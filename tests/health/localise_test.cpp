@@ -103,19 +103,41 @@ TEST(PlanRetests, WithoutGoodHostsOnlyTheSuspectPairsAreRepeated) {
   EXPECT_TRUE(plan_retests({}, {"g"}, 2).empty());
 }
 
-TEST(PlanRetests, ManySuspectsFewGoodHostsStillDisjoint) {
-  std::vector<HostPair> suspects;
-  for (int i = 0; i < 10; ++i) suspects.emplace_back("s" + std::to_string(2 * i), "s" + std::to_string(2 * i + 1));
-  const auto rounds = plan_retests(suspects, {"g1", "g2", "g3"}, 2);
+TEST(PlanRetests, ManySuspectsFewGoodHostsStillDisjointTheMostSuspectFirst) {
+  // s0 is in three suspect pairs, s1 and s2 in two; the other 14 hosts in one each.
+  std::vector<HostPair> suspects{{"s0", "s1"}, {"s0", "s2"}, {"s0", "s3"}, {"s1", "s4"}, {"s2", "s5"}};
+  for (int i = 6; i < 18; i += 2) suspects.emplace_back("s" + std::to_string(i), "s" + std::to_string(i + 1));
+  const std::vector<std::string> good{"g1", "g2", "g3"};
+  const auto rounds = plan_retests(suspects, good, 2);
   std::map<std::string, std::set<std::string>> good_met;
+  std::size_t repairing = 0;
   for (const auto& round : rounds) {
     std::set<std::string> busy;
+    bool repairs = false;
     for (const auto& [x, y] : round.pairs) {
       EXPECT_TRUE(busy.insert(x).second && busy.insert(y).second);
-      if (y[0] == 'g') good_met[x].insert(y);
+      if (y[0] == 'g') {
+        good_met[x].insert(y);
+        repairs = true;
+      }
     }
+    repairing += repairs ? 1 : 0;
   }
-  EXPECT_EQ(good_met.size(), 20u);
+  // The suspect pairs take 3 rounds (s0 is in three): the re-pairing at most 3, so one chunk of
+  // three suspects, each with two good hosts: the three most suspect.
+  EXPECT_EQ(rounds.size() - repairing, 3u);
+  EXPECT_EQ(repairing, 2u);
+  EXPECT_EQ(good_met.size(), 3u);
+  for (const char* s : {"s0", "s1", "s2"}) EXPECT_EQ(good_met[s].size(), 2u) << s;
+
+  // Enough rounds of suspect pairs: every suspect is re-paired.
+  std::vector<HostPair> chain;
+  for (int i = 0; i < 10; ++i) chain.emplace_back("s0", "t" + std::to_string(i));  // 10 rounds of s0's pairs
+  good_met.clear();
+  for (const auto& round : plan_retests(chain, good, 2))
+    for (const auto& [x, y] : round.pairs)
+      if (y[0] == 'g') good_met[x].insert(y);
+  EXPECT_EQ(good_met.size(), 11u);
   for (const auto& [s, peers] : good_met) EXPECT_EQ(peers.size(), 2u) << s;
 }
 

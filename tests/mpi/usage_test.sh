@@ -45,6 +45,8 @@ printf '[network.lat_p99_us]\ndegraded = inf\n' >"$WORK/inf.toml"
 drain=(--drain-cmd "touch $WORK/drained-{host}")
 bad_configs=(
   "--pairs 0-5"                 "names node 5"
+  "--pairs peers:0"             "expected peers:K"
+  "--pairs peers:x"             "expected peers:K"
   "--timeout nan"               "not a finite number"
   "--timeout inf"               "not a finite number"
   "--budget 1h30"               "every part needs its unit"

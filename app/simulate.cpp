@@ -1,0 +1,89 @@
+#include <cstdio>
+#include <ostream>
+
+#include "app/commands.h"
+#include "app/text.h"
+#include "cluster/rank_pairs.h"
+#include "core/errors.h"
+
+namespace ibgpu {
+
+namespace {
+
+std::string ratio(int part, int whole) { return std::to_string(part) + "/" + std::to_string(whole); }
+
+std::string fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+std::string cell(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text + ' ';
+}
+
+void describe(const SimulateOptions& o, const FleetFaults& f, std::ostream& out) {
+  const FleetModel& m = o.model;
+  out << "fleet: " << m.hosts << " nodes x " << m.rails << " rails, leaves of " << m.hosts_per_leaf << " hosts with "
+      << m.uplinks_per_leaf << " uplinks each; " << fixed(m.bw_GBps, 1) << " GB/s a rail, lognormal noise sigma "
+      << fixed(m.noise_sigma, 3) << ", transient bad samples " << fixed(100 * m.transient_rate, 3) << "% at x"
+      << fixed(m.transient_factor, 2) << "; seed " << m.seed << "\n";
+  out << "faults (slow = x" << fixed(m.slow_factor, 2) << "): " << f.slow_nodes.size() << " slow node(s), "
+      << f.dead_nodes.size() << " dead, " << f.batch.size() << " in a bad batch; " << f.slow_rails.size()
+      << " slow rail(s), " << f.bad_links.size() << " bad link(s) (host to leaf), " << f.dead_leaves.size()
+      << " dead leaf switch(es); " << f.bad_uplinks.size() << " bad uplink(s)";
+  for (const Uplink& u : f.bad_uplinks) out << " [rail " << u.rail << " leaf " << u.leaf << " port " << u.port << "]";
+  out << "\n";
+  if (o.budget_s) out << "budget: " << duration_text(*o.budget_s) << " (the planner picks each row's plan)\n";
+}
+
+}  // namespace
+
+int run_simulate(const SimulateOptions& options, std::ostream& out) {
+  FleetFaults faults;
+  try {
+    faults = draw_faults(options.model, options.faults);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  describe(options, faults, out);
+  const std::vector<std::pair<const char*, std::size_t>> columns = {
+      {"plan", 10},      {"rounds", 10},    {"sim time", 9}, {"node rec", 9}, {"node prec", 10}, {"rail rec", 9},
+      {"rail prec", 10}, {"link prec", 10}, {"uplink", 8},   {"drained", 8},  {"degraded", 9},   {"CPU s", 6}};
+  for (const auto& [name, width] : columns) out << cell(name, width);
+  out << "\n";
+  for (const CheckSteps& steps : options.plans) {
+    SimSettings settings;
+    settings.steps = steps;
+    settings.budget_s = options.budget_s;
+    settings.max_measurements = options.max_measurements;
+    const SimOutcome r = simulate(options.model, faults, settings);
+    std::vector<std::string> row = {r.plan, std::to_string(r.network_rounds) + "+" + std::to_string(r.retest_rounds),
+                                    duration_text(r.simulated_s)};
+    if (r.judged) {
+      for (const Score* s : {&r.node, &r.rail}) {
+        row.push_back(ratio(s->found, s->injected));
+        row.push_back(ratio(s->correct, s->blamed));
+      }
+      row.push_back(ratio(r.link.correct, r.link.blamed));
+      row.push_back(ratio(r.link.found, r.link.injected));
+      row.push_back(std::to_string(r.healthy_drained));
+      row.push_back(std::to_string(r.healthy_degraded));
+    } else {
+      row.push_back("not judged: " + std::to_string(r.measurements) + " measurements (over --max-measurements)");
+    }
+    row.push_back(fixed(r.cpu_s, 1));
+    for (std::size_t i = 0; i < row.size(); ++i) out << cell(row[i], i + 1 < row.size() ? columns[i].second : 0);
+    out << "\n";
+    for (const auto& d : r.dropped) out << "  budget: dropped " << d << "\n";
+  }
+  out << "rounds: network + re-test. rec: found/injected; prec: correct/blamed (a rail blamed on a faulty node "
+         "counts as correct). link prec: link blames an injected fault explains. uplink: pairs measured through a "
+         "bad uplink that were blamed as a link / all such pairs. drained, degraded: fault-free nodes the "
+         "verdicts drain or admit degraded. Time: each round as long as its slowest pair (a dead end: the meeting "
+         "timeout), by the check's cost model.\n";
+  return 0;
+}
+
+}  // namespace ibgpu

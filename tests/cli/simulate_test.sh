@@ -1,0 +1,49 @@
+#!/bin/bash
+# `ibgpu simulate`: the check's planning, re-tests, judge and localiser over a modelled fleet.
+# The table names every plan, finds the injected faults at a small size, is the same for the same
+# seed, and bad input is exit 64 before anything runs.
+source "$(dirname "$0")/lib.sh"
+
+plans="all,quick,peers:8"
+args=(simulate --nodes 64 --rails 4 --hosts-per-leaf 8 --uplinks-per-leaf 4 --plan "$plans"
+  --bad-nodes 2 --bad-links 1% --bad-uplinks 1 --noise 0.1 --seed 3)
+run "${args[@]}"
+[ "$rc" -eq 0 ] || fail "simulate exited $rc: $(cat "$WORK/err")"
+cp "$WORK/out" "$WORK/first"
+grep -q "^fleet: 64 nodes x 4 rails" "$WORK/out" || fail "no fleet line: $(head -3 "$WORK/out")"
+grep -q "2 slow node(s)" "$WORK/out" || fail "the faults line does not count 2 slow nodes"
+for plan in all quick peers:8; do
+  grep -q "^$plan " "$WORK/out" || fail "no row for $plan: $(cat "$WORK/out")"
+done
+# peers:8 finds both slow nodes and drains no fault-free node (columns: see the header line).
+row=$(grep "^peers:8 " "$WORK/out")
+read -r _ rounds _ _ node_rec _ _ _ _ _ drained _ <<<"$row"
+[ "$rounds" != "${rounds#8+}" ] || fail "peers:8 did not run 8 network rounds: $row"
+[ "$node_rec" = "2/2" ] || fail "peers:8 node recall $node_rec, not 2/2: $row"
+[ "$drained" = "0" ] || fail "peers:8 drained $drained fault-free nodes: $row"
+
+# The same seed, the same table (CPU time aside).
+run "${args[@]}"
+diff <(awk '{$NF=""; print}' "$WORK/first") <(awk '{$NF=""; print}' "$WORK/out") >/dev/null ||
+  fail "the same seed gave another table"
+
+# A budget picks the plan: a tight one cannot keep every pair.
+run simulate --nodes 256 --plan all --budget 10s --bad-nodes 1%
+[ "$rc" -eq 0 ] || fail "simulate --budget exited $rc: $(cat "$WORK/err")"
+grep -q "budget: dropped pairs: peers:" "$WORK/out" || fail "a 10s budget kept every pair of 256 nodes (about 40 s): $(cat "$WORK/out")"
+
+# Bad input: exit 64, nothing printed on stdout.
+for bad in "--plan nonsense" "--plan peers:0" "--bad-nodes 200%" "--bad-nodes abc" "--bad-nodes 1.5" \
+  "--nodes 1" "--noise -1" "--budget 5x" "--bad-nodes 70" "--bad-uplinks 100000"; do
+  # shellcheck disable=SC2086  # each case is several words on purpose
+  run simulate --nodes 64 $bad
+  [ "$rc" -eq 64 ] || fail "simulate $bad exited $rc, not 64"
+  [ ! -s "$WORK/out" ] || fail "simulate $bad printed on stdout: $(head -2 "$WORK/out")"
+done
+
+# --help teaches: what it runs, what the columns are, an example.
+run simulate --help
+[ "$rc" -eq 0 ] || fail "simulate --help exited $rc"
+grep -q "Example: ibgpu simulate" "$WORK/out" || fail "--help has no example"
+grep -q -- "--bad-uplinks" "$WORK/out" || fail "--help does not list --bad-uplinks"
+echo "simulate: ok"
