@@ -13,7 +13,9 @@
 # samples, as perftest does); bandwidth runs ibgpu's default iteration count on both sides.
 # Environment: IBGPU (build/ibgpu), KINDS ("lat bw allreduce"), ROUNDS (5), NP (all-reduce
 # ranks, 4), LAT_ITERS (10000), LAT_WARMUP (1000), LAT_SIZES ("8"), BW_SIZES ("64K 1M 8M"),
-# WINDOW (64), AR_ITERS (50), AR_WARMUP (5), AR_SIZES ("1K 64K 1M 16M").
+# WINDOW (64), AR_ITERS (50), AR_WARMUP (5), AR_SIZES ("1K 64K 1M 16M"), BIND (mpirun --bind-to:
+# none), PRIO (a command both sides run under, e.g. "chrt -r 10" on a machine busy with other
+# work: 2 ranks at a real-time priority no longer wait for the CPU; not for NP above the cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -23,6 +25,8 @@ KINDS=${KINDS:-"lat bw allreduce"} ROUNDS=${ROUNDS:-5} NP=${NP:-4}
 LAT_ITERS=${LAT_ITERS:-10000} LAT_WARMUP=${LAT_WARMUP:-1000} LAT_SIZES=${LAT_SIZES:-"8"}
 BW_SIZES=${BW_SIZES:-"64K 1M 8M"} WINDOW=${WINDOW:-64}
 AR_ITERS=${AR_ITERS:-50} AR_WARMUP=${AR_WARMUP:-5} AR_SIZES=${AR_SIZES:-"1K 64K 1M 16M"}
+BIND=${BIND:-none} PRIO=${PRIO:-}
+read -r -a prio <<<"$PRIO"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,7 +41,7 @@ comma() { local IFS=,; echo "$*"; }
 mpirun_np() {  # NP COMMAND...
   local np=$1
   shift
-  timeout -k 5 600 mpirun --oversubscribe --bind-to none -np "$np" "$@"
+  timeout -k 5 600 "${prio[@]}" mpirun --oversubscribe --bind-to "$BIND" -np "$np" "$@"
 }
 
 # ROUND KIND: one row "round kind size tool value" per size.
@@ -85,7 +89,8 @@ for kind in $KINDS; do
   done
 done
 
-echo "ibgpu's MPI probes vs plain loops of the reference calls, one host, $ROUNDS alternating rounds"
+echo "ibgpu's MPI probes vs plain loops of the reference calls, one host, $ROUNDS alternating rounds" \
+  "(--bind-to $BIND${PRIO:+, under $PRIO})"
 echo "lat: 2 ranks, $LAT_ITERS iterations ($LAT_WARMUP warm-up), mean one-way us; bw: 2 ranks, window $WINDOW," \
   "GB/s; allreduce: $NP ranks, $AR_ITERS iterations ($AR_WARMUP warm-up), float sum, out-of-place, us per call"
 /usr/bin/python3 - "$work/rows" <<'PY'
