@@ -13,9 +13,10 @@
 # samples, as perftest does); bandwidth runs ibgpu's default iteration count on both sides.
 # Environment: IBGPU (build/ibgpu), KINDS ("lat bw allreduce"), ROUNDS (5), NP (all-reduce
 # ranks, 4), LAT_ITERS (10000), LAT_WARMUP (1000), LAT_SIZES ("8"), BW_SIZES ("64K 1M 8M"),
-# WINDOW (64), AR_ITERS (50), AR_WARMUP (5), AR_SIZES ("1K 64K 1M 16M"), BIND (mpirun --bind-to:
-# none), PRIO (a command both sides run under, e.g. "chrt -r 10" on a machine busy with other
-# work: 2 ranks at a real-time priority no longer wait for the CPU; not for NP above the cores).
+# WINDOW (64), AR_ITERS (by size: 64 MiB of calls, 50 to 2000), AR_WARMUP (5), AR_SIZES
+# ("1K 64K 1M 16M"), BIND (mpirun --bind-to: none), PRIO (a command both sides run under, e.g.
+# "chrt -r 10" on a machine busy with other work: 2 ranks at a real-time priority no longer wait
+# for the CPU; not for NP above the cores). Each all-reduce size is a launch of its own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -24,7 +25,7 @@ ibgpu=${IBGPU:-build/ibgpu}
 KINDS=${KINDS:-"lat bw allreduce"} ROUNDS=${ROUNDS:-5} NP=${NP:-4}
 LAT_ITERS=${LAT_ITERS:-10000} LAT_WARMUP=${LAT_WARMUP:-1000} LAT_SIZES=${LAT_SIZES:-"8"}
 BW_SIZES=${BW_SIZES:-"64K 1M 8M"} WINDOW=${WINDOW:-64}
-AR_ITERS=${AR_ITERS:-50} AR_WARMUP=${AR_WARMUP:-5} AR_SIZES=${AR_SIZES:-"1K 64K 1M 16M"}
+AR_ITERS=${AR_ITERS:-} AR_WARMUP=${AR_WARMUP:-5} AR_SIZES=${AR_SIZES:-"1K 64K 1M 16M"}
 BIND=${BIND:-none} PRIO=${PRIO:-}
 read -r -a prio <<<"$PRIO"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -38,6 +39,15 @@ bytes() {  # "SIZE SIZE ..." -> one byte count a line
   for s in "${words[@]}"; do numfmt --from=iec "$s"; done
 }
 comma() { local IFS=,; echo "$*"; }
+# All-reduce iterations for a size: AR_ITERS, or by default 64 MiB of calls, 50 to 2000, so a small
+# size's timed loop is not a few microseconds that one interrupt decides.
+ar_iters() {
+  if [ -n "$AR_ITERS" ]; then echo "$AR_ITERS"; return; fi
+  local n=$((64 * 1024 * 1024 / $1))
+  [ "$n" -lt 50 ] && n=50
+  [ "$n" -gt 2000 ] && n=2000
+  echo "$n"
+}
 mpirun_np() {  # NP COMMAND...
   local np=$1
   shift
@@ -53,23 +63,14 @@ run_plain() {
     bw) mapfile -t list < <(bytes "$BW_SIZES")
         mpirun_np 2 "$work/plain" bw 0 0 "${list[@]}" --window "$WINDOW" ;;
     allreduce) mapfile -t list < <(bytes "$AR_SIZES")
-               mpirun_np "$NP" "$work/plain" allreduce "$AR_ITERS" "$AR_WARMUP" "${list[@]}" ;;
+               for size in "${list[@]}"; do
+                 mpirun_np "$NP" "$work/plain" allreduce "$(ar_iters "$size")" "$AR_WARMUP" "$size"
+               done ;;
   esac | awk -v r="$1" -v k="$2" '{ print r, k, $1, "plain", $2 }' >>"$work/rows"
 }
-run_ibgpu() {
-  local list
-  case $2 in
-    lat) mapfile -t list < <(bytes "$LAT_SIZES")
-         mpirun_np 2 "$ibgpu" probe lat --transport mpi --sizes "$(comma "${list[@]}")" --iters "$LAT_ITERS" \
-           --warmup "$LAT_WARMUP" --json "$work/ibgpu.json" ;;
-    bw) mapfile -t list < <(bytes "$BW_SIZES")
-        mpirun_np 2 "$ibgpu" probe bw --transport mpi --sizes "$(comma "${list[@]}")" --window "$WINDOW" \
-          --json "$work/ibgpu.json" ;;
-    allreduce) mapfile -t list < <(bytes "$AR_SIZES")
-               mpirun_np "$NP" "$ibgpu" allreduce --backend mpi --placement job --mode out-of-place --no-check \
-                 --sizes "$(comma "${list[@]}")" --iters "$AR_ITERS" --warmup "$AR_WARMUP" --json "$work/ibgpu.json" ;;
-  esac >/dev/null 2>"$work/ibgpu.err" || { cat "$work/ibgpu.err" >&2; echo "mpi_vs_plain: ibgpu failed ($2, round $1)" >&2; exit 1; }
-  /usr/bin/python3 - "$work/ibgpu.json" "$1" "$2" >>"$work/rows" <<'PY'
+# FILE ROUND KIND: the rows of an ibgpu report.
+rows() {
+  /usr/bin/python3 - "$@" <<'PY'
 import json, sys
 path, rnd, kind = sys.argv[1:]
 probe, metric, field = {'lat': ('net.mpi.lat', 'lat_us', 'mean'), 'bw': ('net.mpi.bw', 'bw_avg_GBps', 'value'),
@@ -79,6 +80,24 @@ for p in json.load(open(path))['probes']:
         m = p['metrics'][metric]
         print(rnd, kind, p['params']['size_B'], 'ibgpu', m[field] if isinstance(m, dict) else m)
 PY
+}
+run_ibgpu() {
+  local list size
+  case $2 in
+    lat) mapfile -t list < <(bytes "$LAT_SIZES")
+         mpirun_np 2 "$ibgpu" probe lat --transport mpi --sizes "$(comma "${list[@]}")" --iters "$LAT_ITERS" \
+           --warmup "$LAT_WARMUP" --json "$work/ibgpu.json" ;;
+    bw) mapfile -t list < <(bytes "$BW_SIZES")
+        mpirun_np 2 "$ibgpu" probe bw --transport mpi --sizes "$(comma "${list[@]}")" --window "$WINDOW" \
+          --json "$work/ibgpu.json" ;;
+    allreduce) mapfile -t list < <(bytes "$AR_SIZES")
+               for size in "${list[@]}"; do
+                 mpirun_np "$NP" "$ibgpu" allreduce --backend mpi --placement job --mode out-of-place --no-check \
+                   --sizes "$size" --iters "$(ar_iters "$size")" --warmup "$AR_WARMUP" --json "$work/ibgpu.json" &&
+                   rows "$work/ibgpu.json" "$1" "$2" >>"$work/rows"
+               done ;;
+  esac >/dev/null 2>"$work/ibgpu.err" || { cat "$work/ibgpu.err" >&2; echo "mpi_vs_plain: ibgpu failed ($2, round $1)" >&2; exit 1; }
+  [ "$2" = allreduce ] || rows "$work/ibgpu.json" "$1" "$2" >>"$work/rows"
 }
 
 : >"$work/rows"
@@ -92,7 +111,7 @@ done
 echo "ibgpu's MPI probes vs plain loops of the reference calls, one host, $ROUNDS alternating rounds" \
   "(--bind-to $BIND${PRIO:+, under $PRIO})"
 echo "lat: 2 ranks, $LAT_ITERS iterations ($LAT_WARMUP warm-up), mean one-way us; bw: 2 ranks, window $WINDOW," \
-  "GB/s; allreduce: $NP ranks, $AR_ITERS iterations ($AR_WARMUP warm-up), float sum, out-of-place, us per call"
+  "GB/s; allreduce: $NP ranks, ${AR_ITERS:-50-2000} iterations ($AR_WARMUP warm-up), float sum, out-of-place, us per call"
 /usr/bin/python3 - "$work/rows" <<'PY'
 import statistics, sys
 t = {}
