@@ -70,7 +70,9 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
       ->type_name("SECONDS")
       ->check(finite_range(0.01, 86400.0))
       ->capture_default_str();
-  sub.add_option("--window", net.settings.window, "MPI bandwidth: sends in flight per iteration")
+  sub.add_option("--window", net.settings.window,
+                 "MPI bandwidth: sends in flight per iteration, all received into one buffer (osu_bw's "
+                 "layout; params.recv_layout)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   sub.add_option("--tx-depth", net.settings.tx_depth, "Verbs bandwidth: work requests in flight")

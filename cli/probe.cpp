@@ -17,8 +17,10 @@ Subcommand add_kind(CLI::App& probe, const char* name, const char* description, 
                           "a rank was lost, or a measurement was skipped, e.g. no RDMA device), 64 usage error.\n") +
               (bandwidth ? "Example: mpirun -np 4 --hostfile hosts ibgpu probe bw --sizes 64K,8M --json bw.json"
                          : "Example: mpirun -np 4 --hostfile hosts ibgpu probe lat --sizes 8 --iters 10000"));
-  return {sub, [options](MpiSession& s) { return run_probe(s, *options); },
-          [options, text] { finish_net_options(options->net, *text); }, &options->common};
+  Subcommand s{sub, [options](MpiSession& session) { return run_probe(session, *options); },
+               [options, text] { finish_net_options(options->net, *text); }, &options->common};
+  s.mpi_threads = MpiThreads::single;  // point-to-point only: no thread of ibgpu's but the main one calls MPI
+  return s;
 }
 
 Subcommand add_list(CLI::App& probe) {

@@ -80,7 +80,7 @@ bool launched_by_mpi() {
   return false;
 }
 
-MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
+MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout, MpiThreads threads) {
   const std::string host = local_host_name();
   if (!launched_by_mpi()) {
     // A single process: no MPI at all, so `ibgpu inventory` works anywhere.
@@ -88,8 +88,12 @@ MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
     set_error_origin(host, 0);
     return;
   }
+  // MPI_THREAD_MULTIPLE: the all-reduce's blocking calls run on a watched thread while the main
+  // thread keeps their deadline (cluster/watched_work.h). Where MPI gives less, that backend
+  // polls non-blocking calls instead.
+  const int level = threads == MpiThreads::single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
   int provided = 0;
-  mpi_check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  mpi_check(MPI_Init_thread(&argc, &argv, level, &provided), "MPI_Init_thread");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);

@@ -44,9 +44,15 @@ bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
 // Owns MPI_Init/MPI_Finalize, the communicator ibgpu uses (errors returned,
 // never fatal), and the end-of-job protocol that avoids hanging in
 // MPI_Finalize when a peer is lost.
+// The MPI thread level a command asks for. OpenMPI's point-to-point path is slower at any level
+// above single (an 8-byte ping-pong on shared memory by about 7%, with OpenMPI 4.1), so the
+// commands whose only MPI work is the point-to-point probes ask for single; the others for
+// multiple, which the all-reduce's watched thread needs (cluster/watched_work.h).
+enum class MpiThreads { single, multiple };
+
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv, Seconds startup_timeout);
+  MpiSession(int& argc, char**& argv, Seconds startup_timeout, MpiThreads threads = MpiThreads::multiple);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

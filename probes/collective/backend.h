@@ -48,6 +48,9 @@ class AllReduceBackend {
   virtual std::string unsupported(DType type, std::size_t count) const = 0;
   // The device this rank measures (e.g. "cuda:1"); empty for host memory.
   virtual std::string device() const { return {}; }
+  // The call the timed loop makes, for the results' params (e.g. "MPI_Allreduce"); empty: the
+  // backend's only one.
+  virtual std::string timed_call() const { return {}; }
 
   // Collective over the backend's communicator: every rank calls it. Buffers for
   // messages up to `max_bytes`; may be called again with a larger size.

@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
+#include "cluster/watched_work.h"
 #include "core/deadline.h"
 #include "core/errors.h"
 #include "probes/collective/pattern.h"
@@ -31,11 +33,9 @@ MPI_Datatype mpi_type(DType type) {
   throw std::invalid_argument(std::string("MPI cannot sum ") + to_string(type));
 }
 
-// wait_with_deadline sleeps 50 us between polls: fine for the check, but in the
-// timed loop it would put a floor under every small-message iteration. This
-// spins, looking at the clock and sending heartbeats every 256 polls. On
-// expiry the request is left alone: the standard forbids cancelling or freeing
-// a collective's request.
+// Spins, looking at the clock and sending heartbeats every 256 polls. On expiry
+// the request is left alone: the standard forbids cancelling or freeing a
+// collective's request.
 bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
   for (unsigned polls = 0;; ++polls) {
     int done = 0;
@@ -53,7 +53,10 @@ bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
 
 }  // namespace
 
-MpiAllReduce::MpiAllReduce(MPI_Comm comm, Seconds timeout) : comm_(comm), timeout_(timeout) {}
+MpiAllReduce::MpiAllReduce(MPI_Comm comm, Seconds timeout)
+    : comm_(comm), timeout_(timeout), blocking_(mpi_threads_multiple()) {}
+
+std::string MpiAllReduce::timed_call() const { return blocking_ ? "MPI_Allreduce" : "MPI_Iallreduce"; }
 
 MpiAllReduce::~MpiAllReduce() {
   if (!abandoned_) return;
@@ -87,6 +90,15 @@ void MpiAllReduce::prepare(std::size_t max_bytes, DType type) {
   if (abandoned_) throw std::logic_error("mpi all-reduce used again after a timeout");
   mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  if (own_ == MPI_COMM_NULL) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi_check(MPI_Comm_idup(comm_, &own_, &request), "MPI_Comm_idup");
+    if (!wait_with_deadline(request, Deadline(timeout_))) {
+      abandoned_ = true;
+      throw CollectiveTimeout("MPI_Comm_idup (the all-reduce's communicator)", timeout_);
+    }
+    MPI_Comm_set_errhandler(own_, MPI_ERRORS_RETURN);
+  }
   // Zeros: timed in-place sums of zeros stay zero, never denormal or inf (both slow on some CPUs).
   if (send_.size() < max_bytes) send_.assign(max_bytes, std::byte{0});
   if (recv_.size() < max_bytes) recv_.assign(max_bytes, std::byte{0});
@@ -103,7 +115,7 @@ void MpiAllReduce::require(std::size_t count, DType type) const {
 MPI_Request MpiAllReduce::start(bool in_place, std::size_t count, DType type) {
   MPI_Request request = MPI_REQUEST_NULL;
   const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
-  mpi_check(MPI_Iallreduce(input, recv_.data(), static_cast<int>(count), mpi_type(type), MPI_SUM, comm_, &request),
+  mpi_check(MPI_Iallreduce(input, recv_.data(), static_cast<int>(count), mpi_type(type), MPI_SUM, own_, &request),
             "MPI_Iallreduce");
   return request;
 }
@@ -111,12 +123,54 @@ MPI_Request MpiAllReduce::start(bool in_place, std::size_t count, DType type) {
 double MpiAllReduce::run_timed(bool in_place, std::size_t count, DType type, int warmup, int iters) {
   require(count, type);
   if (iters < 1 || warmup < 0) throw std::invalid_argument("run_timed: iters >= 1 and warmup >= 0 required");
+  // A stop ends the run now, between runs (nothing in flight), not after the sweep: the
+  // launcher's SIGKILL follows its SIGTERM within a second.
+  if (stop_requested())
+    throw CollectiveTimeout(describe_allreduce(blocking_ ? "MPI_Allreduce" : "MPI_Iallreduce", in_place, count, type) +
+                                " (before a run of " + std::to_string(warmup + iters) + " calls)",
+                            timeout_);
+  return blocking_ ? run_blocking(in_place, count, type, warmup, iters)
+                   : run_polled(in_place, count, type, warmup, iters);
+}
+
+double MpiAllReduce::run_blocking(bool in_place, std::size_t count, DType type, int warmup, int iters) {
+  // What the work thread touches: values, and buffers the destructor keeps if it is given up on.
+  const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
+  void* output = recv_.data();
+  const int n = static_cast<int>(count);
+  const MPI_Datatype datatype = mpi_type(type);
+  const MPI_Comm comm = own_;
+  const int calls = warmup + iters;
+  auto seconds = std::make_shared<double>(0);
+  auto work = [=](const std::atomic<bool>& given_up) {
+    Clock::time_point started = Clock::now();
+    for (int it = 0; it < calls && !given_up; ++it) {
+      if (it == warmup) started = Clock::now();
+      mpi_check(MPI_Allreduce(input, output, n, datatype, MPI_SUM, comm), "MPI_Allreduce");
+    }
+    *seconds = Seconds(Clock::now() - started).count();
+  };
+  // The run may take what the last one's pace says it needs, and the timeout on top: waits
+  // measure silence, and inside a blocking call silence cannot be told from work.
+  const double bytes = static_cast<double>(count * dtype_size(type));
+  const Seconds limit(std::ceil((timeout_ + Seconds(pace_s_per_byte_ * bytes * calls)).count() * 10) / 10);
+  if (!run_watched(work, limit)) {
+    abandoned_ = true;
+    throw CollectiveTimeout(
+        describe_allreduce("MPI_Allreduce", in_place, count, type) + " (a run of " + std::to_string(calls) + " calls)",
+        limit);
+  }
+  if (bytes > 0) pace_s_per_byte_ = *seconds / iters / bytes;
+  return *seconds / iters;
+}
+
+// wait_with_deadline sleeps 50 us between polls: fine for the check, but in the timed loop it
+// would put a floor under every small-message iteration. spin_until_complete spins instead.
+double MpiAllReduce::run_polled(bool in_place, std::size_t count, DType type, int warmup, int iters) {
   const Seconds timeout(timeout_);
   Clock::time_point started{};
   for (int it = 0; it < warmup + iters; ++it) {
     if (it == warmup) started = Clock::now();
-    // A stop ends the run now, between iterations (nothing in flight), not after the sweep:
-    // the launcher's SIGKILL follows its SIGTERM within a second.
     if (stop_requested())
       throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (iteration " +
                                   std::to_string(it + 1) + " of " + std::to_string(warmup + iters) + ")",

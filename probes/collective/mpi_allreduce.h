@@ -1,6 +1,10 @@
 #pragma once
 // All-reduce with MPI on host memory: measures the host network (and MPI's
-// transport choice), available wherever ibgpu runs under a launcher.
+// transport choice), available wherever ibgpu runs under a launcher. The timed
+// calls are blocking MPI_Allreduce, the loop an MPI benchmark times, run on a
+// watched thread (cluster/watched_work.h) so a stopped rank still ends the wait
+// by the deadline; where MPI gives no MPI_THREAD_MULTIPLE, MPI_Iallreduce polled
+// with MPI_Test instead (slower at small sizes: OpenMPI's non-blocking schedule).
 #include <mpi.h>
 
 #include <cstddef>
@@ -21,6 +25,7 @@ class MpiAllReduce final : public AllReduceBackend {
 
   std::string name() const override { return "mpi"; }
   std::string unavailable_reason() override;
+  std::string timed_call() const override;
   // Sums float, double and int32; MPI has no half or bfloat16 type. Counts are ints.
   std::string unsupported(DType type, std::size_t count) const override;
 
@@ -31,6 +36,8 @@ class MpiAllReduce final : public AllReduceBackend {
  private:
   void require(std::size_t count, DType type) const;
   MPI_Request start(bool in_place, std::size_t count, DType type);
+  double run_blocking(bool in_place, std::size_t count, DType type, int warmup, int iters);
+  double run_polled(bool in_place, std::size_t count, DType type, int warmup, int iters);
 
   MPI_Comm comm_;
   Seconds timeout_;
@@ -38,6 +45,12 @@ class MpiAllReduce final : public AllReduceBackend {
   std::vector<std::byte> send_, recv_;
   // A wait timed out and its request is still in MPI's hands; the buffers must outlive it.
   bool abandoned_ = false;
+  // A duplicate of comm_ for every all-reduce: a watched thread given up on stays inside a
+  // collective on it, and nothing else of ibgpu's may meet that one. Never freed.
+  MPI_Comm own_ = MPI_COMM_NULL;
+  bool blocking_ = false;
+  // Seconds per byte of the last timed run: what the next may take before the timeout counts.
+  double pace_s_per_byte_ = 0;
 };
 
 }  // namespace ibgpu

@@ -259,6 +259,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
                           settings.sizes.size() * modes.size());
       if (world.rank == 0) {
         results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
+        if (const std::string call = backend.timed_call(); !call.empty()) results.back().params["call"] = call;
         if (cap.capped) results.back().params["time_capped_s"] = settings.time_cap_s;
       }
       if (mine.wrong && *mine.wrong > 0)

@@ -10,8 +10,11 @@
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/liveness.h"
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "probes/cycle_clock.h"
+#include "probes/net/peer_poll.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -32,9 +35,8 @@ void stop_if_requested() {
   if (stop_requested()) throw PeerSilent{"stopped by a signal before the measurement ended"};
 }
 
-// Waits for the pair's requests; a silent peer ends the measurement.
-void wait_all(std::vector<MPI_Request>& requests, const PairContext& ctx, const char* waiting_for) {
-  if (wait_for_peer(requests, ctx.peer, ctx.timeout)) return;
+// Ends a measurement whose wait gave up on the peer.
+[[noreturn]] void peer_lost(const PairContext& ctx, const char* waiting_for) {
   const std::string peer = "host " + ctx.peer_host + " rank " + std::to_string(ctx.peer);
   if (stop_requested()) throw PeerSilent{std::string("stopped while waiting for ") + waiting_for + " from " + peer};
   throw PeerSilent{std::string("no ") + waiting_for + " from " + peer + why_given_up(ctx.peer, ctx.timeout)};
@@ -59,7 +61,7 @@ void rendezvous(const PairContext& ctx) {
   TransferMemory<std::array<int, 2>> ids(std::array<int, 2>{ctx.self, -1});  // mine, theirs
   std::vector<MPI_Request> rs{post_recv(&(*ids)[1], sizeof(int), ctx, kReady),
                               post_send(&(*ids)[0], sizeof(int), ctx, kReady)};
-  wait_all(rs, ctx, "handshake");
+  if (!wait_for_peer(rs, ctx.peer, ctx.timeout)) peer_lost(ctx, "handshake");
 }
 
 // Byte 0 of the first message of an iteration (bandwidth) or of the ping (latency) says whether
@@ -96,27 +98,38 @@ void cancel_unmatched(std::vector<MPI_Request>& rs, int from) {
   }
 }
 
+// The loops below cost what OSU's loops cost (osu_bw, osu_latency): requests in a fixed
+// array, receives posted before the peer can send, waits that spin MPI_Test (PeerPoll keeps the
+// deadline off the fast path), one timestamp per iteration. heartbeat() is a counter increment
+// on most calls.
+
 ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
   ProbeResult r = pair_result(kMpiBwProbe, ctx, size);
-  const int window = effective_window(size, settings.window);
+  const int window = std::max(1, settings.window);
   const int iters = fitted_bw_iters(size, window, settings.bw_iters);
   const bool paced = size >= kPacedFrom;
   r.params["window"] = window;
+  r.params["recv_layout"] = kRecvLayout;
   r.params["transport"] = "mpi";
 
-  // Kept past a wait that gives up (wait_all throws): the peer's transfer may still copy into it.
-  TransferMemory<std::vector<char>> buffer(size * static_cast<std::size_t>(ctx.initiator ? 1 : window), kGoOn);
+  // OSU's layout: every message of a window lands in the same receive buffer (it stays in the
+  // cache, as it does for osu_bw). Kept past a wait that gives up: the peer's transfer may
+  // still copy into it.
+  TransferMemory<std::vector<char>> buffer(size, kGoOn);
   TransferMemory<int> ack(0);
-  std::vector<MPI_Request> rs(static_cast<std::size_t>(window));
+  std::vector<MPI_Request> rs(static_cast<std::size_t>(window), MPI_REQUEST_NULL);
+  MPI_Request ack_request = MPI_REQUEST_NULL;
+  PeerPoll poll(ctx.peer, ctx.timeout);
   double fastest_GBps = 0, per_byte_s = 0, timed_bytes = 0;
   long long timed_messages = 0;
   std::size_t smallest_message = size;  // in the timed iterations
   rendezvous(ctx);
   CappedLoop loop(warmup_for(iters, settings.warmup) + (paced ? 1 : 0), iters, settings.time_cap_s);
   const auto began = Clock::now();
-  Clock::time_point start{};
+  Clock::time_point start{}, t0 = began;
   for (int it = 0; it < loop.total(); ++it) {
     stop_if_requested();
+    heartbeat();
     bool last = false;
     int sends = window;
     std::size_t bytes = size;
@@ -124,7 +137,7 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
       last = loop.last(it);
       if (paced) {
         // A tenth of the cap's overrun is allowed to keep the size's own messages.
-        const double cap_left = 1.1 * settings.time_cap_s - Seconds(Clock::now() - began).count();
+        const double cap_left = 1.1 * settings.time_cap_s - Seconds(t0 - began).count();
         const double message_s = per_byte_s * static_cast<double>(size);
         if ((it == 0 && loop.warmup() > 0) || message_s > std::max(cap_left, 0.1 * settings.time_cap_s)) {
           if (it > 0 && !last) {
@@ -140,32 +153,28 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
       }
       (*buffer)[0] = last ? kLastIteration : kGoOn;
     }
-    if (it == loop.warmup()) start = Clock::now();
-    const auto t0 = Clock::now();
+    if (it == loop.warmup()) start = t0;
     if (ctx.initiator) {
+      ack_request = post_recv(&*ack, sizeof(int), ctx, kAck);
       for (int w = 0; w < sends; ++w) rs[static_cast<std::size_t>(w)] = post_send(buffer->data(), bytes, ctx, kData);
-      std::vector<MPI_Request> sent(rs.begin(), rs.begin() + sends);
-      wait_all(sent, ctx, "data receipt");
-      std::vector<MPI_Request> a{post_recv(&*ack, sizeof(int), ctx, kAck)};
-      wait_all(a, ctx, "acknowledgement");
+      if (!poll.wait(rs.data(), sends)) peer_lost(ctx, "data receipt");
+      if (!poll.wait(ack_request)) peer_lost(ctx, "acknowledgement");
     } else {
-      for (int w = 0; w < window; ++w)
-        rs[static_cast<std::size_t>(w)] =
-            post_recv(buffer->data() + size * static_cast<std::size_t>(w), size, ctx, kData);
-      std::vector<MPI_Request> first{rs[0]};
-      wait_all(first, ctx, "data");
-      rs[0] = MPI_REQUEST_NULL;
+      for (auto& request : rs) request = post_recv(buffer->data(), size, ctx, kData);
+      if (!poll.wait(rs[0])) peer_lost(ctx, "data");
+      // Every message of the window carries the same first bytes.
       if (paced) std::memcpy(&sends, buffer->data() + 1, sizeof sends);
       if (sends < 1 || sends > window)
         throw std::runtime_error("the peer announced a window of " + std::to_string(sends));
       cancel_unmatched(rs, sends);
-      std::vector<MPI_Request> rest(rs.begin() + 1, rs.begin() + sends);
-      wait_all(rest, ctx, "data");
+      if (!poll.wait(rs.data() + 1, sends - 1)) peer_lost(ctx, "data");
       last = (*buffer)[0] == kLastIteration;
-      std::vector<MPI_Request> a{post_send(&*ack, sizeof(int), ctx, kAck)};
-      wait_all(a, ctx, "acknowledgement receipt");
+      ack_request = post_send(&*ack, sizeof(int), ctx, kAck);
+      if (!poll.wait(ack_request)) peer_lost(ctx, "acknowledgement receipt");
     }
-    const double took = Seconds(Clock::now() - t0).count();
+    const auto t1 = Clock::now();  // one read per window of messages
+    const double took = Seconds(t1 - t0).count();
+    t0 = t1;
     const double moved = static_cast<double>(bytes) * sends;
     per_byte_s = took / moved;
     if (loop.timed(it)) {
@@ -180,7 +189,7 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
   r.params["messages"] = timed_messages;
   if (smallest_message < size) r.params["message_B"] = smallest_message;
   if (!ctx.initiator) return r;  // the responder reports only what broke
-  const double elapsed = Seconds(Clock::now() - start).count();
+  const double elapsed = Seconds(t0 - start).count();
   r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(timed_bytes, elapsed));
   r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(timed_bytes, elapsed));
   r.metrics["bw_peak_GBps"] = Metric::of(fastest_GBps);
@@ -188,37 +197,62 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
   return r;
 }
 
+// The cap, a stop request and the heartbeat are looked at every 64 round trips: a clock read
+// or two calls per round trip would be part of what is measured.
+constexpr int kLatCapEvery = 64;
+
 ProbeResult measure_lat(const PairContext& ctx, const NetSettings& settings, std::size_t size) {
   ProbeResult r = pair_result(kMpiLatProbe, ctx, size);
   const int iters = std::max(1, settings.lat_iters);
   r.params["transport"] = "mpi";
   TransferMemory<std::vector<char>> out(size, kGoOn), in(size, 0);
-  std::vector<double> samples_us;
-  samples_us.reserve(static_cast<std::size_t>(iters));
-  std::vector<MPI_Request> rs(2);
+  // Cycle-counter stamps (probes/cycle_clock.h) taken as each timed ping leaves, while it is on
+  // its way (a stamp taken between the pong and the next ping would be part of the round trip):
+  // sample i runs from ping i's stamp to ping i + 1's, the last one to its pong.
+  std::vector<std::uint64_t> stamps(ctx.initiator ? static_cast<std::size_t>(iters) + 1 : 0);
+  PeerPoll poll(ctx.peer, ctx.timeout);
   rendezvous(ctx);
-  CappedLoop loop(warmup_for(iters, settings.warmup), iters, settings.time_cap_s);
+  CappedLoop loop(warmup_for(iters, settings.warmup), iters, settings.time_cap_s, kLatCapEvery);
+  const TickCalibration calibration;
+  // Each side posts its receive right after its own send, so the peer's message finds it posted
+  // and the posting is not on the round trip's path (posted before the send, it is: 20% of an
+  // 8-byte round trip on shared memory).
+  MPI_Request receive = ctx.initiator ? MPI_REQUEST_NULL : post_recv(in->data(), size, ctx, kPing);
+  MPI_Request send = MPI_REQUEST_NULL;
   for (int it = 0; it < loop.total(); ++it) {
-    stop_if_requested();
+    if (it % kLatCapEvery == 0) {
+      stop_if_requested();
+      heartbeat();
+    }
     if (ctx.initiator) {
       const bool last = loop.last(it);
       (*out)[0] = last ? kLastIteration : kGoOn;
-      const auto t0 = Clock::now();
-      rs[0] = post_recv(in->data(), size, ctx, kPong);
-      rs[1] = post_send(out->data(), size, ctx, kPing);
-      wait_all(rs, ctx, "pong");
-      if (loop.timed(it)) samples_us.push_back(Seconds(Clock::now() - t0).count() * 1e6 / 2);
-      if (last) break;
+      send = post_send(out->data(), size, ctx, kPing);
+      if (loop.timed(it)) stamps[static_cast<std::size_t>(it - loop.warmup())] = cycle_ticks();
+      receive = post_recv(in->data(), size, ctx, kPong);
+      if (!poll.wait(send)) peer_lost(ctx, "ping receipt");
+      if (!poll.wait(receive)) peer_lost(ctx, "pong");
+      if (last) {
+        stamps[static_cast<std::size_t>(it - loop.warmup()) + 1] = cycle_ticks();
+        break;
+      }
     } else {
-      std::vector<MPI_Request> ping{post_recv(in->data(), size, ctx, kPing)};
-      wait_all(ping, ctx, "ping");
-      std::vector<MPI_Request> pong{post_send(out->data(), size, ctx, kPong)};
-      wait_all(pong, ctx, "pong receipt");
-      if ((*in)[0] == kLastIteration) break;
+      if (!poll.wait(receive)) peer_lost(ctx, "ping");
+      const bool last = (*in)[0] == kLastIteration;
+      send = post_send(out->data(), size, ctx, kPong);
+      if (!last) receive = post_recv(in->data(), size, ctx, kPing);
+      if (!poll.wait(send)) peer_lost(ctx, "pong receipt");
+      if (last) break;
     }
   }
   loop.describe(r.params);
-  if (ctx.initiator) r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
+  if (!ctx.initiator) return r;
+  const double us_per_tick = calibration.us_per_tick();
+  std::vector<double> samples_us;
+  samples_us.reserve(static_cast<std::size_t>(loop.iters()));
+  for (std::size_t i = 1; i <= static_cast<std::size_t>(loop.iters()); ++i)
+    samples_us.push_back(ticks_to_us(stamps[i - 1], stamps[i], us_per_tick) / 2);
+  r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
   return r;
 }
 
@@ -251,12 +285,6 @@ std::vector<ProbeResult> each_size(const PairContext& ctx, const std::vector<std
 }
 
 }  // namespace
-
-int effective_window(std::size_t size, int requested) {
-  constexpr std::size_t kReceiveBudget = 64u << 20;
-  const std::size_t fits = std::max<std::size_t>(1, kReceiveBudget / std::max<std::size_t>(size, 1));
-  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(1, requested)), fits));
-}
 
 std::vector<ProbeResult> MpiTransport::bandwidth(const PairContext& ctx, const NetSettings& settings) {
   return each_size(ctx, settings.bw_sizes, kMpiBwProbe,

@@ -9,14 +9,16 @@ namespace ibgpu {
 class MpiTransport final : public PairTransport {
  public:
   std::string name() const override { return "mpi"; }
-  // net.mpi.bw: a window of non-blocking sends, then a 4-byte ack, per iteration.
+  // net.mpi.bw: a window of non-blocking sends into one receive buffer, then a 4-byte ack, per
+  // iteration.
   std::vector<ProbeResult> bandwidth(const PairContext& ctx, const NetSettings& settings) override;
   // net.mpi.lat: ping-pong; one sample = round trip / 2.
   std::vector<ProbeResult> latency(const PairContext& ctx, const NetSettings& settings) override;
 };
 
-// Messages in flight per iteration: the requested window, fewer for large
-// messages so the receive slots stay within 64 MiB and never overlap.
-int effective_window(std::size_t size, int requested);
+// Where the messages of a bandwidth window land (params.recv_layout): "one_buffer", every
+// message of the window into the same receive buffer, as osu_bw receives them. (A slot per
+// message reads far less at large sizes on one host: 64 x 1 MiB no longer fits the cache.)
+inline constexpr const char* kRecvLayout = "one_buffer";
 
 }  // namespace ibgpu

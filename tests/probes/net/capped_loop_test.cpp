@@ -64,3 +64,33 @@ TEST(CappedLoop, TheLastPlannedIterationIsLastWithoutACap) {
 
 }  // namespace
 }  // namespace ibgpu
+
+namespace ibgpu {
+namespace {
+
+TEST(CappedLoop, WithAStrideTheCapIsLookedAtOnlyEveryFewIterations) {
+  CappedLoop loop(0, 100, 0, 8);  // the cap is spent at once, looked at on 0, 8, 16, ...
+  int ran = 0;
+  for (int it = 0; it < loop.total(); ++it) {
+    ++ran;
+    if (loop.last(it)) break;
+  }
+  EXPECT_EQ(ran, 1);  // iteration 0 is looked at
+  CappedLoop later(0, 100, 0, 8);
+  EXPECT_FALSE(later.last(1));
+  EXPECT_FALSE(later.last(7));
+  EXPECT_TRUE(later.last(8));
+  EXPECT_EQ(later.iters(), 9);
+}
+
+TEST(FittedBwIters, LargeWindowsRunAtLeastTenIterations) {
+  EXPECT_EQ(fitted_bw_iters(8 << 20, 64, 0), 10);  // 512 MiB a window: the floor, not the budget's 0.5
+  EXPECT_EQ(fitted_bw_iters(1 << 20, 64, 0), 10);  // 64 MiB: the floor, not 4
+  EXPECT_EQ(fitted_bw_iters(65536, 64, 0), 64);    // the 256 MiB budget
+  EXPECT_EQ(fitted_bw_iters(8, 64, 0), 78);        // 5000 messages
+  EXPECT_EQ(fitted_bw_iters(65536, 1, 0), 4096);   // verbs: one message an iteration
+  EXPECT_EQ(fitted_bw_iters(1 << 20, 64, 3), 3);   // asked for
+}
+
+}  // namespace
+}  // namespace ibgpu
