@@ -42,8 +42,9 @@ struct Blame {
 
 // A culprit bad with this many peers that are not suspects themselves is confirmed by them:
 // re-testing its pairs one by one would add nothing (a node bad with 32 peers needs no 32 more
-// rounds, a dead one no 32 more timeouts). Fewer (one quick round, two peers) are re-tested.
-constexpr int kConfirmedByPeers = 4;
+// rounds, a dead one no 32 more timeouts). Fewer (one quick round, two peers; every host of a
+// group of up to six, where a re-test pass costs a few rounds) are re-tested.
+constexpr int kConfirmedByPeers = 6;
 
 // Per group: culprit units (host, or host and rail) and unexplained bad pairs.
 // A unit is a culprit when its pairs are bad with >= 2 peers that are not

@@ -271,26 +271,27 @@ TEST(Retests, ASlowPairIsMeasuredAgainAndItsHostsMeetKnownGoodPeers) {
   EXPECT_NE(d.notes[0].find("node01-node02"), std::string::npos) << d.notes[0];
 }
 
-TEST(Retests, ANodeBadWithFourGoodPeersIsConfirmedNotReTestedPairByPair) {
-  // 16 hosts: node05 slow with every peer. Over 4 rounds it is bad with 4 good peers: confirmed,
-  // its pairs are not re-tested (nothing is). Over 2 rounds, 2 peers: its pairs are re-tested.
+TEST(Retests, ANodeBadWithSixGoodPeersIsConfirmedNotReTestedPairByPair) {
+  // 16 hosts: node05 slow with every peer. Over 6 rounds it is bad with 6 good peers: confirmed,
+  // its pairs are not re-tested (nothing is). Over 4 rounds, 4 peers (every peer it has in a group
+  // of five): its pairs are re-tested.
   testing::FleetShape f;
   f.hosts = 16;
   f.gpus = f.rails = 1;
   const auto slow_node = [](int a, int b, int, testing::PairShape& s) {
     if (a == 5 || b == 5) s.bw_GBps *= 0.5;
   };
-  f.rounds = 4;
+  f.rounds = 6;
   auto run = testing::synthetic_run(f, slow_node);
   const RetestDecision confirmed =
       decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
   EXPECT_EQ(confirmed.suspects, 0u);
   EXPECT_TRUE(confirmed.rounds.empty());
-  f.rounds = 2;
+  f.rounds = 4;
   run = testing::synthetic_run(f, slow_node);
   const RetestDecision retested =
       decide_retests(payloads_of(run.probes, f.hosts), rank_hosts(f), generic_profile(), 1, 2, true);
-  EXPECT_EQ(retested.suspects, 2u);
+  EXPECT_EQ(retested.suspects, 4u);
   EXPECT_FALSE(retested.rounds.empty());
 }
 
