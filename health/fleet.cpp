@@ -78,6 +78,21 @@ double tail_spread(const std::vector<const Measurement*>& kind) {
   return typical && *typical > 1 ? -std::log(*typical) : 0;
 }
 
+// A bandwidth within the spread the run's pairs show within themselves is their noise: the typical
+// (median) average over peak iteration of the kind's first pass (bw_avg_GBps over bw_peak_GBps),
+// in log space (<= 0), or 0 for other kinds. A quiet fabric's pairs average 0.98 of their best
+// iteration and the profile's fraction stands; on a loaded host half of it.
+double within_spread(const std::vector<const Measurement*>& kind) {
+  std::vector<double> ratios;
+  for (const Measurement* m : kind) {
+    if (m->retest || std::string_view(m->metric) != "bw_avg_GBps") continue;
+    const auto peak = typical(*m->probe, "bw_peak_GBps");
+    if (peak && *peak > 0 && m->value > 0) ratios.push_back(std::min(1.0, m->value / *peak));
+  }
+  const auto median = lower_median(std::move(ratios));
+  return median ? std::log(*median) : 0;
+}
+
 FleetReference reference_of(const std::vector<const Measurement*>& kind, const FleetRules& rules,
                             std::optional<double> baseline) {
   const Measurement& any = *kind.front();
@@ -89,10 +104,11 @@ FleetReference reference_of(const std::vector<const Measurement*>& kind, const F
   r.count = baseline ? 0 : static_cast<int>(first.size());
   const double reference = baseline ? goodness(*baseline, sense) : *good_quartile(first);
   // The allowance below the reference, in log space (<= 0): the profile's, widened by the noise.
-  const double fence = std::min(noise_fence(shortfalls(kind, reference)), tail_spread(kind));
+  const double fence = std::min({noise_fence(shortfalls(kind, reference)), tail_spread(kind), within_spread(kind)});
   const double profile = sense == LimitSense::floor ? std::log(rules.bw_fraction) : -std::log(rules.lat_multiple);
-  double allowed = std::min(profile, fence);
-  if (sense == LimitSense::floor) allowed = std::max(allowed, std::log(rules.bw_fraction_widest));
+  // The noise widens a bandwidth limit to bw_fraction_widest at most (never past the profile's own).
+  const double widest = sense == LimitSense::floor ? std::log(rules.bw_fraction_widest) : -HUGE_VAL;
+  const double allowed = std::min(profile, std::max(fence, widest));
   auto value_of = [&](double g) { return std::exp(sense == LimitSense::floor ? g : -g); };
   r.reference = value_of(reference);
   r.limit = value_of(reference + allowed);

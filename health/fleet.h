@@ -19,7 +19,10 @@
 //   measurements cannot show noise apart from a fault and widen nothing. A
 //   latency median may also read as far over the reference as the run's pairs
 //   read their tail over their median (p99/p50, upper quartile): that much is the
-//   hosts' scheduling, which a loaded machine shows in every pair. A bandwidth limit
+//   hosts' scheduling, which a loaded machine shows in every pair. Likewise a
+//   bandwidth may read as far under as the run's pairs typically average under
+//   their best iteration (bw_avg over bw_peak, the median): a pair whose own
+//   iterations vary by half cannot be told apart at 15%. A bandwidth limit
 //   widens to [fleet].bw_fraction_widest at most: a pair at a third of its peers
 //   is a finding however noisy the run; a latency one without end, as latency on
 //   a loaded host is its scheduling.

@@ -179,9 +179,8 @@ TEST(FleetRule, ThreeOfEightHostsSlowAreNamed) {
       if (a == slow || b == slow) s.bw_GBps /= 4;
   });
   EXPECT_EQ(flagged(judge(g.hosts, g.probes, generic_profile())),
-            (std::map<std::string, HealthState>{{node(2), HealthState::degraded},
-                                                {node(3), HealthState::degraded},
-                                                {node(6), HealthState::degraded}}));
+            (std::map<std::string, HealthState>{
+                {node(2), HealthState::degraded}, {node(3), HealthState::degraded}, {node(6), HealthState::degraded}}));
 }
 
 TEST(FleetRule, TheRunsNoiseWidensTheLimitButNeverPastTheWidest) {
@@ -193,7 +192,7 @@ TEST(FleetRule, TheRunsNoiseWidensTheLimitButNeverPastTheWidest) {
     return flagged(judge(g.hosts, g.probes, generic_profile()));
   };
   const std::map<std::string, HealthState> the_link{{link(2, 5), HealthState::degraded}};
-  EXPECT_EQ(judged(0, 0.75), the_link);  // a quiet run: 0.85 x the reference
+  EXPECT_EQ(judged(0, 0.75), the_link);                                // a quiet run: 0.85 x the reference
   EXPECT_EQ(judged(3, 0.75), (std::map<std::string, HealthState>{}));  // as noisy as the lane: within its noise
   EXPECT_EQ(judged(3, 0.3), the_link);                                 // under half: a finding however noisy
 }

@@ -17,12 +17,18 @@ SH
 chmod +x "$WORK/bin/scontrol"
 export PATH="$WORK/bin:$PATH" FAKE_SCONTROL_NODES="$WORK/nodes"
 
-# A CPU-only node without RDMA, as the empty sysfs fixture shows one: admitted.
+# A CPU-only node without RDMA, as the empty sysfs fixture shows one: admitted. A node checked
+# alone has no peers to hold its loopback pair against: the profile's floors judge it (without
+# them the pair is NOT_JUDGED, unknown).
 cat >"$WORK/cpu-node.toml" <<'TOML'
 name = "cpu-node"
 [node]
 expect_gpus = 0
 expect_active_ports = 0
+[network.mpi_bw_GBps]
+degraded = 0.001
+[network.lat_p50_us]
+degraded = 1000000.0
 TOML
 # The same host judged as an 8-GPU node: failed, drained.
 cat >"$WORK/gpu-node.toml" <<'TOML'
