@@ -86,6 +86,7 @@ struct SimulateOptions {
   std::vector<CheckSteps> plans;   // one run each
   std::optional<double> budget_s;  // as check --budget
   std::size_t max_measurements = SimSettings{}.max_measurements;
+  bool topology = true;  // the judge knows the modelled leaves (--topology model), or not (none)
 };
 int run_simulate(const SimulateOptions& options, std::ostream& out);
 
