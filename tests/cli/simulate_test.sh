@@ -23,11 +23,11 @@ read -r _ rounds _ _ node_rec _ _ _ _ _ drained _ _ _ up_rec up_prec _ <<<"$row"
 [ "$drained" = "0" ] || fail "peers:8 drained $drained fault-free nodes: $row"
 # The judge knows the modelled leaves (--topology model, the default): the bad uplink is found.
 grep -q "^topology: the modelled leaves" "$WORK/out" || fail "no topology line: $(head -3 "$WORK/out")"
-[ "$up_rec" = "1/1" ] && [ "$up_prec" = "1/1" ] || fail "peers:8 uplink recall $up_rec, precision $up_prec: $row"
+{ [ "$up_rec" = "1/1" ] && [ "$up_prec" = "1/1" ]; } || fail "peers:8 uplink recall $up_rec, precision $up_prec: $row"
 run "${args[@]}" --topology none
 [ "$rc" -eq 0 ] || fail "simulate --topology none exited $rc: $(cat "$WORK/err")"
 read -r _ _ _ _ _ _ _ _ _ _ drained _ _ _ up_rec _ <<<"$(grep "^peers:8 " "$WORK/out")"
-[ "$up_rec" = "0/0" ] && [ "$drained" = "0" ] || fail "--topology none: uplink $up_rec, drained $drained"
+{ [ "$up_rec" = "0/0" ] && [ "$drained" = "0" ]; } || fail "--topology none: uplink $up_rec, drained $drained"
 
 # The same seed, the same table (CPU time aside).
 run "${args[@]}"
