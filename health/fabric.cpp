@@ -69,8 +69,9 @@ class Explainer {
     culprit_[u] = false;
     out_.unit_explained[u] = true;
   }
-  void whole_leaf(const Leaf& leaf);
+  void whole_leaf(const Leaf& leaf, std::size_t index, const std::vector<int>& leaf_of);
   bool uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::vector<int>& leaf_of);
+  int clear_culprits_bad_only_with(std::size_t leaf, const std::vector<int>& leaf_of);
 
   const std::vector<FabricUnit>& units_;
   const std::vector<FabricEdge>& edges_;
@@ -82,7 +83,7 @@ class Explainer {
 // its uplinks (the hosts reach each other and no one else). A host that is a culprit on every
 // rail is a node and stays one (a leaf of one rail's fabric does not fail every rail at once):
 // the leaf is judged by its other hosts.
-void Explainer::whole_leaf(const Leaf& leaf) {
+void Explainer::whole_leaf(const Leaf& leaf, std::size_t index, const std::vector<int>& leaf_of) {
   std::vector<bool> member(units_.size(), false);
   std::size_t members = 0;
   for (std::size_t u : leaf.units) {
@@ -118,11 +119,13 @@ void Explainer::whole_leaf(const Leaf& leaf) {
               "): the switch";
   else
     finding = who + " is bad with the hosts off it; no pair within it was measured: the switch or its uplinks";
+  for (std::size_t u = 0; u < units_.size(); ++u)
+    if (member[u]) clear(u);
+  if (const int cleared = clear_culprits_bad_only_with(index, leaf_of); cleared > 0)
+    finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
   out_.blames.push_back(fabric_blame(uplink ? "uplink" : "switch", id,
                                      uplink ? "FABRIC_UPLINK_BAD" : "FABRIC_SWITCH_BAD", touching, finding));
-  for (std::size_t u = 0; u < units_.size(); ++u)
-    if (member[u]) clear(u);
   for (std::size_t e : explained)
     if (!(uplink && member[edges_[e].a] && member[edges_[e].b])) out_.edge_explained[e] = true;
 }
@@ -216,14 +219,38 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
     pairs.push_back(&edges_[e]);
     out_.edge_explained[e] = true;
   }
-  const std::string finding = std::to_string(t.bad.size()) + " of " + std::to_string(t.out) + " pairs out of leaf " +
-                              leaf.name + rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) +
-                              " of its hosts to " + std::to_string(t.outside.size()) +
-                              " hosts elsewhere, that no node explains: its uplinks" +
-                              (t.within == 0 ? " (no pair within the leaf was measured: or the switch)" : "");
+  const int cleared = clear_culprits_bad_only_with(best, leaf_of);
+  std::string finding = std::to_string(t.bad.size()) + " of " + std::to_string(t.out) + " pairs out of leaf " +
+                        leaf.name + rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) +
+                        " of its hosts to " + std::to_string(t.outside.size()) +
+                        " hosts elsewhere, that no node explains: its uplinks" +
+                        (t.within == 0 ? " (no pair within the leaf was measured: or the switch)" : "");
+  if (cleared > 0)
+    finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
   out_.blames.push_back(fabric_blame("uplink", id, "FABRIC_UPLINK_BAD", pairs, finding));
   return true;
+}
+
+// A culprit off the leaf whose bad pairs are all with hosts on it (a sparse plan paired it with
+// them only) is explained by the leaf's uplinks, as its pairs are. Returns how many.
+int Explainer::clear_culprits_bad_only_with(std::size_t leaf, const std::vector<int>& leaf_of) {
+  std::vector<int> bad_on(units_.size(), 0), bad_elsewhere(units_.size(), 0);
+  for (const FabricEdge& e : edges_) {
+    if (!e.bad()) continue;
+    for (auto [self, peer] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}})
+      (leaf_of[peer] == static_cast<int>(leaf) && leaf_of[self] != static_cast<int>(leaf) ? bad_on
+                                                                                          : bad_elsewhere)[self]++;
+  }
+  int cleared = 0;
+  for (std::size_t u = 0; u < units_.size(); ++u) {
+    if (!culprit_[u] || bad_elsewhere[u] > 0 || bad_on[u] == 0) continue;
+    clear(u);
+    ++cleared;
+    for (std::size_t e = 0; e < edges_.size(); ++e)
+      if (edges_[e].bad() && (edges_[e].a == u || edges_[e].b == u)) out_.edge_explained[e] = true;
+  }
+  return cleared;
 }
 
 void Explainer::leaves(const FabricTopology& topology) {
@@ -239,7 +266,7 @@ void Explainer::leaves(const FabricTopology& topology) {
     leaf_of[u] = it->second;
     leaves[static_cast<std::size_t>(it->second)].units.push_back(u);
   }
-  for (const Leaf& leaf : leaves) whole_leaf(leaf);
+  for (std::size_t l = 0; l < leaves.size(); ++l) whole_leaf(leaves[l], l, leaf_of);
   while (uplink_of_one_leaf(leaves, leaf_of)) {
   }
 }
