@@ -290,6 +290,12 @@ void Explainer::cuts() {
     ++size[root(u)];
     if (culprit_[u]) ++culprits[root(u)];
   }
+  std::vector<int> bad_pairs(units_.size(), 0), all_pairs(units_.size(), 0);
+  for (const FabricEdge& e : edges_)
+    for (const std::size_t u : {e.a, e.b}) {
+      ++all_pairs[u];
+      bad_pairs[u] += e.bad() ? 1 : 0;
+    }
   std::vector<bool> leaves_only(units_.size(), true);  // per culprit: every bad pair leaves for a group of >= 2
   for (const FabricEdge& e : edges_) {
     if (!e.bad()) continue;
@@ -307,7 +313,19 @@ void Explainer::cuts() {
     if (x != y && size[x] >= 2 && size[y] >= 2) across[{x, y}].push_back(e);
   }
   for (const auto& [groups, bad] : across) {
-    if (bad.size() < 2) continue;
+    // Two or more bad pairs from two or more units on each side (one unit bad with a few hosts of
+    // another group is that unit's links), and every unit of the smaller group bad with most of its
+    // peers: a sparse plan's good pairs leave small groups that a few bad pairs happen to join.
+    std::set<std::size_t> ends;
+    for (std::size_t e : bad) ends.insert({edges_[e].a, edges_[e].b});
+    const auto on_first =
+        std::count_if(ends.begin(), ends.end(), [&](std::size_t u) { return root(u) == groups.first; });
+    if (on_first < 2 || static_cast<std::ptrdiff_t>(ends.size()) - on_first < 2) continue;
+    const std::size_t smaller = size[groups.first] <= size[groups.second] ? groups.first : groups.second;
+    bool cut_off = true;
+    for (std::size_t u = 0; u < units_.size() && cut_off; ++u)
+      if (root(u) == smaller) cut_off = is_majority(bad_pairs[u], all_pairs[u]);
+    if (!cut_off) continue;
     std::vector<std::string> sides[2];
     std::set<std::string_view> devices;
     for (std::size_t u = 0; u < units_.size(); ++u) {
