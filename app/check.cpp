@@ -4,6 +4,7 @@
 #include "app/check_round.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
+#include "core/hostlist.h"
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
 #include "scheduler/kubernetes.h"
@@ -59,6 +60,17 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
 ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, const std::string& why) {
   const std::string backend = options.allreduce.backend == "auto" ? "mpi" : options.allreduce.backend;
   return skipped(allreduce_probe_id(backend), world_scope(world), why);
+}
+
+// Which hosts the topology places: the unplaced are judged as without one (no switch to blame).
+std::string topology_note(const FabricTopology& topology, const std::vector<HostInventory>& hosts) {
+  std::vector<std::string> names;
+  for (const auto& h : hosts) names.push_back(h.name);
+  const auto unplaced = unplaced_hosts(topology, names);
+  std::string note = "topology: " + topology.origin + ", " + std::to_string(names.size() - unplaced.size()) + " of " +
+                     std::to_string(names.size()) + " host(s) on its leaf switches";
+  if (!unplaced.empty()) note += "; unplaced (not in it, no switch judged for them): " + compress_hostlist(unplaced);
+  return note;
 }
 
 }  // namespace
@@ -170,7 +182,9 @@ void CheckRound::judge_report(Report& report) const {
                                       {"runs", options_.baseline->runs.size()},
                                       {"kinds", options_.baseline->kinds.size()}};
   }
-  Judgement j = judge(report.hosts, report.probes, options_.profile, reference());
+  if (options_.topology) report.run.notes.push_back(topology_note(*options_.topology, report.hosts));
+  Judgement j = judge(report.hosts, report.probes, options_.profile, reference(),
+                      options_.topology ? &*options_.topology : nullptr);
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
   report.summary.kubernetes = kubernetes_map(report.verdicts);

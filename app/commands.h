@@ -7,6 +7,7 @@
 #include "app/local_checks.h"
 #include "app/network.h"
 #include "app/pipeline.h"
+#include "core/fabric_topology.h"
 #include "health/baseline.h"
 #include "health/profile.h"
 #include "scheduler/admission_actions.h"
@@ -31,6 +32,8 @@ struct CheckOptions {
   // --baseline: fleet medians from saved runs (health/baseline.h), for the kinds it has.
   std::optional<Baseline> baseline;
   std::string baseline_path;
+  // --topology: Slurm's topology.conf, so localisation can blame a leaf switch or its uplinks.
+  std::optional<FabricTopology> topology;
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 
@@ -83,11 +86,15 @@ struct SimulateOptions {
   std::vector<CheckSteps> plans;   // one run each
   std::optional<double> budget_s;  // as check --budget
   std::size_t max_measurements = SimSettings{}.max_measurements;
+  bool topology = true;  // the judge knows the modelled leaves (--topology model), or not (none)
 };
 int run_simulate(const SimulateOptions& options, std::ostream& out);
 
 // Reads a --baseline file; throws UsageError naming the file.
 Baseline load_baseline(const std::string& path);
+
+// Reads a --topology file (Slurm's topology.conf); throws UsageError naming the file and line.
+FabricTopology load_topology(const std::string& path);
 
 // Shared by commands: the first rank on each host describes the host.
 RankResult describe_host(const MpiSession& session, const CommonOptions& options);

@@ -61,6 +61,29 @@ std::string sim_host_name(int host) {
 
 std::string sim_rail_name(int rail) { return "mlx5_" + std::to_string(rail) + ":1"; }
 
+std::string sim_leaf_name(int leaf) {
+  char text[16];
+  std::snprintf(text, sizeof text, "leaf%04d", leaf);
+  return text;
+}
+
+FabricTopology sim_topology(const FleetModel& model) {
+  FabricTopology t;
+  t.origin = "the simulated fleet";
+  FabricSwitch spine{"spine", {}, {}};
+  for (int l = 0; l < leaves_of(model); ++l) {
+    FabricSwitch leaf{sim_leaf_name(l), {}, {}};
+    for (int h = l * model.hosts_per_leaf; h < std::min(model.hosts, (l + 1) * model.hosts_per_leaf); ++h) {
+      leaf.nodes.push_back(sim_host_name(h));
+      t.leaf_of[leaf.nodes.back()] = leaf.name;
+    }
+    spine.switches.push_back(leaf.name);
+    t.switches.push_back(std::move(leaf));
+  }
+  t.switches.push_back(std::move(spine));
+  return t;
+}
+
 bool FleetFaults::rail_fault(int host, int rail, int hosts_per_leaf) const {
   return slow_rails.count({host, rail}) || bad_links.count({host, rail}) ||
          dead_leaves.count({rail, host / hosts_per_leaf});
@@ -223,9 +246,52 @@ std::vector<HostInventory> sim_hosts(const FleetModel& model, const std::vector<
   return hosts;
 }
 
-void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdicts) {
+// A switch or uplink verdict's (rail, leaf), from "leaf0003/mlx5_2:1"; (-1, -1) when not the model's.
+std::pair<int, int> fabric_place(std::string_view id, const std::vector<std::string>& rails) {
+  const auto slash = id.find('/');
+  if (slash == std::string_view::npos || !id.starts_with("leaf")) return {-1, -1};
+  const auto r = std::find(rails.begin(), rails.end(), id.substr(slash + 1)) - rails.begin();
+  int leaf = 0;
+  for (const char c : id.substr(4, slash - 4)) leaf = leaf * 10 + (c - '0');
+  return {r < static_cast<std::ptrdiff_t>(rails.size()) ? static_cast<int>(r) : -1, leaf};
+}
+
+// The fabric's faults: the switches that are down and the (rail, leaf) with a bad uplink, and the
+// verdicts on them.
+void score_fabric(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdicts, bool topology) {
+  std::set<std::pair<int, int>> bad_uplinks, switches_found, uplinks_found;  // (rail, leaf)
+  for (const Uplink& u : run.faults.bad_uplinks) bad_uplinks.insert({u.rail, u.leaf});
+  for (const Verdict& v : verdicts) {
+    if (v.state == HealthState::healthy) continue;
+    if (v.entity.kind == "path") ++out.paths;
+    if (v.entity.kind != "switch" && v.entity.kind != "uplink") continue;
+    const auto place = fabric_place(v.entity.id, run.rails);
+    const bool is_switch = v.entity.kind == "switch";
+    Score& s = is_switch ? out.leaf_switch : out.uplink;
+    ++s.blamed;
+    if (is_switch ? run.faults.dead_leaves.count(place) > 0 : bad_uplinks.count(place) > 0) {
+      ++s.correct;
+      (is_switch ? switches_found : uplinks_found).insert(place);
+    } else if (!is_switch && run.faults.dead_leaves.count(place)) {
+      ++s.correct;  // the leaf is right: with no pair within it measured, its switch and uplinks look alike
+    }
+  }
+  if (!topology) return;  // nothing to find: the judge has no leaves
+  out.leaf_switch.injected = static_cast<int>(run.faults.dead_leaves.size());
+  out.leaf_switch.found = static_cast<int>(switches_found.size());
+  out.uplink.injected = static_cast<int>(bad_uplinks.size());
+  out.uplink.found = static_cast<int>(uplinks_found.size());
+}
+
+void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdicts, bool topology) {
+  score_fabric(out, run, verdicts, topology);
   const FleetModel& m = run.model;
   const FleetFaults& f = run.faults;
+  // With the topology a dead leaf is the switch's to find; its hosts' rails are not injected faults.
+  auto rail_injected = [&](int h, int r) {
+    return f.rail_fault(h, r, m.hosts_per_leaf) && !(topology && f.dead_leaves.count({r, h / m.hosts_per_leaf}) &&
+                                                     !f.slow_rails.count({h, r}) && !f.bad_links.count({h, r}));
+  };
   auto host_at = [&](std::string_view name) {
     const auto it = run.index.find(std::string(name));
     return it == run.index.end() ? -1 : it->second;
@@ -277,7 +343,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
       continue;
     }
     for (int r = 0; r < m.rails; ++r)
-      if (f.rail_fault(h, r, m.hosts_per_leaf)) {
+      if (rail_injected(h, r)) {
         ++out.rail.injected;
         if (rails_found.count({h, r})) ++out.rail.found;
       }
@@ -380,9 +446,11 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
   }
 
   out.measurements = run.probes.size();
-  const Judgement j = judge(sim_hosts(model, run.names), run.probes, settings.profile);
+  const FabricTopology topology = sim_topology(model);
+  const Judgement j = judge(sim_hosts(model, run.names), run.probes, settings.profile, nullptr,
+                            settings.topology ? &topology : nullptr);
   out.judged = true;
-  score(out, run, j.verdicts);
+  score(out, run, j.verdicts, settings.topology);
   out.cpu_s = cpu_seconds() - cpu_start;
   return out;
 }

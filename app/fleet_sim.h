@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/check_plan.h"
+#include "core/fabric_topology.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -88,7 +89,11 @@ struct SimOutcome {
   double simulated_s = 0;  // the rounds at the cost model (each round as long as its slowest pair)
   bool judged = false;     // false: too many measurements to simulate (rounds and time are estimates)
   Score node, rail, link;  // link: blamed links that an injected fault explains
-  int uplink_pairs = 0;    // measured pairs whose route crosses a bad uplink
+  // With the topology: a dead leaf (rail, leaf) is the switch's, not its hosts' rails; a leaf with a
+  // bad uplink on a rail is the uplink's (blamed: uplink verdicts; correct: on a leaf and rail with one).
+  Score leaf_switch, uplink;
+  int paths = 0;         // path verdicts (a cut between groups; the judge finds them with or without a topology)
+  int uplink_pairs = 0;  // measured pairs whose route crosses a bad uplink
   int healthy_drained = 0, healthy_degraded = 0;  // fault-free hosts not admitted as healthy
   double cpu_s = 0;
 };
@@ -98,15 +103,22 @@ struct SimSettings {
   std::optional<double> budget_s;          // as check --budget: the planner picks the plan
   std::size_t max_measurements = 3000000;  // above: rounds and time only, not judged
   Profile profile = generic_profile();
+  bool topology = true;  // the judge knows the modelled leaves, as check --topology
 };
+
+// The modelled leaves as topology.conf would list them: "leaf0003" holds hosts 24-31 (of 8 per
+// leaf), one spine above them. One leaf per rail in the model is one switch name here: the
+// verdicts add the rail ("leaf0003/mlx5_2:1").
+FabricTopology sim_topology(const FleetModel& model);
 
 // The steps `ibgpu check` would run by default, the all-reduce left out (not simulated).
 CheckSteps default_sim_steps();
 
 SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const SimSettings& settings);
 
-// "node00042", "mlx5_3:1": the names the simulated reports use.
+// "node00042", "mlx5_3:1", "leaf0003": the names the simulated reports use.
 std::string sim_host_name(int host);
+std::string sim_leaf_name(int leaf);
 std::string sim_rail_name(int rail);
 
 }  // namespace ibgpu

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "app/commands.h"
+#include "core/bounded_input.h"
 #include "core/errors.h"
 #include "health/compare.h"
 #include "reports/atomic_file.h"
@@ -120,6 +121,14 @@ Baseline load_baseline(const std::string& path) {
   } catch (const std::exception& e) {
     const std::string what = e.what();
     throw UsageError("--baseline " + (what.rfind(path, 0) == 0 ? what : path + ": " + what));
+  }
+}
+
+FabricTopology load_topology(const std::string& path) {
+  try {
+    return read_topology_conf(path);
+  } catch (const InputError& e) {
+    throw UsageError(std::string("--topology ") + e.what());
   }
 }
 

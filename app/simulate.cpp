@@ -48,9 +48,12 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     throw UsageError(e.what());
   }
   describe(options, faults, out);
+  out << "topology: "
+      << (options.topology ? "the modelled leaves, as check --topology" : "none (the judge has no leaves)") << "\n";
   const std::vector<std::pair<const char*, std::size_t>> columns = {
       {"plan", 10},      {"rounds", 10},    {"sim time", 9}, {"node rec", 9}, {"node prec", 10}, {"rail rec", 9},
-      {"rail prec", 10}, {"link prec", 10}, {"uplink", 8},   {"drained", 8},  {"degraded", 9},   {"CPU s", 6}};
+      {"rail prec", 10}, {"link prec", 10}, {"uplink", 8},   {"drained", 8},  {"degraded", 9},   {"sw rec", 7},
+      {"sw prec", 8},    {"up rec", 7},     {"up prec", 8},  {"paths", 6},    {"CPU s", 6}};
   for (const auto& [name, width] : columns) out << cell(name, width);
   out << "\n";
   for (const CheckSteps& steps : options.plans) {
@@ -58,6 +61,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     settings.steps = steps;
     settings.budget_s = options.budget_s;
     settings.max_measurements = options.max_measurements;
+    settings.topology = options.topology;
     const SimOutcome r = simulate(options.model, faults, settings);
     std::vector<std::string> row = {r.plan, std::to_string(r.network_rounds) + "+" + std::to_string(r.retest_rounds),
                                     duration_text(r.simulated_s)};
@@ -70,6 +74,11 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
       row.push_back(ratio(r.link.found, r.link.injected));
       row.push_back(std::to_string(r.healthy_drained));
       row.push_back(std::to_string(r.healthy_degraded));
+      for (const Score* s : {&r.leaf_switch, &r.uplink}) {
+        row.push_back(ratio(s->found, s->injected));
+        row.push_back(ratio(s->correct, s->blamed));
+      }
+      row.push_back(std::to_string(r.paths));
     } else {
       row.push_back("not judged: " + std::to_string(r.measurements) + " measurements (over --max-measurements)");
     }
@@ -80,7 +89,12 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
   }
   out << "rounds: network + re-test. rec: found/injected; prec: correct/blamed (a rail blamed on a faulty node "
          "counts as correct). link prec: link blames an injected fault explains. uplink: pairs measured through a "
-         "bad uplink that were blamed as a link / all such pairs. drained, degraded: fault-free nodes the "
+         "bad uplink that were blamed as a link / all such pairs (with the topology the uplink explains them). "
+         "sw, up: leaf switches down and leaves with a bad uplink (a rail's), found by switch and uplink verdicts "
+         "when the judge has the topology (--topology model); an uplink verdict on a leaf that is down counts "
+         "as correct (no pair within it measured: the two look alike). paths: verdicts on a cut between groups of "
+         "hosts. "
+         "drained, degraded: fault-free nodes the "
          "verdicts drain or admit degraded. Time: each round as long as its slowest pair (a dead end: the meeting "
          "timeout), by the check's cost model.\n";
   return 0;

@@ -76,7 +76,12 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "Judge the fleet rule against the medians of a baseline built from saved runs "
                   "(ibgpu report --baseline-out) for the kinds it has, instead of this run's own")
       ->type_name("FILE");
-  return [sub, options, text, profile, budget, quick, full, skip] {
+  auto topology = std::make_shared<std::string>();
+  sub->add_option("--topology", *topology,
+                  "Slurm's topology.conf (SwitchName=... Nodes=... Switches=...): localisation can then blame a "
+                  "leaf switch or its uplinks, and drains no node for them; hosts it does not list are unplaced")
+      ->type_name("FILE");
+  return [sub, options, text, profile, budget, quick, full, skip, topology] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick
                                                   : *full ? CheckPreset::full
                                                           : CheckPreset::standard);
@@ -100,6 +105,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     options->profile = load_profile(*profile);
     options->skip = parse_local_skips(*skip);
     if (!options->baseline_path.empty()) options->baseline = load_baseline(options->baseline_path);
+    if (!topology->empty()) options->topology = load_topology(*topology);
   };
 }
 

@@ -102,6 +102,12 @@ Subcommand add_simulate(CLI::App& parent) {
   sub->add_option("--slow-factor", m.slow_factor, "The fraction of bandwidth a slow node, rail, link or uplink carries")
       ->check(finite_range(0.01, 1))
       ->capture_default_str();
+  sub->add_option_function<std::string>(
+         "--topology", [options](const std::string& v) { options->topology = v == "model"; },
+         "model: the judge knows the modelled leaves, as check --topology FILE would tell it (switch and uplink "
+         "verdicts); none: it does not (the check without --topology)")
+      ->check(CLI::IsMember({"model", "none"}))
+      ->default_str("model");
   sub->add_option("--seed", m.seed, "Seed of the faults and the noise: the same seed, the same table")
       ->capture_default_str();
   sub->add_option("--max-measurements", options->max_measurements,

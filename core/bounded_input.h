@@ -25,6 +25,11 @@ inline constexpr std::size_t kReportMaxBytes = std::size_t{1} << 30;
 inline constexpr std::size_t kJsonMaxDepth = 64;
 inline constexpr std::size_t kProfileMaxBytes = std::size_t{256} << 10;
 inline constexpr std::size_t kProfileMaxLine = 1000;  // toml++ recurses once per part of a dotted key
+// Slurm's topology.conf (--topology): a 10,000-node cluster's is a few hundred KiB, a switch's line a
+// few KiB; hostlist expressions expand to at most kTopologyMaxNames hosts and switches in all.
+inline constexpr std::size_t kTopologyMaxBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kTopologyMaxLine = std::size_t{64} << 10;
+inline constexpr std::size_t kTopologyMaxNames = 1000000;
 
 // The whole of a regular file of at most max_bytes, or InputError naming the path and
 // why (a device, a FIFO, /proc: not regular; the size). Never opens what is not a regular file.

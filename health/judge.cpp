@@ -113,13 +113,14 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
 }  // namespace
 
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes, const Profile& profile,
-                const std::unordered_map<std::string, double>* reference_medians) {
+                const std::unordered_map<std::string, double>* reference_medians, const FabricTopology* topology) {
   VerdictBook book;
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
   judge_outcomes(book, probes, profile, hosts, evidence);
   judge_measurements(book, probes, profile, evidence, reference_medians);
-  for (auto& blame : localise(evidence.observations)) book.add(blame.entity, blame.state, std::move(blame.reason));
+  for (auto& blame : localise(evidence.observations, topology))
+    book.add(blame.entity, blame.state, std::move(blame.reason));
 
   Judgement out;
   out.verdicts = book.take();

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/fabric_topology.h"
 #include "core/inventory.h"
 #include "core/report.h"
 #include "core/verdict.h"
@@ -19,9 +20,11 @@ struct Judgement {
 };
 
 // `reference_medians` (a saved baseline, health/baseline.h) replaces the
-// run's own fleet median for every kind it has.
+// run's own fleet median for every kind it has. `topology` (--topology) lets
+// localisation blame a leaf switch or its uplinks (health/fabric.h).
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes, const Profile& profile,
-                const std::unordered_map<std::string, double>* reference_medians = nullptr);
+                const std::unordered_map<std::string, double>* reference_medians = nullptr,
+                const FabricTopology* topology = nullptr);
 
 // For re-tests within a launch: the host pairs whose measurements are bad in
 // every observation so far (a good re-test clears a pair) and not explained by a

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "health/fabric.h"
 #include "health/statistics.h"
 #include "health/thresholds.h"
 
@@ -128,8 +129,36 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   return r;
 }
 
+// The fabric's blames (switch, uplink, path) go to `out`; the culprits it explains are cleared;
+// per edge, whether it explains the pair.
+std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units,
+                                         const std::vector<const PairObservation*>& edges,
+                                         const std::vector<std::pair<std::size_t, std::size_t>>& ends,
+                                         const FabricTopology* topology, std::vector<Blame>& out) {
+  std::map<std::string_view, std::pair<int, int>> rails;  // per host: measured, culprits
+  for (const auto& u : units) {
+    auto& [measured, culprits] = rails[u.unit.host];
+    ++measured;
+    culprits += u.culprit ? 1 : 0;
+  }
+  std::vector<FabricUnit> fabric_units;
+  for (const auto& u : units) {
+    const auto [measured, culprits] = rails[u.unit.host];
+    fabric_units.push_back(FabricUnit{u.unit.host, u.unit.device, u.culprit, measured > 1 && culprits == measured});
+  }
+  std::vector<FabricEdge> fabric_edges;
+  for (std::size_t m = 0; m < edges.size(); ++m)
+    fabric_edges.push_back(FabricEdge{ends[m].first, ends[m].second, edges[m]});
+  FabricExplanation found = explain_by_fabric(fabric_units, fabric_edges, topology);
+  for (std::size_t u = 0; u < units.size(); ++u)
+    if (found.unit_explained[u]) units[u].culprit = false;
+  for (auto& b : found.blames) out.push_back(std::move(b));
+  return found.edge_explained;
+}
+
 // One group's edges (one kind of measurement) to its culprits.
-void localise_group(const std::vector<const PairObservation*>& edges, std::vector<Blame>& out) {
+void localise_group(const std::vector<const PairObservation*>& edges, const FabricTopology* topology,
+                    std::vector<Blame>& out) {
   // Units in order of first mention.
   std::vector<UnitCount> units;
   std::map<Unit, std::size_t> unit_index;
@@ -164,6 +193,7 @@ void localise_group(const std::vector<const PairObservation*>& edges, std::vecto
   for (auto& u : units)
     u.culprit = u.total_with_good > 0 ? (u.bad_with_good >= 2 && is_majority(u.bad_with_good, u.total_with_good))
                                       : (u.bad >= 2 && u.bad == u.total);
+  const std::vector<bool> explained_pairs = explain_by_fabric_into(units, edges, ends, topology, out);
 
   // A host all of whose measured rails are culprits is itself the culprit.
   // Hosts and their rails in order of first mention.
@@ -207,7 +237,9 @@ void localise_group(const std::vector<const PairObservation*>& edges, std::vecto
   // What no culprit explains is the link's.
   for (std::size_t m = 0; m < edges.size(); ++m) {
     const PairObservation& o = *edges[m];
-    if (o.state == HealthState::healthy || units[ends[m].first].culprit || units[ends[m].second].culprit) continue;
+    if (o.state == HealthState::healthy || explained_pairs[m] || units[ends[m].first].culprit ||
+        units[ends[m].second].culprit)
+      continue;
     Blame b{{"link", std::string(o.a.host) + "<->" + std::string(o.b.host)}, o.state, reason_or_default(o)};
     const std::string rails =
         o.a.device.empty() ? "" : " (" + std::string(o.a.device) + "<->" + std::string(o.b.device) + ")";
@@ -218,7 +250,7 @@ void localise_group(const std::vector<const PairObservation*>& edges, std::vecto
 
 }  // namespace
 
-std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
+std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology) {
   // Each group's edges, groups in order of first mention; only groups with a bad edge.
   std::vector<std::string_view> groups;
   std::map<std::string_view, std::vector<const PairObservation*>> edges_by_group;
@@ -233,7 +265,7 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
     const auto& edges = edges_by_group[group];
     if (std::any_of(edges.begin(), edges.end(),
                     [](const PairObservation* e) { return e->state != HealthState::healthy; }))
-      localise_group(edges, out);
+      localise_group(edges, topology, out);
   }
   return out;
 }
@@ -243,6 +275,7 @@ std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& ob
   std::set<std::string_view> blamed;  // views into the blames' ids
   for (const auto& b : blames) {
     const std::string_view id = b.entity.id;
+    if (b.entity.kind != "link" && b.entity.kind != "node" && b.entity.kind != "hca_port") continue;  // the fabric
     if (b.entity.kind == "link") {
       const auto sep = id.find("<->");
       blamed.insert(id.substr(0, sep));

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/fabric_topology.h"
 #include "core/verdict.h"
 
 namespace ibgpu {
@@ -34,7 +35,7 @@ struct PairObservation {
 };
 
 struct Blame {
-  Entity entity;  // node, hca_port or link
+  Entity entity;  // node, hca_port or link; switch, uplink or path (the fabric)
   HealthState state = HealthState::healthy;
   Reason reason;
   int bad_peers = 0;  // node, hca_port: bad with this many peers that are not suspects themselves
@@ -51,9 +52,12 @@ constexpr int kConfirmedByPeers = 6;
 // themselves suspects, and with a majority of those; or, when it has no such
 // peer, when every one of its >= 2 pairs is bad. A host all of whose measured
 // rails are culprits is blamed as a node, otherwise each culprit rail as an
-// hca_port. Every unexplained bad pair blames its link. O(n log n) in the
-// number of observations.
-std::vector<Blame> localise(const std::vector<PairObservation>& observations);
+// hca_port. What the fabric explains better (health/fabric.h: a leaf switch or
+// its uplinks with a topology, a cut between groups of hosts with or without
+// one) is blamed on the switch, uplink or path instead, and drains no node.
+// Every other unexplained bad pair blames its link. O(n log n) in the number
+// of observations, and the topology's leaves.
+std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology = nullptr);
 
 // Hosts that appear in any observation and are not blamed (as node or rail):
 // candidates to re-test suspects against.

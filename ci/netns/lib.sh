@@ -8,6 +8,9 @@
 #   netns_mpirun LIMIT ARGS  mpirun over every host under a hard timeout; sets rc and elapsed
 #   netns_limit_host K RATE  tbf on both ends of host K's veth: all its traffic is slow
 #   netns_limit_pair A B RATE  only traffic between hosts A and B is slow (htb + u32)
+#   netns_two_leaves K       hosts h(K+1)..hN onto a second bridge ("leaf 2"), joined to the
+#                            first ("leaf 1") by a veth pair: the uplink
+#   netns_limit_uplink RATE  tbf on both ends of that uplink: only pairs across the leaves are slow
 #   netns_rank_pid K         pid of the ibgpu rank running in host K
 #   netns_rank_talking K     true once that rank exchanges data with another host
 #   netns_leftovers          pids still in the run's namespaces
@@ -23,6 +26,8 @@ NETNS_ID=$$
 NETNS_HOSTS=()       # namespace names, index K-1 for host hK
 NETNS_ADDRS=()       # host addresses, same order
 NETNS_BRIDGE=""
+NETNS_BRIDGE2=""      # the second leaf, after netns_two_leaves
+NETNS_UPLINK=""       # its end of the veth pair between the two bridges
 NETNS_SUBNET=""      # e.g. 10.213.7.0/24
 NETNS_BRIDGE_ADDR=""
 NETNS_DIR=""         # scratch: hostfile, agent map
@@ -73,9 +78,15 @@ netns_clean_stale() {
     kill -0 "${BASH_REMATCH[1]}" 2>/dev/null || rm -rf "$dir"
   done
   for br in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
-    [[ $br =~ ^ibgb([0-9]+)$ ]] || continue
+    [[ $br =~ ^ibg[bc]([0-9]+)$ ]] || continue
     kill -0 "${BASH_REMATCH[1]}" 2>/dev/null && continue
     netns_log "removing leftover bridge $br"
+    ip link del "$br" 2>/dev/null || true
+  done
+  for br in $(ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+    [[ $br =~ ^ibgu([0-9]+)$ ]] || continue
+    kill -0 "${BASH_REMATCH[1]}" 2>/dev/null && continue
+    netns_log "removing leftover uplink $br"
     ip link del "$br" 2>/dev/null || true
   done
 }
@@ -156,10 +167,14 @@ netns_down() {
     ip netns del "$ns" 2>/dev/null || true
     rm -rf "/etc/netns/$ns"
   done
+  if [ -n "$NETNS_UPLINK" ]; then ip link del "$NETNS_UPLINK" 2>/dev/null || true; fi
+  if [ -n "$NETNS_BRIDGE2" ]; then ip link del "$NETNS_BRIDGE2" 2>/dev/null || true; fi
   [ -n "$NETNS_BRIDGE" ] && ip link del "$NETNS_BRIDGE" 2>/dev/null
   [ -n "$NETNS_DIR" ] && rm -rf "$NETNS_DIR"
   NETNS_HOSTS=()
   NETNS_BRIDGE=""
+  NETNS_BRIDGE2=""
+  NETNS_UPLINK=""
   NETNS_DIR=""
   return 0
 }
@@ -229,6 +244,34 @@ netns_limit_pair() {
     tc -n "$ns" filter add dev eth0 parent 1: protocol ip prio 1 u32 \
       match ip dst "${NETNS_ADDRS[peer - 1]}/32" flowid 1:20
   done
+}
+
+# netns_two_leaves K: two "leaf switches". Hosts h(K+1)..hN leave the first bridge for a second
+# one (ibgc<pid>), and a veth pair (ibgu<pid> in the first, ibgw<pid> in the second) joins the two:
+# pairs within a leaf cross one bridge, pairs across the leaves cross the uplink. One subnet, one
+# layer 2 domain: addresses and names stay as netns_up made them. Deleting one end of the veth
+# pair deletes both (netns_down; netns_clean_stale for a run that crashed).
+netns_two_leaves() {
+  local k=$1 h
+  NETNS_BRIDGE2=ibgc$NETNS_ID
+  NETNS_UPLINK=ibgu$NETNS_ID
+  ip link add "$NETNS_BRIDGE2" type bridge
+  ip link set "$NETNS_BRIDGE2" up
+  ip link add "$NETNS_UPLINK" type veth peer name "ibgw$NETNS_ID"
+  ip link set "$NETNS_UPLINK" master "$NETNS_BRIDGE" up
+  ip link set "ibgw$NETNS_ID" master "$NETNS_BRIDGE2" up
+  for h in $(seq $((k + 1)) "${#NETNS_HOSTS[@]}"); do
+    ip link set "ibgv${NETNS_ID}h$h" nomaster
+    ip link set "ibgv${NETNS_ID}h$h" master "$NETNS_BRIDGE2" up
+  done
+  netns_log "leaf 1: h1..h$k on $NETNS_BRIDGE; leaf 2: h$((k + 1))..h${#NETNS_HOSTS[@]} on $NETNS_BRIDGE2; uplink $NETNS_UPLINK"
+}
+
+# netns_limit_uplink RATE: a tbf on both ends of the uplink, so traffic across the leaves is
+# limited both ways and traffic within a leaf is not.
+netns_limit_uplink() {
+  tc qdisc add dev "$NETNS_UPLINK" root tbf rate "$1" burst 64kb latency 100ms
+  tc qdisc add dev "ibgw$NETNS_ID" root tbf rate "$1" burst 64kb latency 100ms
 }
 
 # netns_rank_pid K: the ibgpu process in host K (empty and status 1 when there is none).

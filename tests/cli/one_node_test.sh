@@ -34,4 +34,14 @@ run check --profile cpu --sysfs-root "$DATA/sysfs/cx7-ndr" --json "$WORK/up.json
 run check --sysfs-root "$DATA/sysfs/empty" --json "$WORK/generic.json"
 [ "$rc" -eq 3 ] || fail "generic profile, no GPU driver: exit $rc, not 3"
 python3 "$check_py" generic_unknown "$WORK/generic.json" || fail "generic profile (above)"
+# --topology: a node the file does not list is unplaced (a note, not an error); a bad line is a
+# usage error naming the file and line, before anything runs.
+run check --profile cpu --sysfs-root "$DATA/sysfs/empty" --topology "$DATA/topology/two_leaves.conf" \
+  --json "$WORK/topo.json"
+[ "$rc" -eq 0 ] || fail "--topology with an unplaced node: exit $rc, not 0: $(cat "$WORK/err")"
+grep -q '"topology: [^"]*two_leaves.conf, 0 of 1 host(s) on its leaf switches; unplaced[^"]*: n1"' "$WORK/topo.json" ||
+  fail "no unplaced note: $(grep -o '"notes":[^]]*' "$WORK/topo.json")"
+run check --profile cpu --sysfs-root "$DATA/sysfs/empty" --topology "$DATA/topology/host_twice.conf"
+[ "$rc" -eq 64 ] || fail "--topology with a host on two switches: exit $rc, not 64"
+grep -q "host_twice.conf:3: host gpu004 is on two switches" "$WORK/err" || fail "error: $(cat "$WORK/err")"
 echo "one node: ok"

@@ -17,10 +17,17 @@ for plan in all quick peers:8; do
 done
 # peers:8 finds both slow nodes and drains no fault-free node (columns: see the header line).
 row=$(grep "^peers:8 " "$WORK/out")
-read -r _ rounds _ _ node_rec _ _ _ _ _ drained _ <<<"$row"
+read -r _ rounds _ _ node_rec _ _ _ _ _ drained _ _ _ up_rec up_prec _ <<<"$row"
 [ "$rounds" != "${rounds#8+}" ] || fail "peers:8 did not run 8 network rounds: $row"
 [ "$node_rec" = "2/2" ] || fail "peers:8 node recall $node_rec, not 2/2: $row"
 [ "$drained" = "0" ] || fail "peers:8 drained $drained fault-free nodes: $row"
+# The judge knows the modelled leaves (--topology model, the default): the bad uplink is found.
+grep -q "^topology: the modelled leaves" "$WORK/out" || fail "no topology line: $(head -3 "$WORK/out")"
+{ [ "$up_rec" = "1/1" ] && [ "$up_prec" = "1/1" ]; } || fail "peers:8 uplink recall $up_rec, precision $up_prec: $row"
+run "${args[@]}" --topology none
+[ "$rc" -eq 0 ] || fail "simulate --topology none exited $rc: $(cat "$WORK/err")"
+read -r _ _ _ _ _ _ _ _ _ _ drained _ _ _ up_rec _ <<<"$(grep "^peers:8 " "$WORK/out")"
+{ [ "$up_rec" = "0/0" ] && [ "$drained" = "0" ]; } || fail "--topology none: uplink $up_rec, drained $drained"
 
 # The same seed, the same table (CPU time aside).
 run "${args[@]}"
@@ -34,7 +41,7 @@ grep -q "budget: dropped pairs: peers:" "$WORK/out" || fail "a 10s budget kept e
 
 # Bad input: exit 64, nothing printed on stdout.
 for bad in "--plan nonsense" "--plan peers:0" "--bad-nodes 200%" "--bad-nodes abc" "--bad-nodes 1.5" \
-  "--nodes 1" "--noise -1" "--budget 5x" "--bad-nodes 70" "--bad-uplinks 100000"; do
+  "--nodes 1" "--noise -1" "--budget 5x" "--bad-nodes 70" "--bad-uplinks 100000" "--topology file.conf"; do
   # shellcheck disable=SC2086  # each case is several words on purpose
   run simulate --nodes 64 $bad
   [ "$rc" -eq 64 ] || fail "simulate $bad exited $rc, not 64"

@@ -218,6 +218,61 @@ TEST(Judge, ARailDeadWithEveryPeerIsTheRailNotTheNode) {
   EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{{"node30", Action::admit_degraded}}));
 }
 
+// node00..node63 on 8 leaves of 8: leaf1 holds node[00-07].
+FabricTopology eight_leaves() {
+  std::string text;
+  for (int l = 0; l < 8; ++l)
+    text += "SwitchName=leaf" + std::to_string(l + 1) + " Nodes=node[" + host_name(8 * l).substr(4) + "-" +
+            host_name(8 * l + 7).substr(4) + "]\n";
+  return parse_topology_conf(text + "SwitchName=spine Switches=leaf[1-8]\n", "topology.conf");
+}
+
+TEST(Judge, ALeafSwitchDownOnOneRailIsTheSwitchAndDrainsNoNode) {
+  // Rail 2's leaf of node08-node15 is down: their rail 2 times out with every peer, also with each
+  // other. With the topology: the switch, every node admitted; without it: eight rails.
+  FleetShape shape;
+  shape.rounds = 63;
+  const auto run = synthetic_run(shape, [&](int x, int y, int r, PairShape& s) {
+    if ((x / 8 == 1 || y / 8 == 1) && r == 2) s.status = ProbeStatus::timeout;
+  });
+  const FabricTopology topology = eight_leaves();
+  const Judgement j = judge(run.hosts, run.probes, h100(), nullptr, &topology);
+  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"switch leaf2/mlx5_2:1", HealthState::failed}}));
+  EXPECT_TRUE(not_admitted(j).empty());
+  EXPECT_EQ(j.summary.exit_code, 2);
+  const Verdict& sw = verdict(j, "switch", "leaf2/mlx5_2:1");
+  ASSERT_FALSE(sw.reasons.empty());  // one per measurement that timed out (bandwidth, latency)
+  for (const Reason& r : sw.reasons) EXPECT_EQ(r.code, "FABRIC_SWITCH_BAD");
+  EXPECT_FALSE(sw.action);
+  EXPECT_EQ(not_admitted(judge(run.hosts, run.probes, h100())).size(), 8u);  // admit_degraded without it
+}
+
+TEST(Judge, ASlowUplinkOfALeafDrainsNoNodeAndBlamesNoLink) {
+  // Every pair between node00-node07 and the rest is slow on rail 1.
+  const auto run = synthetic_run(FleetShape{}, [&](int x, int y, int r, PairShape& s) {
+    if ((x / 8 == 0) != (y / 8 == 0) && r == 1) s.bw_GBps = 30;
+  });
+  const FabricTopology topology = eight_leaves();
+  const Judgement j = judge(run.hosts, run.probes, h100(), nullptr, &topology);
+  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"uplink leaf1/mlx5_1:1", HealthState::failed}}));
+  EXPECT_TRUE(not_admitted(j).empty());
+}
+
+TEST(Judge, WithoutTopologyACutDrainsNeitherSide) {
+  // node00-node15 reach each other and nobody else well, on every rail: each is bad with 48 of its
+  // 63 peers, and would be a culprit. A path verdict, no node blamed or drained.
+  FleetShape shape;
+  shape.rounds = 63;
+  const auto run = synthetic_run(shape, [&](int x, int y, int, PairShape& s) {
+    if ((x < 16) != (y < 16)) s.bw_GBps = 30;
+  });
+  const Judgement j = judge(run.hosts, run.probes, h100());
+  EXPECT_EQ(unhealthy(j),
+            (std::map<std::string, HealthState>{{"path node[00-15]<->node[16-63]", HealthState::failed}}));
+  EXPECT_TRUE(not_admitted(j).empty());
+  EXPECT_EQ(j.summary.exit_code, 2);
+}
+
 TEST(Judge, OnePairTimeoutIsALinkVerdict) {
   const int a = 12, b = partner_in_round(64, 0, 12);
   auto run = synthetic_run(FleetShape{}, [&](int x, int y, int rail, PairShape& s) {

@@ -188,6 +188,27 @@ TEST_F(ReportSchema, RejectsStringWhereNumberBelongs) {
   EXPECT_NE(out.output.find("$.verdicts[3].reasons[0].threshold"), std::string::npos) << out.output;
 }
 
+TEST_F(ReportSchema, FabricVerdictsAreValidAndShowInTheTable) {
+  // Localisation's switch, uplink and path verdicts (health/fabric.h): entities without an action.
+  auto fabric = [](json& doc) {
+    doc["verdicts"][4]["entity"] = {{"kind", "uplink"}, {"id", "leaf1/mlx5_0:1"}};
+    doc["verdicts"][4]["reasons"][0]["code"] = "FABRIC_UPLINK_BAD";
+    json path = doc["verdicts"][4];
+    path["entity"] = {{"kind", "path"}, {"id", "node[1-2]<->node[3-4]"}};
+    json sw = doc["verdicts"][4];
+    sw["entity"] = {{"kind", "switch"}, {"id", "leaf2"}};
+    doc["verdicts"].push_back(path);
+    doc["verdicts"].push_back(sw);
+  };
+  const Outcome out = validate({sample_with("fabric.json", fabric)});
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  json doc = testing::sample_report();
+  fabric(doc);
+  const std::string table = render(TableReporter{}, report_from_json(doc));
+  for (const char* shown : {"uplink leaf1/mlx5_0:1", "path node[1-2]<->node[3-4]", "switch leaf2"})
+    EXPECT_NE(table.find(shown), std::string::npos) << shown << " not in\n" << table;
+}
+
 TEST_F(ReportSchema, RejectsOtherContractBreaks) {
   const std::vector<std::pair<std::string, std::function<void(json&)>>> breaks{
       {"schema_version 2", [](json& d) { d["schema_version"] = 2; }},
@@ -195,7 +216,7 @@ TEST_F(ReportSchema, RejectsOtherContractBreaks) {
       {"extra key in a probe", [](json& d) { d["probes"][0]["extra"] = 1; }},
       {"probe id with capitals", [](json& d) { d["probes"][0]["id"] = "Net.Verbs"; }},
       {"stats without p999", [](json& d) { d["probes"][2]["metrics"]["lat_us"].erase("p999"); }},
-      {"unknown entity kind", [](json& d) { d["verdicts"][0]["entity"]["kind"] = "switch"; }},
+      {"unknown entity kind", [](json& d) { d["verdicts"][0]["entity"]["kind"] = "spine"; }},
       {"action on a port", [](json& d) { d["verdicts"][2]["action"] = "drain"; }},
       {"exit code not matching state", [](json& d) { d["summary"]["exit_code"] = 0; }},
       {"missing value as a string", [](json& d) { d["hosts"][0]["gpus"][1]["memory_total_GiB"] = "n/a"; }},
