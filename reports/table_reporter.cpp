@@ -535,45 +535,23 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief) {
   }
   if (rows.empty()) return;
   if (brief) return print_allreduce_summary(rows, out);
+  // The in-place half, when the run has one, is a row of its own under the out-of-place one:
+  // side by side (nccl-tests' layout) the row would not fit 120 columns.
   const bool in_place = std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.second.halves[1]; });
-  std::vector<TextTable::Column> columns{{"probe"},
-                                         {"placement"},
-                                         {"group"},
-                                         {"ranks", Align::right},
-                                         {"size", Align::right},
-                                         {"count", Align::right},
-                                         {"type"},
-                                         {"time us", Align::right},
-                                         {"algbw", Align::right},
-                                         {"busbw", Align::right},
-                                         {"#wrong", Align::right}};
-  if (in_place)
-    columns.insert(columns.end(), {{"ip time us", Align::right},
-                                   {"ip algbw", Align::right},
-                                   {"ip busbw", Align::right},
-                                   {"ip #wrong", Align::right}});
-  columns.push_back({"slowest", Align::left, true});
+  std::vector<TextTable::Column> columns{
+      {"probe"}, {"placement"}, {"group"}, {"ranks", Align::right}, {"size", Align::right}, {"count", Align::right},
+      {"type"}};
+  if (in_place) columns.push_back({"in place"});
+  columns.insert(columns.end(), {{"time us", Align::right},
+                                 {"algbw", Align::right},
+                                 {"busbw", Align::right},
+                                 {"#wrong", Align::right},
+                                 {"slowest", Align::left, true}});
   TextTable table(std::move(columns));
   for (const auto& [key, row] : rows) {
-    const ProbeResult& p = row.halves[0] ? *row.halves[0] : *row.halves[1];
-    std::vector<std::string> cells{p.id,
-                                   param_text(p, "placement"),
-                                   param_text(p, "group"),
-                                   param_text(p, "nranks"),
-                                   format_size(message_size(p).value_or(0)),
-                                   param_text(p, "count"),
-                                   param_text(p, "dtype")};
     double slowest_time = -1, slowest_rank = 0;
     for (const ProbeResult* half : row.halves) {
-      if (!half) {
-        if (half == row.halves[0] || in_place) cells.insert(cells.end(), {"", "", "", ""});
-        continue;
-      }
-      cells.push_back(metric_cell(*half, "time_us_avg"));
-      cells.push_back(metric_cell(*half, "algbw_GBps"));
-      cells.push_back(metric_cell(*half, "busbw_GBps"));
-      const std::string wrong = metric_cell(*half, "wrong_elements_total");
-      cells.push_back(wrong.empty() ? "n/a" : wrong);
+      if (!half) continue;
       const auto t = half->metrics.find("time_us_max");
       const auto s = half->metrics.find("slowest_rank");
       if (t != half->metrics.end() && t->second.value && s != half->metrics.end() && s->second.value &&
@@ -582,11 +560,36 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief) {
         slowest_rank = *s->second.value;
       }
     }
-    cells.push_back(slowest_time < 0 ? "" : host_of_rank(r, slowest_rank) + " " + format_number(slowest_time) + " us");
-    table.add_row(cells);
+    bool first = true;
+    for (const ProbeResult* half : row.halves) {
+      if (!half) continue;
+      const ProbeResult& p = *half;
+      std::vector<std::string> cells{first ? p.id : "",
+                                     first ? param_text(p, "placement") : "",
+                                     first ? param_text(p, "group") : "",
+                                     first ? param_text(p, "nranks") : "",
+                                     first ? format_size(message_size(p).value_or(0)) : "",
+                                     first ? param_text(p, "count") : "",
+                                     first ? param_text(p, "dtype") : ""};
+      if (in_place) cells.push_back(half == row.halves[1] ? "yes" : "no");
+      cells.push_back(metric_cell(p, "time_us_avg"));
+      cells.push_back(metric_cell(p, "algbw_GBps"));
+      cells.push_back(metric_cell(p, "busbw_GBps"));
+      const std::string wrong = metric_cell(p, "wrong_elements_total");
+      cells.push_back(wrong.empty() ? "n/a" : wrong);
+      // The slowest rank on the size's last row; with an in-place row the column is too far
+      // right to stay beside it and goes below, so the text says what it is.
+      const bool last = half == row.halves[1] || !row.halves[1];
+      std::string slowest;
+      if (last && slowest_time >= 0)
+        slowest = std::string(in_place ? "slowest: " : "") + host_of_rank(r, slowest_rank) + " " +
+                  format_number(slowest_time) + " us";
+      cells.push_back(slowest);
+      table.add_row(cells);
+      first = false;
+    }
   }
-  out << (in_place ? "\nAll-reduce (sum; GB/s; time averaged over ranks; ip = in-place)\n"
-                   : "\nAll-reduce (sum; GB/s; time averaged over ranks)\n");
+  out << "\nAll-reduce (sum; GB/s; time averaged over ranks)\n";
   table.print(out, "  ");
 }
 

@@ -5,6 +5,7 @@
 //   IBGPU_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -159,6 +160,35 @@ TEST(Table, AtFleetScaleItShowsWhatNeedsALookAndWhereTheRestIs) {
   // Past 50 nodes not admitted, the rest are counted by reason; past 100 pairs not ok, counted.
   EXPECT_NE(text.find(" by main reason:\n"), std::string::npos);
   EXPECT_NE(text.find(" more pairs not ok (in the JSON report)"), std::string::npos);
+}
+
+// nccl-tests puts the in-place half beside the out-of-place one; within 120 columns it goes under it.
+TEST(Table, AnAllReduceWithBothHalvesFitsTheWidth) {
+  Report r = testing::sample_report();
+  for (const bool in_place : {false, true}) {
+    ProbeResult p;
+    p.id = "collective.mpi.all_reduce";
+    p.scope = Scope{{"node1"}, {0, 1}, {}};
+    p.params = {{"placement", "job"}, {"group", "job"},   {"nranks", 4},         {"size_B", 262144},
+                {"count", 65536},     {"dtype", "float"}, {"in_place", in_place}};
+    p.metrics = {{"time_us_avg", Metric::of(in_place ? 168.0 : 762.0)},
+                 {"algbw_GBps", Metric::of(1.376)},
+                 {"busbw_GBps", Metric::of(2.064)},
+                 {"wrong_elements_total", Metric::of(0)},
+                 {"time_us_max", Metric::of(780.5)},
+                 {"slowest_rank", Metric::of(1)}};
+    r.probes.push_back(p);
+  }
+  const std::string text = render(TableReporter{}, r);
+  expect_within_width(text, "all-reduce");
+  const auto lines = lines_of(text);
+  const auto row = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.starts_with("  collective.mpi.all_reduce  job        job        4  256K  65536  float  no ");
+  });
+  ASSERT_NE(row, lines.end()) << text;
+  ASSERT_LT(row + 2, lines.end());
+  EXPECT_NE(row[1].find(" yes "), std::string::npos) << row[1];
+  EXPECT_EQ(row[2], "      slowest: node1 rank 1 780.5 us");
 }
 
 TEST(Table, InFullItHasEveryRow) {
