@@ -674,8 +674,8 @@ void print_burn_in(const Report& r, std::ostream& out) {
                    {"degraded", Align::right},
                    {"failed", Align::right},
                    {"unknown", Align::right},
-                   {"not passed in rounds"},
-                   {"reasons (rounds)"}});
+                   {"bad rounds"},
+                   {"reasons (rounds)", Align::left, true}});
   int flaky = 0, always_bad = 0, mostly_degraded = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;
