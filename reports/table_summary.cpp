@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "probes/stats.h"
@@ -145,6 +147,32 @@ void print_not_admitted(const Report& r, std::ostream& out) {
   tallies.print(out, "  ");
 }
 
+// "mlx5_2:1" before "mlx5_10:1": runs of digits compare as numbers.
+bool natural_less(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ei = i, ej = j;
+      while (ei < a.size() && digit(a[ei])) ++ei;
+      while (ej < b.size() && digit(b[ej])) ++ej;
+      const auto x = a.substr(i, ei - i), y = b.substr(j, ej - j);
+      const auto xs = x.find_first_not_of('0'), ys = y.find_first_not_of('0');
+      const auto xn = xs == std::string_view::npos ? std::string_view() : x.substr(xs);
+      const auto yn = ys == std::string_view::npos ? std::string_view() : y.substr(ys);
+      if (xn.size() != yn.size()) return xn.size() < yn.size();
+      if (xn != yn) return xn < yn;
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
 // A pair's rail as the table names it: "mlx5_0:1", or "mlx5_0:1<->mlx5_1:1"
 // when the two ends differ; "-" for a pair without devices (MPI over the host network).
 std::string rail_of(const ProbeResult& p) {
@@ -182,11 +210,18 @@ void print_rail_summary(const Report& r, std::ostream& out) {
     std::size_t pairs = 0, not_ok = 0;
     std::vector<double> bw, lat_p50, lat_p99;
   };
-  std::map<std::string, Figures> rows;  // "rail|probe|size", ordered by rail
+  struct Key {
+    std::string rail, probe;
+    std::uint64_t size;  // none (a pair that did not run): after the sizes
+    bool operator<(const Key& o) const {
+      if (rail != o.rail) return natural_less(rail, o.rail) || (!natural_less(o.rail, rail) && rail < o.rail);
+      return std::tie(probe, size) < std::tie(o.probe, o.size);
+    }
+  };
+  std::map<Key, Figures> rows;
   for (const auto& p : r.probes) {
     if (!is_pair_probe(p)) continue;
-    const auto size = message_size(p);
-    Figures& f = rows[rail_of(p) + "|" + p.id + "|" + (size ? format_size(*size) : "-")];
+    Figures& f = rows[Key{rail_of(p), p.id, message_size(p).value_or(UINT64_MAX)}];
     ++f.pairs;
     if (p.status != ProbeStatus::ok) ++f.not_ok;
     if (const auto bw = typical(p, "bw_avg_GBps")) f.bw.push_back(*bw);
@@ -218,10 +253,9 @@ void print_rail_summary(const Report& r, std::ostream& out) {
   };
   std::string last_rail;
   for (auto& [key, f] : rows) {
-    const std::string rail = key.substr(0, key.find('|'));
-    const std::string rest = key.substr(key.find('|') + 1);
+    const std::string& rail = key.rail;
     const auto ports = ports_not_healthy.find(rail);
-    table.add_row({rail == last_rail ? "" : rail, rest.substr(0, rest.find('|')), rest.substr(rest.find('|') + 1),
+    table.add_row({rail == last_rail ? "" : rail, key.probe, key.size == UINT64_MAX ? "-" : format_size(key.size),
                    grouped(f.pairs), grouped(f.not_ok), cell(f.bw, 0), cell(f.bw, 0.5), cell(f.bw, 1),
                    cell(f.lat_p50, 0.5), cell(f.lat_p99, 1),
                    rail == last_rail ? "" : grouped(ports == ports_not_healthy.end() ? 0 : ports->second)});

@@ -191,6 +191,23 @@ TEST(Table, AnAllReduceWithBothHalvesFitsTheWidth) {
   EXPECT_EQ(row[2], "      slowest: node1 rank 1 780.5 us");
 }
 
+TEST(Table, RailsAreSummarisedInTheirNumbersOrder) {
+  testing::FleetShape f;
+  f.hosts = 4;
+  f.rounds = 3;
+  f.rails = 12;
+  Report r;
+  r.probes = testing::synthetic_run(f).probes;
+  std::ostringstream out;
+  print_rail_summary(r, out);
+  const std::string text = out.str();
+  const auto rail2 = text.find("\n  mlx5_2:1 "), rail10 = text.find("\n  mlx5_10:1 ");
+  ASSERT_NE(rail2, std::string::npos) << text;
+  ASSERT_NE(rail10, std::string::npos) << text;
+  EXPECT_LT(rail2, rail10);
+  EXPECT_NE(text.find("net.verbs.write_bw     8M      6       0"), std::string::npos) << text;
+}
+
 TEST(Table, InFullItHasEveryRow) {
   const Report r = fleet_report(64, 2);
   const std::string text = render(TableReporter{TableReporter::Detail::full}, r);
