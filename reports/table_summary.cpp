@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "probes/stats.h"
+#include "probes/sysfs.h"  // natural_less: mlx5_2:1 before mlx5_10:1
 #include "reports/next_steps.h"
 #include "reports/render_util.h"
 #include "reports/text_table.h"
@@ -145,32 +146,6 @@ void print_not_admitted(const Report& r, std::ostream& out) {
   for (const auto& [key, t] : by_reason)
     tallies.add_row({key.substr(0, key.find('|')), grouped(t.nodes), t.code, next_step(t.code)});
   tallies.print(out, "  ");
-}
-
-// "mlx5_2:1" before "mlx5_10:1": runs of digits compare as numbers.
-bool natural_less(std::string_view a, std::string_view b) {
-  std::size_t i = 0, j = 0;
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      std::size_t ei = i, ej = j;
-      while (ei < a.size() && digit(a[ei])) ++ei;
-      while (ej < b.size() && digit(b[ej])) ++ej;
-      const auto x = a.substr(i, ei - i), y = b.substr(j, ej - j);
-      const auto xs = x.find_first_not_of('0'), ys = y.find_first_not_of('0');
-      const auto xn = xs == std::string_view::npos ? std::string_view() : x.substr(xs);
-      const auto yn = ys == std::string_view::npos ? std::string_view() : y.substr(ys);
-      if (xn.size() != yn.size()) return xn.size() < yn.size();
-      if (xn != yn) return xn < yn;
-      i = ei;
-      j = ej;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
 }
 
 // A pair's rail as the table names it: "mlx5_0:1", or "mlx5_0:1<->mlx5_1:1"
