@@ -29,7 +29,7 @@ struct FleetModel {
   double noise_sigma = 0.1;       // lognormal sigma of each bandwidth measurement
   double transient_rate = 0.001;  // chance that a measurement is a transient bad sample
   double transient_factor = 0.5;  // ... which carries this fraction
-  double slow_factor = 0.6;       // a slow node, rail, link or uplink carries this fraction
+  double slow_factor = 0.5;  // a slow node, rail, link or uplink carries this fraction (a port at half width or speed)
   double meeting_timeout_s = 60;  // what a pair with a dead end costs its round
   std::uint64_t seed = 1;
 };

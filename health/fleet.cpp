@@ -1,41 +1,157 @@
 #include "health/fleet.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <string_view>
 
 #include "health/statistics.h"
 
 namespace ibgpu {
 
-FleetMedians fleet_medians(const std::vector<Measurement>& measurements, const FleetRules& rules) {
-  FleetMedians medians;
-  if (!rules.enabled) return medians;
-  std::unordered_map<std::string, std::vector<double>> values;
+namespace {
+
+bool is_floor(const Measurement& m) { return m.sense == LimitSense::floor; }
+
+// A tail (lat_us.p99) has no fleet rule: its measurements carry no outlier code.
+bool has_fleet_rule(const Measurement& m) { return *m.outlier_code != '\0'; }
+
+// Higher is better, in log space: a bandwidth's log, a latency's negated log.
+// Zero reads as the smallest positive figure (a pair that moved nothing).
+double goodness(double value, LimitSense sense) {
+  const double v = std::log(std::max(value, 1e-12));
+  return sense == LimitSense::floor ? v : -v;
+}
+double goodness(const Measurement& m) { return goodness(m.value, m.sense); }
+
+// The ends of a pair measurement (host, and rail when the scope names two); none for others.
+std::optional<std::pair<std::string, std::string>> pair_units(const Measurement& m) {
+  const Scope& s = m.probe->scope;
+  if (!is_pair_probe(*m.probe) || s.hosts.size() != 2) return std::nullopt;
+  const bool rails = s.devices.size() == 2;
+  return std::pair{s.hosts[0] + '/' + (rails ? s.devices[0] : ""), s.hosts[1] + '/' + (rails ? s.devices[1] : "")};
+}
+
+// How far each first-pass measurement of a kind falls short of what it could
+// read, in log space (<= 0 for pairs): a pair, what the slower of its ends
+// reads with its best peer (re-tests included); another, the reference.
+std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, double reference) {
+  std::map<std::string, double> best;  // unit -> its best goodness
+  for (const Measurement* m : kind)
+    if (const auto units = pair_units(*m))
+      for (const std::string& u : {units->first, units->second}) {
+        const auto [it, fresh] = best.try_emplace(u, goodness(*m));
+        if (!fresh) it->second = std::max(it->second, goodness(*m));
+      }
+  std::vector<double> out;
+  for (const Measurement* m : kind) {
+    if (m->retest) continue;
+    const auto units = pair_units(*m);
+    const double could = units ? std::min(best[units->first], best[units->second]) : reference;
+    out.push_back(goodness(*m) - could);
+  }
+  return out;
+}
+
+// Tukey's lower fence of the shortfalls (never above 0): how much short the run's noise reads.
+// Fewer than kNoiseSample shortfalls cannot tell noise from the fault they are meant to show
+// (of three pairs, one slow link is a third of the sample): no widening, re-tests decide.
+constexpr std::size_t kNoiseSample = 8;
+double noise_fence(const std::vector<double>& d) {
+  if (d.size() < kNoiseSample) return 0;
+  const double q1 = quantile(d, 0.25), q3 = quantile(d, 0.75);
+  return std::min(0.0, q1 - 1.5 * (q3 - q1));
+}
+
+// A latency median within the spread the run's own pairs show between their median and their
+// tail is scheduling, not the path: the upper quartile of the kind's p99/p50 (a pair whose median
+// is itself delayed shows less of it), in log space (<= 0 in goodness), or 0 for other kinds. On a quiet fabric it is
+// small (2.2 over 1.3 us) and the profile's multiple stands; where ranks wait for a core it is hundreds.
+double tail_spread(const std::vector<const Measurement*>& kind) {
+  std::vector<double> ratios;
+  for (const Measurement* m : kind) {
+    if (m->retest || std::string_view(m->metric) != "lat_us.p50") continue;
+    const Metric* lat = find_metric(*m->probe, "lat_us");
+    if (lat && lat->summary && lat->summary->p50 > 0) ratios.push_back(lat->summary->p99 / lat->summary->p50);
+  }
+  const auto typical = good_quartile(std::move(ratios));
+  return typical && *typical > 1 ? -std::log(*typical) : 0;
+}
+
+FleetReference reference_of(const std::vector<const Measurement*>& kind, const FleetRules& rules,
+                            std::optional<double> baseline) {
+  const Measurement& any = *kind.front();
+  const LimitSense sense = any.sense;
+  std::vector<double> first;
+  for (const Measurement* m : kind)
+    if (!m->retest) first.push_back(goodness(*m));
+  FleetReference r;
+  r.count = baseline ? 0 : static_cast<int>(first.size());
+  const double reference = baseline ? goodness(*baseline, sense) : *good_quartile(first);
+  // The allowance below the reference, in log space (<= 0): the profile's, widened by the noise.
+  const double fence = std::min(noise_fence(shortfalls(kind, reference)), tail_spread(kind));
+  const double profile = sense == LimitSense::floor ? std::log(rules.bw_fraction) : -std::log(rules.lat_multiple);
+  double allowed = std::min(profile, fence);
+  if (sense == LimitSense::floor) allowed = std::max(allowed, std::log(rules.bw_fraction_widest));
+  auto value_of = [&](double g) { return std::exp(sense == LimitSense::floor ? g : -g); };
+  r.reference = value_of(reference);
+  r.limit = value_of(reference + allowed);
+  r.noise = std::exp(sense == LimitSense::floor ? fence : -fence);
+  r.widened = fence < profile;
+  return r;
+}
+
+}  // namespace
+
+FleetReferences fleet_references(const std::vector<Measurement>& measurements, const FleetRules& rules,
+                                 const std::unordered_map<std::string, double>* baseline_medians) {
+  FleetReferences out;
+  if (!rules.enabled) return out;
+  std::unordered_map<std::string, std::vector<const Measurement*>> kinds;
   for (const auto& m : measurements)
-    if (!m.retest) values[m.kind].push_back(m.value);
-  for (auto& [kind, v] : values)
-    if (v.size() >= static_cast<std::size_t>(std::max(1, rules.min_fleet_size)))
-      medians[kind] = *lower_median(std::move(v));
-  return medians;
+    if (has_fleet_rule(m)) kinds[m.kind].push_back(&m);
+  for (const auto& [kind, ms] : kinds) {
+    std::optional<double> baseline;
+    if (baseline_medians)
+      if (const auto it = baseline_medians->find(kind); it != baseline_medians->end() && it->second > 0)
+        baseline = it->second;
+    const auto first = std::count_if(ms.begin(), ms.end(), [](const Measurement* m) { return !m->retest; });
+    if (baseline || (first > 0 && first >= std::max(1, rules.min_fleet_size)))
+      out.emplace(kind, reference_of(ms, rules, baseline));
+  }
+  return out;
 }
 
-Finding judge_against_fleet(const Measurement& m, const FleetMedians& medians, const FleetRules& rules) {
-  const auto found = medians.find(m.kind);
-  if (!rules.enabled || found == medians.end()) return {};
-  const double median = found->second;
-  const bool floor = m.sense == LimitSense::floor;
-  const double limit = floor ? median * rules.bw_fraction_of_median : median * rules.lat_multiple_of_median;
-  if (floor ? m.value >= limit : m.value <= limit) return {};
+Finding judge_against_fleet(const Measurement& m, const FleetReferences& references) {
+  const auto found = references.find(m.kind);
+  if (found == references.end() || !has_fleet_rule(m)) return {};
+  const FleetReference& r = found->second;
+  const bool floor = is_floor(m);
+  if (floor ? m.value >= r.limit : m.value <= r.limit) return {};
+  const double times = r.limit / r.reference;
+  const std::string of = r.count > 0 ? (floor ? "the upper quartile of " : "the lower quartile of ") +
+                                           std::to_string(r.count) + " in this run"
+                                     : "the baseline's median";
   const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
-                              (floor ? " under " + format_value(rules.bw_fraction_of_median)
-                                     : " over " + format_value(rules.lat_multiple_of_median)) +
-                              " x the fleet median " + format_value(median);
-  return Finding{HealthState::degraded, Reason{m.outlier_code, message, m.metric, m.value, limit}};
+                              (floor ? " under " : " over ") + format_value(r.limit) + " (" + format_value(times) +
+                              " x the fleet reference " + format_value(r.reference) + ", " + of +
+                              (r.widened ? "; widened for this run's noise" : "") + ")";
+  return Finding{HealthState::degraded, Reason{m.outlier_code, message, m.metric, m.value, r.limit}};
 }
 
-Finding judge_measurement(const Measurement& m, const FleetMedians& medians, const FleetRules& rules) {
+Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules) {
   Finding absolute = judge_absolute(m);
   if (absolute.state != HealthState::healthy) return absolute;
-  return judge_against_fleet(m, medians, rules);
+  const bool has_limit = m.limit && !m.limit->empty();
+  if (has_limit || !has_fleet_rule(m) || references.count(m.kind)) return judge_against_fleet(m, references);
+  const std::string why = !rules.enabled
+                              ? "the fleet rule is off"
+                              : "fewer than " + std::to_string(std::max(1, rules.min_fleet_size)) +
+                                    " such measurements to compare (the fleet rule's [fleet].min_fleet_size)";
+  return Finding{HealthState::unknown, Reason{"NOT_JUDGED",
+                                              m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
+                                                  " not judged: no limit in the profile and " + why,
+                                              m.metric, m.value, std::nullopt}};
 }
 
 }  // namespace ibgpu

@@ -1,8 +1,30 @@
 #pragma once
-// Fleet-relative rules: each measurement against the median of its kind
-// (same probe id, size and transport) across the run. They catch what the
-// floors miss (a link at 80% of its peers) and, being relative, never flag a
-// cluster that is uniformly slower but above the floors. Pure.
+// Fleet-relative rules: each measurement against what the run's own
+// measurements of the same kind (probe id, size, shape, metric) say it should
+// read. They catch what the floors miss (a link at 60% of its peers) and, being
+// relative, never flag a cluster that is uniformly slower but above the floors.
+//
+// Two numbers per kind, both from the first pass (re-tests aim at suspects and
+// would bias them):
+// - the reference: the good quartile, the upper quartile of a bandwidth (the
+//   lower of a latency). It stays a healthy figure while fewer than three
+//   quarters of the measurements are bad: half the hosts of a fleet slow.
+// - the noise: how far the measurements fall short of what they could read. A
+//   pair could read what the slower of its two ends reads with its best peer (a
+//   pair goes no faster than its slower end), so a slow host explains its own
+//   pairs and the shortfalls are the pairs' noise; another measurement could
+//   read the reference. The limit widens to Tukey's fence below the shortfalls
+//   (1.5 interquartile ranges past their lower quartile, in log space): a noisy
+//   run widens its own limit, a quiet one keeps the profile's; fewer than eight
+//   measurements cannot show noise apart from a fault and widen nothing. A
+//   latency median may also read as far over the reference as the run's pairs
+//   read their tail over their median (p99/p50, upper quartile): that much is the
+//   hosts' scheduling, which a loaded machine shows in every pair. A bandwidth limit
+//   widens to [fleet].bw_fraction_widest at most: a pair at a third of its peers
+//   is a finding however noisy the run; a latency one without end, as latency on
+//   a loaded host is its scheduling.
+// Pure.
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,18 +34,30 @@
 
 namespace ibgpu {
 
-// The median of each kind (Measurement::kind), for kinds with at least
-// `min_fleet_size` measurements; none for the others, or when the rules are
-// off. Re-tests aim at suspects: they are judged against the median but are
-// not part of it.
-using FleetMedians = std::unordered_map<std::string, double>;
-FleetMedians fleet_medians(const std::vector<Measurement>& measurements, const FleetRules& rules);
+// What one kind of measurement is held against.
+struct FleetReference {
+  double reference = 0;  // the good quartile of the first pass, or the baseline's median
+  double limit = 0;      // bandwidth: under it is an outlier; latency: over it
+  double noise = 1;      // the widening the run's noise asked for: a fraction (bandwidth), a multiple (latency)
+  bool widened = false;  // the noise, not the profile, set the limit
+  int count = 0;         // first-pass measurements the reference is of (0: the baseline's)
+};
+using FleetReferences = std::unordered_map<std::string, FleetReference>;
 
-// Degraded when the value is under fraction x median (bandwidth) or over
-// multiple x median (latency); healthy otherwise or without a median.
-Finding judge_against_fleet(const Measurement& m, const FleetMedians& medians, const FleetRules& rules);
+// One reference per kind with at least `rules.min_fleet_size` first-pass
+// measurements (or a baseline median); none when the rules are off. A latency
+// tail (lat_us.p99) has none: a run's tails are its scheduling, judged against
+// the profile's absolute ceilings only.
+FleetReferences fleet_references(const std::vector<Measurement>& measurements, const FleetRules& rules,
+                                 const std::unordered_map<std::string, double>* baseline_medians = nullptr);
 
-// Absolute limits first; the fleet rule only when the floors pass.
-Finding judge_measurement(const Measurement& m, const FleetMedians& medians, const FleetRules& rules);
+// Degraded when the value is beyond the kind's limit; healthy otherwise or
+// without a reference.
+Finding judge_against_fleet(const Measurement& m, const FleetReferences& references);
+
+// Absolute limits first; the fleet rule only when the floors pass. A
+// measurement that no rule could judge (no limit in the profile and no
+// reference) is unknown, NOT_JUDGED, saying what was missing.
+Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules);
 
 }  // namespace ibgpu

@@ -89,16 +89,14 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
                         PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
   evidence.measurements = extract_measurements(probes, profile);
   const auto& measurements = evidence.measurements;
-  FleetMedians medians = fleet_medians(measurements, profile.fleet);
-  if (reference_medians && profile.fleet.enabled)
-    for (const auto& m : measurements)
-      if (auto it = reference_medians->find(m.kind); it != reference_medians->end()) medians[m.kind] = it->second;
+  const FleetReferences references = fleet_references(measurements, profile.fleet, reference_medians);
   // Pairs go to localisation; re-tests of the same entity and kind: the mildest measurement counts.
+  // What no rule could judge lands on its entity as unknown, never in localisation.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
   for (const auto& m : measurements) {
-    Finding f = judge_measurement(m, medians, profile.fleet);
-    if (is_pair_probe(*m.probe)) {
+    Finding f = judge_measurement(m, references, profile.fleet);
+    if (is_pair_probe(*m.probe) && f.state != HealthState::unknown) {
       evidence.add(m.kind, *m.probe, f.state, std::move(f.reason));
       continue;
     }

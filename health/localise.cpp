@@ -1,6 +1,8 @@
 #include "health/localise.h"
 
 #include <algorithm>
+#include <cmath>
+#include <deque>
 #include <map>
 #include <set>
 #include <string_view>
@@ -23,15 +25,42 @@ struct Unit {
 };
 Unit unit_of(const Endpoint& e) { return {e.host, e.device}; }
 
+// How far a bad observation is beyond its limit, in log space; none without the figures.
+std::optional<double> log_deficit(const PairObservation& o) {
+  if (!o.reason || !o.reason->value || !o.reason->threshold || *o.reason->value <= 0 || *o.reason->threshold <= 0)
+    return std::nullopt;
+  return std::abs(std::log(*o.reason->value / *o.reason->threshold));
+}
+
+// A re-tested pair bad every time reproduced its deficit when the mildest
+// deficit is larger than its measurements disagree (in log space): 300x and
+// then 3x over a latency limit is a noisy pair, 0.30 and 0.32 of a bandwidth
+// reference a bad one.
+bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
+  if (bad_every_time.size() < 2) return true;
+  double mildest = HUGE_VAL, low = HUGE_VAL, high = -HUGE_VAL;
+  for (const PairObservation* o : bad_every_time) {
+    const auto deficit = log_deficit(*o);
+    if (!deficit) return true;  // an outcome (timeout, error): no figure to disagree
+    mildest = std::min(mildest, *deficit);
+    low = std::min(low, std::log(*o->reason->value));
+    high = std::max(high, std::log(*o->reason->value));
+  }
+  return mildest > high - low;
+}
+
 // The edges of a run: one per group and unordered pair of units, in order of
 // first mention, each the observation it is judged by. Re-tests of one rank
 // pair fold into the mildest (a pair is bad only when every measurement of it
-// is bad), and the rank pairs between the same two units into the worst of
+// is bad, and they reproduce the deficit: otherwise it is a healthy copy kept in
+// `cleared`), and the rank pairs between the same two units into the worst of
 // them (peers are counted once); ties go to the first mentioned.
-std::vector<const PairObservation*> edges_of(const std::vector<PairObservation>& observations) {
+std::vector<const PairObservation*> edges_of(const std::vector<PairObservation>& observations,
+                                             std::deque<PairObservation>& cleared) {
   struct RankPair {
     int lo, hi;  // ranks at the edge's lower and higher unit
     const PairObservation* mildest;
+    std::vector<const PairObservation*> seen = {};
   };
   using EdgeKey = std::tuple<Unit, Unit, std::string_view>;  // lower unit, higher unit, group
   std::map<EdgeKey, std::size_t> index;
@@ -43,16 +72,24 @@ std::vector<const PairObservation*> edges_of(const std::vector<PairObservation>&
     const auto [it, fresh] = index.try_emplace(EdgeKey{unit_of(lo), unit_of(hi), o.group}, edges.size());
     if (fresh) edges.emplace_back();
     auto& ranks = edges[it->second];
-    const auto same =
+    auto same =
         std::find_if(ranks.begin(), ranks.end(), [&](const RankPair& r) { return r.lo == lo.rank && r.hi == hi.rank; });
-    if (same == ranks.end())
+    if (same == ranks.end()) {
       ranks.push_back(RankPair{lo.rank, hi.rank, &o});
-    else if (o.state < same->mildest->state)
+      same = ranks.end() - 1;
+    } else if (o.state < same->mildest->state) {
       same->mildest = &o;
+    }
+    same->seen.push_back(&o);
   }
   std::vector<const PairObservation*> out;
   out.reserve(edges.size());
-  for (const auto& ranks : edges) {
+  for (auto& ranks : edges) {
+    for (auto& r : ranks)
+      if (r.mildest->state != HealthState::healthy && !reproduced(r.seen)) {
+        cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
+        r.mildest = &cleared.back();
+      }
     const PairObservation* worst_pair = ranks.front().mildest;
     for (const auto& r : ranks)
       if (r.mildest->state > worst_pair->state) worst_pair = r.mildest;
@@ -185,7 +222,8 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations) {
   // Each group's edges, groups in order of first mention; only groups with a bad edge.
   std::vector<std::string_view> groups;
   std::map<std::string_view, std::vector<const PairObservation*>> edges_by_group;
-  for (const PairObservation* edge : edges_of(observations)) {
+  std::deque<PairObservation> cleared;  // re-tested pairs that did not reproduce their deficit
+  for (const PairObservation* edge : edges_of(observations, cleared)) {
     auto& edges = edges_by_group[edge->group];
     if (edges.empty()) groups.push_back(edge->group);
     edges.push_back(edge);

@@ -57,8 +57,9 @@ nlohmann::json to_json(const Profile& p) {
             {"require_persistence_mode", p.gpu.require_persistence_mode}}},
           {"fleet",
            {{"enabled", p.fleet.enabled},
-            {"bw_fraction_of_median", p.fleet.bw_fraction_of_median},
-            {"lat_multiple_of_median", p.fleet.lat_multiple_of_median},
+            {"bw_fraction", p.fleet.bw_fraction},
+            {"bw_fraction_widest", p.fleet.bw_fraction_widest},
+            {"lat_multiple", p.fleet.lat_multiple},
             {"min_fleet_size", p.fleet.min_fleet_size}}}};
 }
 

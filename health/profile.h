@@ -72,14 +72,18 @@ struct GpuLimits {
   bool require_persistence_mode = false;  // persistence mode off is degraded when set
 };
 
-// Rules relative to the fleet median of the same measurement (probe id,
-// message size, transport): they catch a link below its peers but above the
-// floors, and never flag a uniformly slower cluster.
+// Rules relative to the fleet: each measurement against the run's own good
+// quartile of the same measurement (probe id, message size, shape, metric),
+// with a limit the run's measured noise may widen (health/fleet.h). They catch
+// a link below its peers but above the floors, and never flag a uniformly
+// slower cluster.
 struct FleetRules {
   bool enabled = true;
-  double bw_fraction_of_median = 0.85;  // bandwidth under this fraction is an outlier
-  double lat_multiple_of_median = 2.0;  // latency over this multiple is an outlier
-  int min_fleet_size = 8;               // fewer measurements of a kind: no fleet rule
+  double bw_fraction = 0.85;        // bandwidth under this fraction of the reference is an outlier
+  double bw_fraction_widest = 0.5;  // ... however noisy the run: the noise widens the limit to this at most
+  double lat_multiple = 2.0;        // latency over this multiple of the reference is an outlier
+  int min_fleet_size = 3;           // fewer first-pass measurements of a kind: no fleet rule (the
+                                    // fewest in which one host's pairs can be told from the others')
 };
 
 struct Profile {

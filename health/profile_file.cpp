@@ -171,14 +171,27 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
   top.on("fleet", [&](const toml::node& n) {
     TableReader t = top.sub(n, "fleet");
     t.on("enabled", [&](const toml::node& v) { p.fleet.enabled = t.boolean(v, "enabled"); });
-    t.on("bw_fraction_of_median", [&](const toml::node& v) {
-      p.fleet.bw_fraction_of_median = t.number(v, "bw_fraction_of_median");
-      if (p.fleet.bw_fraction_of_median <= 0 || p.fleet.bw_fraction_of_median > 1)
-        t.fail(v, "'fleet.bw_fraction_of_median' must be in (0, 1]");
-    });
-    t.on("lat_multiple_of_median", [&](const toml::node& v) {
-      p.fleet.lat_multiple_of_median = t.number(v, "lat_multiple_of_median");
-      if (p.fleet.lat_multiple_of_median < 1) t.fail(v, "'fleet.lat_multiple_of_median' must be at least 1");
+    // The keys before the reference was the good quartile (..._of_median) still read.
+    auto bw_fraction = [&](const char* key) {
+      t.on(key, [&p, &t, key](const toml::node& v) {
+        p.fleet.bw_fraction = t.number(v, key);
+        if (p.fleet.bw_fraction <= 0 || p.fleet.bw_fraction > 1) t.fail(v, "'fleet.bw_fraction' must be in (0, 1]");
+      });
+    };
+    auto lat_multiple = [&](const char* key) {
+      t.on(key, [&p, &t, key](const toml::node& v) {
+        p.fleet.lat_multiple = t.number(v, key);
+        if (p.fleet.lat_multiple < 1) t.fail(v, "'fleet.lat_multiple' must be at least 1");
+      });
+    };
+    bw_fraction("bw_fraction");
+    bw_fraction("bw_fraction_of_median");
+    lat_multiple("lat_multiple");
+    lat_multiple("lat_multiple_of_median");
+    t.on("bw_fraction_widest", [&](const toml::node& v) {
+      p.fleet.bw_fraction_widest = t.number(v, "bw_fraction_widest");
+      if (p.fleet.bw_fraction_widest <= 0 || p.fleet.bw_fraction_widest > 1)
+        t.fail(v, "'fleet.bw_fraction_widest' must be in (0, 1]");
     });
     t.on("min_fleet_size", [&](const toml::node& v) { p.fleet.min_fleet_size = t.integer(v, "min_fleet_size", 2); });
     t.read();

@@ -2,6 +2,7 @@
 // The judge's statistics, one definition each: the fleet median, the
 // baseline's and localisation's are the same median. Pure.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -14,6 +15,27 @@ inline std::optional<double> lower_median(std::vector<double> values) {
   const auto mid = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
   std::nth_element(values.begin(), mid, values.end());
   return *mid;
+}
+
+// The quantile q (0..1) of values, interpolated between the two nearest ranks
+// (the usual definition, R's type 7); values must not be empty.
+inline double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+}
+
+// The good quartile of values where higher is better: the value three quarters
+// of the way up, at the nearest rank at or above (never a mix of a slow and a
+// fast figure: of {slow, slow, fast} it is fast). It is a good figure while
+// fewer than a quarter of the values are. None of nothing.
+inline std::optional<double> good_quartile(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  const auto rank = static_cast<std::ptrdiff_t>(std::ceil(0.75 * static_cast<double>(values.size() - 1)));
+  std::nth_element(values.begin(), values.begin() + rank, values.end());
+  return values[static_cast<std::size_t>(rank)];
 }
 
 // More than half: `part` of `whole`.

@@ -9,7 +9,7 @@ namespace {
 
 // Condensed from docs/reason-codes.md ("what to do"); at most 64 characters each,
 // so that a summary line with a node name and a code stays within 120 columns.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 49> kNextSteps{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 50> kNextSteps{{
     {"GPU_MISSING", "nvidia-smi -L, lspci -d 10de:; power-cycle; RMA if still gone"},
     {"GPUS_UNHEALTHY", "act on the codes of the node's GPU verdicts"},
     {"GPU_XID", "look the XID up (dmesg | grep -i xid); reset or reboot"},
@@ -58,6 +58,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 49> kNextSte
     {"PROBE_TIMEOUT", "host up? (ssh, scontrol show node); hung GPU/driver: reboot"},
     {"PROBE_ERROR", "read the call in the message: driver, peermem, ibv_devinfo"},
     {"PROBE_FAILED", "read the message; treat as the probe's own failure"},
+    {"NOT_JUDGED", "check 3 hosts or more together, or give the profile a floor"},
     {"BURN_IN_FLAKY", "intermittent: drain, act on the codes after it, burn in again"},
 }};
 

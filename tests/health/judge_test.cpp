@@ -367,7 +367,7 @@ TEST(Judge, AppliedThresholdsAreRecordable) {
   const nlohmann::json j = to_json(h100());
   EXPECT_EQ(j.at("network").at("verbs_bw_GBps").at("failed"), 40.0);
   EXPECT_EQ(j.at("node").at("expect_gpus"), 8);
-  EXPECT_EQ(j.at("fleet").at("bw_fraction_of_median"), 0.9);
+  EXPECT_EQ(j.at("fleet").at("bw_fraction"), 0.9);
 }
 
 }  // namespace

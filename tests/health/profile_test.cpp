@@ -24,6 +24,18 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
+TEST(Profile, FleetKeysOfOlderProfilesStillRead) {
+  // Before the fleet reference was the good quartile the keys named the median.
+  const Profile old = parse_profile("[fleet]\nbw_fraction_of_median = 0.7\nlat_multiple_of_median = 3.0\n", "old.toml");
+  EXPECT_EQ(old.fleet.bw_fraction, 0.7);
+  EXPECT_EQ(old.fleet.lat_multiple, 3.0);
+  const Profile now = parse_profile("[fleet]\nbw_fraction = 0.8\nbw_fraction_widest = 0.4\n", "now.toml");
+  EXPECT_EQ(now.fleet.bw_fraction, 0.8);
+  EXPECT_EQ(now.fleet.bw_fraction_widest, 0.4);
+  EXPECT_EQ(now.fleet.min_fleet_size, 3);
+  EXPECT_NE(error_of("[fleet]\nbw_fraction_widest = 0\n").find("bw_fraction_widest"), std::string::npos);
+}
+
 TEST(Profile, EveryShippedProfileLoads) {
   int n = 0;
   for (const auto& entry : fs::directory_iterator(kProfiles)) {
@@ -124,10 +136,10 @@ TEST(Profile, DegradedBeyondFailedIsRefused) {
 
 TEST(Profile, NanAndInfinityAreRefusedEverywhere) {
   // Each compares false with everything: the limit or rule would silently judge nothing.
-  for (const char* text : {"[network.verbs_bw_GBps]\nfailed = nan\n", "[network.verbs_bw_GBps]\ndegraded = inf\n",
-                           "[network.lat_p99_us]\nfailed = -nan\n", "[fleet]\nbw_fraction_of_median = nan\n",
-                           "[fleet]\nlat_multiple_of_median = inf\n", "[node]\nport_rate_gbps = inf\n",
-                           "[counters]\nsymbol_error_per_hour_degraded = nan\n"}) {
+  for (const char* text :
+       {"[network.verbs_bw_GBps]\nfailed = nan\n", "[network.verbs_bw_GBps]\ndegraded = inf\n",
+        "[network.lat_p99_us]\nfailed = -nan\n", "[fleet]\nbw_fraction = nan\n", "[fleet]\nlat_multiple = inf\n",
+        "[node]\nport_rate_gbps = inf\n", "[counters]\nsymbol_error_per_hour_degraded = nan\n"}) {
     const std::string e = error_of(text);
     EXPECT_EQ(e.rfind("bad.toml:2:", 0), 0u) << text << " -> " << e;
     EXPECT_NE(e.find("finite"), std::string::npos) << text << " -> " << e;

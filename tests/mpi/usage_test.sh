@@ -39,7 +39,7 @@ rm -f "$WORK/ro/probe"
 # Configuration errors are usage errors before anything runs: exit 64 with one line naming the
 # problem, no probe, no admission action (the drain command would leave a file), no partial file.
 printf 'name = "x"\n[network.verbs_bw_GBps]\nfailed = nan\n' >"$WORK/nan.toml"
-printf 'name = "x"\n[fleet]\nbw_fraction_of_median = nan\n' >"$WORK/nanfleet.toml"
+printf 'name = "x"\n[fleet]\nbw_fraction = nan\n' >"$WORK/nanfleet.toml"
 printf '[network.lat_p99_us]\ndegraded = inf\n' >"$WORK/inf.toml"
 : >"$WORK/empty.toml"
 drain=(--drain-cmd "touch $WORK/drained-{host}")
