@@ -20,7 +20,7 @@ void print_comparison(const Comparison& c, std::ostream& out) {
                    {"old", TextTable::Align::right},
                    {"new", TextTable::Align::right},
                    {"delta", TextTable::Align::right},
-                   {"detail"}});
+                   {"detail", TextTable::Align::left, true}});
   std::size_t counts[4] = {0, 0, 0, 0};
   for (const auto& ch : c.changes) {
     ++counts[static_cast<int>(ch.kind)];

@@ -1,8 +1,10 @@
 #include "reports/render_util.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <map>
 
 namespace ibgpu {
 
@@ -87,6 +89,89 @@ void make_printable(std::string& text, std::size_t from) {
   if (!needs_escape(tail)) return;
   const std::string escaped = printable(tail);
   text.replace(from, std::string::npos, escaped);
+}
+
+std::vector<std::string_view> wrap_words(std::string_view text, std::size_t width) {
+  std::vector<std::string_view> lines;
+  if (width == 0) return lines;
+  std::size_t at = 0;
+  while (true) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    if (at == text.size()) return lines;
+    std::size_t end = std::min(text.size(), at + width);
+    if (end < text.size()) {
+      const std::size_t blank = text.rfind(' ', end);  // the last blank that lets the line end by `end`
+      if (blank != std::string_view::npos && blank > at) end = blank;
+    }
+    std::size_t trimmed = end;
+    while (trimmed > at && text[trimmed - 1] == ' ') --trimmed;
+    lines.push_back(text.substr(at, trimmed - at));
+    at = end;
+  }
+}
+
+namespace {
+
+// "gpu017" -> {"gpu", "017"}; a name without a trailing number has no digits.
+std::pair<std::string_view, std::string_view> split_number(std::string_view name) {
+  std::size_t i = name.size();
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
+  if (name.size() - i > 18) i = name.size();  // no number that wide: a name as it is
+  return {name.substr(0, i), name.substr(i)};
+}
+
+}  // namespace
+
+std::string hostlist(const std::vector<std::string>& names) {
+  // Numbers with leading zeros keep their width ("gpu007"); others are folded whatever
+  // their width ("n9", "n10"): kNoNumber, kNatural or the zero-padded width.
+  constexpr int kNoNumber = -1, kNatural = 0;
+  struct Group {
+    std::string prefix;
+    int digits = kNoNumber;
+    std::vector<unsigned long long> numbers;
+  };
+  std::vector<Group> groups;                                      // in order of first appearance
+  std::map<std::pair<std::string_view, int>, std::size_t> index;  // (prefix, digits) -> group
+  for (const auto& name : names) {
+    const auto [prefix, number] = split_number(name);
+    const int digits = number.empty()                           ? kNoNumber
+                       : number.size() == 1 || number[0] != '0' ? kNatural
+                                                                : static_cast<int>(number.size());
+    const auto [it, added] = index.emplace(std::pair{prefix, digits}, groups.size());
+    if (added) groups.push_back(Group{std::string(prefix), digits, {}});
+    unsigned long long n = 0;
+    std::from_chars(number.data(), number.data() + number.size(), n);
+    groups[it->second].numbers.push_back(n);
+  }
+  std::string out;
+  for (auto& g : groups) {
+    if (!out.empty()) out += ',';
+    out += g.prefix;
+    if (g.digits == kNoNumber) continue;
+    std::sort(g.numbers.begin(), g.numbers.end());
+    g.numbers.erase(std::unique(g.numbers.begin(), g.numbers.end()), g.numbers.end());
+    auto padded = [&](unsigned long long n) {
+      std::string text = std::to_string(n);
+      const auto width = static_cast<std::size_t>(g.digits);
+      return std::string(width > text.size() ? width - text.size() : 0, '0') + text;
+    };
+    if (g.numbers.size() == 1) {
+      out += padded(g.numbers[0]);
+      continue;
+    }
+    out += '[';
+    for (std::size_t i = 0; i < g.numbers.size();) {
+      std::size_t j = i;
+      while (j + 1 < g.numbers.size() && g.numbers[j + 1] == g.numbers[j] + 1) ++j;
+      if (i) out += ',';
+      out += padded(g.numbers[i]);
+      if (j > i) out += '-' + padded(g.numbers[j]);
+      i = j + 1;
+    }
+    out += ']';
+  }
+  return out;
 }
 
 }  // namespace ibgpu

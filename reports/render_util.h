@@ -25,4 +25,14 @@ bool needs_escape(std::string_view text);
 // The same, in place, from `from` to the end of `text`.
 void make_printable(std::string& text, std::size_t from = 0);
 
+// `text` in lines of at most `width` characters, broken at blanks (a word
+// longer than that is cut); the blanks at a break are dropped. Views into text.
+std::vector<std::string_view> wrap_words(std::string_view text, std::size_t width);
+
+// Host names as a Slurm hostlist expression, as scontrol and sinfo take them:
+// "gpu[001-003,007],login1". Names that differ only in a trailing number of the
+// same width are folded; the others are listed as they are, in the given order
+// of first appearance.
+std::string hostlist(const std::vector<std::string>& names);
+
 }  // namespace ibgpu

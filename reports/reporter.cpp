@@ -16,6 +16,7 @@ struct Format {
 const std::vector<Format>& formats() {
   static const std::vector<Format> table{
       {"table", true, [] { return std::make_unique<TableReporter>(); }},
+      {"table-full", true, [] { return std::make_unique<TableReporter>(TableReporter::Detail::full); }},
       {"json", false, [] { return std::make_unique<JsonReporter>(); }},
       {"prometheus", false, [] { return std::make_unique<PrometheusReporter>(); }},
       {"junit", false, [] { return std::make_unique<JunitReporter>(); }},

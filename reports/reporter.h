@@ -16,9 +16,17 @@ class Reporter {
   virtual void render(const Report& report, std::ostream& out) const = 0;
 };
 
+// The answer first (verdict counts, the nodes not admitted and what to do),
+// then the details. Past a size (reports/table_summary.h) the details show
+// what needs a look and say where the rest is, unless asked for in full.
 class TableReporter final : public Reporter {
  public:
+  enum class Detail { fit, full };
+  explicit TableReporter(Detail detail = Detail::fit) : detail_(detail) {}
   void render(const Report& report, std::ostream& out) const override;
+
+ private:
+  Detail detail_;
 };
 
 class JsonReporter final : public Reporter {

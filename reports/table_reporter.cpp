@@ -2,6 +2,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -10,6 +11,7 @@
 #include "probes/stats.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
+#include "reports/table_summary.h"
 #include "reports/text_table.h"
 
 namespace ibgpu {
@@ -17,6 +19,13 @@ namespace ibgpu {
 namespace {
 
 using Align = TextTable::Align;
+
+// How the table names a missing driver: the CUDA runtime's words for it do not say so.
+std::string plain_words(std::string text) {
+  static constexpr std::string_view kCuda = "CUDA driver version is insufficient for CUDA runtime version";
+  if (text.find(kCuda) != std::string::npos) text += " (no NVIDIA driver, or one older than the CUDA runtime)";
+  return text;
+}
 
 // The long tables compose their cells in the table's own text (append_* on
 // TextTable::cell_text()) rather than in a string per cell: a fleet's report
@@ -80,18 +89,79 @@ class Parts {
 
 void append_probe_detail(std::string& out, const ProbeResult& p) {
   if (p.error) return void(out += *p.error);
-  if (p.reason) return void(out += *p.reason);
+  if (p.reason) return void(out += plain_words(*p.reason));
   Parts parts(out);
   for (const auto& [name, metric] : p.metrics) append_metric_text(parts.next(), name, metric);
 }
 
-void append_reasons(std::string& out, const Verdict& v) {
-  if (v.reasons.empty()) return void(out += '-');
-  for (std::size_t i = 0; i < v.reasons.size(); ++i) {
-    if (i) out += "; ";
-    out += v.reasons[i].code;
-    if (!v.reasons[i].message.empty()) out.append(": ").append(v.reasons[i].message);
+// A probe id inside a reason's message ("... (mlx5_0:1<->mlx5_0:1): net.verbs.write_bw: no answer ..."):
+// the text without it, and the id; no id when none is there.
+bool is_probe_id(std::string_view word) {
+  if (word.find('.') == std::string_view::npos || word.front() == '.' || word.back() == '.') return false;
+  return std::all_of(word.begin(), word.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_'; });
+}
+
+std::pair<std::string_view, std::string> probe_and_text(std::string_view message) {
+  for (std::size_t begin = 0; begin < message.size();) {
+    const std::size_t colon = message.find(": ", begin);
+    if (colon == std::string_view::npos) break;
+    if (is_probe_id(message.substr(begin, colon - begin)))
+      return {message.substr(begin, colon - begin),
+              std::string(message.substr(0, begin)) + std::string(message.substr(colon + 2))};
+    begin = colon + 2;
   }
+  return {{}, std::string(message)};
+}
+
+// A verdict's reasons, one line each. A message that several checks gave under
+// one code (a missing library named by every GPU check) is shown once, with
+// the checks after it.
+std::vector<std::string> reason_lines(const Verdict& v) {
+  struct Line {
+    std::string code;
+    std::string text;
+    std::vector<std::string_view> probes;
+    const std::string* message;
+  };
+  std::vector<Line> lines;
+  for (const auto& reason : v.reasons) {
+    auto [probe, text] = probe_and_text(reason.message);
+    auto it = std::find_if(lines.begin(), lines.end(),
+                           [&](const Line& l) { return l.code == reason.code && l.text == text; });
+    if (it == lines.end()) it = lines.insert(lines.end(), Line{reason.code, std::move(text), {}, &reason.message});
+    if (!probe.empty()) it->probes.push_back(probe);
+  }
+  std::vector<std::string> out;
+  for (const auto& l : lines) {
+    std::string line = l.code;
+    const std::string& text = l.probes.size() > 1 ? l.text : *l.message;  // one check: its message as it is
+    if (!text.empty()) line.append(": ").append(plain_words(text));
+    if (l.probes.size() > 1) {
+      line += " (";
+      for (std::size_t i = 0; i < l.probes.size(); ++i) line.append(i ? ", " : "").append(l.probes[i]);
+      line += ')';
+    }
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
+// The parts of one node as one name: "gpu[0-7]", "mlx5_[0-7]:1" (the number before a
+// common ":port"), else as a hostlist.
+std::string fold_parts(const std::vector<std::string>& parts) {
+  const auto colon = parts.front().rfind(':');
+  if (colon != std::string::npos) {
+    const std::string suffix = parts.front().substr(colon);
+    std::vector<std::string> stems;
+    for (const auto& part : parts)
+      if (part.ends_with(suffix)) stems.push_back(part.substr(0, part.size() - suffix.size()));
+    const std::string folded = hostlist(stems);
+    const bool one_group = std::count(folded.begin(), folded.end(), '[') == 1 && folded.back() == ']' &&
+                           folded.find(',') > folded.find('[');
+    if (stems.size() == parts.size() && one_group) return folded + suffix;
+  }
+  return hostlist(parts);
 }
 
 int port_count(const HostInventory& h, bool active_only) {
@@ -101,7 +171,24 @@ int port_count(const HostInventory& h, bool active_only) {
   return n;
 }
 
-void print_hosts(const Report& r, std::ostream& out) {
+std::vector<std::string> host_cells(const HostInventory& h) {
+  // A command that does not describe hosts (probe) lists them by name only.
+  if (h.versions.empty()) return {h.name, join(h.ranks, ","), "-", "-", "-", "-", "-", ""};
+  std::vector<std::string> versions;
+  for (const auto& key : {"rdma_core", "mpi", "nccl", "nvidia_driver", "cuda_driver"})
+    if (auto it = h.versions.find(key); it != h.versions.end()) versions.push_back(it->first + " " + it->second);
+  return {h.name,
+          join(h.ranks, ","),
+          std::to_string(h.gpus.size()),
+          std::to_string(h.hcas.size()),
+          std::to_string(port_count(h, true)) + "/" + std::to_string(port_count(h, false)),
+          std::to_string(h.cpu.logical_cpus),
+          std::to_string(h.cpu.numa_nodes),
+          join(versions, ", ")};
+}
+
+// Brief: only the hosts unlike most (devices, ports up, CPUs, versions), and a line for the rest.
+void print_hosts(const Report& r, std::ostream& out, bool brief) {
   TextTable table({{"host"},
                    {"ranks"},
                    {"gpus", Align::right},
@@ -109,25 +196,32 @@ void print_hosts(const Report& r, std::ostream& out) {
                    {"ports up", Align::right},
                    {"cpus", Align::right},
                    {"numa", Align::right},
-                   {"versions"}});
+                   {"versions", Align::left, true}});
+  std::vector<std::vector<std::string>> rows;
+  std::map<std::string, std::size_t> shapes;  // all cells but name and ranks -> hosts
   for (const auto& h : r.hosts) {
-    // A command that does not describe hosts (probe) lists them by name only.
-    if (h.versions.empty()) {
-      table.add_row({h.name, join(h.ranks, ","), "-", "-", "-", "-", "-", ""});
-      continue;
-    }
-    std::vector<std::string> versions;
-    for (const auto& key : {"rdma_core", "mpi", "nccl", "nvidia_driver", "cuda_driver"})
-      if (auto it = h.versions.find(key); it != h.versions.end()) versions.push_back(it->first + " " + it->second);
-    table.add_row({h.name, join(h.ranks, ","), std::to_string(h.gpus.size()), std::to_string(h.hcas.size()),
-                   std::to_string(port_count(h, true)) + "/" + std::to_string(port_count(h, false)),
-                   std::to_string(h.cpu.logical_cpus), std::to_string(h.cpu.numa_nodes), join(versions, ", ")});
+    rows.push_back(host_cells(h));
+    ++shapes[join(std::vector<std::string>(rows.back().begin() + 2, rows.back().end()), "|")];
   }
+  std::string usual;
+  std::size_t alike = 0;
+  for (const auto& [shape, n] : shapes)
+    if (n > alike) std::tie(usual, alike) = std::tie(shape, n);
+  for (const auto& row : rows)
+    if (!brief || join(std::vector<std::string>(row.begin() + 2, row.end()), "|") != usual) table.add_row(row);
   out << "Hosts\n";
-  table.print(out, "  ");
+  if (!table.empty()) table.print(out, "  ");
+  if (!brief || alike == 0) return;
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
+    return join(std::vector<std::string>(row.begin() + 2, row.end()), "|") == usual;
+  });
+  const auto& row = *it;
+  out << "  " << (table.empty() ? "all " : "and ") << grouped(alike) << " hosts alike: " << row[2] << " GPUs, "
+      << row[3] << " HCAs, ports up " << row[4] << ", " << row[5] << " CPUs, " << row[6] << " NUMA nodes\n";
 }
 
-void print_devices(const Report& r, std::ostream& out) {
+// Brief: the ports that are not up; the GPUs, the affinity and the rail plan are in the JSON.
+void print_devices(const Report& r, std::ostream& out, bool brief) {
   TextTable gpus({{"host"}, {"gpu", Align::right}, {"name"}, {"pci"}, {"memory GiB", Align::right}, {"uuid"}});
   TextTable ports({{"host"},
                    {"port"},
@@ -141,23 +235,27 @@ void print_devices(const Report& r, std::ostream& out) {
                    {"rail"}});
   for (const auto& h : r.hosts) {
     for (const auto& g : h.gpus)
-      gpus.add_row({h.name, std::to_string(g.index), g.name, g.pci_bus_id,
-                    g.memory_total_GiB ? format_number(*g.memory_total_GiB) : "-", g.uuid});
+      if (!brief)
+        gpus.add_row({h.name, std::to_string(g.index), g.name, g.pci_bus_id,
+                      g.memory_total_GiB ? format_number(*g.memory_total_GiB) : "-", g.uuid});
     for (const auto& hca : h.hcas)
       for (const auto& p : hca.ports)
-        ports.add_row({h.name, hca.name + ":" + std::to_string(p.port), p.state ? p.state->name : "-",
-                       p.phys_state ? p.phys_state->name : "-", p.rate_text.empty() ? "-" : p.rate_text,
-                       p.link_layer.empty() ? "-" : p.link_layer, hca.numa_node ? std::to_string(*hca.numa_node) : "-",
-                       hca.pci_address, hca.fw_ver, hca.rail ? "yes" : "no (no GPU near it)"});
+        if (!brief || !p.active())
+          ports.add_row({h.name, hca.name + ":" + std::to_string(p.port), p.state ? p.state->name : "-",
+                         p.phys_state ? p.phys_state->name : "-", p.rate_text.empty() ? "-" : p.rate_text,
+                         p.link_layer.empty() ? "-" : p.link_layer,
+                         hca.numa_node ? std::to_string(*hca.numa_node) : "-", hca.pci_address, hca.fw_ver,
+                         hca.rail ? "yes" : "no (no GPU near it)"});
   }
   if (!gpus.empty()) {
     out << "\nGPUs\n";
     gpus.print(out, "  ");
   }
   if (!ports.empty()) {
-    out << "\nRDMA ports\n";
+    out << (brief ? "\nRDMA ports not up\n" : "\nRDMA ports\n");
     ports.print(out, "  ");
   }
+  if (brief) return;
   TextTable topology({{"host"},
                       {"gpu", Align::right},
                       {"gpu pci"},
@@ -204,19 +302,20 @@ void add_probe_row(TextTable& table, const ProbeResult& p, void (*detail)(std::s
   table.end_row();
 }
 
-void print_probes(const Report& r, std::ostream& out) {
-  TextTable table({{"probe"}, {"scope"}, {"status"}, {"result"}});
+void print_probes(const Report& r, std::ostream& out, bool brief) {
+  TextTable table({{"probe"}, {"scope"}, {"status"}, {"result", Align::left, true}});
   for (const auto& p : r.probes)
-    if (!is_pair_probe(p) && !is_local_check(p) && !is_allreduce_row(p)) add_probe_row(table, p, append_probe_detail);
+    if (!is_pair_probe(p) && !is_local_check(p) && !is_allreduce_row(p) && (!brief || p.status != ProbeStatus::ok))
+      add_probe_row(table, p, append_probe_detail);
   if (table.empty()) return;
-  out << "\nProbes\n";
+  out << (brief ? "\nProbes not ok\n" : "\nProbes\n");
   table.print(out, "  ");
 }
 
 // The few values an operator reads first; the JSON has them all.
 void append_local_detail(std::string& out, const ProbeResult& p) {
   if (p.error) return void(out += *p.error);
-  if (p.reason) return void(out += *p.reason);
+  if (p.reason) return void(out += plain_words(*p.reason));
   Parts parts(out);
   if (p.id == kGpuHealthProbe) {
     auto add = [&](std::string_view label, std::string_view name, std::string_view unit) {
@@ -261,12 +360,12 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
   }
 }
 
-void print_local(const Report& r, std::ostream& out) {
-  TextTable table({{"check"}, {"scope"}, {"status"}, {"result"}});
+void print_local(const Report& r, std::ostream& out, bool brief) {
+  TextTable table({{"check"}, {"scope"}, {"status"}, {"result", Align::left, true}});
   for (const auto& p : r.probes)
-    if (is_local_check(p)) add_probe_row(table, p, append_local_detail);
+    if (is_local_check(p) && (!brief || p.status != ProbeStatus::ok)) add_probe_row(table, p, append_local_detail);
   if (table.empty()) return;
-  out << "\nLocal checks\n";
+  out << (brief ? "\nLocal checks not ok\n" : "\nLocal checks\n");
   table.print(out, "  ");
 }
 
@@ -275,22 +374,44 @@ std::string metric_cell(const ProbeResult& p, const std::string& name) {
   return it == p.metrics.end() || !it->second.value ? std::string() : format_number(*it->second.value);
 }
 
-// Per pair and size, perftest-like: bandwidth and latency columns side by side.
-void print_network(const Report& r, std::ostream& out) {
+// The pair's hosts, and its rail as one name when both ends use the same
+// device ("mlx5_0:1"), else both ("mlx5_0:1,mlx5_1:1").
+void append_pair(std::string& out, const Scope& scope) {
+  out += join(scope.hosts, "<->");
+  if (out.empty()) out += '-';
+}
+
+void append_rail(std::string& out, const Scope& scope) {
+  const auto& d = scope.devices;
+  if (d.empty())
+    out += '-';
+  else if (d.size() == 2 && d[0] == d[1])
+    out += d[0];
+  else
+    out += join(d, ",");
+}
+
+// The rows of the brief table's network part: the pairs that are not ok, up to this many.
+constexpr std::size_t kBriefNetworkRows = 100;
+
+// Per pair and size, perftest-like: bandwidth and latency columns side by side
+// (the ranks and the peak bandwidth are in the JSON). Brief: the per-rail
+// summary, then only the pairs that are not ok.
+void print_network(const Report& r, std::ostream& out, bool brief) {
+  if (brief) print_rail_summary(r, out);
   TextTable table({{"probe"},
                    {"pair"},
-                   {"ranks"},
+                   {"rail"},
                    {"size", Align::right},
                    {"status"},
                    {"GB/s", Align::right},
                    {"Gb/s", Align::right},
-                   {"peak GB/s", Align::right},
                    {"Mpps", Align::right},
                    {"p50 us", Align::right},
                    {"p99 us", Align::right},
                    {"max us", Align::right},
-                   {"note"}});
-  table.reserve(r.probes.size());
+                   {"note", Align::left, true}});
+  if (!brief) table.reserve(r.probes.size());
   auto value_cell = [&](const Metric* m) {
     if (m && m->value) append_number(table.cell_text(), *m->value);
     table.end_cell();
@@ -299,19 +420,20 @@ void print_network(const Report& r, std::ostream& out) {
     if (m && m->summary) append_number(table.cell_text(), (*m->summary).*field);
     table.end_cell();
   };
+  std::size_t not_ok = 0;
   for (const auto& p : r.probes) {
-    if (!is_pair_probe(p)) continue;
+    if (!is_pair_probe(p) || (brief && p.status == ProbeStatus::ok)) continue;
+    if (brief && ++not_ok > kBriefNetworkRows) continue;
     table.cell(p.id);
-    append_scope(table.cell_text(), p.scope);
+    append_pair(table.cell_text(), p.scope);
     table.end_cell();
-    table.cell_text() += join(p.scope.ranks, ",");
+    append_rail(table.cell_text(), p.scope);
     table.end_cell();
     const auto size = message_size(p);
     table.cell(size ? format_size(*size) : "-");
     table.cell(to_string(p.status));
     value_cell(find_metric(p, "bw_avg_GBps"));
     value_cell(find_metric(p, "bw_avg_Gbps"));
-    value_cell(find_metric(p, "bw_peak_GBps"));
     value_cell(find_metric(p, "msg_rate_Mpps"));
     const Metric* lat = find_metric(p, "lat_us");
     stats_cell(lat, &Stats::p50);
@@ -321,8 +443,10 @@ void print_network(const Report& r, std::ostream& out) {
     table.end_row();
   }
   if (table.empty()) return;
-  out << "\nNetwork\n";
+  out << (brief ? "\nNetwork: the pairs not ok\n" : "\nNetwork\n");
   table.print(out, "  ");
+  if (not_ok > kBriefNetworkRows)
+    out << "  ... and " << grouped(not_ok - kBriefNetworkRows) << " more pairs not ok (in the JSON report)\n";
 }
 
 std::string param_text(const ProbeResult& p, const char* key) {
@@ -338,58 +462,96 @@ std::string host_of_rank(const Report& r, double rank) {
   return "rank " + format_number(rank);
 }
 
+// A group's hosts in a few words: a rail group spans the fleet.
+std::string short_hostlist(const std::vector<std::string>& hosts) {
+  constexpr std::size_t kAtMost = 32;
+  std::string text = hostlist(hosts);
+  if (text.size() > kAtMost) text = text.substr(0, kAtMost - 3) + "...";
+  return text;
+}
+
+// A group's results of one size: out-of-place and in-place.
+struct AllreduceRow {
+  const ProbeResult* halves[2] = {nullptr, nullptr};  // out-of-place, in-place
+};
+
+// Brief: per probe, placement and size, the spread of bus bandwidth over the
+// groups (one per node, rail or job), and the group with the lowest.
+void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceRow>>& rows, std::ostream& out) {
+  struct Spread {
+    std::vector<std::pair<double, const ProbeResult*>> busbw;
+    std::size_t groups = 0;
+    double wrong = 0;
+  };
+  std::vector<std::pair<std::string, Spread>> spreads;  // in report order
+  for (const auto& [key, row] : rows) {
+    const ProbeResult& p = row.halves[0] ? *row.halves[0] : *row.halves[1];
+    const std::string kind = p.id + "|" + param_text(p, "placement") + "|" + format_size(message_size(p).value_or(0));
+    auto it = std::find_if(spreads.begin(), spreads.end(), [&](const auto& s) { return s.first == kind; });
+    if (it == spreads.end()) it = spreads.insert(spreads.end(), {kind, Spread{}});
+    ++it->second.groups;
+    if (const auto busbw = typical(p, "busbw_GBps")) it->second.busbw.emplace_back(*busbw, &p);
+    for (const ProbeResult* half : row.halves)
+      if (half) it->second.wrong += typical(*half, "wrong_elements_total").value_or(0);
+  }
+  TextTable table({{"probe"},
+                   {"placement"},
+                   {"size", Align::right},
+                   {"groups", Align::right},
+                   {"busbw min", Align::right},
+                   {"p50", Align::right},
+                   {"max", Align::right},
+                   {"#wrong", Align::right},
+                   {"lowest"}});
+  for (auto& [kind, s] : spreads) {
+    std::sort(s.busbw.begin(), s.busbw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto at = [&](double q) {
+      return s.busbw.empty()
+                 ? std::string()
+                 : format_number(s.busbw[static_cast<std::size_t>(q * static_cast<double>(s.busbw.size() - 1))].first);
+    };
+    const std::string probe = kind.substr(0, kind.find('|'));
+    const std::string rest = kind.substr(kind.find('|') + 1);
+    table.add_row({probe, rest.substr(0, rest.find('|')), rest.substr(rest.find('|') + 1), grouped(s.groups), at(0),
+                   at(0.5), at(1), whole_or_number(s.wrong),
+                   s.busbw.empty() ? "" : short_hostlist(s.busbw.front().second->scope.hosts)});
+  }
+  out << "\nAll-reduce per size (sum; bus bandwidth GB/s over the groups)\n";
+  table.print(out, "  ");
+}
+
 // nccl-tests' layout: one row per size, out-of-place and in-place side by side,
 // per placement and group; the time is the average over ranks.
-void print_allreduce(const Report& r, std::ostream& out) {
-  struct Row {
-    const ProbeResult* halves[2] = {nullptr, nullptr};  // out-of-place, in-place
-  };
-  std::vector<std::pair<std::string, Row>> rows;  // in report order
+void print_allreduce(const Report& r, std::ostream& out, bool brief) {
+  std::vector<std::pair<std::string, AllreduceRow>> rows;  // in report order
+  std::map<std::string, std::size_t> index;                // key -> row
   for (const auto& p : r.probes) {
     if (!is_allreduce_row(p)) continue;
     const std::string key =
         p.id + "|" + param_text(p, "placement") + "|" + param_text(p, "group") + "|" + param_text(p, "size_B");
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.first == key; });
-    if (it == rows.end()) it = rows.insert(rows.end(), {key, Row{}});
-    it->second.halves[p.params.value("in_place", false) ? 1 : 0] = &p;
+    const auto [at, added] = index.emplace(key, rows.size());
+    if (added) rows.push_back({key, AllreduceRow{}});
+    rows[at->second].second.halves[p.params.value("in_place", false) ? 1 : 0] = &p;
   }
   if (rows.empty()) return;
-  TextTable table({{"probe"},
-                   {"placement"},
-                   {"group"},
-                   {"ranks", Align::right},
-                   {"size", Align::right},
-                   {"count", Align::right},
-                   {"type"},
-                   {"time us", Align::right},
-                   {"algbw", Align::right},
-                   {"busbw", Align::right},
-                   {"#wrong", Align::right},
-                   {"ip time us", Align::right},
-                   {"ip algbw", Align::right},
-                   {"ip busbw", Align::right},
-                   {"ip #wrong", Align::right},
-                   {"slowest"}});
+  if (brief) return print_allreduce_summary(rows, out);
+  // The in-place half, when the run has one, is a row of its own under the out-of-place one:
+  // side by side (nccl-tests' layout) the row would not fit 120 columns.
+  const bool in_place = std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.second.halves[1]; });
+  std::vector<TextTable::Column> columns{
+      {"probe"}, {"placement"}, {"group"}, {"ranks", Align::right}, {"size", Align::right}, {"count", Align::right},
+      {"type"}};
+  if (in_place) columns.push_back({"in place"});
+  columns.insert(columns.end(), {{"time us", Align::right},
+                                 {"algbw", Align::right},
+                                 {"busbw", Align::right},
+                                 {"#wrong", Align::right},
+                                 {"slowest", Align::left, true}});
+  TextTable table(std::move(columns));
   for (const auto& [key, row] : rows) {
-    const ProbeResult& p = row.halves[0] ? *row.halves[0] : *row.halves[1];
-    std::vector<std::string> cells{p.id,
-                                   param_text(p, "placement"),
-                                   param_text(p, "group"),
-                                   param_text(p, "nranks"),
-                                   format_size(message_size(p).value_or(0)),
-                                   param_text(p, "count"),
-                                   param_text(p, "dtype")};
     double slowest_time = -1, slowest_rank = 0;
     for (const ProbeResult* half : row.halves) {
-      if (!half) {
-        cells.insert(cells.end(), {"", "", "", ""});
-        continue;
-      }
-      cells.push_back(metric_cell(*half, "time_us_avg"));
-      cells.push_back(metric_cell(*half, "algbw_GBps"));
-      cells.push_back(metric_cell(*half, "busbw_GBps"));
-      const std::string wrong = metric_cell(*half, "wrong_elements_total");
-      cells.push_back(wrong.empty() ? "n/a" : wrong);
+      if (!half) continue;
       const auto t = half->metrics.find("time_us_max");
       const auto s = half->metrics.find("slowest_rank");
       if (t != half->metrics.end() && t->second.value && s != half->metrics.end() && s->second.value &&
@@ -398,35 +560,81 @@ void print_allreduce(const Report& r, std::ostream& out) {
         slowest_rank = *s->second.value;
       }
     }
-    cells.push_back(slowest_time < 0 ? "-" : host_of_rank(r, slowest_rank) + " " + format_number(slowest_time) + " us");
-    table.add_row(cells);
+    bool first = true;
+    for (const ProbeResult* half : row.halves) {
+      if (!half) continue;
+      const ProbeResult& p = *half;
+      std::vector<std::string> cells{first ? p.id : "",
+                                     first ? param_text(p, "placement") : "",
+                                     first ? param_text(p, "group") : "",
+                                     first ? param_text(p, "nranks") : "",
+                                     first ? format_size(message_size(p).value_or(0)) : "",
+                                     first ? param_text(p, "count") : "",
+                                     first ? param_text(p, "dtype") : ""};
+      if (in_place) cells.push_back(half == row.halves[1] ? "yes" : "no");
+      cells.push_back(metric_cell(p, "time_us_avg"));
+      cells.push_back(metric_cell(p, "algbw_GBps"));
+      cells.push_back(metric_cell(p, "busbw_GBps"));
+      const std::string wrong = metric_cell(p, "wrong_elements_total");
+      cells.push_back(wrong.empty() ? "n/a" : wrong);
+      // The slowest rank on the size's last row; with an in-place row the column is too far
+      // right to stay beside it and goes below, so the text says what it is.
+      const bool last = half == row.halves[1] || !row.halves[1];
+      std::string slowest;
+      if (last && slowest_time >= 0)
+        slowest = std::string(in_place ? "slowest: " : "") + host_of_rank(r, slowest_rank) + " " +
+                  format_number(slowest_time) + " us";
+      cells.push_back(slowest);
+      table.add_row(cells);
+      first = false;
+    }
   }
-  out << "\nAll-reduce (sum; GB/s; time averaged over ranks; ip = in-place)\n";
+  out << "\nAll-reduce (sum; GB/s; time averaged over ranks)\n";
   table.print(out, "  ");
 }
 
-void print_verdicts(const Report& r, std::ostream& out) {
+// Verdicts of one node's parts of one kind that agree (state and reasons)
+// fold into one row: "gpu node1/gpu[0-7]" for a node without a driver.
+void print_verdicts(const Report& r, std::ostream& out, bool brief) {
   if (r.verdicts.empty()) return;
-  TextTable table({{"entity"}, {"state"}, {"action"}, {"reasons"}});
+  TextTable table({{"entity"}, {"state"}, {"action"}, {"reasons", Align::left, true}});
   table.reserve(r.verdicts.size());
-  for (const auto& v : r.verdicts) {
-    table.cell_text().append(v.entity.kind).append(" ").append(v.entity.id);
-    table.end_cell();
-    table.cell(to_string(v.state));
-    table.cell(v.action ? to_string(*v.action) : "");
-    append_reasons(table.cell_text(), v);
-    table.end_cell();
-    table.end_row();
+  for (std::size_t i = 0; i < r.verdicts.size();) {
+    const Verdict& v = r.verdicts[i];
+    const std::size_t slash = v.entity.id.find('/');
+    std::size_t next = i + 1;
+    if (brief && v.state == HealthState::healthy) {
+      i = next;
+      continue;
+    }
+    const std::vector<std::string> lines = reason_lines(v);
+    std::string entity = v.entity.kind + " " + v.entity.id;
+    if (slash != std::string::npos && !v.action) {
+      const std::string_view node = std::string_view(v.entity.id).substr(0, slash + 1);
+      std::vector<std::string> parts{v.entity.id.substr(slash + 1)};
+      for (; next < r.verdicts.size(); ++next) {
+        const Verdict& w = r.verdicts[next];
+        if (w.entity.kind != v.entity.kind || w.state != v.state || w.action || !w.entity.id.starts_with(node) ||
+            w.entity.id.find('/', slash + 1) != std::string::npos || reason_lines(w) != lines)
+          break;
+        parts.push_back(w.entity.id.substr(slash + 1));
+      }
+      if (parts.size() > 1) entity = v.entity.kind + " " + std::string(node) + fold_parts(parts);
+    }
+    table.add_row({entity, to_string(v.state), v.action ? to_string(*v.action) : "", lines.empty() ? "" : lines[0]});
+    for (std::size_t k = 1; k < lines.size(); ++k) table.add_row({"", "", "", lines[k]});
+    i = next;
   }
-  out << "\nVerdicts\n";
+  if (table.empty()) return;
+  out << (brief ? "\nVerdicts not healthy\n" : "\nVerdicts\n");
   table.print(out, "  ");
 }
 
 // One line per node: what the pool may do with it and with which parts.
-void print_admission(const Report& r, std::ostream& out) {
+void print_admission(const Report& r, std::ostream& out, bool brief) {
   TextTable table({{"node"}, {"state"}, {"action"}, {"gpus", Align::right}, {"rails", Align::right}, {"excluded"}});
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != "node") continue;
+    if (v.entity.kind != "node" || (brief && v.action == Action::admit)) continue;
     auto count = [&](bool gpu) {
       auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
       const auto usable = std::count_if(v.usable.begin(), v.usable.end(), is_kind);
@@ -437,7 +645,7 @@ void print_admission(const Report& r, std::ostream& out) {
                    v.excluded.empty() ? "-" : join(v.excluded, ",")});
   }
   if (table.empty()) return;
-  out << "\nAdmission\n";
+  out << (brief ? "\nAdmission (the nodes not admitted as they are)\n" : "\nAdmission\n");
   table.print(out, "  ");
 }
 
@@ -466,8 +674,8 @@ void print_burn_in(const Report& r, std::ostream& out) {
                    {"degraded", Align::right},
                    {"failed", Align::right},
                    {"unknown", Align::right},
-                   {"not passed in rounds"},
-                   {"reasons (rounds)"}});
+                   {"bad rounds"},
+                   {"reasons (rounds)", Align::left, true}});
   int flaky = 0, always_bad = 0, mostly_degraded = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;
@@ -506,23 +714,50 @@ void print_burn_in(const Report& r, std::ostream& out) {
       << mostly_degraded << " degraded in most\n";
 }
 
+// What the brief table left out, and where it is.
+void print_left_out(const Report& r, std::ostream& out) {
+  std::size_t pairs = 0, local = 0, healthy = 0;
+  for (const auto& p : r.probes) {
+    pairs += is_pair_probe(p) && p.status == ProbeStatus::ok ? 1 : 0;
+    local += is_local_check(p) && p.status == ProbeStatus::ok ? 1 : 0;
+  }
+  for (const auto& v : r.verdicts) healthy += v.state == HealthState::healthy ? 1 : 0;
+  const std::string text = "Shortened: " + grouped(r.probes.size() + r.verdicts.size()) + " results, over " +
+                           grouped(kFullTableResults) + "; not shown: " + grouped(pairs) +
+                           " pair results that are ok, " + grouped(local) + " local checks that are ok, " +
+                           grouped(healthy) +
+                           " healthy verdicts, the GPU and rail tables. Every row is in the JSON report (--json FILE); "
+                           "'ibgpu report FILE --format table-full' prints them all.";
+  out << '\n';
+  for (const auto line : wrap_words(text, kLineWidth)) out << line << '\n';
+}
+
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
   out << r.tool.name << " " << r.tool.version << " (" << r.tool.git << ")  run " << r.run.id << "  " << r.run.ranks
       << (r.run.ranks == 1 ? " rank" : " ranks") << " on " << r.hosts.size()
       << (r.hosts.size() == 1 ? " host" : " hosts") << "  started " << r.run.started << "\n\n";
-  print_hosts(r, out);
-  print_devices(r, out);
-  print_probes(r, out);
-  print_local(r, out);
-  print_network(r, out);
-  print_allreduce(r, out);
-  print_verdicts(r, out);
-  print_admission(r, out);
+  print_answer(r, out);
+  out << '\n';
+  const bool brief = detail_ == Detail::fit && table_is_long(r);
+  print_hosts(r, out, brief);
+  print_devices(r, out, brief);
+  print_probes(r, out, brief);
+  print_local(r, out, brief);
+  print_network(r, out, brief);
+  if (brief) print_leaf_summary(r, out);
+  print_allreduce(r, out, brief);
+  print_verdicts(r, out, brief);
+  print_admission(r, out, brief);
   print_burn_in(r, out);
-  for (const auto& note : r.run.notes) out << "\nnote: " << printable(note);
+  for (const auto& note : r.run.notes) {
+    const std::string text = printable(note);
+    const auto lines = wrap_words(text, kLineWidth - 6);
+    for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? "\n      " : "\nnote: ") << lines[i];
+  }
   if (!r.run.notes.empty()) out << '\n';
+  if (brief) print_left_out(r, out);
   out << "\nSummary: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
   if (!r.verdicts.empty())
     out << "  (admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size() << ", drain "

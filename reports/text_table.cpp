@@ -101,14 +101,29 @@ void TextTable::add_row(const std::vector<std::string>& cells) {
   end_row();
 }
 
+// A wrapped column narrower than this goes below its row, indented by kBelowIndent.
+constexpr std::size_t kMinWrapWidth = 40;
+constexpr std::size_t kBelowIndent = 4;
+
 void TextTable::print(std::ostream& out, const std::string& indent) const {
   std::string text;  // many lines at a time, written in large pieces
   text.reserve(kWriteBytes + 1024);
-  auto line = [&](auto cell_at) {
+  const bool wraps = !columns_.empty() && columns_.back().wrap;
+  const std::size_t fixed = wraps ? columns_.size() - 1 : columns_.size();  // columns laid out side by side
+  std::size_t wrap_at = indent.size();                                      // where the wrapped column starts
+  for (std::size_t c = 0; c < fixed; ++c) wrap_at += width_[c] + 2;
+  const bool below = wraps && wrap_at + kMinWrapWidth > kLineWidth;
+  const std::size_t wrap_width = below ? kLineWidth - indent.size() - kBelowIndent : kLineWidth - wrap_at;
+  const std::string continuation(below ? indent.size() + kBelowIndent : wrap_at, ' ');
+  auto end_line = [&](std::size_t line_begin) {
+    while (text.size() > line_begin && text.back() == ' ') text.pop_back();  // a cell's own trailing blanks too
+    text += '\n';
+  };
+  auto line = [&](auto cell_at, bool header) {
     const std::size_t line_begin = text.size();
     text += indent;
     std::size_t blanks = 0;  // padding not written yet: a line ends without it
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
+    for (std::size_t c = 0; c < fixed; ++c) {
       const std::string_view cell = cell_at(c);
       if (cell.empty()) {
         blanks += width_[c] + (c ? 2 : 0);
@@ -120,23 +135,46 @@ void TextTable::print(std::ostream& out, const std::string& indent) const {
       text.append(blanks, ' ').append(cell);
       blanks = columns_[c].align == Align::right ? 0 : pad;
     }
-    while (text.size() > line_begin && text.back() == ' ') text.pop_back();  // a cell's own trailing blanks too
-    text += '\n';
+    if (wraps) {
+      const std::string_view cell = cell_at(fixed);
+      if (!below && cell.size() <= wrap_width) {  // the common case: it fits
+        if (!cell.empty()) text.append(blanks + (fixed ? 2 : 0), ' ').append(cell);
+        end_line(line_begin);
+      } else if (!below) {
+        const auto pieces = wrap_words(cell, wrap_width);
+        text.append(blanks + (fixed ? 2 : 0), ' ');
+        for (std::size_t i = 0; i < pieces.size(); ++i) text.append(i ? continuation : "").append(pieces[i]) += '\n';
+        if (pieces.empty()) text += '\n';
+        text.pop_back();
+        end_line(line_begin);
+      } else {
+        end_line(line_begin);
+        // A row that only continues the one above (its other cells empty) is its wrapped text alone.
+        if (!cell.empty() && text.size() == line_begin + 1) text.pop_back();
+        if (!header)
+          for (const std::string_view piece : wrap_words(cell, wrap_width))
+            text.append(continuation).append(piece) += '\n';
+      }
+    } else {
+      end_line(line_begin);
+    }
     if (text.size() >= kWriteBytes) {
       out.write(text.data(), static_cast<std::streamsize>(text.size()));
       text.clear();
     }
   };
-  line([&](std::size_t c) { return std::string_view(columns_[c].header); });
+  line([&](std::size_t c) { return std::string_view(columns_[c].header); }, true);
   const std::string_view all(text_);
   std::size_t begin = 0;
   for (std::size_t row = 0; row < rows_; ++row) {
     const std::uint32_t* ends = ends_.data() + row * columns_.size();
-    line([&](std::size_t c) {
-      const std::size_t cell_begin = begin;
-      begin = ends[c];
-      return all.substr(cell_begin, ends[c] - cell_begin);
-    });
+    line(
+        [&](std::size_t c) {
+          const std::size_t cell_begin = begin;
+          begin = ends[c];
+          return all.substr(cell_begin, ends[c] - cell_begin);
+        },
+        false);
   }
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }

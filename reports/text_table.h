@@ -1,6 +1,9 @@
 #pragma once
 // Column layout for terminal tables: widths from content, two spaces between
-// columns, numbers right-aligned, no trailing blanks.
+// columns, numbers right-aligned, no trailing blanks. A last column that wraps
+// (long reasons, notes) keeps every line within kLineWidth: its text continues
+// on lines below, under the column, or below the row when the column starts too
+// far right.
 //
 // A fleet's tables run to hundreds of thousands of rows, so the cells live in
 // one text with an end offset each (not a string per cell), and the column
@@ -15,12 +18,16 @@
 
 namespace ibgpu {
 
+// The widest line the tables write (terminal columns, one byte a column).
+inline constexpr std::size_t kLineWidth = 120;
+
 class TextTable {
  public:
   enum class Align { left, right };
   struct Column {
     std::string header;
     Align align = Align::left;
+    bool wrap = false;  // the last column only: wrapped at kLineWidth
   };
 
   explicit TextTable(std::vector<Column> columns);

@@ -46,6 +46,14 @@ NOT_CODES = {
     "SLURM_PROCID": "environment variable set by srun",
 }
 
+# Source files whose UPPER_SNAKE literals name codes without emitting them: a
+# lookup table keyed by the codes would otherwise keep a code the judge no
+# longer writes looking alive. (tests/reports/next_steps_test.cpp holds that
+# table to the documentation's codes.)
+NOT_EMITTERS = {
+    os.path.join("reports", "next_steps.cpp"): "the table's next step per code",
+}
+
 CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
@@ -111,6 +119,8 @@ def codes_in_source(root):
                 if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 path = os.path.join(dirpath, name)
+                if os.path.relpath(path, root) in NOT_EMITTERS:
+                    continue
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
                 for literal in string_literals(text):

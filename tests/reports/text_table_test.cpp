@@ -69,6 +69,55 @@ TEST(TextTable, LaysOutAsPaddedCellsWithoutTrailingBlanks) {
   EXPECT_NE(printed(table, "  ").find("with trailing\n"), std::string::npos);
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(TextTable, AWrappedLastColumnContinuesUnderItself) {
+  TextTable table({{"entity"}, {"state"}, {"reasons", Align::left, true}});
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += "word" + std::to_string(i) + " ";
+  table.add_row({"node1", "failed", long_text});
+  table.add_row({"node2", "healthy", "-"});
+  const auto lines = split_lines(printed(table, "  "));
+  ASSERT_GT(lines.size(), 4u);
+  const std::size_t column = std::string("  entity  state    ").size();
+  EXPECT_EQ(lines[0], "  entity  state    reasons");
+  EXPECT_TRUE(lines[1].starts_with("  node1   failed   word0 word1 ")) << lines[1];
+  std::string words;
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    EXPECT_LE(lines[i].size(), kLineWidth) << lines[i];
+    if (i > 1) {
+      EXPECT_EQ(lines[i].find_first_not_of(' '), column) << lines[i];
+    }
+    words += lines[i].substr(column) + " ";
+  }
+  EXPECT_EQ(words, long_text);
+  EXPECT_EQ(lines.back(), "  node2   healthy  -");
+}
+
+TEST(TextTable, AWrappedColumnThatStartsTooFarRightGoesBelowItsRow) {
+  TextTable table({{"pair"}, {"n", Align::right}, {"note", Align::left, true}});
+  const std::string wide(100, 'x');
+  table.add_row({wide, "1", "peer rank 2 did not answer"});
+  table.add_row({"short", "22", ""});
+  EXPECT_EQ(printed(table, "  "), "  pair" + std::string(96, ' ') + "   n\n  " + wide +
+                                      "   1\n      peer rank 2 did not answer\n" + "  short" + std::string(95, ' ') +
+                                      "  22\n");
+}
+
+TEST(TextTable, AnUnwrappedTableIsAsBefore) {
+  // Nothing to wrap: a wrapped last column lays out as a plain one.
+  const std::vector<TextTable::Column> plain{{"a"}, {"b"}};
+  TextTable wrapped({{"a"}, {"b", Align::left, true}});
+  wrapped.add_row({"x", "short  "});
+  wrapped.add_row({"", ""});
+  EXPECT_EQ(printed(wrapped, "  "), reference_layout(plain, {{"x", "short  "}, {"", ""}}, "  "));
+}
+
 TEST(TextTable, ControlCharactersInCellsAreShownEscaped) {
   // A host name with a newline or an escape sequence would break the table or drive the terminal.
   TextTable table({{"host"}, {"error"}});

@@ -1,0 +1,283 @@
+#include "reports/table_summary.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "probes/stats.h"
+#include "probes/sysfs.h"  // natural_less: mlx5_2:1 before mlx5_10:1
+#include "reports/next_steps.h"
+#include "reports/render_util.h"
+#include "reports/text_table.h"
+
+namespace ibgpu {
+
+namespace {
+
+using Align = TextTable::Align;
+
+// Nodes listed one by one in the answer; past this many, the rest are counted by reason.
+constexpr std::size_t kNodeLines = 50;
+
+constexpr std::array<HealthState, 4> kStates{HealthState::healthy, HealthState::degraded, HealthState::failed,
+                                             HealthState::unknown};
+
+// Worse first: failed, unknown, degraded, healthy.
+int badness(HealthState s) { return static_cast<int>(s); }
+
+// The node an entity belongs to: "node1/gpu3" -> "node1"; a node is its own; a link none.
+std::string_view node_of(const Entity& e) {
+  if (e.kind == "node") return e.id;
+  if (e.kind == "link") return {};
+  const auto slash = e.id.find('/');
+  return slash == std::string::npos ? std::string_view() : std::string_view(e.id).substr(0, slash);
+}
+
+struct MainReason {
+  const Reason* reason = nullptr;
+  std::string part;  // "gpu1" when the reason is a part's, empty when the node's own
+};
+
+// A node's main reason: its own first reason, unless that only says some of its
+// GPUs are not healthy (or it has none): then the worst part's first reason.
+MainReason main_reason(const Verdict& node, const std::vector<const Verdict*>& parts) {
+  const bool own = !node.reasons.empty() && node.reasons.front().code != "GPUS_UNHEALTHY";
+  if (own) return {&node.reasons.front(), ""};
+  const Verdict* worst_part = nullptr;
+  for (const Verdict* p : parts)
+    if (!p->reasons.empty() && p->state != HealthState::healthy &&
+        (!worst_part || badness(p->state) > badness(worst_part->state)))
+      worst_part = p;
+  if (worst_part) return {&worst_part->reasons.front(), worst_part->entity.id.substr(node.entity.id.size() + 1)};
+  if (!node.reasons.empty()) return {&node.reasons.front(), ""};
+  return {};
+}
+
+// A few causes in plain words for the node's line; the details below have the whole message.
+std::string_view known_cause(std::string_view message) {
+  if (message.find("no NVIDIA driver") != std::string_view::npos ||
+      message.find("CUDA driver version is insufficient") != std::string_view::npos)
+    return "no NVIDIA driver";
+  if (message.find("libnccl.so.2 not found") != std::string_view::npos) return "no NCCL";
+  if (message.find("no RDMA device") != std::string_view::npos) return "no RDMA device";
+  return {};
+}
+
+std::string main_reason_text(const MainReason& main) {
+  if (!main.reason) return "-";
+  std::string text = main.reason->code;
+  if (!main.part.empty()) text += " (" + main.part + ")";
+  if (const auto cause = known_cause(main.reason->message); !cause.empty()) text.append(": ").append(cause);
+  return text;
+}
+
+void print_counts(const Report& r, std::ostream& out) {
+  std::vector<std::pair<std::string, std::array<std::size_t, 4>>> kinds;  // in order of first appearance
+  for (const auto& v : r.verdicts) {
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == v.entity.kind; });
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), {v.entity.kind, {}});
+    ++it->second[static_cast<std::size_t>(v.state)];
+  }
+  // Nodes first, then their parts, then the fabric (links, and any kind that comes later).
+  auto rank = [](const std::string& kind) {
+    static constexpr std::array<std::string_view, 4> kOrder{"node", "gpu", "hca_port", "link"};
+    return std::find(kOrder.begin(), kOrder.end(), kind) - kOrder.begin();
+  };
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+  TextTable table({{"verdicts"},
+                   {"entities", Align::right},
+                   {"healthy", Align::right},
+                   {"degraded", Align::right},
+                   {"failed", Align::right},
+                   {"unknown", Align::right}});
+  for (const auto& [kind, n] : kinds) {
+    std::vector<std::string> cells{kind, grouped(n[0] + n[1] + n[2] + n[3])};
+    for (const HealthState s : kStates) cells.push_back(grouped(n[static_cast<std::size_t>(s)]));
+    table.add_row(cells);
+  }
+  if (!table.empty()) table.print(out, "  ");
+}
+
+void print_not_admitted(const Report& r, std::ostream& out) {
+  std::map<std::string_view, std::vector<const Verdict*>> parts;  // node -> its GPUs and ports
+  for (const auto& v : r.verdicts)
+    if (v.entity.kind != "node" && v.entity.kind != "link")
+      if (const auto node = node_of(v.entity); !node.empty()) parts[node].push_back(&v);
+  std::vector<const Verdict*> nodes;
+  for (const auto& v : r.verdicts)
+    if (v.entity.kind == "node" && v.action && *v.action != Action::admit) nodes.push_back(&v);
+  if (nodes.empty()) return;
+  std::stable_sort(nodes.begin(), nodes.end(), [](const Verdict* a, const Verdict* b) {
+    return static_cast<int>(*a->action) > static_cast<int>(*b->action);  // drain first
+  });
+  const auto drained = std::count_if(nodes.begin(), nodes.end(), [](auto* v) { return *v->action == Action::drain; });
+  out << "\nNot admitted: " << grouped(static_cast<std::size_t>(drained)) << " to drain, "
+      << grouped(nodes.size() - static_cast<std::size_t>(drained))
+      << " admitted degraded (the full advice per reason: docs/reason-codes.md)\n";
+  TextTable table({{"node"}, {"action"}, {"main reason"}, {"next step", Align::left, true}});
+  struct Tally {
+    std::size_t nodes = 0;
+    std::string code;
+  };
+  std::vector<std::pair<std::string, Tally>> by_reason;  // "action|code", in order of first appearance
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Verdict& v = *nodes[i];
+    const auto it = parts.find(v.entity.id);
+    const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
+    const std::string code = main.reason ? main.reason->code : "-";
+    const std::string key = std::string(to_string(*v.action)) + "|" + code;
+    auto tally = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& t) { return t.first == key; });
+    if (tally == by_reason.end()) tally = by_reason.insert(by_reason.end(), {key, Tally{0, code}});
+    ++tally->second.nodes;
+    if (i >= kNodeLines) continue;
+    table.add_row({v.entity.id, to_string(*v.action), main_reason_text(main),
+                   main.reason ? next_step(code) : "see its parts' verdicts below"});
+  }
+  table.print(out, "  ");
+  if (nodes.size() <= kNodeLines) return;
+  out << "  ... " << grouped(nodes.size() - kNodeLines) << " more; all " << grouped(nodes.size())
+      << " by main reason:\n";
+  TextTable tallies({{"action"}, {"nodes", Align::right}, {"main reason"}, {"next step", Align::left, true}});
+  for (const auto& [key, t] : by_reason)
+    tallies.add_row({key.substr(0, key.find('|')), grouped(t.nodes), t.code, next_step(t.code)});
+  tallies.print(out, "  ");
+}
+
+// A pair's rail as the table names it: "mlx5_0:1", or "mlx5_0:1<->mlx5_1:1"
+// when the two ends differ; "-" for a pair without devices (MPI over the host network).
+std::string rail_of(const ProbeResult& p) {
+  const auto& d = p.scope.devices;
+  if (d.empty()) return "-";
+  if (d.size() == 2 && d[0] != d[1]) return d[0] + "<->" + d[1];
+  return d[0];
+}
+
+}  // namespace
+
+bool table_is_long(const Report& r) { return r.probes.size() + r.verdicts.size() > kFullTableResults; }
+
+std::string grouped(std::size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+void print_answer(const Report& r, std::ostream& out) {
+  out << "Result: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
+  if (!r.verdicts.empty())
+    out << "  (admit " << grouped(r.summary.admit.size()) << ", admit degraded "
+        << grouped(r.summary.admit_degraded.size()) << ", drain " << grouped(r.summary.drain.size()) << ")";
+  out << '\n';
+  print_counts(r, out);
+  print_not_admitted(r, out);
+}
+
+void print_rail_summary(const Report& r, std::ostream& out) {
+  struct Figures {
+    std::size_t pairs = 0, not_ok = 0;
+    std::vector<double> bw, lat_p50, lat_p99;
+  };
+  struct Key {
+    std::string rail, probe;
+    std::uint64_t size;  // none (a pair that did not run): after the sizes
+    bool operator<(const Key& o) const {
+      if (rail != o.rail) return natural_less(rail, o.rail) || (!natural_less(o.rail, rail) && rail < o.rail);
+      return std::tie(probe, size) < std::tie(o.probe, o.size);
+    }
+  };
+  std::map<Key, Figures> rows;
+  for (const auto& p : r.probes) {
+    if (!is_pair_probe(p)) continue;
+    Figures& f = rows[Key{rail_of(p), p.id, message_size(p).value_or(UINT64_MAX)}];
+    ++f.pairs;
+    if (p.status != ProbeStatus::ok) ++f.not_ok;
+    if (const auto bw = typical(p, "bw_avg_GBps")) f.bw.push_back(*bw);
+    if (const Metric* lat = find_metric(p, "lat_us"); lat && lat->summary) {
+      f.lat_p50.push_back(lat->summary->p50);
+      f.lat_p99.push_back(lat->summary->p99);
+    }
+  }
+  if (rows.empty()) return;
+  std::map<std::string, std::size_t> ports_not_healthy;  // rail -> hca_port verdicts not healthy
+  for (const auto& v : r.verdicts)
+    if (v.entity.kind == "hca_port" && v.state != HealthState::healthy)
+      ++ports_not_healthy[v.entity.id.substr(v.entity.id.find('/') + 1)];
+  TextTable table({{"rail"},
+                   {"probe"},
+                   {"size", Align::right},
+                   {"pairs", Align::right},
+                   {"not ok", Align::right},
+                   {"GB/s min", Align::right},
+                   {"p50", Align::right},
+                   {"max", Align::right},
+                   {"lat p50 us", Align::right},
+                   {"p99 max", Align::right},
+                   {"ports not healthy", Align::right}});
+  auto cell = [&](std::vector<double>& v, double q) {
+    if (v.empty()) return std::string();
+    std::sort(v.begin(), v.end());
+    return format_number(v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))]);
+  };
+  std::string last_rail;
+  for (auto& [key, f] : rows) {
+    const std::string& rail = key.rail;
+    const auto ports = ports_not_healthy.find(rail);
+    table.add_row({rail == last_rail ? "" : rail, key.probe, key.size == UINT64_MAX ? "-" : format_size(key.size),
+                   grouped(f.pairs), grouped(f.not_ok), cell(f.bw, 0), cell(f.bw, 0.5), cell(f.bw, 1),
+                   cell(f.lat_p50, 0.5), cell(f.lat_p99, 1),
+                   rail == last_rail ? "" : grouped(ports == ports_not_healthy.end() ? 0 : ports->second)});
+    last_rail = rail;
+  }
+  out << "\nPer rail (pair measurements; GB/s and latency over the pairs)\n";
+  table.print(out, "  ");
+}
+
+std::string leaf_of(const Report&, const std::string&) {
+  // The report does not place hosts on leaf switches yet; a topology file
+  // (issue 20) will, and this is where the summary reads it.
+  return {};
+}
+
+void print_leaf_summary(const Report& r, std::ostream& out) {
+  struct Leaf {
+    std::size_t hosts = 0, drain = 0, degraded = 0, links = 0;
+  };
+  std::map<std::string, Leaf> leaves;
+  std::map<std::string, std::string> leaf_by_host;
+  for (const auto& h : r.hosts)
+    if (std::string leaf = leaf_of(r, h.name); !leaf.empty()) {
+      ++leaves[leaf].hosts;
+      leaf_by_host[h.name] = std::move(leaf);
+    }
+  if (leaves.empty()) return;
+  for (const auto& v : r.verdicts) {
+    if (v.entity.kind == "node" && v.action && *v.action != Action::admit) {
+      const auto it = leaf_by_host.find(v.entity.id);
+      if (it != leaf_by_host.end())
+        ++(*v.action == Action::drain ? leaves[it->second].drain : leaves[it->second].degraded);
+    } else if (v.entity.kind == "link" && v.state != HealthState::healthy) {
+      const auto end = v.entity.id.find("<->");
+      const auto it = leaf_by_host.find(v.entity.id.substr(0, end));
+      if (it != leaf_by_host.end()) ++leaves[it->second].links;
+    }
+  }
+  TextTable table({{"leaf"},
+                   {"hosts", Align::right},
+                   {"drain", Align::right},
+                   {"admit degraded", Align::right},
+                   {"links not healthy", Align::right}});
+  for (const auto& [name, l] : leaves)
+    table.add_row({name, grouped(l.hosts), grouped(l.drain), grouped(l.degraded), grouped(l.links)});
+  out << "\nPer leaf switch\n";
+  table.print(out, "  ");
+}
+
+}  // namespace ibgpu

@@ -1,0 +1,43 @@
+#pragma once
+// The parts of the terminal table that give the answer first (verdict counts,
+// the nodes not admitted with their main reason and next step), and the
+// summaries that stand in for the long tables of a fleet (per rail, per leaf).
+// Pure functions of the report onto a stream; table_reporter.cpp puts them in
+// order.
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+#include "core/report.h"
+
+namespace ibgpu {
+
+// Past this many results (probe results and verdicts), the table shows what
+// needs a look and says where the rest is: 8 hosts x 8 rails, all pairs, hold
+// about 700; 64 hosts, one round, already about 3,000.
+inline constexpr std::size_t kFullTableResults = 2000;
+
+// Whether the table of this report is the short one (unless asked for in full).
+bool table_is_long(const Report& r);
+
+// "Result: ..." with the verdict counts per entity kind, then one line per node
+// not admitted (drained first) with its main reason and what to do next.
+void print_answer(const Report& r, std::ostream& out);
+
+// Per rail (the RDMA port a pair measured on), per probe and size: the pairs,
+// those not ok, and the spread of bandwidth and latency; the rail's ports that
+// are not healthy.
+void print_rail_summary(const Report& r, std::ostream& out);
+
+// Per leaf switch, when the report places hosts on leaves: hosts, nodes drained
+// or degraded, links not healthy. Prints nothing when no host has a leaf.
+void print_leaf_summary(const Report& r, std::ostream& out);
+
+// The leaf switch of a host; empty when the report does not say. The one place
+// that knows where the model keeps it (a topology file read into the report).
+std::string leaf_of(const Report& r, const std::string& host);
+
+// "1,234,567": counts at fleet scale read better grouped.
+std::string grouped(std::size_t n);
+
+}  // namespace ibgpu
