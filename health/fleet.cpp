@@ -33,21 +33,22 @@ std::optional<std::pair<std::string, std::string>> pair_units(const Measurement&
 }
 
 // How far each first-pass measurement of a kind falls short of what it could
-// read, in log space (<= 0 for pairs): a pair, what the slower of its ends
-// reads with its best peer (re-tests included); another, the reference.
+// read, in log space: a pair, what the slower of its ends reads at its good
+// quartile (the upper quartile of its pairs, re-tests included: a slow end
+// explains its own pairs; not its best pair, which grows with the peers it met);
+// another, the reference.
 std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, double reference) {
-  std::map<std::string, double> best;  // unit -> its best goodness
+  std::map<std::string, std::vector<double>> of_unit;  // unit -> the goodness of its pairs
   for (const Measurement* m : kind)
     if (const auto units = pair_units(*m))
-      for (const std::string& u : {units->first, units->second}) {
-        const auto [it, fresh] = best.try_emplace(u, goodness(*m));
-        if (!fresh) it->second = std::max(it->second, goodness(*m));
-      }
+      for (const std::string& u : {units->first, units->second}) of_unit[u].push_back(goodness(*m));
+  std::map<std::string, double> typical_of;
+  for (const auto& [u, values] : of_unit) typical_of[u] = quantile(values, 0.75);
   std::vector<double> out;
   for (const Measurement* m : kind) {
     if (m->retest) continue;
     const auto units = pair_units(*m);
-    const double could = units ? std::min(best[units->first], best[units->second]) : reference;
+    const double could = units ? std::min(typical_of[units->first], typical_of[units->second]) : reference;
     out.push_back(goodness(*m) - could);
   }
   return out;

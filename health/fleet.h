@@ -10,10 +10,10 @@
 //   lower of a latency). It stays a healthy figure while fewer than three
 //   quarters of the measurements are bad: half the hosts of a fleet slow.
 // - the noise: how far the measurements fall short of what they could read. A
-//   pair could read what the slower of its two ends reads with its best peer (a
-//   pair goes no faster than its slower end), so a slow host explains its own
-//   pairs and the shortfalls are the pairs' noise; another measurement could
-//   read the reference. The limit widens to Tukey's fence below the shortfalls
+//   pair could read what the slower of its two ends reads at its good quartile
+//   (the upper quartile of its pairs: a pair goes no faster than its slower end), so a slow host
+//   explains its own pairs and the shortfalls are the pairs' noise; another
+//   measurement could read the reference. The limit widens to Tukey's fence below the shortfalls
 //   (1.5 interquartile ranges past their lower quartile, in log space): a noisy
 //   run widens its own limit, a quiet one keeps the profile's; fewer than eight
 //   measurements cannot show noise apart from a fault and widen nothing. A
