@@ -33,11 +33,12 @@ std::optional<std::pair<std::string, std::string>> pair_units(const Measurement&
 }
 
 // How far each first-pass measurement of a kind falls short of what it could
-// read, in log space: a pair, what the slower of its ends reads at its good
+// read, in log space (those of the measurements that could read at least `healthy`): a pair,
+// what the slower of its ends reads at its good
 // quartile (the upper quartile of its pairs, re-tests included: a slow end
 // explains its own pairs; not its best pair, which grows with the peers it met);
 // another, the reference.
-std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, double reference) {
+std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, double reference, double healthy) {
   std::map<std::string, std::vector<double>> of_unit;  // unit -> the goodness of its pairs
   for (const Measurement* m : kind)
     if (const auto units = pair_units(*m))
@@ -49,7 +50,7 @@ std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, doub
     if (m->retest) continue;
     const auto units = pair_units(*m);
     const double could = units ? std::min(typical_of[units->first], typical_of[units->second]) : reference;
-    out.push_back(goodness(*m) - could);
+    if (could >= healthy) out.push_back(goodness(*m) - could);
   }
   return out;
 }
@@ -83,10 +84,10 @@ double tail_spread(const std::vector<const Measurement*>& kind) {
 // (median) average over peak iteration of the kind's first pass (bw_avg_GBps over bw_peak_GBps),
 // in log space (<= 0), or 0 for other kinds. A quiet fabric's pairs average 0.98 of their best
 // iteration and the profile's fraction stands; on a loaded host half of it.
-double within_spread(const std::vector<const Measurement*>& kind) {
+double within_spread(const std::vector<const Measurement*>& kind, double healthy) {
   std::vector<double> ratios;
   for (const Measurement* m : kind) {
-    if (m->retest || std::string_view(m->metric) != "bw_avg_GBps") continue;
+    if (m->retest || std::string_view(m->metric) != "bw_avg_GBps" || goodness(*m) < healthy) continue;
     const auto peak = typical(*m->probe, "bw_peak_GBps");
     if (peak && *peak > 0 && m->value > 0) ratios.push_back(std::min(1.0, m->value / *peak));
   }
@@ -104,11 +105,15 @@ FleetReference reference_of(const std::vector<const Measurement*>& kind, const F
   FleetReference r;
   r.count = baseline ? 0 : static_cast<int>(first.size());
   const double reference = baseline ? goodness(*baseline, sense) : *good_quartile(first);
-  // The allowance below the reference, in log space (<= 0): the profile's, widened by the noise.
-  const double fence = std::min({noise_fence(shortfalls(kind, reference)), tail_spread(kind), within_spread(kind)});
-  const double profile = sense == LimitSense::floor ? std::log(rules.bw_fraction) : -std::log(rules.lat_multiple);
   // The noise widens a bandwidth limit to bw_fraction_widest at most (never past the profile's own).
+  // The noise is the healthy measurements': those past the widest limit (a slow host's pairs,
+  // steady under its rate limit) would make a noisy run look quiet.
   const double widest = sense == LimitSense::floor ? std::log(rules.bw_fraction_widest) : -HUGE_VAL;
+  const double healthy = reference + widest;
+  // The allowance below the reference, in log space (<= 0): the profile's, widened by the noise.
+  const double fence =
+      std::min({noise_fence(shortfalls(kind, reference, healthy)), tail_spread(kind), within_spread(kind, healthy)});
+  const double profile = sense == LimitSense::floor ? std::log(rules.bw_fraction) : -std::log(rules.lat_multiple);
   const double allowed = std::min(profile, std::max(fence, widest));
   auto value_of = [&](double g) { return std::exp(sense == LimitSense::floor ? g : -g); };
   r.reference = value_of(reference);
