@@ -65,9 +65,11 @@ wait_for_report_of() {  # SIGNAL HOST: signals that host's rank once the bandwid
 }
 
 # A rank stopped mid-probe: its pairs time out naming it; the others complete; the report is written.
+# 600 iterations: with the window in one buffer a quiet machine runs 60 in well under the 1.5 s the
+# signal waits, and the probe was over before the stop.
 start=$SECONDS
 wait_for_report_of STOP h3 &
-mpmd 120 probe bw --transport mpi --sizes 1M --iters 60 --timeout 3 --json "$WORK/stopped.json" >/dev/null 2>&1
+mpmd 120 probe bw --transport mpi --sizes 1M --iters 600 --timeout 3 --json "$WORK/stopped.json" >/dev/null 2>&1
 wait
 [ "$rc" -eq 3 ] || fail "stopped rank: exit $rc, expected 3"
 validate "$WORK/stopped.json"
@@ -77,7 +79,7 @@ echo "stopped mid-probe: ok in $((SECONDS - start)) s"
 # A rank killed mid-probe: the launcher stops the job and rank 0 still reports.
 start=$SECONDS
 wait_for_report_of KILL h2 &
-mpmd 120 probe bw --transport mpi --sizes 1M --iters 60 --timeout 30 --json "$WORK/killed.json" >/dev/null 2>&1
+mpmd 120 probe bw --transport mpi --sizes 1M --iters 600 --timeout 30 --json "$WORK/killed.json" >/dev/null 2>&1
 wait
 [ "$rc" -ne 0 ] || fail "killed rank: exit 0"
 validate "$WORK/killed.json"
