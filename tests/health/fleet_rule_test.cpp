@@ -19,7 +19,10 @@ using testing::PairShape;
 
 // A deterministic draw in [0, 1) per (a, b, salt, seed).
 double draw(int a, int b, int salt, int seed) {
-  unsigned h = static_cast<unsigned>(a * 7919 + b * 104729 + salt * 1299709 + seed * 15485863) * 2654435761u;
+  // Unsigned throughout: the products wrap (a signed overflow would be undefined).
+  unsigned h = (static_cast<unsigned>(a) * 7919u + static_cast<unsigned>(b) * 104729u +
+                static_cast<unsigned>(salt) * 1299709u + static_cast<unsigned>(seed) * 15485863u) *
+               2654435761u;
   h ^= h >> 15;
   h *= 2246822519u;
   h ^= h >> 13;
