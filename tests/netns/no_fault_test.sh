@@ -6,7 +6,8 @@
 #   a network reason, the same exit code every time. Counts the runs with a false positive (any
 #   network entity flagged), which must be zero.
 # - Two of the six hosts slow (h2, h5 at 300mbit): 9 of the 15 pairs touch them, so a median
-#   would be a slow pair's; both named, nothing else.
+#   would be a slow pair's; both named and no other node (a clean pair read low twice may be a
+#   degraded link verdict).
 # - Once more with the all-reduce step on.
 source "$(dirname "$0")/lib.sh"
 hosts_up 6
