@@ -44,7 +44,7 @@ for i in $(seq "$slow_runs"); do
 done
 netns_unlimit_host 2
 netns_unlimit_host 5
-echo "two of six hosts slow: both named, nothing else, in $slow_runs run(s)"
+echo "two of six hosts slow: both named and no other node, in $slow_runs run(s)"
 
 # Once more with the all-reduce step on (MPI backend here), as an operator runs `check`: every
 # all-reduce checked and exact across the hosts, and still nothing flagged.
