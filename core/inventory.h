@@ -120,6 +120,7 @@ struct HostInventory {
   CpuInfo cpu;
   std::map<std::string, std::string> versions;  // rdma_core, openmpi, nccl, nvidia_driver, kernel, ...
   std::map<std::string, std::string> env;       // only NCCL_*, UCX_*, OMPI_MCA_*: never the whole environment
+  std::string leaf;  // the leaf switch --topology places it under; empty without one, or when it places it nowhere
 };
 
 }  // namespace ibgpu

@@ -65,6 +65,13 @@ struct BurnInFigure {
   double worst = 0;              // min for a floor, max for a ceiling
   double median = 0;             // nearest rank, as probes/stats.h
   std::size_t count = 0;         // measurements over all rounds (re-tests included)
+  // The figure round by round: its worst in each round it was measured in (rounds count from 1),
+  // so a report can draw it over the run.
+  struct Point {
+    int round = 0;
+    double value = 0;
+  };
+  std::vector<Point> series;
 };
 
 // What the rounds said about one entity.
@@ -78,6 +85,7 @@ struct BurnInEntity {
   std::optional<int> first_not_healthy_round, last_not_healthy_round;  // rounds count from 1
   std::vector<int> not_passed_rounds;                                  // failed or unknown
   std::map<std::string, int> reasons;                                  // reason code -> rounds it appeared in
+  std::map<std::string, std::vector<int>> reason_rounds;               // reason code -> those rounds
   std::vector<BurnInFigure> figures;
   std::map<std::string, double> counter_deltas;  // IB error counters summed over the run (ports)
   std::map<std::string, int> counter_resets;     // rounds a counter went backwards (not summed)

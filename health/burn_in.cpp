@@ -88,7 +88,10 @@ void BurnInTally::add_verdicts(const Report& round) {
     if (!passed(v.state)) s.not_passed_rounds.push_back(rounds_);
     std::unordered_set<std::string> seen;  // a code counts once per round
     for (const auto& r : v.reasons) {
-      if (seen.insert(r.code).second) ++s.reasons[r.code];
+      if (seen.insert(r.code).second) {
+        ++s.reasons[r.code];
+        s.reason_rounds[r.code].push_back(rounds_);
+      }
       auto [it, fresh] = t.last_reason.try_emplace(r.code);
       if (fresh) t.reason_order.push_back(r.code);
       it->second.state = worst(it->second.state, v.state);
@@ -110,7 +113,13 @@ void BurnInTally::add_figures(const Report& round) {
       f.figure.higher_is_better = m.sense == LimitSense::floor;
       t.figures.push_back(std::move(f));
     }
-    t.figures[it->second].values.push_back(m.value);
+    FigureTally& f = t.figures[it->second];
+    f.values.push_back(m.value);
+    auto& series = f.figure.series;  // the round's worst, as the re-tests add to it
+    if (series.empty() || series.back().round != rounds_)
+      series.push_back({rounds_, m.value});
+    else if (f.figure.higher_is_better ? m.value < series.back().value : m.value > series.back().value)
+      series.back().value = m.value;
   }
 }
 

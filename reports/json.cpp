@@ -274,7 +274,8 @@ void to_json(json& j, const HostInventory& h) {
       {"cpu",
        {{"model", nullable_text(h.cpu.model)}, {"logical_cpus", h.cpu.logical_cpus}, {"numa_nodes", h.cpu.numa_nodes}}},
       {"versions", h.versions},
-      {"env", h.env}};
+      {"env", h.env},
+      {"leaf", nullable_text(h.leaf)}};
 }
 
 void from_json(const json& j, HostInventory& h) {
@@ -292,6 +293,7 @@ void from_json(const json& j, HostInventory& h) {
   }
   h.versions = j.value("versions", std::map<std::string, std::string>{});
   h.env = j.value("env", std::map<std::string, std::string>{});
+  h.leaf = get_string(j, "leaf");
 }
 
 void to_json(json& j, const Verdict& v) {
@@ -381,13 +383,16 @@ void from_json(const json& j, RunSummary& s) {
 }
 
 void to_json(json& j, const BurnInFigure& f) {
+  json series = json::array();
+  for (const auto& p : f.series) series.push_back(json{{"round", p.round}, {"value", p.value}});
   j = json{{"figure", f.figure},
            {"metric", f.metric},
            {"rails", nullable_text(f.rails)},
            {"sense", f.higher_is_better ? "floor" : "ceiling"},
            {"worst", f.worst},
            {"median", f.median},
-           {"count", f.count}};
+           {"count", f.count},
+           {"series", series}};
 }
 
 void from_json(const json& j, BurnInFigure& f) {
@@ -400,6 +405,8 @@ void from_json(const json& j, BurnInFigure& f) {
   f.worst = j.at("worst").get<double>();
   f.median = j.at("median").get<double>();
   f.count = exact_integer<std::size_t>(j.at("count"), "count");
+  for (const json& p : j.value("series", json::array()))
+    f.series.push_back({exact_integer<int>(p.at("round"), "round"), p.at("value").get<double>()});
 }
 
 void to_json(json& j, const BurnInEntity& e) {
@@ -411,6 +418,7 @@ void to_json(json& j, const BurnInEntity& e) {
            {"last_not_healthy_round", nullable(e.last_not_healthy_round)},
            {"not_passed_rounds", e.not_passed_rounds},
            {"reasons", e.reasons},
+           {"reason_rounds", e.reason_rounds},
            {"figures", e.figures},
            {"counter_deltas", e.counter_deltas},
            {"counter_resets", e.counter_resets}};
@@ -431,6 +439,7 @@ void from_json(const json& j, BurnInEntity& e) {
   read_nullable(j, "last_not_healthy_round", e.last_not_healthy_round);
   e.not_passed_rounds = integers_or_empty<int>(j, "not_passed_rounds");
   e.reasons = integer_map_or_empty<int>(j, "reasons");
+  e.reason_rounds = j.value("reason_rounds", std::map<std::string, std::vector<int>>{});
   e.figures = j.value("figures", std::vector<BurnInFigure>{});
   e.counter_deltas = j.value("counter_deltas", std::map<std::string, double>{});
   e.counter_resets = integer_map_or_empty<int>(j, "counter_resets");
