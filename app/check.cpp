@@ -182,7 +182,10 @@ void CheckRound::judge_report(Report& report) const {
                                       {"runs", options_.baseline->runs.size()},
                                       {"kinds", options_.baseline->kinds.size()}};
   }
-  if (options_.topology) report.run.notes.push_back(topology_note(*options_.topology, report.hosts));
+  if (options_.topology) {
+    report.run.notes.push_back(topology_note(*options_.topology, report.hosts));
+    for (auto& h : report.hosts) h.leaf = options_.topology->leaf(h.name);
+  }
   Judgement j = judge(report.hosts, report.probes, options_.profile, reference(),
                       options_.topology ? &*options_.topology : nullptr);
   report.verdicts = std::move(j.verdicts);
