@@ -104,8 +104,8 @@ RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const
                     " suspect pair(s) (" + pairs_text(c.suspects) + "): " + std::to_string(pairs) +
                     " measurement(s) in " + std::to_string(d.rounds.size()) + " round(s), " +
                     (c.known_good.empty()
-                         ? "no known-good host to re-pair with"
-                         : std::to_string(c.known_good.size()) + " known-good host(s) to re-pair with"));
+                         ? "no cleared host to re-pair with: a bad pair's ends cannot be told apart"
+                         : std::to_string(c.known_good.size()) + " cleared host(s) to re-pair with"));
   return d;
 }
 

@@ -1,6 +1,7 @@
 #include "health/judge.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <string_view>
@@ -136,39 +137,46 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   judge_outcomes(book, probes, profile, {}, evidence);  // pairs only: the run's scope does not matter
   judge_measurements(book, probes, profile, evidence, reference_medians);
   const auto& pairs = evidence.observations;
-  // The same measurement of the same two ends, observed again, is a re-test:
-  // a pair is a suspect when bad in every observation.
-  using PairKey = std::tuple<std::string_view, std::string_view, std::string_view, int, std::string_view,
-                             std::string_view, int>;  // group, then each end's host, rail and rank
-  std::map<PairKey, std::pair<const PairObservation*, bool>> bad_every_time;  // -> the first observation, bad
-  for (const auto& o : pairs) {
-    const bool bad = o.state != HealthState::healthy;
-    const PairKey key{o.group, o.a.host, o.a.device, o.a.rank, o.b.host, o.b.device, o.b.rank};
-    auto [it, fresh] = bad_every_time.try_emplace(key, &o, bad);
-    if (!fresh) it->second.second = it->second.second && bad;
-  }
-  // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
+  // Re-tests fold as localisation folds them: a pair is a suspect while its deficit reproduces.
+  std::deque<PairObservation> not_reproduced;
+  const std::vector<const PairObservation*> edges = pair_edges(pairs, not_reproduced);
   const std::vector<Blame> blames = localise(pairs);
-  std::set<std::string_view> confirmed_nodes;
-  std::set<std::pair<std::string_view, std::string_view>> confirmed_rails;  // host, rail
+  // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
+  std::set<std::string_view> culprit_nodes, confirmed_nodes;
+  std::set<std::pair<std::string_view, std::string_view>> culprit_rails, confirmed_rails;  // host, rail
   for (const Blame& b : blames) {
-    if (b.bad_peers < kConfirmedByPeers) continue;
     const std::string_view id = b.entity.id;
-    if (b.entity.kind == "node") confirmed_nodes.insert(id);
-    if (b.entity.kind == "hca_port") confirmed_rails.emplace(id.substr(0, id.find('/')), id.substr(id.find('/') + 1));
+    const bool confirmed = b.bad_peers >= kConfirmedByPeers;
+    if (b.entity.kind == "node") {
+      culprit_nodes.insert(id);
+      if (confirmed) confirmed_nodes.insert(id);
+    }
+    if (b.entity.kind == "hca_port") {
+      const std::pair rail{id.substr(0, id.find('/')), id.substr(id.find('/') + 1)};
+      culprit_rails.insert(rail);
+      if (confirmed) confirmed_rails.insert(rail);
+    }
   }
   auto confirmed = [&](const Endpoint& e) {
     return confirmed_nodes.count(e.host) > 0 || confirmed_rails.count({e.host, e.device}) > 0;
   };
+  auto culprit = [&](const Endpoint& e) {
+    return culprit_nodes.count(e.host) > 0 || culprit_rails.count({e.host, e.device}) > 0;
+  };
   std::set<HostPair> suspects;
-  for (const auto& [key, entry] : bad_every_time) {
-    if (!entry.second || confirmed(entry.first->a) || confirmed(entry.first->b)) continue;
-    const auto [lo, hi] = std::minmax(entry.first->a.host, entry.first->b.host);
+  std::set<std::string_view> not_cleared;  // an end of a bad pair that no culprit at its other end explains
+  for (const PairObservation* e : edges) {
+    if (e->state == HealthState::healthy) continue;
+    if (!culprit(e->b)) not_cleared.insert(e->a.host);
+    if (!culprit(e->a)) not_cleared.insert(e->b.host);
+    if (confirmed(e->a) || confirmed(e->b)) continue;
+    const auto [lo, hi] = std::minmax(e->a.host, e->b.host);
     if (lo != hi) suspects.emplace(lo, hi);
   }
   RetestCandidates out;
   out.suspects.assign(suspects.begin(), suspects.end());
   out.known_good = known_good_hosts(pairs, blames);
+  std::erase_if(out.known_good, [&](const std::string& h) { return not_cleared.count(h) > 0; });
   std::sort(out.known_good.begin(), out.known_good.end());
   return out;
 }

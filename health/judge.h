@@ -26,14 +26,16 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
                 const std::unordered_map<std::string, double>* reference_medians = nullptr,
                 const FabricTopology* topology = nullptr);
 
-// For re-tests within a launch: the host pairs whose measurements are bad in
-// every observation so far (a good re-test clears a pair) and not explained by a
-// culprit that kConfirmedByPeers peers confirm (health/localise.h), and the hosts that
-// nothing blames, to re-pair the suspects with; judged as judge() does (with
-// the same reference medians, if any). Sorted; pure.
+// For re-tests within a launch: the host pairs bad by localisation's fold
+// (health/localise.h pair_edges: bad in every observation so far, the deficit
+// reproduced) and not explained by a culprit that kConfirmedByPeers peers
+// confirm, and the hosts this run has cleared, to re-pair the suspects with:
+// blamed for nothing, and every bad pair of theirs explained by a culprit at
+// its other end. Judged as judge() does (with the same reference medians, if
+// any). Sorted; pure.
 struct RetestCandidates {
   std::vector<HostPair> suspects;  // first < second
-  std::vector<std::string> known_good;
+  std::vector<std::string> known_good;  // cleared
 };
 RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile,
                                    const std::unordered_map<std::string, double>* reference_medians = nullptr);

@@ -50,55 +50,6 @@ bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
   return mildest > high - low;
 }
 
-// The edges of a run: one per group and unordered pair of units, in order of
-// first mention, each the observation it is judged by. Re-tests of one rank
-// pair fold into the mildest (a pair is bad only when every measurement of it
-// is bad, and they reproduce the deficit: otherwise it is a healthy copy kept in
-// `cleared`), and the rank pairs between the same two units into the worst of
-// them (peers are counted once); ties go to the first mentioned.
-std::vector<const PairObservation*> edges_of(const std::vector<PairObservation>& observations,
-                                             std::deque<PairObservation>& cleared) {
-  struct RankPair {
-    int lo, hi;  // ranks at the edge's lower and higher unit
-    const PairObservation* mildest;
-    std::vector<const PairObservation*> seen = {};
-  };
-  using EdgeKey = std::tuple<Unit, Unit, std::string_view>;  // lower unit, higher unit, group
-  std::map<EdgeKey, std::size_t> index;
-  std::vector<std::vector<RankPair>> edges;  // in order of first mention
-  for (const auto& o : observations) {
-    const bool swap = unit_of(o.b) < unit_of(o.a);
-    const Endpoint& lo = swap ? o.b : o.a;
-    const Endpoint& hi = swap ? o.a : o.b;
-    const auto [it, fresh] = index.try_emplace(EdgeKey{unit_of(lo), unit_of(hi), o.group}, edges.size());
-    if (fresh) edges.emplace_back();
-    auto& ranks = edges[it->second];
-    auto same =
-        std::find_if(ranks.begin(), ranks.end(), [&](const RankPair& r) { return r.lo == lo.rank && r.hi == hi.rank; });
-    if (same == ranks.end()) {
-      ranks.push_back(RankPair{lo.rank, hi.rank, &o});
-      same = ranks.end() - 1;
-    } else if (o.state < same->mildest->state) {
-      same->mildest = &o;
-    }
-    same->seen.push_back(&o);
-  }
-  std::vector<const PairObservation*> out;
-  out.reserve(edges.size());
-  for (auto& ranks : edges) {
-    for (auto& r : ranks)
-      if (r.mildest->state != HealthState::healthy && !reproduced(r.seen)) {
-        cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
-        r.mildest = &cleared.back();
-      }
-    const PairObservation* worst_pair = ranks.front().mildest;
-    for (const auto& r : ranks)
-      if (r.mildest->state > worst_pair->state) worst_pair = r.mildest;
-    out.push_back(worst_pair);
-  }
-  return out;
-}
-
 Reason reason_or_default(const PairObservation& o) {
   return o.reason ? *o.reason : Reason{"PAIR_BAD", "", std::string(o.group), std::nullopt, std::nullopt};
 }
@@ -250,12 +201,55 @@ void localise_group(const std::vector<const PairObservation*>& edges, const Fabr
 
 }  // namespace
 
+std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation>& observations,
+                                               std::deque<PairObservation>& cleared) {
+  struct RankPair {
+    int lo, hi;  // ranks at the edge's lower and higher unit
+    const PairObservation* mildest;
+    std::vector<const PairObservation*> seen = {};
+  };
+  using EdgeKey = std::tuple<Unit, Unit, std::string_view>;  // lower unit, higher unit, group
+  std::map<EdgeKey, std::size_t> index;
+  std::vector<std::vector<RankPair>> edges;  // in order of first mention
+  for (const auto& o : observations) {
+    const bool swap = unit_of(o.b) < unit_of(o.a);
+    const Endpoint& lo = swap ? o.b : o.a;
+    const Endpoint& hi = swap ? o.a : o.b;
+    const auto [it, fresh] = index.try_emplace(EdgeKey{unit_of(lo), unit_of(hi), o.group}, edges.size());
+    if (fresh) edges.emplace_back();
+    auto& ranks = edges[it->second];
+    auto same =
+        std::find_if(ranks.begin(), ranks.end(), [&](const RankPair& r) { return r.lo == lo.rank && r.hi == hi.rank; });
+    if (same == ranks.end()) {
+      ranks.push_back(RankPair{lo.rank, hi.rank, &o});
+      same = ranks.end() - 1;
+    } else if (o.state < same->mildest->state) {
+      same->mildest = &o;
+    }
+    same->seen.push_back(&o);
+  }
+  std::vector<const PairObservation*> out;
+  out.reserve(edges.size());
+  for (auto& ranks : edges) {
+    for (auto& r : ranks)
+      if (r.mildest->state != HealthState::healthy && !reproduced(r.seen)) {
+        cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
+        r.mildest = &cleared.back();
+      }
+    const PairObservation* worst_pair = ranks.front().mildest;
+    for (const auto& r : ranks)
+      if (r.mildest->state > worst_pair->state) worst_pair = r.mildest;
+    out.push_back(worst_pair);
+  }
+  return out;
+}
+
 std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology) {
   // Each group's edges, groups in order of first mention; only groups with a bad edge.
   std::vector<std::string_view> groups;
   std::map<std::string_view, std::vector<const PairObservation*>> edges_by_group;
   std::deque<PairObservation> cleared;  // re-tested pairs that did not reproduce their deficit
-  for (const PairObservation* edge : edges_of(observations, cleared)) {
+  for (const PairObservation* edge : pair_edges(observations, cleared)) {
     auto& edges = edges_by_group[edge->group];
     if (edges.empty()) groups.push_back(edge->group);
     edges.push_back(edge);
@@ -295,50 +289,88 @@ std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& ob
 
 std::vector<PairRound> plan_retests(const std::vector<HostPair>& suspect_pairs,
                                     const std::vector<std::string>& known_good, int peers_per_suspect) {
-  std::vector<PairRound> rounds;
-  // The suspect pairs themselves, each host once per round; a host's pairs
-  // land in increasing rounds, so the later of its ends' next free rounds is free.
-  std::unordered_map<std::string, std::size_t> next_free;
+  const std::unordered_set<std::string> cleared(known_good.begin(), known_good.end());
+  // The suspects: the ends of suspect pairs that the run has not cleared, most suspect first
+  // (in the most suspect pairs; ties in order of mention).
   std::vector<std::string> suspects;
-  std::unordered_set<std::string> is_suspect;
-  for (const auto& [a, b] : suspect_pairs) {
-    const std::size_t r = std::max(next_free[a], next_free[b]);
-    if (r >= rounds.size()) rounds.resize(r + 1);
-    rounds[r].pairs.emplace_back(a, b);
-    next_free[a] = next_free[b] = r + 1;
-    for (const auto* h : {&a, &b})
-      if (is_suspect.insert(*h).second) suspects.push_back(*h);
-  }
-  std::vector<std::string> good;
-  for (const auto& g : known_good)
-    if (!is_suspect.count(g)) good.push_back(g);
-  if (good.empty() || suspects.empty()) return rounds;
-  const std::size_t n_good = good.size();
-  const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, peers_per_suspect)), n_good);
-  if (k == 0) return rounds;
-  // Most suspect first (in the most suspect pairs; ties in order of mention). When there are more
-  // suspects than the good hosts can meet in one go, the re-pairing takes at most as many rounds
-  // as the suspect pairs' own re-test, and at least k: a noisy fleet does not get a pass of
-  // hundreds of rounds. The suspects left out are still re-tested with their own peers.
   std::unordered_map<std::string, int> times_suspect;
-  for (const auto& [a, b] : suspect_pairs) {
-    ++times_suspect[a];
-    ++times_suspect[b];
-  }
+  for (const auto& [a, b] : suspect_pairs)
+    for (const auto* h : {&a, &b})
+      if (!cleared.count(*h) && times_suspect[*h]++ == 0) suspects.push_back(*h);
   std::stable_sort(suspects.begin(), suspects.end(),
                    [&](const std::string& x, const std::string& y) { return times_suspect[x] > times_suspect[y]; });
-  const std::size_t chunks_needed = (suspects.size() + n_good - 1) / n_good;
-  const std::size_t chunks = std::min(chunks_needed, std::max<std::size_t>(1, rounds.size() / k));
-  suspects.resize(std::min(suspects.size(), chunks * n_good));
-  // Round j of chunk c pairs the chunk's i-th suspect with good[(i + j + c) % G]:
-  // distinct good hosts within a round (i < G) and across a suspect's rounds (j < G).
-  for (std::size_t j = 0; j < k; ++j)
-    for (std::size_t start = 0, c = 0; start < suspects.size(); start += n_good, ++c) {
-      PairRound round;
-      for (std::size_t i = 0; i < n_good && start + i < suspects.size(); ++i)
-        round.pairs.emplace_back(suspects[start + i], good[(i + j + c) % n_good]);
-      rounds.push_back(std::move(round));
+  std::set<HostPair> suspect_with;  // both orders
+  for (const auto& [a, b] : suspect_pairs) {
+    suspect_with.emplace(a, b);
+    suspect_with.emplace(b, a);
+  }
+  std::vector<std::string> partners;
+  for (const auto& g : known_good)
+    if (!times_suspect.count(g)) partners.push_back(g);
+
+  // What to measure: a suspect pair with a cleared end is explained by its other end, which
+  // meets cleared partners; a pair of two suspects is measured again (a link, or two culprits).
+  // Then each suspect with `peers_per_suspect` distinct partners.
+  std::vector<HostPair> again;
+  std::unordered_map<std::string, int> pair_load;  // re-measured pairs per host
+  for (const auto& [a, b] : suspect_pairs)
+    if (!cleared.count(a) && !cleared.count(b)) {
+      again.emplace_back(a, b);
+      ++pair_load[a];
+      ++pair_load[b];
     }
+  const std::size_t k = partners.empty() ? 0
+                                         : std::min<std::size_t>(static_cast<std::size_t>(std::max(0, peers_per_suspect)),
+                                                                 partners.size());
+  // A pass is as long as its busiest suspect needs, or as the partners need to meet every
+  // suspect; when few hosts are cleared, at most kMaxPartnerRounds: a noisy fleet does not get
+  // a pass of hundreds of rounds, and the most suspect are re-paired first.
+  constexpr std::size_t kMaxPartnerRounds = 8;
+  std::size_t busiest = 0;
+  for (const auto& s : suspects) busiest = std::max(busiest, static_cast<std::size_t>(pair_load[s]) + k);
+  const std::size_t partner_rounds = partners.empty() ? 0 : (k * suspects.size() + partners.size() - 1) / partners.size();
+  const std::size_t cap = std::max(busiest, std::min(partner_rounds, kMaxPartnerRounds));
+
+  // First fit: each measurement in the earliest round where its hosts are free, side by side.
+  std::vector<PairRound> rounds;
+  std::vector<std::unordered_set<std::string>> busy;
+  auto free_in = [&](std::size_t r, const std::string& h) { return r >= busy.size() || !busy[r].count(h); };
+  auto place = [&](std::size_t r, const std::string& a, const std::string& b) {
+    if (r >= rounds.size()) {
+      rounds.resize(r + 1);
+      busy.resize(r + 1);
+    }
+    rounds[r].pairs.emplace_back(a, b);
+    busy[r].insert(a);
+    busy[r].insert(b);
+  };
+  for (const auto& [a, b] : again) {
+    std::size_t r = 0;
+    while (!free_in(r, a) || !free_in(r, b)) ++r;
+    place(r, a, b);
+  }
+  // Partners rotate, so each round's suspects meet different ones and the load spreads.
+  std::unordered_map<std::string, std::unordered_set<std::string>> met;
+  std::size_t next_partner = 0;
+  for (std::size_t j = 0; j < k; ++j)
+    for (const auto& s : suspects)
+      for (std::size_t r = 0; r < cap; ++r) {
+        if (!free_in(r, s)) continue;
+        // A partner it has not been measured with yet tells more; one it was bad with will do.
+        std::optional<std::size_t> pick;
+        for (const bool fresh_only : {true, false})
+          for (std::size_t i = 0; i < partners.size() && !pick; ++i) {
+            const std::size_t g = (next_partner + i) % partners.size();
+            if (free_in(r, partners[g]) && !met[s].count(partners[g]) &&
+                (!fresh_only || !suspect_with.count({s, partners[g]})))
+              pick = g;
+          }
+        if (!pick) continue;
+        place(r, s, partners[*pick]);
+        met[s].insert(partners[*pick]);
+        next_partner = *pick + 1;
+        break;
+      }
   return rounds;
 }
 

@@ -3,6 +3,7 @@
 // (or one of its rails) bad with several good peers is the culprit; a pair
 // bad only together is a link/path problem and neither node is blamed. Also
 // plans re-tests that pair suspects with known-good nodes. Pure.
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,19 @@ struct PairObservation {
   HealthState state = HealthState::healthy;  // healthy, degraded or failed
   std::optional<Reason> reason;              // when not healthy
 };
+
+// The edges of a run: one per group and unordered pair of units, in order of
+// first mention, each the observation it is judged by. Re-tests of one rank
+// pair fold into the mildest: a pair is bad only when every measurement of it
+// is bad and they reproduce the deficit (the mildest deficit is larger than the
+// measurements disagree: 300x and then 3x over a latency limit is a noisy pair,
+// 0.30 and 0.32 of a bandwidth reference a bad one); otherwise the edge is a
+// healthy copy kept in `cleared`. The rank pairs between the same two units
+// fold into the worst of them (peers are counted once); ties go to the first
+// mentioned. localise() and the re-test planner (health/judge.h) both judge
+// pairs by this fold.
+std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation>& observations,
+                                               std::deque<PairObservation>& cleared);
 
 struct Blame {
   Entity entity;  // node, hca_port or link; switch, uplink or path (the fabric)
@@ -69,13 +83,16 @@ struct PairRound {
   std::vector<HostPair> pairs;  // disjoint: no host twice in a round
 };
 
-// Re-test rounds: each suspect pair once more as it was, then each host of a
-// suspect pair with `peers_per_suspect` distinct known-good hosts. Suspects are
-// never paired with each other; a known-good host is in at most one pair per
-// round. When the good hosts cannot meet every suspect within as many rounds as
-// the suspect pairs' re-test takes (and at least peers_per_suspect), the most
-// suspect hosts (in the most suspect pairs) are re-paired and the rest are not.
-// Empty when there is nothing to re-test; no re-pairing without good hosts.
+// Re-test rounds, side by side: every suspect of a pass at once, in disjoint
+// pairs. A suspect is an end of a suspect pair that `known_good` (the hosts the
+// run has cleared) does not hold. Each suspect meets `peers_per_suspect`
+// distinct cleared partners, spread across them, never another suspect; a
+// suspect pair of two suspects is also measured again (a link fault shows only
+// there). k suspects with p partners each and G cleared hosts take
+// ceil(p*k / min(k, G)) rounds, or as many as the busiest suspect needs; when
+// few hosts are cleared, at most 8, the most suspect (in the most suspect
+// pairs) re-paired first. Empty when there is nothing to re-test; without
+// cleared hosts only the pairs of two suspects are measured again.
 std::vector<PairRound> plan_retests(const std::vector<HostPair>& suspect_pairs,
                                     const std::vector<std::string>& known_good, int peers_per_suspect = 2);
 

@@ -72,12 +72,9 @@ TEST(Localise, KnownGoodHostsLeaveOutEveryoneBlamed) {
   EXPECT_EQ(good, (std::vector<std::string>{"c", "d"}));
 }
 
-TEST(PlanRetests, SuspectsMeetDistinctKnownGoodHostsInDisjointRounds) {
-  const std::vector<HostPair> suspects{{"a", "b"}, {"a", "c"}};
-  const std::vector<std::string> good{"g1", "g2", "g3", "a"};  // a suspect is never "good"
-  const auto rounds = plan_retests(suspects, good, 2);
+// Every round disjoint; returns who met whom.
+std::map<std::string, std::set<std::string>> meetings(const std::vector<PairRound>& rounds) {
   std::map<std::string, std::set<std::string>> met;
-  std::set<HostPair> retested;
   for (const auto& round : rounds) {
     std::set<std::string> busy;
     for (const auto& [x, y] : round.pairs) {
@@ -85,60 +82,87 @@ TEST(PlanRetests, SuspectsMeetDistinctKnownGoodHostsInDisjointRounds) {
       EXPECT_TRUE(busy.insert(y).second) << y << " twice in a round";
       met[x].insert(y);
       met[y].insert(x);
-      retested.insert({x, y});
     }
   }
-  EXPECT_TRUE(retested.count({"a", "b"}) && retested.count({"a", "c"}));
-  for (const char* s : {"a", "b", "c"}) {
-    int good_peers = 0;
-    for (const auto& peer : met[s]) good_peers += peer[0] == 'g' ? 1 : 0;
-    EXPECT_EQ(good_peers, 2) << s;
-  }
+  return met;
 }
 
-TEST(PlanRetests, WithoutGoodHostsOnlyTheSuspectPairsAreRepeated) {
+int cleared_met(const std::set<std::string>& peers) {
+  return static_cast<int>(std::count_if(peers.begin(), peers.end(), [](const std::string& p) { return p[0] == 'g'; }));
+}
+
+TEST(PlanRetests, SuspectsMeetDistinctClearedHostsSideBySide) {
+  // a-b and a-c bad, nobody explains them: a, b and c are suspects.
+  const std::vector<HostPair> suspects{{"a", "b"}, {"a", "c"}};
+  const auto rounds = plan_retests(suspects, {"g1", "g2", "g3"}, 2);
+  auto met = meetings(rounds);
+  EXPECT_TRUE(met["a"].count("b") && met["a"].count("c"));  // pairs of two suspects: again
+  for (const char* s : {"a", "b", "c"}) EXPECT_EQ(cleared_met(met[s]), 2) << s;
+  // a is busiest: two pairs again and two partners, so four rounds; the others fit beside it.
+  EXPECT_EQ(rounds.size(), 4u);
+  // A cleared end explains nothing on its own: a pair with one is not measured again.
+  met = meetings(plan_retests({{"a", "g1"}}, {"g1", "g2", "g3"}, 2));
+  EXPECT_EQ(met["a"], (std::set<std::string>{"g2", "g3"}));
+}
+
+TEST(PlanRetests, KSuspectsTakeCeilKOverThePairsThatFitAndNeverMeetEachOther) {
+  // Suspects bad only with cleared hosts (each a culprit with cleared peers), N hosts in all.
+  for (const std::size_t n : {4u, 6u, 8u, 12u, 16u})
+    for (std::size_t k = 1; k < n; ++k)
+      for (const int p : {1, 2}) {
+        std::vector<HostPair> pairs;
+        std::vector<std::string> cleared;
+        for (std::size_t g = 0; g < n - k; ++g) cleared.push_back("g" + std::to_string(g));
+        for (std::size_t s = 0; s < k; ++s) pairs.emplace_back("s" + std::to_string(s), cleared[s % cleared.size()]);
+        const auto rounds = plan_retests(pairs, cleared, p);
+        const std::size_t partners = std::min<std::size_t>(static_cast<std::size_t>(p), cleared.size());
+        const std::size_t fit = std::min(k, cleared.size());  // pairs that fit in one round
+        const std::size_t expected = std::min<std::size_t>((partners * k + fit - 1) / fit, std::max<std::size_t>(partners, 8));
+        EXPECT_EQ(rounds.size(), expected) << "n=" << n << " k=" << k << " p=" << p;
+        for (const auto& [host, peers] : meetings(rounds)) {
+          if (host[0] != 's') continue;
+          EXPECT_EQ(cleared_met(peers), static_cast<int>(peers.size())) << host << " met a suspect";
+          if (partners * k <= 8 * fit) {
+            EXPECT_EQ(peers.size(), partners) << host;
+          }
+        }
+      }
+}
+
+TEST(PlanRetests, WithoutClearedHostsOnlyThePairsOfTwoSuspectsAreRepeated) {
   const auto rounds = plan_retests({{"a", "b"}}, {}, 2);
   ASSERT_EQ(rounds.size(), 1u);
   EXPECT_EQ(rounds[0].pairs, (std::vector<HostPair>{{"a", "b"}}));
   EXPECT_TRUE(plan_retests({}, {"g"}, 2).empty());
 }
 
-TEST(PlanRetests, ManySuspectsFewGoodHostsStillDisjointTheMostSuspectFirst) {
+TEST(PlanRetests, ManySuspectsFewClearedHostsTheMostSuspectFirstWithinTheCap) {
   // s0 is in three suspect pairs, s1 and s2 in two; the other 14 hosts in one each.
   std::vector<HostPair> suspects{{"s0", "s1"}, {"s0", "s2"}, {"s0", "s3"}, {"s1", "s4"}, {"s2", "s5"}};
   for (int i = 6; i < 18; i += 2) suspects.emplace_back("s" + std::to_string(i), "s" + std::to_string(i + 1));
   const std::vector<std::string> good{"g1", "g2", "g3"};
   const auto rounds = plan_retests(suspects, good, 2);
-  std::map<std::string, std::set<std::string>> good_met;
-  std::size_t repairing = 0;
-  for (const auto& round : rounds) {
-    std::set<std::string> busy;
-    bool repairs = false;
-    for (const auto& [x, y] : round.pairs) {
-      EXPECT_TRUE(busy.insert(x).second && busy.insert(y).second);
-      if (y[0] == 'g') {
-        good_met[x].insert(y);
-        repairs = true;
-      }
-    }
-    repairing += repairs ? 1 : 0;
-  }
-  // The suspect pairs take 3 rounds (s0 is in three): the re-pairing at most 3, so one chunk of
-  // three suspects, each with two good hosts: the three most suspect.
-  EXPECT_EQ(rounds.size() - repairing, 3u);
-  EXPECT_EQ(repairing, 2u);
-  EXPECT_EQ(good_met.size(), 3u);
-  for (const char* s : {"s0", "s1", "s2"}) EXPECT_EQ(good_met[s].size(), 2u) << s;
+  auto met = meetings(rounds);
+  // 18 suspects x 2 partners over 3 cleared hosts would be 12 rounds: the cap is 8, and s0,
+  // the busiest, needs 3 + 2.
+  EXPECT_EQ(rounds.size(), 8u);
+  for (const char* s : {"s0", "s1", "s2"}) EXPECT_EQ(cleared_met(met[s]), 2) << s;
+  for (const auto& [a, b] : suspects) EXPECT_TRUE(met[a].count(b)) << a << "-" << b << " not measured again";
+  // At most 3 cleared hosts in each of 8 rounds, all used in the rounds the suspects' pairs leave.
+  int repaired = 0;
+  for (const auto& [h, peers] : met)
+    if (h[0] == 's') repaired += cleared_met(peers);
+  EXPECT_LE(repaired, 24);
+  EXPECT_GE(repaired, 20);
 
   // Enough rounds of suspect pairs: every suspect is re-paired.
   std::vector<HostPair> chain;
   for (int i = 0; i < 10; ++i) chain.emplace_back("s0", "t" + std::to_string(i));  // 10 rounds of s0's pairs
-  good_met.clear();
-  for (const auto& round : plan_retests(chain, good, 2))
-    for (const auto& [x, y] : round.pairs)
-      if (y[0] == 'g') good_met[x].insert(y);
-  EXPECT_EQ(good_met.size(), 11u);
-  for (const auto& [s, peers] : good_met) EXPECT_EQ(peers.size(), 2u) << s;
+  met = meetings(plan_retests(chain, good, 2));
+  for (const auto& [s, peers] : met) {
+    if (s[0] == 'g') continue;
+    EXPECT_EQ(cleared_met(peers), 2) << s;
+  }
 }
 
 }  // namespace
