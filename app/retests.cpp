@@ -103,9 +103,8 @@ RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const
   d.notes.push_back("re-test pass " + std::to_string(pass) + ": " + std::to_string(c.suspects.size()) +
                     " suspect pair(s) (" + pairs_text(c.suspects) + "): " + std::to_string(pairs) +
                     " measurement(s) in " + std::to_string(d.rounds.size()) + " round(s), " +
-                    (c.known_good.empty()
-                         ? "no cleared host to re-pair with: a bad pair's ends cannot be told apart"
-                         : std::to_string(c.known_good.size()) + " cleared host(s) to re-pair with"));
+                    (c.known_good.empty() ? "no cleared host to re-pair with: a bad pair's ends cannot be told apart"
+                                          : std::to_string(c.known_good.size()) + " cleared host(s) to re-pair with"));
   return d;
 }
 

@@ -27,8 +27,10 @@ Subcommand add_burn_in(CLI::App& parent) {
       ->required();
   sub->footer(
       "Each round is a full check (the same options). The final verdict per entity folds the rounds:\n"
-      "failed in every round is failed; failed or unknown in some rounds only is failed as flaky\n"
-      "(BURN_IN_FLAKY, with the rounds); degraded in most rounds is degraded. The table and --json\n"
+      "as bad as it was when never healthy; healthy in some rounds and failed, unknown or degraded\n"
+      "(two rounds or more) in others is flaky (BURN_IN_FLAKY, failed by default, with the rounds\n"
+      "and the worst figure); a figure that falls steadily beyond the run's noise drifts\n"
+      "(BURN_IN_DRIFT, degraded). The profile's [burn_in] table sets both. The table and --json\n"
       "give that verdict, pass ratios, and worst and median figures per entity. Exit codes as check.\n"
       "Example: srun ibgpu burn-in --duration 2h --interval 10m --jsonl burn-in.jsonl --json burn-in.json");
   return {sub,

@@ -1,9 +1,13 @@
 #include "health/burn_in.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
 #include <unordered_set>
 
 #include "health/admission.h"
+#include "health/statistics.h"
 #include "health/thresholds.h"
 #include "probes/ib/counters.h"
 #include "probes/stats.h"
@@ -49,6 +53,7 @@ BurnInTally::EntityTally& BurnInTally::entity(const Entity& e) {
 void BurnInTally::add(const Report& round) {
   ++rounds_;
   if (rounds_ == 1) first_started_ = round.run.started;
+  round_started_.push_back(round.run.started);
   if (!round.run.finished.empty()) last_finished_ = round.run.finished;
   for (const auto& h : round.hosts) {
     auto [it, fresh] = host_index_.try_emplace(h.name, hosts_.size());
@@ -82,6 +87,7 @@ void BurnInTally::add_verdicts(const Report& round) {
         break;
     }
     if (v.state != HealthState::healthy) {
+      t.not_healthy_rounds.push_back(rounds_);
       if (!s.first_not_healthy_round) s.first_not_healthy_round = rounds_;
       s.last_not_healthy_round = rounds_;
     }
@@ -141,6 +147,49 @@ void BurnInTally::add_counters(const Report& round) {
   }
 }
 
+namespace {
+
+// A figure's trend over the run, in the direction that is worse (falling for a floor, rising for a
+// ceiling): Mann-Kendall's z of the round-ordered values (how sure the trend is, beyond the noise)
+// and Theil-Sen's slope in log space, as the whole run's fractional change. None under min_rounds.
+struct Trend {
+  double z = 0;       // > 0: worse over the run
+  double change = 0;  // the fraction it got worse by, first round to last
+};
+std::optional<Trend> trend_of(const BurnInFigure& f, int min_rounds) {
+  const auto& pts = f.series;
+  if (static_cast<int>(pts.size()) < std::max(min_rounds, 3)) return std::nullopt;
+  for (const auto& p : pts)
+    if (p.value <= 0) return std::nullopt;
+  const double sense = f.higher_is_better ? -1.0 : 1.0;  // worse is down for a floor
+  double s = 0;
+  std::vector<double> slopes;
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    for (std::size_t j = i + 1; j < pts.size(); ++j) {
+      const double d = sense * (pts[j].value - pts[i].value);
+      s += d > 0 ? 1 : d < 0 ? -1 : 0;
+      slopes.push_back(sense * (std::log(pts[j].value) - std::log(pts[i].value)) / (pts[j].round - pts[i].round));
+    }
+  const double n = static_cast<double>(pts.size());
+  const double sd = std::sqrt(n * (n - 1) * (2 * n + 5) / 18);
+  Trend t;
+  t.z = s > 0 ? (s - 1) / sd : s < 0 ? (s + 1) / sd : 0;  // with the continuity correction
+  const double slope = quantile(std::move(slopes), 0.5);
+  t.change = 1 - std::exp(-slope * (pts.back().round - pts.front().round));
+  return t;
+}
+
+// One-sided p < 0.001: a figure of pure noise drifts in about one burn-in of a thousand.
+constexpr double kDriftZ = 3.09;
+
+std::string figure_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
 BurnInResult BurnInTally::finish() const {
   BurnInResult out;
   out.hosts = hosts_;
@@ -148,6 +197,7 @@ BurnInResult BurnInTally::finish() const {
   out.stats.first_round_started = first_started_;
   out.stats.last_round_finished = last_finished_;
   out.stats.entities.reserve(entities_.size());
+  const BurnInRules& rules = profile_.burn_in;
   for (const EntityTally& t : entities_) {
     BurnInEntity s = t.stats;
     const int judged = s.rounds_judged;
@@ -166,35 +216,92 @@ BurnInResult BurnInTally::finish() const {
     const BurnInEntity& e = out.stats.entities.back();
     Verdict v{e.entity, HealthState::healthy, {}, std::nullopt};
     const int not_passed = e.failed + e.unknown;
-    // The reasons of the rounds in the states that make the verdict, once per code.
-    auto summarise_reasons = [&](auto wanted) {
+    const int not_healthy = judged - e.healthy;
+    if (e.healthy == 0) {
+      // The same every round: as bad as it was (unchecked throughout stays unknown).
+      v.state = e.failed ? HealthState::failed : e.degraded ? HealthState::degraded : HealthState::unknown;
+    } else if (not_passed > 0 || e.degraded >= rules.flaky_min_rounds) {
+      v.state = rules.flaky_state;
+      v.reasons.push_back(flaky_reason(t, e));
+    }
+    for (const FigureTally& f : t.figures) {
+      const auto trend = trend_of(f.figure, rules.drift_min_rounds);
+      if (!trend || trend->z < kDriftZ || trend->change < rules.drift_fraction) continue;
+      v.state = worst(v.state, rules.drift_state);
+      const auto& pts = f.figure.series;
+      v.reasons.push_back(Reason{"BURN_IN_DRIFT",
+                                 f.figure.figure + (f.figure.rails.empty() ? "" : " (" + f.figure.rails + ")") + " " +
+                                     (f.figure.higher_is_better ? "fell" : "rose") + " " +
+                                     std::to_string(std::lround(100 * trend->change)) + "% over rounds " +
+                                     std::to_string(pts.front().round) + "-" + std::to_string(pts.back().round) + " (" +
+                                     figure_text(pts.front().value) + " to " + figure_text(pts.back().value) +
+                                     "), a steady trend beyond the run's noise",
+                                 f.figure.metric, 1 - trend->change, 1 - rules.drift_fraction});
+    }
+    // Every code the rounds reported, with the rounds it came in.
+    if (v.state != HealthState::healthy && not_healthy > 0)
       for (const auto& code : t.reason_order) {
-        const auto& last = t.last_reason.at(code);
-        if (!wanted(last.state)) continue;
-        Reason r = last.reason;
-        r.message += " (in " + of_rounds(e.reasons.at(code), judged) + ")";
+        Reason r = t.last_reason.at(code).reason;
+        const auto& in = e.reason_rounds.at(code);
+        r.message += " (in " + of_rounds(static_cast<int>(in.size()), judged) +
+                     (static_cast<int>(in.size()) < judged ? ": " + rounds_text(in) : "") + ")";
         v.reasons.push_back(std::move(r));
       }
-    };
-    if (not_passed == judged) {
-      v.state = e.failed ? HealthState::failed : HealthState::unknown;
-      summarise_reasons([](HealthState st) { return !passed(st); });
-    } else if (not_passed > 0) {
-      v.state = HealthState::failed;
-      std::string what = e.failed && e.unknown ? "failed or unchecked in " : e.failed ? "failed " : "unchecked in ";
-      v.reasons.push_back(Reason{
-          "BURN_IN_FLAKY", what + of_rounds(not_passed, judged) + " (rounds " + rounds_text(e.not_passed_rounds) + ")",
-          "pass_ratio", e.pass_ratio, 1.0});
-      summarise_reasons([](HealthState st) { return !passed(st); });
-    } else if (2 * e.degraded > judged) {
-      v.state = HealthState::degraded;
-      summarise_reasons([](HealthState st) { return st == HealthState::degraded; });
-    }
     out.verdicts.push_back(std::move(v));
   }
   decide_admission(out.verdicts, out.hosts, profile_.node);
   out.summary = summarise(out.verdicts);
   return out;
+}
+
+// "degraded in 5 of 16 rounds (rounds 6, 7, 8, 9, 10)", and where a figure was at its worst in one
+// of those rounds, that figure, the round and when it started, against the figure's median.
+Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e) const {
+  const int judged = e.rounds_judged;
+  std::string text;
+  if (e.degraded == 0) {  // failed or unchecked rounds only: "failed 1 of 20 rounds (rounds 7)"
+    const std::string what = e.failed && e.unknown ? "failed or unchecked in " : e.failed ? "failed " : "unchecked in ";
+    text = what + of_rounds(e.failed + e.unknown, judged) + " (rounds " + rounds_text(e.not_passed_rounds) + ")";
+  } else {
+    std::vector<std::string> states;
+    if (e.failed) states.push_back("failed");
+    if (e.unknown) states.push_back("unchecked");
+    states.push_back("degraded");
+    std::string what = states[0];
+    for (std::size_t i = 1; i < states.size(); ++i) what += (i + 1 == states.size() ? " or " : ", ") + states[i];
+    text =
+        what + " in " + of_rounds(judged - e.healthy, judged) + " (rounds " + rounds_text(t.not_healthy_rounds) + ")";
+  }
+  // The figure furthest below its own median (above, for a ceiling), if that was in a round that
+  // was not healthy: what it read, when, and what it reads in the run as a whole.
+  const std::set<int> bad(t.not_healthy_rounds.begin(), t.not_healthy_rounds.end());
+  const FigureTally* worst_figure = nullptr;
+  BurnInFigure::Point worst_point;
+  double worst_median = 0, worst_ratio = 1;
+  for (const FigureTally& f : t.figures) {
+    const double median = summarize(f.values).p50;
+    if (median <= 0) continue;
+    for (const auto& p : f.figure.series) {
+      if (!bad.count(p.round) || p.value <= 0) continue;
+      const double ratio = f.figure.higher_is_better ? p.value / median : median / p.value;
+      if (ratio < worst_ratio) {
+        worst_ratio = ratio;
+        worst_figure = &f;
+        worst_point = p;
+        worst_median = median;
+      }
+    }
+  }
+  if (worst_figure) {
+    const BurnInFigure& f = worst_figure->figure;
+    const auto k = static_cast<std::size_t>(worst_point.round - 1);
+    const std::string when =
+        k < round_started_.size() && !round_started_[k].empty() ? " (" + round_started_[k] + ")" : "";
+    text += "; worst " + f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " +
+            figure_text(worst_point.value) + " in round " + std::to_string(worst_point.round) + when + ", median " +
+            figure_text(worst_median);
+  }
+  return Reason{"BURN_IN_FLAKY", text, "pass_ratio", e.pass_ratio, 1.0};
 }
 
 }  // namespace ibgpu

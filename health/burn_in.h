@@ -3,16 +3,22 @@
 // own (health/judge.h), folded here into one verdict per entity. The tally is
 // incremental: a round's report can be dropped once added. Pure.
 //
-// Burn-in verdict of an entity, over the rounds it was judged in:
-// - failed (or unknown) in every one: as bad as it was (failed, else unknown);
-// - failed or unknown in some but not all: failed with BURN_IN_FLAKY (a link
-//   that failed 1 round in 20 is not fit for a pool);
-// - degraded in a majority: degraded;
-// - otherwise healthy (a degraded minority shows in the statistics).
-// The reasons of the rounds that made the verdict are summarised once per
-// code, with the rounds they appeared in. A round without a verdict for an
-// entity (a re-test pair, the GPUs of a host whose rank was lost) neither
-// passes nor fails it: the node carries what went wrong there.
+// Burn-in verdict of an entity, over the rounds it was judged in (the states
+// and counts come from the profile's [burn_in] rules):
+// - not healthy in any round: as bad as it was (failed, degraded, else unknown);
+// - healthy in some rounds, and failed or unknown in others, or degraded in at
+//   least flaky_min_rounds (2): BURN_IN_FLAKY, flaky_state (failed: a link that
+//   collapsed for 40 s of 120 is not fit for a pool), with the rounds and the
+//   worst figure of those rounds, when it was read and the figure's median;
+// - otherwise healthy (one degraded round shows in the statistics);
+// - and whatever the rounds said, a figure that got steadily worse over the run
+//   (Mann-Kendall, one-sided p < 0.001: beyond the run's own noise) by at least
+//   drift_fraction (Theil-Sen slope, first round to last) adds BURN_IN_DRIFT at
+//   drift_state (degraded): a GPU that throttles as it heats.
+// A verdict not healthy lists every reason code of its rounds, once each, with
+// the rounds it appeared in. A round without a verdict for an entity (a re-test
+// pair, the GPUs of a host whose rank was lost) neither passes nor fails it:
+// the node carries what went wrong there.
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +61,7 @@ class BurnInTally {
     };
     std::unordered_map<std::string, LastReason> last_reason;
     std::vector<std::string> reason_order;  // codes in order of first appearance
+    std::vector<int> not_healthy_rounds;
     std::vector<FigureTally> figures;
     std::unordered_map<std::string, std::size_t> figure_index;
   };
@@ -63,6 +70,7 @@ class BurnInTally {
   void add_verdicts(const Report& round);
   void add_figures(const Report& round);
   void add_counters(const Report& round);
+  Reason flaky_reason(const EntityTally& t, const BurnInEntity& e) const;
 
   Profile profile_;
   int rounds_ = 0;
@@ -71,6 +79,7 @@ class BurnInTally {
   std::vector<HostInventory> hosts_;
   std::unordered_map<std::string, std::size_t> host_index_;
   std::string first_started_, last_finished_;
+  std::vector<std::string> round_started_;  // by round, from 1 at index 0
 };
 
 // "7, 9, 12" (at most `shown` rounds, then "... (N more)").

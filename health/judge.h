@@ -34,7 +34,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
 // its other end. Judged as judge() does (with the same reference medians, if
 // any). Sorted; pure.
 struct RetestCandidates {
-  std::vector<HostPair> suspects;  // first < second
+  std::vector<HostPair> suspects;       // first < second
   std::vector<std::string> known_good;  // cleared
 };
 RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const Profile& profile,

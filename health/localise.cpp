@@ -319,16 +319,18 @@ std::vector<PairRound> plan_retests(const std::vector<HostPair>& suspect_pairs,
       ++pair_load[a];
       ++pair_load[b];
     }
-  const std::size_t k = partners.empty() ? 0
-                                         : std::min<std::size_t>(static_cast<std::size_t>(std::max(0, peers_per_suspect)),
-                                                                 partners.size());
+  const std::size_t k =
+      partners.empty()
+          ? 0
+          : std::min<std::size_t>(static_cast<std::size_t>(std::max(0, peers_per_suspect)), partners.size());
   // A pass is as long as its busiest suspect needs, or as the partners need to meet every
   // suspect; when few hosts are cleared, at most kMaxPartnerRounds: a noisy fleet does not get
   // a pass of hundreds of rounds, and the most suspect are re-paired first.
   constexpr std::size_t kMaxPartnerRounds = 8;
   std::size_t busiest = 0;
   for (const auto& s : suspects) busiest = std::max(busiest, static_cast<std::size_t>(pair_load[s]) + k);
-  const std::size_t partner_rounds = partners.empty() ? 0 : (k * suspects.size() + partners.size() - 1) / partners.size();
+  const std::size_t partner_rounds =
+      partners.empty() ? 0 : (k * suspects.size() + partners.size() - 1) / partners.size();
   const std::size_t cap = std::max(busiest, std::min(partner_rounds, kMaxPartnerRounds));
 
   // First fit: each measurement in the earliest round where its hosts are free, side by side.

@@ -60,7 +60,13 @@ nlohmann::json to_json(const Profile& p) {
             {"bw_fraction", p.fleet.bw_fraction},
             {"bw_fraction_widest", p.fleet.bw_fraction_widest},
             {"lat_multiple", p.fleet.lat_multiple},
-            {"min_fleet_size", p.fleet.min_fleet_size}}}};
+            {"min_fleet_size", p.fleet.min_fleet_size}}},
+          {"burn_in",
+           {{"flaky_state", to_string(p.burn_in.flaky_state)},
+            {"flaky_min_rounds", p.burn_in.flaky_min_rounds},
+            {"drift_state", to_string(p.burn_in.drift_state)},
+            {"drift_fraction", p.burn_in.drift_fraction},
+            {"drift_min_rounds", p.burn_in.drift_min_rounds}}}};
 }
 
 }  // namespace ibgpu

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "core/verdict.h"
+
 namespace ibgpu {
 
 // What a host of this kind has (TOML table [node]). Unset: not checked.
@@ -86,6 +88,17 @@ struct FleetRules {
                                     // fewest in which one host's pairs can be told from the others')
 };
 
+// How a burn-in folds its rounds (health/burn_in.h): an entity not healthy in
+// some rounds and healthy in others is flaky; a figure that falls steadily over
+// the run beyond its own noise drifts.
+struct BurnInRules {
+  HealthState flaky_state = HealthState::failed;  // a link that collapsed for 40 s of 120 is not fit for a pool
+  int flaky_min_rounds = 2;                       // degraded rounds that make it flaky (one failed round does)
+  HealthState drift_state = HealthState::degraded;
+  double drift_fraction = 0.10;  // the least fall over the run (a tenth of its figure) that is a drift
+  int drift_min_rounds = 8;      // fewer rounds with the figure: no trend is judged
+};
+
 struct Profile {
   std::string name = "generic";
   std::string description = "no hardware expectations: checks what is present, unknown for what cannot run";
@@ -96,6 +109,7 @@ struct Profile {
   AllReduceLimits allreduce = {};
   GpuLimits gpu = {};
   FleetRules fleet = {};
+  BurnInRules burn_in = {};
 };
 
 Profile generic_profile();

@@ -196,6 +196,28 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     t.on("min_fleet_size", [&](const toml::node& v) { p.fleet.min_fleet_size = t.integer(v, "min_fleet_size", 2); });
     t.read();
   });
+  top.on("burn_in", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "burn_in");
+    // A state an entity can be judged in: degraded (admitted, flagged) or failed (drained).
+    auto state = [&t](const toml::node& v, const char* key) {
+      const std::string text = t.text(v, key);
+      if (text == "degraded") return HealthState::degraded;
+      if (text == "failed") return HealthState::failed;
+      t.fail(v, "'burn_in." + std::string(key) + "' must be \"degraded\" or \"failed\"");
+    };
+    t.on("flaky_state", [&](const toml::node& v) { p.burn_in.flaky_state = state(v, "flaky_state"); });
+    t.on("flaky_min_rounds",
+         [&](const toml::node& v) { p.burn_in.flaky_min_rounds = t.integer(v, "flaky_min_rounds", 1); });
+    t.on("drift_state", [&](const toml::node& v) { p.burn_in.drift_state = state(v, "drift_state"); });
+    t.on("drift_fraction", [&](const toml::node& v) {
+      p.burn_in.drift_fraction = t.number(v, "drift_fraction");
+      if (p.burn_in.drift_fraction <= 0 || p.burn_in.drift_fraction >= 1)
+        t.fail(v, "'burn_in.drift_fraction' must be in (0, 1)");
+    });
+    t.on("drift_min_rounds",
+         [&](const toml::node& v) { p.burn_in.drift_min_rounds = t.integer(v, "drift_min_rounds", 4); });
+    t.read();
+  });
   top.read();
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 // Condensed from docs/reason-codes.md ("what to do"); at most 64 characters each,
 // so that a summary line with a node name and a code stays within 120 columns.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 53> kNextSteps{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 54> kNextSteps{{
     {"GPU_MISSING", "nvidia-smi -L, lspci -d 10de:; power-cycle; RMA if still gone"},
     {"GPUS_UNHEALTHY", "act on the codes of the node's GPU verdicts"},
     {"GPU_XID", "look the XID up (dmesg | grep -i xid); reset or reboot"},
@@ -60,6 +60,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 53> kNextSte
     {"PROBE_FAILED", "read the message; treat as the probe's own failure"},
     {"NOT_JUDGED", "check 3 hosts or more together, or give the profile a floor"},
     {"BURN_IN_FLAKY", "intermittent: drain, act on the codes after it, burn in again"},
+    {"BURN_IN_DRIFT", "steady decline: check cooling, clocks, port errors; run again"},
     {"FABRIC_SWITCH_BAD", "network team: the leaf switch (ibswitches, port counters)"},
     {"FABRIC_UPLINK_BAD", "network team: the leaf's uplinks to the spine"},
     {"FABRIC_PATH_BAD", "network team: the path between the groups; add --topology"},

@@ -656,8 +656,8 @@ std::string duration_text(double s) {
 }
 
 // Per entity that was not healthy in some round: how often and why. The
-// totals line counts the flaky (bad in some rounds), the always bad and the
-// mostly degraded, as health/burn_in.h decides them.
+// totals line counts the flaky (the verdict says BURN_IN_FLAKY), the bad in
+// every round and the degraded throughout, as health/burn_in.h decides them.
 void print_burn_in(const Report& r, std::ostream& out) {
   if (!r.burn_in) return;
   const BurnInStats& b = *r.burn_in;
@@ -676,17 +676,24 @@ void print_burn_in(const Report& r, std::ostream& out) {
                    {"unknown", Align::right},
                    {"bad rounds"},
                    {"reasons (rounds)", Align::left, true}});
-  int flaky = 0, always_bad = 0, mostly_degraded = 0, ever_not_healthy = 0;
+  auto is_flaky = [&](const Entity& e) {
+    for (const auto& v : r.verdicts)
+      if (v.entity == e)
+        return std::any_of(v.reasons.begin(), v.reasons.end(),
+                           [](const Reason& x) { return x.code == "BURN_IN_FLAKY"; });
+    return false;
+  };
+  int flaky = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;
     if (e.rounds_judged == 0 || e.healthy == e.rounds_judged) continue;
     ++ever_not_healthy;
     if (not_passed == e.rounds_judged)
       ++always_bad;
-    else if (not_passed > 0)
+    else if (is_flaky(e.entity))
       ++flaky;
-    else if (2 * e.degraded > e.rounds_judged)
-      ++mostly_degraded;
+    else if (e.degraded == e.rounds_judged)
+      ++degraded_throughout;
     std::vector<std::string> reasons, rounds;
     for (const auto& [code, n] : e.reasons) reasons.push_back(code + " " + std::to_string(n));
     if (not_passed == e.rounds_judged) rounds.push_back("all");
@@ -711,7 +718,7 @@ void print_burn_in(const Report& r, std::ostream& out) {
   if (!table.empty()) table.print(out, "  ");
   out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
       << " not healthy in some round: " << flaky << " flaky, " << always_bad << " bad in every round, "
-      << mostly_degraded << " degraded in most\n";
+      << degraded_throughout << " degraded throughout\n";
 }
 
 // What the brief table left out, and where it is.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -121,7 +122,7 @@ TEST(BurnIn, LinkFailedInOneRoundOfTwentyIsFlaky) {
   EXPECT_DOUBLE_EQ(flaky->threshold.value_or(-1), 1.0);
   const Reason* timeout = reason(v, "PROBE_TIMEOUT");
   ASSERT_NE(timeout, nullptr) << "the failed round's own reason is summarised";
-  EXPECT_NE(timeout->message.find("(in 1 of 20 rounds)"), std::string::npos) << timeout->message;
+  EXPECT_NE(timeout->message.find("(in 1 of 20 rounds: 7)"), std::string::npos) << timeout->message;
 
   const BurnInEntity& s = stats(r, "link", link);
   EXPECT_EQ(s.rounds_judged, 20);
@@ -333,20 +334,68 @@ TEST(BurnIn, EntityAbsentInSomeRoundsIsCountedOverTheRoundsItWasJudged) {
   EXPECT_EQ(verdict(r, "link", "a<->b").state, HealthState::healthy) << "degraded in a minority";
 }
 
-TEST(BurnIn, DegradedInAMajorityIsDegradedWithItsReasons) {
-  BurnInTally tally(generic_profile());
-  for (int k = 1; k <= 5; ++k)
-    tally.add(round_of({v("gpu", "a/gpu0", k <= 3 ? HealthState::degraded : HealthState::healthy, "GPU_THERMAL"),
-                        v("gpu", "a/gpu1", k <= 2 ? HealthState::degraded : HealthState::healthy, "GPU_THERMAL")}));
-  const BurnInResult r = tally.finish();
+TEST(BurnIn, DegradedThroughoutIsDegradedAndDegradedInSomeRoundsIsFlaky) {
+  auto tally_of = [](const Profile& profile) {
+    BurnInTally tally(profile);
+    auto gpu = [](const char* id, bool degraded) {
+      return degraded ? v("gpu", id, HealthState::degraded, "GPU_THERMAL") : v("gpu", id, HealthState::healthy);
+    };
+    for (int k = 1; k <= 5; ++k)
+      tally.add(round_of({gpu("a/gpu0", true), gpu("a/gpu1", k == 2 || k == 3), gpu("a/gpu2", k == 4)}));
+    return tally.finish();
+  };
+  const BurnInResult r = tally_of(generic_profile());
   const Verdict& gpu0 = verdict(r, "gpu", "a/gpu0");
   EXPECT_EQ(gpu0.state, HealthState::degraded);
   ASSERT_EQ(gpu0.reasons.size(), 1u);
   EXPECT_EQ(gpu0.reasons[0].message, "GPU_THERMAL seen (in 5 of 5 rounds)");
-  EXPECT_EQ(verdict(r, "gpu", "a/gpu1").state, HealthState::healthy);
-  EXPECT_TRUE(verdict(r, "gpu", "a/gpu1").reasons.empty());
-  // The degraded GPU leaves its node admitted degraded (health/admission.h).
-  EXPECT_EQ(verdict(r, "node", "a").action, Action::admit_degraded);
+  // Degraded in 2 of 5 and fine in the others: flaky, failed by default (not fit for a pool).
+  const Verdict& gpu1 = verdict(r, "gpu", "a/gpu1");
+  EXPECT_EQ(gpu1.state, HealthState::failed);
+  ASSERT_EQ(gpu1.reasons.size(), 2u);
+  EXPECT_EQ(gpu1.reasons[0].code, "BURN_IN_FLAKY");
+  EXPECT_EQ(gpu1.reasons[0].message, "degraded in 2 of 5 rounds (rounds 2, 3)");
+  EXPECT_EQ(gpu1.reasons[1].message, "GPU_THERMAL seen (in 2 of 5 rounds: 2, 3)");
+  // One degraded round is under flaky_min_rounds: healthy, the round in the statistics.
+  EXPECT_EQ(verdict(r, "gpu", "a/gpu2").state, HealthState::healthy);
+  EXPECT_EQ(stats(r, "gpu", "a/gpu2").reason_rounds.at("GPU_THERMAL"), std::vector<int>{4});
+  // The profile sets the state a flaky entity gets.
+  Profile lenient = generic_profile();
+  lenient.burn_in.flaky_state = HealthState::degraded;
+  const BurnInResult l = tally_of(lenient);
+  EXPECT_EQ(verdict(l, "gpu", "a/gpu1").state, HealthState::degraded);
+}
+
+// One figure over `values.size()` rounds: a link's bandwidth, judged healthy every round.
+BurnInResult figure_over_rounds(const std::vector<double>& values) {
+  BurnInTally tally(generic_profile());
+  for (double value : values) {
+    tally.add(round_of({v("link", "a<->b", HealthState::healthy)}, {bw(value)}));
+  }
+  return tally.finish();
+}
+
+TEST(BurnIn, ASteadyDeclineDriftsAndNoiseAloneDoesNot) {
+  // 16 rounds falling 2% a round with noise of +-3%: about 26% over the run.
+  std::vector<double> falling, noise;
+  for (int k = 0; k < 16; ++k) {
+    const double jitter = 1 + 0.03 * ((k * 7) % 5 - 2) / 2.0;
+    falling.push_back(10.0 * std::pow(0.98, k) * jitter);
+    noise.push_back(10.0 * (1 + 0.15 * (((k * 11) % 7) - 3) / 3.0));  // +-15%, no trend
+  }
+  const BurnInResult r = figure_over_rounds(falling);
+  const Verdict& link = verdict(r, "link", "a<->b");
+  EXPECT_EQ(link.state, HealthState::degraded);
+  ASSERT_NE(reason(link, "BURN_IN_DRIFT"), nullptr);
+  EXPECT_NE(reason(link, "BURN_IN_DRIFT")->message.find("fell"), std::string::npos);
+  EXPECT_EQ(stats(r, "link", "a<->b").figures.at(0).series.size(), 16u);
+  const BurnInResult quiet = figure_over_rounds(noise);
+  EXPECT_EQ(verdict(quiet, "link", "a<->b").state, HealthState::healthy);
+  EXPECT_EQ(reason(verdict(quiet, "link", "a<->b"), "BURN_IN_DRIFT"), nullptr);
+  // A step down and back (a collapse for a third of the run) is no trend.
+  std::vector<double> step(16, 10.0);
+  for (int k = 5; k < 10; ++k) step[static_cast<std::size_t>(k)] = 2.0;
+  EXPECT_EQ(reason(verdict(figure_over_rounds(step), "link", "a<->b"), "BURN_IN_DRIFT"), nullptr);
 }
 
 TEST(BurnIn, UnknownInSomeRoundsIsFlakyAndUnknownThroughoutStaysUnknown) {

@@ -117,7 +117,8 @@ TEST(FleetRule, ReTestPartnersAreClearedHostsNeverSlowOnesAndSuspectsGoSideBySid
     if (slow.count(a) || slow.count(b)) s.bw_GBps /= 5;
   });
   const RetestCandidates c = retest_candidates(g.probes, generic_profile());
-  EXPECT_EQ(c.known_good, (std::vector<std::string>{host_name(0), host_name(2), host_name(3), host_name(5), host_name(7)}));
+  EXPECT_EQ(c.known_good,
+            (std::vector<std::string>{host_name(0), host_name(2), host_name(3), host_name(5), host_name(7)}));
   const auto rounds = plan_retests(c.suspects, c.known_good, 2);
   std::map<std::string, std::set<std::string>> partners;
   for (const auto& round : rounds)

@@ -117,7 +117,8 @@ TEST(PlanRetests, KSuspectsTakeCeilKOverThePairsThatFitAndNeverMeetEachOther) {
         const auto rounds = plan_retests(pairs, cleared, p);
         const std::size_t partners = std::min<std::size_t>(static_cast<std::size_t>(p), cleared.size());
         const std::size_t fit = std::min(k, cleared.size());  // pairs that fit in one round
-        const std::size_t expected = std::min<std::size_t>((partners * k + fit - 1) / fit, std::max<std::size_t>(partners, 8));
+        const std::size_t expected =
+            std::min<std::size_t>((partners * k + fit - 1) / fit, std::max<std::size_t>(partners, 8));
         EXPECT_EQ(rounds.size(), expected) << "n=" << n << " k=" << k << " p=" << p;
         for (const auto& [host, peers] : meetings(rounds)) {
           if (host[0] != 's') continue;
