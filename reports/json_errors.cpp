@@ -136,8 +136,13 @@ std::string place_of_missing_key(const Decode& decode, const json& value, const 
 // a string, found null".
 [[noreturn]] void throw_located(const Decode& decode, const json& value, const std::string& pointer,
                                 const std::string& message) {
-  std::string inner = place_of_type_error(decode, value, message);
-  if (inner.empty()) inner = place_of_missing_key(decode, value, message);
+  std::string inner;
+  try {
+    inner = place_of_type_error(decode, value, message);
+    if (inner.empty()) inner = place_of_missing_key(decode, value, message);
+  } catch (const std::exception&) {  // the search is a courtesy: the element's place still stands
+    inner.clear();
+  }
   const std::string place = pointer + inner;
   throw InputError("at " + (place.empty() ? std::string("the top level") : place) + ": " +
                    describe_json_error(message));
@@ -213,7 +218,8 @@ Report decode_report(const json& j) {
     // Copied without the arrays: a fleet's report is large, its top level small.
     json rest = json::object();
     for (const auto& [key, member] : j.items())
-      rest[key] = (key == "hosts" || key == "probes" || key == "verdicts") && member.is_array() ? json::array() : member;
+      rest[key] =
+          (key == "hosts" || key == "probes" || key == "verdicts") && member.is_array() ? json::array() : member;
     if (rest.contains("burn_in") && rest["burn_in"].is_object() && rest["burn_in"].contains("entities") &&
         rest["burn_in"]["entities"].is_array())
       rest["burn_in"]["entities"] = json::array();
