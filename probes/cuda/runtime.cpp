@@ -31,7 +31,8 @@ std::string CudaRuntime::describe(Error rc) const {
   const std::string said = std::string(text ? text : "CUDA error") + " (" + std::to_string(rc) + ")";
   // The runtime's answer when it finds no driver at all is a version complaint: say what it is.
   if (rc == kInsufficientDriver)
-    if (const std::string missing = missing_nvidia_driver(); !missing.empty()) return missing + "; CUDA said: " + said;
+    if (const std::string missing = missing_nvidia_driver(); !missing.empty())
+      return missing + "; CUDA error " + std::to_string(rc);
   return said;
 }
 
