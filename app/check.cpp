@@ -7,6 +7,7 @@
 #include "core/hostlist.h"
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
+#include "probes/inventory.h"
 #include "scheduler/kubernetes.h"
 #include "scheduler/run_actions.h"
 
@@ -194,7 +195,10 @@ void CheckRound::judge_report(Report& report) const {
 }
 
 std::string CheckRound::preflight(MpiSession& s) const {
-  std::string problem = network_preflight(s.world(), plan_.steps.net);
+  const NetOptions& net = plan_.steps.net;
+  std::string problem =
+      net.transport == "mpi" ? "" : hca_preflight(net.hca, Sysfs(options_.common.sysfs_root), s.world().host());
+  if (problem.empty()) problem = network_preflight(s.world(), net);
   if (problem.empty() && plan_.steps.collectives) problem = collectives_preflight(s, plan_.steps.allreduce);
   return problem;
 }

@@ -1,5 +1,6 @@
 #include "probes/inventory.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "app/commands.h"
@@ -25,6 +26,17 @@ int run_inventory(MpiSession& session, const InventoryOptions& options) {
   command.run = [&](MpiSession& s) { return describe_host(s, options.common); };
   command.judge = [](Report& report) {
     report.summary = summarise_without_verdicts(report.probes, SkippedMeans::fine);
+    // A host without GPUs and RDMA devices has nothing for the inventory to vouch for: found
+    // nothing is not healthy.
+    const bool nothing = std::all_of(report.hosts.begin(), report.hosts.end(), [](const HostInventory& h) {
+      return h.gpus.empty() && h.pci_gpus.empty() && h.hcas.empty();
+    });
+    if (nothing && report.summary.state == HealthState::healthy) {
+      report.summary.state = HealthState::unknown;
+      report.summary.exit_code = exit_code_for(HealthState::unknown);
+      report.run.notes.push_back(std::string("nothing to check: no GPU and no RDMA device found on ") +
+                                 (report.hosts.size() == 1 ? "the host" : "any host") + " (exit 3, not healthy)");
+    }
   };
   return execute(session, options.common, command);
 }

@@ -1,5 +1,6 @@
 #include "app/commands.h"
 #include "health/judge.h"
+#include "probes/inventory.h"
 
 namespace ibgpu {
 
@@ -15,7 +16,14 @@ int run_probe(MpiSession& session, const ProbeOptions& options) {
   command.judge = [](Report& report) {
     report.summary = summarise_without_verdicts(report.probes, SkippedMeans::incomplete);
   };
-  command.preflight = [&](MpiSession& s) { return network_preflight(s.world(), options.net); };
+  command.preflight = [&](MpiSession& s) {
+    // An --hca this host lacks is refused before anything runs, naming what it has (--hca is for verbs).
+    if (options.net.transport != "mpi")
+      if (std::string problem = hca_preflight(options.net.hca, Sysfs(options.common.sysfs_root), s.world().host());
+          !problem.empty())
+        return problem;
+    return network_preflight(s.world(), options.net);
+  };
   return execute(session, options.common, command);
 }
 

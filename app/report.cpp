@@ -1,5 +1,8 @@
 // `ibgpu report`: saved JSON reports re-rendered, compared, or folded into a
 // fleet baseline. No MPI: it runs on a laptop as well as on a login node.
+#include <unistd.h>
+
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -10,23 +13,33 @@
 #include "reports/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/json.h"
+#include "reports/json_errors.h"
 #include "reports/reporter.h"
 
 namespace ibgpu {
 
 namespace {
 
+constexpr const char* kStdinName = "stdin";
+
+// A saved file, or stdin for "-", under the same bound.
+nlohmann::json read_json_input(const std::string& path) {
+  if (path != "-") return read_json_file(path);
+  return parse_json_text(read_bounded_stream(STDIN_FILENO, kReportMaxBytes, kStdinName), kStdinName);
+}
+
 // Every file is read before anything is written: one bad file loses nothing.
 std::vector<Report> load_reports(const std::vector<std::string>& paths) {
   std::vector<Report> out;
   for (const auto& path : paths) {
+    const std::string name = path == "-" ? kStdinName : path;
     try {
-      out.push_back(report_from_json(read_json_file(path)));
+      out.push_back(report_from_json(read_json_input(path)));
     } catch (const UsageError&) {
       throw;
     } catch (const std::exception& e) {
       const std::string what = e.what();
-      throw UsageError(what.rfind(path, 0) == 0 ? what : path + ": " + what);
+      throw UsageError(what.rfind(name + ":", 0) == 0 ? what : name + ": " + what);
     }
   }
   return out;
@@ -60,7 +73,8 @@ int render_all(const ReportOptions& o) {
 int compare(const ReportOptions& o) {
   const std::vector<Report> runs = load_reports(o.compare);
   const Comparison c = compare_reports(runs[0], runs[1], o.compare_threshold);
-  if (o.common.json_path != "-") {
+  // With --json - the table goes to --output when it names a file, else nowhere: stdout is the JSON's.
+  if (o.common.json_path != "-" || !o.output.empty()) {
     std::ostringstream table;
     print_comparison(c, table);
     emit(o.output, table.str());
@@ -85,6 +99,8 @@ int make_baseline(const ReportOptions& o) {
 
 void check_report_options(const ReportOptions& o) {
   const bool comparing = !o.compare.empty(), baseline = !o.baseline_out.empty();
+  const auto inputs = comparing ? o.compare : o.files;
+  if (std::count(inputs.begin(), inputs.end(), "-") > 1) throw UsageError("stdin ('-') can be read once: give files");
   if (comparing && baseline) throw UsageError("--compare and --baseline-out are separate uses of `report`: give one");
   if (comparing) {
     if (o.compare.size() != 2) throw UsageError("--compare takes two files: OLD NEW");
@@ -118,6 +134,8 @@ int run_report(const ReportOptions& o) {
 Baseline load_baseline(const std::string& path) {
   try {
     return baseline_from_json(read_json_file(path));
+  } catch (const nlohmann::json::exception& e) {  // a member of the wrong type or missing
+    throw UsageError("--baseline " + path + ": " + describe_json_error(e.what()));
   } catch (const std::exception& e) {
     const std::string what = e.what();
     throw UsageError("--baseline " + (what.rfind(path, 0) == 0 ? what : path + ": " + what));

@@ -49,15 +49,15 @@ Subcommand add_allreduce(CLI::App& parent) {
   sub->add_option("--min", text->min, "Smallest size of a sweep (with --max, --factor)")->type_name("SIZE");
   sub->add_option("--max", text->max, "Largest size of the sweep")->type_name("SIZE");
   sub->add_option("--factor", text->factor, "Multiplier between sweep sizes")
-      ->check(CLI::Range(2, 1 << 20))
+      ->check(whole_number(2, 1 << 20))
       ->capture_default_str();
   sub->add_option("--dtype", text->dtype, "Element type: float, double, int32; half and bfloat16 on nccl")
       ->capture_default_str();
   sub->add_option("--iters", s.iters, "Timed iterations per size")
-      ->check(CLI::Range(1, 1000000))
+      ->check(whole_number(1, 1000000))
       ->capture_default_str();
   sub->add_option("--warmup", s.warmup, "Untimed iterations before timing")
-      ->check(CLI::Range(0, 1000000))
+      ->check(whole_number(0, 1000000))
       ->capture_default_str();
   sub->add_option("--time-cap", s.time_cap_s,
                   "Longest run of one size, in seconds: after the first warmup iteration the ranks agree on "
@@ -76,7 +76,7 @@ Subcommand add_allreduce(CLI::App& parent) {
       ->delimiter(',')
       ->check(CLI::IsMember({"job", "node", "rail"}));
   sub->add_option("--device", options->collectives.device, "CUDA device for nccl (default: the rank's local rank)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   // Hidden (empty group): the tests corrupt one rank's result to see it blamed.
   sub->add_option("--test-corrupt-rank", options->collectives.test_corrupt_rank)->group("");
   sub->footer(

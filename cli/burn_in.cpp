@@ -40,6 +40,9 @@ Subcommand add_burn_in(CLI::App& parent) {
           },
           [options, check, duration, interval, validate_check] {
             validate_check();
+            // '-' is stdout everywhere else; the stream is synced as written, so it is a file of its own.
+            if (options->jsonl_path == "-")
+              throw UsageError("--jsonl needs a file name: the stream of rounds is not written to stdout");
             try {
               options->duration_s = parse_duration(*duration);
               options->interval_s = *interval == "0" ? 0 : parse_duration(*interval);

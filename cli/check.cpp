@@ -38,7 +38,11 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto full = std::make_shared<bool>(false);
   auto skip = std::make_shared<std::vector<std::string>>();
   add_common_options(*sub, options->common);
-  add_net_options(*sub, options->net, *text, "the network probes");
+  // The help shows the standard preset's defaults; the footer names the presets.
+  const PresetDefaults standard = preset_defaults(CheckPreset::standard);
+  options->net.settings.bw_sizes = standard.bw_sizes;
+  options->net.settings.lat_iters = standard.lat_iters;
+  add_net_options(*sub, options->net, *text);
   add_action_options(*sub, options->actions);
   sub->add_option("--allreduce", options->allreduce.backend,
                   "The all-reduce step after the network probes: nccl, mpi, auto (nccl where every rank "
@@ -59,7 +63,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   sub->add_option("--retests", options->retests,
                   "Re-test passes: suspect pairs are measured again, and their hosts against known-good "
                   "hosts, within this launch (a degraded verdict needs a confirming re-test); 0: none")
-      ->check(CLI::Range(0, 10))
+      ->check(whole_number(0, 10))
       ->capture_default_str();
   sub->add_option("--budget", *budget,
                   "Fit the check into DURATION (90s, 15m, 2h): smaller sizes, one quick pair round, fewer "

@@ -21,12 +21,12 @@ CLI::Validator finite_range(double min, double max) {
         if (used != input.size() || !std::isfinite(value)) return "'" + input + "' is not a finite number";
         if (value < min || value > max) {
           std::ostringstream range;
-          range << "'" << input << "' is not in [" << min << ", " << max << "]";
+          range << "'" << input << "' is not a " << range_help(min, max);
           return range.str();
         }
         return {};
       },
-      "FLOAT in [" + CLI::detail::to_string(min) + " - " + CLI::detail::to_string(max) + "]");
+      range_help(min, max));
 }
 
 void add_common_options(CLI::App& sub, CommonOptions& options) {

@@ -59,6 +59,11 @@ int main(int argc, char** argv) {
   subcommands.push_back(ibgpu::cli::add_report(app));
   subcommands.push_back(ibgpu::cli::add_simulate(app));
   const bool speaker = ibgpu::launcher_rank() == 0;
+  // Before CLI11, which would answer a misspelt command with "A subcommand is required".
+  if (const std::string unknown = ibgpu::cli::unknown_command(app, argc, argv); !unknown.empty()) {
+    if (speaker) ibgpu::report_usage_error(unknown, json_path_in(argc, argv));
+    return usage_exit(speaker);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -73,6 +78,7 @@ int main(int argc, char** argv) {
     ibgpu::CommonOptions& common = *sub.common;
     common.argv.assign(argv, argv + argc);
     try {
+      ibgpu::cli::refuse_two_on_stdout(*sub.app);
       sub.validate();
     } catch (const ibgpu::UsageError& e) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);

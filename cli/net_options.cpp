@@ -33,21 +33,43 @@ int parse_peer_count(const std::string& plan) {
   return k;
 }
 
-void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind) {
+namespace {
+
+std::string size_list(const std::vector<std::size_t>& sizes) {
+  std::string out;
+  for (std::size_t size : sizes) out += (out.empty() ? "" : ",") + format_size(size);
+  return out;
+}
+
+}  // namespace
+
+void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text) {
+  // Only what the command measures: latency has no window of sends in flight. The defaults are
+  // net.settings' as the caller set them.
+  const NetSettings& d = net.settings;
+  const bool bw = net.bandwidth, lat = net.latency;
   sub.add_option("--transport", net.transport,
                  "verbs (RDMA writes on the HCAs), mpi (MPI point-to-point: the host network), or auto "
                  "(verbs where both ends have an active port, else mpi; the report says which ran)")
       ->check(CLI::IsMember({"verbs", "mpi", "auto"}))
       ->capture_default_str();
-  sub.add_option("--sizes", text.sizes, std::string("Message sizes for ") + kind + ", e.g. 8,64K,8M")
+  sub.add_option("--sizes", text.sizes,
+                 "Message sizes, e.g. 8,64K,8M (default: " +
+                     (bw && lat ? "bandwidth " + size_list(d.bw_sizes) + ", latency " + size_list(d.lat_sizes)
+                                : size_list(bw ? d.bw_sizes : d.lat_sizes)) +
+                     ")")
       ->type_name("LIST")
       ->check(non_empty_list());
   sub.add_option("--min", text.min, "Smallest size of a doubling sweep (with --max)")->type_name("SIZE");
   sub.add_option("--max", text.max, "Largest size of a doubling sweep")->type_name("SIZE");
-  sub.add_option("--iters", text.iters, "Timed iterations per size (0: fitted to a byte budget for bandwidth)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--warmup", net.settings.warmup, "Untimed iterations first (0: a tenth of --iters)")
-      ->check(CLI::NonNegativeNumber);
+  const std::string fitted = "fitted per size to a byte budget";
+  const std::string iters_default = bw && lat ? "bandwidth " + fitted + ", latency " + std::to_string(d.lat_iters)
+                                    : bw      ? fitted
+                                              : std::to_string(d.lat_iters);
+  sub.add_option("--iters", text.iters, "Timed iterations per size (default: " + iters_default + "; 0: the default)")
+      ->check(whole_number(0));
+  sub.add_option("--warmup", net.settings.warmup, "Untimed iterations first (default 0: a tenth of --iters)")
+      ->check(whole_number(0));
   sub.add_option("--pairs", text.pairs,
                  "all: every host pair in N-1 concurrent rounds; quick: one round, every host once; "
                  "peers:K: K rounds in which every host meets K distinct peers spread over the host list "
@@ -55,7 +77,11 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
       ->capture_default_str();
   sub.add_flag("--loopback", net.pairs.loopback,
                "Also pair ranks on the same host (tests a host's own path; always so when all ranks are on one host)");
-  sub.add_option("--hca", net.hca, "Rails to use, e.g. mlx5_0:1,mlx5_3:1 (default: every active port)")->delimiter(',');
+  sub.add_option("--hca", net.hca,
+                 "Rails to use, e.g. mlx5_0:1,mlx5_3:1 (default: each rank's rail, else every active port); a device "
+                 "the host does not have is refused before anything runs")
+      ->delimiter(',')
+      ->type_name("DEV:PORT");
   sub.add_option("--gid-index", net.settings.gid_index, "RoCE GID index (default: IPv4-mapped RoCE v2)");
   sub.add_option("--mem", net.settings.mem, "Where verbs buffers live: host, gpu (GPUDirect RDMA), auto")
       ->check(CLI::IsMember({"host", "gpu", "auto"}))
@@ -70,13 +96,14 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const cha
       ->type_name("SECONDS")
       ->check(finite_range(0.01, 86400.0))
       ->capture_default_str();
+  if (!bw) return;
   sub.add_option("--window", net.settings.window,
                  "MPI bandwidth: sends in flight per iteration, all received into one buffer (osu_bw's "
                  "layout; params.recv_layout)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1))
       ->capture_default_str();
   sub.add_option("--tx-depth", net.settings.tx_depth, "Verbs bandwidth: work requests in flight")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1))
       ->capture_default_str();
 }
 

@@ -12,7 +12,7 @@ Subcommand add_kind(CLI::App& probe, const char* name, const char* description, 
   options->net.latency = !bandwidth;
   CLI::App* sub = probe.add_subcommand(name, description);
   add_common_options(*sub, options->common);
-  add_net_options(*sub, options->net, *text, bandwidth ? "bandwidth" : "latency");
+  add_net_options(*sub, options->net, *text);
   sub->footer(std::string("Exit codes: 0 every pair measured, 2 a probe failed, 3 incomplete (a pair timed out,\n"
                           "a rank was lost, or a measurement was skipped, e.g. no RDMA device), 64 usage error.\n") +
               (bandwidth ? "Example: mpirun -np 4 --hostfile hosts ibgpu probe bw --sizes 64K,8M --json bw.json"

@@ -1,4 +1,5 @@
 #include "app/commands.h"
+#include "core/errors.h"
 #include "reports/reporter.h"
 #include "subcommand.h"
 
@@ -8,7 +9,8 @@ Subcommand add_report(CLI::App& parent) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* sub = parent.add_subcommand(
       "report", "Re-render, compare, or build a fleet baseline from saved JSON reports (no MPI, no probes)");
-  sub->add_option("FILE", options->files, "Saved JSON reports (--json of check, probe, inventory, allreduce)")
+  sub->add_option("FILE", options->files,
+                  "Saved JSON reports (--json of check, probe, inventory, allreduce); - reads one from stdin")
       ->type_name("FILE...");
   sub->add_option("--format", options->common.format,
                   "Output format; several FILEs render one after another with table and markdown only")
@@ -35,9 +37,18 @@ Subcommand add_report(CLI::App& parent) {
       "64 usage error or unreadable report (including one with a newer schema_version than this ibgpu reads).\n"
       "Examples:\n"
       "  ibgpu report out.json --format prometheus --output /var/lib/node_exporter/ibgpu.prom\n"
+      "  ssh node1 cat /var/tmp/ibgpu.json | ibgpu report - --format markdown\n"
       "  ibgpu report --compare monday.json tuesday.json --compare-threshold 0.05\n"
       "  ibgpu report --baseline-out fleet.json runs/*.json && ibgpu check --baseline fleet.json");
-  Subcommand s{sub, nullptr, [options] { check_report_options(*options); }, &options->common};
+  auto validate = [options, sub] {
+    // --format renders reports; a comparison and a baseline have one form each.
+    if (sub->get_option("--format")->count() > 0 && (!options->compare.empty() || !options->baseline_out.empty()))
+      throw UsageError(std::string("--format is for rendering reports; ") +
+                       (options->compare.empty() ? "--baseline-out writes JSON"
+                                                 : "--compare prints a table (and JSON with --json)"));
+    check_report_options(*options);
+  };
+  Subcommand s{sub, nullptr, validate, &options->common};
   s.run_without_mpi = [options] { return run_report(*options); };
   return s;
 }

@@ -55,17 +55,17 @@ Subcommand add_simulate(CLI::App& parent) {
       "Run the check's pair plans, re-tests, judge and localiser over a modelled fleet with injected "
       "faults, and score the verdicts (no MPI, no probes)");
   FleetModel& m = options->model;
-  sub->add_option("--nodes", m.hosts, "Nodes in the fleet")->check(CLI::Range(2, 1 << 20))->capture_default_str();
+  sub->add_option("--nodes", m.hosts, "Nodes in the fleet")->check(whole_number(2, 1 << 20))->capture_default_str();
   sub->add_option("--rails", m.rails, "Rails per node (one HCA port and GPU each)")
-      ->check(CLI::Range(1, 64))
+      ->check(whole_number(1, 64))
       ->capture_default_str();
   sub->add_option("--hosts-per-leaf", m.hosts_per_leaf,
                   "Consecutive nodes under one leaf switch (per rail: every rail is a fabric of its own)")
-      ->check(CLI::Range(1, 1 << 20))
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--uplinks-per-leaf", m.uplinks_per_leaf,
                   "Uplinks from each leaf to the spines; a pair's traffic takes the one its destination picks")
-      ->check(CLI::Range(1, 4096))
+      ->check(whole_number(1, 4096))
       ->capture_default_str();
   sub->add_option("--plan", *plans,
                   "Pair plans to compare, one row each: all (every pair), quick (one round), peers:K (K rounds, "
@@ -77,7 +77,7 @@ Subcommand add_simulate(CLI::App& parent) {
                   "(peers:K halving down to one quick round)")
       ->type_name("DURATION");
   sub->add_option("--retests", *retests, "Re-test passes after the plan's rounds, as check --retests")
-      ->check(CLI::Range(0, 10))
+      ->check(whole_number(0, 10))
       ->capture_default_str();
   const std::vector<std::pair<const char*, const char*>> fault_options = {
       {"--bad-nodes", "Slow nodes (every rail slow): a count or a percentage of the nodes"},
@@ -112,7 +112,7 @@ Subcommand add_simulate(CLI::App& parent) {
       ->capture_default_str();
   sub->add_option("--max-measurements", options->max_measurements,
                   "Plans with more pair measurements are not judged (rounds and time only): memory and CPU")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}))
+      ->check(whole_number(1, 100000000))
       ->capture_default_str();
   sub->footer(
       "What it runs: the check's own planner (--budget), pair schedules, re-test decisions (suspects again,\n"

@@ -2,6 +2,7 @@
 // Each subcommand lives in its own file: it declares its options on a CLI11
 // subcommand and returns the call into the library that runs it.
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <functional>
 #include <memory>
 
@@ -24,8 +25,13 @@ struct Subcommand {
 };
 
 void add_common_options(CLI::App& sub, CommonOptions& options);
-// Like CLI::Range for a double, refusing nan and inf (which CLI::Range lets through).
+// Like CLI::Range for a double, refusing nan and inf (which CLI::Range lets through); the help says
+// "FLOAT in [0.1, 86400]", or "FLOAT >= 0" for a max of 1e300 or more.
 CLI::Validator finite_range(double min, double max);
+std::string range_help(double min, double max);  // that help text
+// A whole number in [min, max]; the help says "INT in [1, 10]", or "INT >= 0" for a max of INT_MAX.
+// CLI::NonNegativeNumber would print its bound as 1.79769e+308 and let "nan" through.
+CLI::Validator whole_number(long long min, long long max = INT_MAX);
 
 // Network options arrive as text and are checked after parsing, so a bad
 // size is a usage error that names the token.
@@ -38,7 +44,9 @@ struct NetCliText {
 std::vector<std::size_t> sizes_or_sweep(const std::string& list, const std::string& min, const std::string& max,
                                         const std::vector<std::size_t>& fallback, std::size_t factor);
 CLI::Validator non_empty_list();  // refuses --sizes '' (which would otherwise mean "not given")
-void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text, const char* kind);
+// The options of the kinds net.bandwidth and net.latency measure, with net.settings as the
+// defaults the help shows.
+void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text);
 void finish_net_options(NetOptions& net, const NetCliText& text);  // throws UsageError
 int parse_peer_count(const std::string& plan);                     // "peers:K" -> K; throws UsageError
 
@@ -47,6 +55,13 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
 // --drain-cmd, --resume-cmd, --slurm-drain, --dry-run, --action-timeout:
 // templates are split into argv here, so a bad one is a usage error.
 void add_action_options(CLI::App& sub, AdmissionActionOptions& actions);
+
+// Two outputs aimed at stdout (--json - with --format, or with --output -): UsageError.
+void refuse_two_on_stdout(const CLI::App& sub);
+
+// Empty, or the usage error for a word of argv where a command belongs that names none, with the
+// commands close to it: "unknown command 'chek'; did you mean 'check'?".
+std::string unknown_command(const CLI::App& app, int argc, char** argv);
 
 Subcommand add_inventory(CLI::App& parent);
 Subcommand add_burn_in(CLI::App& parent);

@@ -51,6 +51,25 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
   return text;
 }
 
+std::string read_bounded_stream(int fd, std::size_t max_bytes, const std::string& origin) {
+  std::string text;
+  std::size_t done = 0;
+  while (true) {
+    if (done == text.size()) {
+      if (text.size() > max_bytes) break;
+      text.resize(std::min(max_bytes + 1, text.size() + 65536));
+    }
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(origin + ": cannot read: " + std::strerror(errno));
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (done > max_bytes) throw InputError(origin + ": more than the " + size_text(max_bytes) + " this reads");
+  text.resize(done);
+  return text;
+}
+
 void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& origin) {
   std::size_t depth = 0;
   bool in_string = false;

@@ -35,6 +35,11 @@ inline constexpr std::size_t kTopologyMaxNames = 1000000;
 // why (a device, a FIFO, /proc: not regular; the size). Never opens what is not a regular file.
 std::string read_bounded_file(const std::string& path, std::size_t max_bytes);
 
+// All of what can be read from the open descriptor `fd` (stdin for `ibgpu report -`), at most
+// max_bytes, or InputError naming `origin`: a stream that goes on past the limit is refused at the
+// limit, never read to its end.
+std::string read_bounded_stream(int fd, std::size_t max_bytes, const std::string& origin);
+
 // Throws InputError when JSON text nests arrays and objects deeper than max_depth (before a
 // parser or a recursive walk gets to it). Strings are skipped, escapes included.
 void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& origin);

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdlib>
@@ -84,6 +85,58 @@ void add_nccl_version(std::map<std::string, std::string>& versions) {
 }
 
 }  // namespace
+
+std::optional<RdmaPorts> list_rdma_ports(const Sysfs& sysfs) {
+  std::optional<RdmaPorts> out;
+  for (const Sysfs& root : {sysfs, Sysfs("/sys")}) {
+    if (!root.exists("class/infiniband")) continue;
+    if (!out) out.emplace();
+    for (const Hca& hca : read_hcas(root)) {
+      std::vector<int>& ports = (*out)[hca.name];
+      for (const IbPort& port : hca.ports)
+        if (std::find(ports.begin(), ports.end(), port.port) == ports.end()) ports.push_back(port.port);
+      std::sort(ports.begin(), ports.end());
+    }
+  }
+  return out;
+}
+
+std::string missing_hca(const std::vector<std::string>& specs, const RdmaPorts& ports, const std::string& host) {
+  for (const auto& spec : specs) {
+    const auto colon = spec.rfind(':');
+    const std::string device = spec.substr(0, colon);
+    const auto it = ports.find(device);
+    if (it == ports.end()) {
+      std::vector<std::string> names;
+      for (const auto& [name, _] : ports) names.push_back(name);
+      std::sort(names.begin(), names.end(), natural_less);
+      std::string has;
+      for (const auto& name : names) has += (has.empty() ? "" : ", ") + name;
+      return "--hca " + spec + ": no such RDMA device on host " + host + " (it has " + (has.empty() ? "none" : has) +
+             ")";
+    }
+    // A port that is not a number is parse_device_spec's to refuse, with its own words.
+    int port = 1;
+    if (colon != std::string::npos) {
+      const std::string text = spec.substr(colon + 1);
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+      if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) continue;
+    }
+    if (!it->second.empty() && std::find(it->second.begin(), it->second.end(), port) == it->second.end()) {
+      std::string has;
+      for (int p : it->second) has += (has.empty() ? "" : ", ") + std::to_string(p);
+      return "--hca " + spec + ": " + device + " on host " + host + " has no port " + std::to_string(port) +
+             " (it has " + (it->second.size() == 1 ? "port " : "ports ") + has + ")";
+    }
+  }
+  return "";
+}
+
+std::string hca_preflight(const std::vector<std::string>& specs, const Sysfs& sysfs, const std::string& host) {
+  if (specs.empty()) return "";
+  const auto ports = list_rdma_ports(sysfs);
+  return ports ? missing_hca(specs, *ports, host) : "";
+}
 
 int count_cpu_list(const std::string& list) {
   auto number = [](const std::string& text) -> std::optional<int> {

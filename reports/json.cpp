@@ -6,6 +6,7 @@
 
 #include "core/bounded_input.h"
 #include "probes/ib/ports.h"
+#include "reports/json_errors.h"
 
 namespace ibgpu {
 
@@ -520,7 +521,7 @@ Report report_from_json(const json& j) {
   if (version > kSchemaVersion)
     throw std::runtime_error("report has schema_version " + std::to_string(version) + ", this ibgpu reads up to " +
                              std::to_string(kSchemaVersion) + ": upgrade ibgpu to read it");
-  return j.get<Report>();
+  return decode_report(j);  // errors name the place and what was expected
 }
 
 json read_json_file(const std::string& path) { return parse_json_text(read_bounded_file(path, kReportMaxBytes), path); }
@@ -531,7 +532,7 @@ json parse_json_text(const std::string& text, const std::string& origin) {
   try {
     return json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 1e400
-    throw InputError(origin + ": not JSON: " + e.what());
+    throw InputError(origin + ": not JSON: " + describe_parse_error(e.what()));
   }
 }
 

@@ -24,6 +24,16 @@ std::string CudaDriver::load() {
   return {};
 }
 
+std::string missing_nvidia_driver() {
+  if (!DynLib({"libcuda.so.1"}).ok()) return "no NVIDIA driver on this host (libcuda.so.1 not found)";
+  // The library can be installed without the kernel module (a package left behind, a module that
+  // failed to load); the module makes the control device and /proc/driver/nvidia.
+  if (::access("/dev/nvidiactl", F_OK) != 0 && ::access("/proc/driver/nvidia/version", F_OK) != 0)
+    return "no NVIDIA driver loaded on this host (libcuda.so.1 is installed, but no /dev/nvidiactl: the nvidia "
+           "kernel module is not loaded)";
+  return "";
+}
+
 const char* CudaDriver::error_text(Result rc) const {
   const char* text = nullptr;
   if (error_string) error_string(rc, &text);

@@ -43,6 +43,13 @@ struct CudaDriver {
   void check(Result rc, const char* call) const;
 };
 
+// Empty when this host has an NVIDIA driver as far as can be told without using it, else says so
+// in those words (the CUDA runtime's own "CUDA driver version is insufficient for CUDA runtime
+// version" reads as a version problem on a host that has no driver at all):
+// "no NVIDIA driver on this host (libcuda.so.1 not found)", or "no NVIDIA driver loaded on this
+// host (libcuda.so.1 is installed, but no /dev/nvidiactl: the nvidia kernel module is not loaded)".
+std::string missing_nvidia_driver();
+
 // No driver library on this host: the probe is `skipped`, not failed.
 class GpuUnavailable : public std::runtime_error {
  public:

@@ -1,6 +1,7 @@
 #include "probes/cuda/runtime.h"
 
 #include "core/errors.h"
+#include "probes/cuda/driver.h"
 
 namespace ibgpu {
 
@@ -27,7 +28,12 @@ std::string CudaRuntime::load() {
 
 std::string CudaRuntime::describe(Error rc) const {
   const char* text = error_string ? error_string(rc) : nullptr;
-  return std::string(text ? text : "CUDA error") + " (" + std::to_string(rc) + ")";
+  const std::string said = std::string(text ? text : "CUDA error") + " (" + std::to_string(rc) + ")";
+  // The runtime's answer when it finds no driver at all is a version complaint: say what it is.
+  if (rc == kInsufficientDriver)
+    if (const std::string missing = missing_nvidia_driver(); !missing.empty())
+      return missing + "; CUDA error " + std::to_string(rc);
+  return said;
 }
 
 void CudaRuntime::check(Error rc, const char* call) const {

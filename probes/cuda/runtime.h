@@ -19,6 +19,7 @@ struct CudaRuntime {
   using Event = struct CUevent_st*;
   static constexpr Error kSuccess = 0;
   static constexpr Error kNotReady = 600;                     // cudaErrorNotReady
+  static constexpr Error kInsufficientDriver = 35;            // cudaErrorInsufficientDriver
   static constexpr int kHostToDevice = 1, kDeviceToHost = 2;  // cudaMemcpyKind
   static constexpr unsigned kStreamNonBlocking = 0x01;
   static constexpr unsigned kEventDisableTiming = 0x02;
@@ -42,7 +43,8 @@ struct CudaRuntime {
   // Loads libcudart.so.13, .12, then the unversioned name. Empty on success,
   // else why not, e.g. "libcudart.so not found: ...".
   std::string load();
-  std::string describe(Error rc) const;  // "out of memory (2)"
+  // "out of memory (2)"; cudaErrorInsufficientDriver on a host without a driver says that.
+  std::string describe(Error rc) const;
   // CUDA's convention: a return code, named by cudaGetErrorString. Throws CallError.
   void check(Error rc, const char* call) const;
 };

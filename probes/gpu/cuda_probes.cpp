@@ -1,5 +1,6 @@
 #include "probes/gpu/cuda_probes.h"
 
+#include "probes/cuda/driver.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/topology.h"
 
@@ -53,9 +54,15 @@ bool cuda_kernels_built() {
 std::string why_no_cuda_probes() {
 #if IBGPU_HAVE_CUDA_KERNELS
   const auto devices = cuda_kernels::device_count();
-  if (!devices.error.empty()) return devices.error;
+  if (!devices.error.empty()) {
+    // Without a driver the runtime says "CUDA driver version is insufficient": name the cause.
+    if (const std::string missing = missing_nvidia_driver(); !missing.empty()) return missing;
+    return devices.error;
+  }
   return devices.count == 0 ? "no CUDA device" : "";
 #else
+  // A host without a driver could not run them in any build: that is the first thing to fix.
+  if (const std::string missing = missing_nvidia_driver(); !missing.empty()) return missing;
   return "built without the CUDA toolkit: no GPU kernels in this binary";
 #endif
 }

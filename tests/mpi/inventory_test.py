@@ -42,7 +42,10 @@ def two_ranks(r):
     if gpu["status"] == "skipped":
         assert "libnvidia-ml.so.1" in gpu["reason"] or "nvmlInit" in gpu["reason"], gpu
         assert hosts[0]["gpus"] == []
-    assert r["summary"]["exit_code"] == 0
+    # Found nothing to check (no GPU, no RDMA device) is unknown, exit 3, never healthy.
+    nothing = not hosts[0]["gpus"] and not hosts[0].get("pci_gpus") and not hosts[0]["hcas"]
+    assert r["summary"]["exit_code"] == (3 if nothing else 0), r["summary"]
+    assert nothing == any(n.startswith("nothing to check") for n in r["run"]["notes"]), r["run"]["notes"]
 
 
 if __name__ == '__main__':

@@ -290,7 +290,7 @@ if want d; then
   }
   usage_case d_gid '[Gg][Ii][Dd][ _-]?index 99' probe bw --transport verbs --hca rxe0:1 --gid-index 99 --sizes 64K --timeout 20
   # One clean line (README: "one line on stderr"), e.g. "ibgpu: host a rank 0: --hca nosuchdev:1: ..."
-  usage_case d_hca '^ibgpu: (host [a-z]+ rank [0-9]+: )?--hca nosuchdev:1: no such RDMA device on host [a-z]+$' probe lat --transport verbs --hca nosuchdev:1 --sizes 8 --timeout 20
+  usage_case d_hca '^ibgpu: (host [a-z]+ rank [0-9]+: )?--hca nosuchdev:1: no such RDMA device on host [a-z]+ \(it has rxe[a-z0-9_, ]*\)$' probe lat --transport verbs --hca nosuchdev:1 --sizes 8 --timeout 20
   part_done d
 fi
 

@@ -7,6 +7,8 @@
 
 #include <set>
 
+#include "probes/cuda/driver.h"
+
 namespace ibgpu {
 namespace {
 
@@ -23,7 +25,9 @@ TEST(CudaProbes, EveryProbeMeasuresOrSaysWhyNot) {
     ASSERT_EQ(r.scope.hosts, std::vector<std::string>{"n1"});
     if (r.status == ProbeStatus::skipped) {
       ASSERT_TRUE(r.reason.has_value());
-      if (cuda_kernels_built())
+      if (!missing_nvidia_driver().empty())
+        EXPECT_EQ(*r.reason, missing_nvidia_driver());  // the cause, not the runtime's version complaint
+      else if (cuda_kernels_built())
         EXPECT_TRUE(r.reason->find("cudaGetDeviceCount") != std::string::npos ||
                     r.reason->find("no CUDA device") != std::string::npos)
             << *r.reason;

@@ -1,0 +1,71 @@
+#include <charconv>
+#include <climits>
+#include <sstream>
+#include <string>
+
+#include "core/errors.h"
+#include "subcommand.h"
+
+namespace ibgpu::cli {
+
+namespace {
+
+template <class T>
+std::string number_text(T value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// "FLOAT in [0.1, 86400]", "INT >= 1": a bound at the type's limit is no bound to the reader.
+template <class T>
+std::string range_text(const char* type, T min, T max, bool unbounded_max) {
+  return std::string(type) +
+         (unbounded_max ? " >= " + number_text(min) : " in [" + number_text(min) + ", " + number_text(max) + "]");
+}
+
+}  // namespace
+
+std::string range_help(double min, double max) { return range_text("FLOAT", min, max, max >= 1e300); }
+
+CLI::Validator whole_number(long long min, long long max) {
+  const std::string range = range_text("INT", min, max, max == INT_MAX || max == LLONG_MAX);
+  return CLI::Validator(
+      [min, max, range](std::string& input) -> std::string {
+        long long value = 0;
+        const char* end = input.data() + input.size();
+        const auto [stop, ec] = std::from_chars(input.data(), end, value);
+        if (input.empty() || ec != std::errc{} || stop != end) return "'" + input + "' is not a whole number";
+        if (value < min || value > max) return "'" + input + "' is not an " + range;
+        return {};
+      },
+      range);
+}
+
+}  // namespace ibgpu::cli
+
+namespace ibgpu::cli {
+
+namespace {
+
+const CLI::Option* given(const CLI::App& sub, const char* name) {
+  const CLI::Option* option = sub.get_option_no_throw(name);
+  return option && option->count() > 0 ? option : nullptr;
+}
+
+}  // namespace
+
+void refuse_two_on_stdout(const CLI::App& sub) {
+  const CLI::Option* json = given(sub, "--json");
+  const CLI::Option* format = given(sub, "--format");
+  const CLI::Option* output = given(sub, "--output");
+  const bool json_out = json && json->as<std::string>() == "-";
+  const bool output_out = output && output->as<std::string>() == "-";
+  // Without --output (report) the terminal format goes to stdout, and --json - takes its place there.
+  if (json_out && format && (!output || output_out))
+    throw UsageError("--json - and --format " + format->as<std::string>() +
+                     " both write to stdout: give --json a FILE, or leave out --format");
+  if (json_out && output_out) throw UsageError("--json - and --output - both write to stdout: give one of them a FILE");
+}
+
+}  // namespace ibgpu::cli
