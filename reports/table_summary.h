@@ -33,8 +33,8 @@ void print_rail_summary(const Report& r, std::ostream& out);
 // or degraded, links not healthy. Prints nothing when no host has a leaf.
 void print_leaf_summary(const Report& r, std::ostream& out);
 
-// The leaf switch of a host; empty when the report does not say. The one place
-// that knows where the model keeps it (a topology file read into the report).
+// The leaf switch of a host (HostInventory::leaf, from --topology); empty when
+// the report does not place it.
 std::string leaf_of(const Report& r, const std::string& host);
 
 // "1,234,567": counts at fleet scale read better grouped.
