@@ -129,7 +129,7 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
       continue;
     }
     if (a > b) std::swap(a, b);
-    PairCell cell{a, b, value_of(p, quantity), size_of(p), p.status, p.error.value_or(p.reason.value_or("")),
+    PairCell cell{a,           b, value_of(p, quantity), size_of(p), p.status, p.error.value_or(p.reason.value_or("")),
                   std::nullopt};
     auto [slot, first] = cells_of[it->second].try_emplace({a, b}, cell);
     if (!first && better(cell, slot->second, quantity)) slot->second = std::move(cell);

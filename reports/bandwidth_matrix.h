@@ -17,23 +17,23 @@ namespace ibgpu {
 // latency at the smallest (several results there, from re-tests or several
 // rank pairs: the best one).
 struct PairCell {
-  std::size_t row = 0, col = 0;   // indices into PairMatrix::hosts; row < col
-  std::optional<double> value;    // GB/s or us; missing: measured, but no value (error, timeout)
-  std::size_t size_B = 0;         // the message size of the value
+  std::size_t row = 0, col = 0;  // indices into PairMatrix::hosts; row < col
+  std::optional<double> value;   // GB/s or us; missing: measured, but no value (error, timeout)
+  std::size_t size_B = 0;        // the message size of the value
   ProbeStatus status = ProbeStatus::ok;
   std::string note;                 // the result's error or reason, if any
   std::optional<HealthState> link;  // the link's verdict when degraded or failed
 };
 
 struct PairMatrix {
-  std::string probe;                 // "net.verbs.write_bw"
-  std::string rail;                  // "mlx5_0:1"; the transport ("mpi") when no device is named
+  std::string probe;  // "net.verbs.write_bw"
+  std::string rail;   // "mlx5_0:1"; the transport ("mpi") when no device is named
   Quantity quantity = Quantity::bandwidth;
-  std::vector<std::string> hosts;    // both axes: by leaf then host when the report places hosts on leaves
-  std::vector<std::string> leaves;   // hosts[i]'s leaf switch; all empty without a topology
-  std::vector<PairCell> cells;       // each measured pair of two hosts once (row < col), sorted by (row, col)
-  std::optional<double> min, max;    // over the cells' values
-  std::size_t same_host = 0;         // results between two ranks of one host: not a pair, not drawn
+  std::vector<std::string> hosts;   // both axes: by leaf then host when the report places hosts on leaves
+  std::vector<std::string> leaves;  // hosts[i]'s leaf switch; all empty without a topology
+  std::vector<PairCell> cells;      // each measured pair of two hosts once (row < col), sorted by (row, col)
+  std::optional<double> min, max;   // over the cells' values
+  std::size_t same_host = 0;        // results between two ranks of one host: not a pair, not drawn
 
   bool higher_is_better() const { return quantity != Quantity::latency; }
   const char* unit() const { return quantity == Quantity::latency ? "us" : "GB/s"; }

@@ -83,9 +83,9 @@ void write_chart(const std::vector<const ProbeResult*>& results, std::ostream& o
       groups = std::max(groups, values.size());
       const double median = values[(values.size() - 1) / 2];
       s.points.push_back({static_cast<double>(size), median, false,
-                          s.name + " at " + format_size(size) + ": busbw " + format_number(median) + " GB/s (median of " +
-                              std::to_string(values.size()) + " group(s), " + format_number(values.front()) + " to " +
-                              format_number(values.back()) + ")"});
+                          s.name + " at " + format_size(size) + ": busbw " + format_number(median) +
+                              " GB/s (median of " + std::to_string(values.size()) + " group(s), " +
+                              format_number(values.front()) + " to " + format_number(values.back()) + ")"});
       s.low.push_back(values.front());
       s.high.push_back(values.back());
     }

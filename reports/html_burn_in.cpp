@@ -62,9 +62,9 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
   for (const auto& p : f.series) {
     const bool in_bad = bad.count(p.round) > 0;
     flagged += in_bad;
-    s.points.push_back({static_cast<double>(p.round), p.value, in_bad,
-                        "round " + std::to_string(p.round) + ": " + format_number(p.value) +
-                            (in_bad ? " (not healthy)" : "")});
+    s.points.push_back(
+        {static_cast<double>(p.round), p.value, in_bad,
+         "round " + std::to_string(p.round) + ": " + format_number(p.value) + (in_bad ? " (not healthy)" : "")});
   }
   chart.series.push_back(std::move(s));
   chart.data = {{"entity", e.entity.kind + " " + e.entity.id},
@@ -81,11 +81,10 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
 
 void write_entity(const BurnInEntity& e, const std::string& state, int rounds, std::ostream& out) {
   const std::set<int> bad = bad_rounds(e);
-  out << "<div class=\"entity\" data-entity=\"" << html_escape(e.entity.kind + " " + e.entity.id)
-      << "\" data-state=\"" << html_escape(state) << "\">\n<h3>" << state_badge(state) << " "
-      << html_escape(e.entity.kind) << " <code>" << html_escape(e.entity.id) << "</code></h3>\n<p>" << e.healthy
-      << " healthy, " << e.degraded << " degraded, " << e.failed << " failed, " << e.unknown << " unknown of "
-      << e.rounds_judged << " round(s) judged";
+  out << "<div class=\"entity\" data-entity=\"" << html_escape(e.entity.kind + " " + e.entity.id) << "\" data-state=\""
+      << html_escape(state) << "\">\n<h3>" << state_badge(state) << " " << html_escape(e.entity.kind) << " <code>"
+      << html_escape(e.entity.id) << "</code></h3>\n<p>" << e.healthy << " healthy, " << e.degraded << " degraded, "
+      << e.failed << " failed, " << e.unknown << " unknown of " << e.rounds_judged << " round(s) judged";
   if (e.rounds_judged) out << " (passed " << format_number(100 * e.pass_ratio, 3) << " %)";
   out << ".</p>\n";
   if (!e.reason_rounds.empty()) {
@@ -116,11 +115,13 @@ void write_burn_in_section(const Report& r, std::ostream& out) {
   for (const auto& e : b.entities) {
     const auto v = verdict_of.find(key_of(e.entity));
     // Without a verdict of its own, what the rounds said of it decides.
-    const bool not_healthy = v != verdict_of.end() ? v->second != HealthState::healthy
-                                                   : e.degraded + e.failed + e.unknown > 0;
+    const bool not_healthy =
+        v != verdict_of.end() ? v->second != HealthState::healthy : e.degraded + e.failed + e.unknown > 0;
     if (!not_healthy) continue;
-    const std::string state = v != verdict_of.end() ? to_string(v->second) : e.failed ? "failed" : e.unknown ? "unknown"
-                                                                                                             : "degraded";
+    const std::string state = v != verdict_of.end() ? to_string(v->second)
+                              : e.failed            ? "failed"
+                              : e.unknown           ? "unknown"
+                                                    : "degraded";
     flagged.emplace_back(&e, state);
   }
   // Worst first, as the reasons table.

@@ -56,7 +56,8 @@ double nice_step(double span) {
 std::string series_swatch(std::size_t i) {
   const char* colour = kColours[i % kColours.size()];
   std::ostringstream out;
-  out << "<svg class=\"series-swatch\" width=\"28\" height=\"12\" viewBox=\"0 0 28 12\" aria-hidden=\"true\"><path d=\"M1 6H27\" "
+  out << "<svg class=\"series-swatch\" width=\"28\" height=\"12\" viewBox=\"0 0 28 12\" aria-hidden=\"true\"><path "
+         "d=\"M1 6H27\" "
          "stroke=\""
       << colour << "\" stroke-width=\"2\" stroke-dasharray=\"" << kDashes[i % kDashes.size()] << "\"/>";
   write_marker(out, marker_of(i), 14, 6, colour);
@@ -94,9 +95,9 @@ void write_line_chart(const LineChart& c, std::ostream& out) {
   auto py = [&](double y) { return kTop + (y1 - y) / (y1 - y0) * plot_h; };
 
   out << "<svg class=\"chart" << (c.cls.empty() ? "" : " " + html_escape(c.cls))
-      << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 "
-      << kWidth << ' ' << kHeight << "\" role=\"img\" aria-label=\"" << html_escape(c.label) << "\" data-series=\""
-      << c.series.size() << '"';
+      << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
+      << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\" role=\"img\" aria-label=\"" << html_escape(c.label)
+      << "\" data-series=\"" << c.series.size() << '"';
   for (const auto& [key, value] : c.data) out << " data-" << key << "=\"" << html_escape(value) << '"';
   out << ">\n";
   for (const auto& b : c.bands) {
@@ -115,8 +116,8 @@ void write_line_chart(const LineChart& c, std::ostream& out) {
   for (const auto& [x, text] : c.x_ticks)
     out << "<text class=\"x-tick\" x=\"" << svg_number(px(x)) << "\" y=\"" << kHeight - kBottom + 16
         << "\" text-anchor=\"middle\">" << html_escape(text) << "</text>\n";
-  out << "<path class=\"axis-line\" d=\"M" << kLeft << ' ' << kTop << "V" << kHeight - kBottom << "H"
-      << kWidth - kRight << "\" fill=\"none\"/>\n";
+  out << "<path class=\"axis-line\" d=\"M" << kLeft << ' ' << kTop << "V" << kHeight - kBottom << "H" << kWidth - kRight
+      << "\" fill=\"none\"/>\n";
   out << "<text x=\"" << svg_number(kLeft + plot_w / 2) << "\" y=\"" << kHeight - 6 << "\" text-anchor=\"middle\">"
       << html_escape(c.x_label) << "</text>\n<text transform=\"translate(14," << svg_number(kTop + plot_h / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">" << html_escape(c.y_label) << "</text>\n";

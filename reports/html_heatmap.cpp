@@ -123,8 +123,8 @@ void write_flag(std::ostream& out, const PairCell& c, std::size_t x, std::size_t
         << "\" stroke-width=\"" << (top ? 2 : 4) << '"' << (failed || !top ? "" : " stroke-dasharray=\"4 3\"")
         << " vector-effect=\"non-scaling-stroke\"/>";
     if (failed)
-      out << "<path d=\"M" << x << ".25 " << y << ".25L" << x << ".75 " << y << ".75M" << x << ".75 " << y << ".25L" << x
-          << ".25 " << y << ".75\" stroke=\"" << layer << "\" stroke-width=\"" << (top ? 2 : 4)
+      out << "<path d=\"M" << x << ".25 " << y << ".25L" << x << ".75 " << y << ".75M" << x << ".75 " << y << ".25L"
+          << x << ".25 " << y << ".75\" stroke=\"" << layer << "\" stroke-width=\"" << (top ? 2 : 4)
           << "\" vector-effect=\"non-scaling-stroke\"/>";
   }
   out << "</g>\n";
@@ -248,13 +248,14 @@ void write_heatmap_svg(const PairMatrix& m, std::ostream& out) {
   const double font = std::clamp(cell * 0.7, 7.0, 12.0);
   const auto runs = leaf_runs(m);
   std::size_t leaf_bytes = 0;
-  for (const auto& run : runs) leaf_bytes = std::max(leaf_bytes, short_label(run.leaf.empty() ? "no leaf" : run.leaf).size());
+  for (const auto& run : runs)
+    leaf_bytes = std::max(leaf_bytes, short_label(run.leaf.empty() ? "no leaf" : run.leaf).size());
   const double right = runs.empty() ? 6.0 : 14.0 + 7.0 * static_cast<double>(leaf_bytes);
   const char* quantity = m.quantity == Quantity::latency ? "latency" : "bandwidth";
 
   out << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" << html_escape(m.rail)
-      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-quantity=\"" << quantity << "\" data-hosts=\""
-      << n << "\" data-pairs=\"" << m.cells.size() << "\" data-possible-pairs=\"" << m.possible_pairs()
+      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-quantity=\"" << quantity << "\" data-hosts=\"" << n
+      << "\" data-pairs=\"" << m.cells.size() << "\" data-possible-pairs=\"" << m.possible_pairs()
       << "\" data-leaves=\"" << runs.size() << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\""
       << num(margin + side + right) << "\" height=\"" << num(margin + side + 6) << "\" role=\"img\" aria-label=\""
       << html_escape(std::string("pairwise ") + quantity + " on " + m.rail) << "\">\n";

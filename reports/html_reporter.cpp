@@ -88,8 +88,8 @@ std::string sizes_text(const PairMatrix& m) {
   for (const auto& c : m.cells) sizes.insert(c.size_B);
   if (sizes.empty()) return "";
   if (sizes.size() == 1) return "at " + format_size(*sizes.begin());
-  return std::string("at the ") + (m.higher_is_better() ? "largest" : "smallest") + " size each pair measured (" + format_size(*sizes.begin()) + " to " +
-         format_size(*sizes.rbegin()) + ")";
+  return std::string("at the ") + (m.higher_is_better() ? "largest" : "smallest") + " size each pair measured (" +
+         format_size(*sizes.begin()) + " to " + format_size(*sizes.rbegin()) + ")";
 }
 
 // The ends of the ramp say which values they stand for: dark is the worst
@@ -130,8 +130,8 @@ void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
     const auto flagged = std::count_if(m.cells.begin(), m.cells.end(), [](const PairCell& c) { return c.link; });
     out << "<figure class=\"rail\" id=\"" << (latency ? "lat-" : "rail-") << i << "\" data-rail=\""
         << html_escape(m.rail) << "\">\n<figcaption>Rail " << html_escape(m.rail) << " <span class=\"probe\">("
-        << html_escape(m.probe) << ")</span>: <span class=\"pairs\">" << m.cells.size() << " of "
-        << m.possible_pairs() << " host pairs measured</span>, " << flagged << " flagged by the link verdicts";
+        << html_escape(m.probe) << ")</span>: <span class=\"pairs\">" << m.cells.size() << " of " << m.possible_pairs()
+        << " host pairs measured</span>, " << flagged << " flagged by the link verdicts";
     if (m.same_host) out << "; " << m.same_host << " same-host result(s) not drawn (no pair)";
     out << "</figcaption>\n";
     write_heatmap_svg(m, out);

@@ -263,9 +263,13 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
       if (it != leaf_by_host.end())
         ++(*v.action == Action::drain ? leaves[it->second].drain : leaves[it->second].degraded);
     } else if (v.entity.kind == "link" && v.state != HealthState::healthy) {
+      // A link between two leaves is each leaf's: either end's switch may be the one to look at.
       const auto end = v.entity.id.find("<->");
-      const auto it = leaf_by_host.find(v.entity.id.substr(0, end));
-      if (it != leaf_by_host.end()) ++leaves[it->second].links;
+      if (end == std::string::npos) continue;
+      const auto a = leaf_by_host.find(v.entity.id.substr(0, end));
+      const auto b = leaf_by_host.find(v.entity.id.substr(end + 3));
+      if (a != leaf_by_host.end()) ++leaves[a->second].links;
+      if (b != leaf_by_host.end() && (a == leaf_by_host.end() || a->second != b->second)) ++leaves[b->second].links;
     }
   }
   TextTable table({{"leaf"},

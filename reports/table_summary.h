@@ -30,7 +30,8 @@ void print_answer(const Report& r, std::ostream& out);
 void print_rail_summary(const Report& r, std::ostream& out);
 
 // Per leaf switch, when the report places hosts on leaves: hosts, nodes drained
-// or degraded, links not healthy. Prints nothing when no host has a leaf.
+// or degraded, links not healthy (a link between two leaves counts in both).
+// Prints nothing when no host has a leaf.
 void print_leaf_summary(const Report& r, std::ostream& out);
 
 // The leaf switch of a host (HostInventory::leaf, from --topology); empty when

@@ -200,8 +200,8 @@ TEST(HtmlReporter, DegradedAndFailedLinksAreFlaggedInTheHeatmap) {
   EXPECT_EQ(count(verbs, "<text class=\"value\""), 10u);
 
   const std::string mpi = heatmap_of(html, "mpi");
-  EXPECT_EQ(count(mpi, "<g class=\"flag"), 4u);  // link verdicts hold whatever the rail
-  EXPECT_EQ(count(html, "<svg class=\"heatmap\""), 2u);
+  EXPECT_EQ(count(mpi, "<g class=\"flag"), 4u);          // link verdicts hold whatever the rail
+  EXPECT_EQ(count(html, "<svg class=\"heatmap\""), 3u);  // mlx5_0:1 and mpi bandwidth, mpi latency
 
   // The reasons table lists non-healthy verdicts only, worst first.
   const auto reasons = html.find("<table id=\"reasons\">");
@@ -260,8 +260,7 @@ TEST(Png, IndexedImageIsWellFormed) {
   EXPECT_EQ(count(big, "IEND"), 1u);
 }
 
-ProbeResult lat(const std::string& id, const std::string& a, const std::string& b, std::size_t size_B,
-                double p50_us) {
+ProbeResult lat(const std::string& id, const std::string& a, const std::string& b, std::size_t size_B, double p50_us) {
   ProbeResult p;
   p.id = id;
   p.scope.hosts = {a, b};
@@ -278,9 +277,9 @@ ProbeResult lat(const std::string& id, const std::string& a, const std::string& 
 TEST(PairMatrix, LatencyIsDrawnAtTheSmallestSizeAndTheLowestIsBrightest) {
   Report r;
   for (const char* h : {"a", "b", "c"}) r.hosts.push_back(host(h));
-  r.probes = {lat("net.mpi.lat", "a", "b", 8, 2.0),   lat("net.mpi.lat", "a", "b", 4096, 9.0),
-              lat("net.mpi.lat", "a", "b", 8, 1.5),   lat("net.mpi.lat", "a", "c", 8, 6.0),
-              lat("net.mpi.lat", "b", "c", 8, 3.0),   bw("net.mpi.bw", "a", "b", 4096, 10.0)};
+  r.probes = {lat("net.mpi.lat", "a", "b", 8, 2.0), lat("net.mpi.lat", "a", "b", 4096, 9.0),
+              lat("net.mpi.lat", "a", "b", 8, 1.5), lat("net.mpi.lat", "a", "c", 8, 6.0),
+              lat("net.mpi.lat", "b", "c", 8, 3.0), bw("net.mpi.bw", "a", "b", 4096, 10.0)};
   const auto matrices = latency_matrices(r);
   ASSERT_EQ(matrices.size(), 1u);
   const PairMatrix& m = matrices[0];
@@ -354,7 +353,7 @@ ProbeResult allreduce(const std::string& group, std::size_t size_B, double busbw
   ProbeResult p;
   p.id = "collective.nccl.all_reduce";
   p.scope = Scope{{"a"}, {0, 1}, {}};
-  p.params = {{"placement", "node"}, {"group", group},  {"nranks", 8},
+  p.params = {{"placement", "node"}, {"group", group},   {"nranks", 8},
               {"size_B", size_B},    {"dtype", "float"}, {"in_place", in_place}};
   p.metrics = {{"time_us_avg", Metric::of(100.0)},
                {"algbw_GBps", Metric::of(busbw / 1.75)},
