@@ -23,14 +23,13 @@ h1{font-size:1.4em;margin:0 0 .4em}h2{font-size:1.15em;margin:1.6em 0 .5em;borde
 code{font:13px ui-monospace,monospace}
 dl#run-facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:0}
 dl#run-facts dt{color:#555}dl#run-facts dd{margin:0}
-.state{display:inline-block;padding:0 .45em;border-radius:3px;font-weight:600;border:1px solid}
+.state{display:inline-block;padding:0 .45em;border-radius:3px;font-weight:600;border:1px solid;white-space:nowrap}
 .state .glyph{margin-right:.25em}
-.state-healthy{background:#dff3ea;color:#0a4d31;border-color:#0a4d31}
-.state-degraded{background:#fff0c2;color:#5c3d00;border-color:#5c3d00;border-style:dashed}
-.state-failed{background:#a3201a;color:#fff;border-color:#5e100c}
-.state-unknown{background:#e8e8e8;color:#333;border-color:#666;border-style:dotted}
-.state-none{background:#f2f2f2;color:#444;border-color:#999}
-tr.state-healthy,tr.state-degraded,tr.state-failed,tr.state-unknown,tr.state-none{background:none;color:inherit}
+.state.state-healthy{background:#dff3ea;color:#0a4d31;border-color:#0a4d31}
+.state.state-degraded{background:#fff0c2;color:#5c3d00;border-color:#5c3d00;border-style:dashed}
+.state.state-failed{background:#a3201a;color:#fff;border-color:#5e100c}
+.state.state-unknown{background:#e8e8e8;color:#333;border-color:#666;border-style:dotted}
+.state.state-none{background:#f2f2f2;color:#444;border-color:#999}
 table{border-collapse:collapse;margin:.3em 0}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td ul{margin:0;padding-left:1.1em}
