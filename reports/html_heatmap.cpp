@@ -274,18 +274,27 @@ void write_heatmap_svg(const PairMatrix& m, std::ostream& out) {
     out << "</g>\n";
   }
   if (!runs.empty()) {
-    // Each leaf named beside its band of rows, with a bracket the height of the band.
+    // Each leaf named beside its band of rows, with a bracket the height of the band; where
+    // bands are thinner than a line of text (hundreds of leaves), a name that would overlap
+    // the one above is left out and the bracket's tooltip still names the leaf.
     out << "<g class=\"leaves\" font-size=\"12\">\n";
+    double last_label = -1e9;
     for (const auto& run : runs) {
       const double top = margin + static_cast<double>(run.first) * cell;
       const double bottom = margin + static_cast<double>(run.last) * cell;
-      const double x = margin + side + 4;
+      const double x = margin + side + 4, mid = (top + bottom) / 2;
       const std::string name = run.leaf.empty() ? "no leaf" : run.leaf;
-      out << "<path d=\"M" << num(x) << ' ' << num(top + 1) << "V" << num(bottom - 1)
-          << "\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"leaf-label\" x=\"" << num(x + 5) << "\" y=\""
-          << num((top + bottom) / 2) << "\" dominant-baseline=\"central\" data-first=\"" << run.first
-          << "\" data-hosts=\"" << run.last - run.first << "\"><title>" << html_escape(name) << ": "
-          << run.last - run.first << " hosts</title>" << html_escape(short_label(name)) << "</text>\n";
+      const std::string title =
+          "<title>" + html_escape(name) + ": " + std::to_string(run.last - run.first) + " hosts</title>";
+      out << "<path class=\"leaf-bracket\" d=\"M" << num(x) << ' ' << num(top + 1) << "V" << num(bottom - 1)
+          << "\" stroke=\"#000\" stroke-width=\"2\">" << title << "</path>";
+      if (mid - last_label >= 13) {
+        out << "<text class=\"leaf-label\" x=\"" << num(x + 5) << "\" y=\"" << num(mid)
+            << "\" dominant-baseline=\"central\" data-first=\"" << run.first << "\" data-hosts=\""
+            << run.last - run.first << "\">" << title << html_escape(short_label(name)) << "</text>";
+        last_label = mid;
+      }
+      out << '\n';
     }
     out << "</g>\n";
   }

@@ -341,6 +341,22 @@ TEST(PairMatrix, HostsGoLeafByLeafWhenATopologyPlacesThem) {
   EXPECT_NE(svg.find("data-first=\"2\" data-hosts=\"2\"><title>leaf2: 2 hosts</title>leaf2</text>"), std::string::npos);
   EXPECT_NE(svg.find("<title>no leaf: 1 hosts</title>"), std::string::npos);
 
+  // 520 hosts on 130 leaves of 4: every leaf has its bracket, the names do not overlap.
+  Report big;
+  for (int i = 0; i < 520; ++i) {
+    big.hosts.push_back(host("n" + std::to_string(i)));
+    big.hosts.back().leaf = "leaf" + std::to_string(i / 4);
+  }
+  big.probes = {bw("net.mpi.bw", "n0", "n1", 4096, 10.0)};
+  std::ostringstream big_out;
+  write_heatmap_svg(bandwidth_matrices(big).at(0), big_out);
+  const std::string big_svg = big_out.str();
+  EXPECT_EQ(count(big_svg, "<path class=\"leaf-bracket\""), 130u);
+  EXPECT_EQ(count(big_svg, "<path class=\"leaf-boundary\""), 129u);
+  const std::size_t labels = count(big_svg, "<text class=\"leaf-label\"");
+  EXPECT_GT(labels, 20u);
+  EXPECT_LE(labels, 720u / 13 + 1);  // at least a line of text apart
+
   for (auto& h : r.hosts) h.leaf.clear();  // no topology: report order, no boundaries
   const auto plain = bandwidth_matrices(r).at(0);
   EXPECT_EQ(plain.hosts, (std::vector<std::string>{"node10", "node1", "spare", "node9", "node2"}));
