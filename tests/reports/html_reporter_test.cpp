@@ -469,5 +469,32 @@ TEST(HtmlReporter, StateLabelsCarryAGlyphAndTheWord) {
   EXPECT_EQ(state_badge("<x>").find("<x>"), std::string::npos);
 }
 
+// Every section at once, leaves included: still one file that fetches nothing and runs nothing.
+TEST(HtmlReporter, EveryNewSectionStaysSelfContained) {
+  Report r = burn_in_report();
+  for (auto& h : r.hosts) h.leaf = h.name < "c" ? "leaf1" : "leaf2";
+  r.probes.push_back(lat("net.mpi.lat", "a", "c", 8, 2.0));
+  r.probes.push_back(allreduce("a", 1 << 20, 300.0));
+  const std::string html = render_html(r);
+  for (const char* section :
+       {"<section id=\"bandwidth\">", "<section id=\"latency\">", "<section id=\"allreduce-section\">",
+        "<section id=\"admission\">", "<section id=\"problems\">", "<section id=\"burn-in\""})
+    EXPECT_EQ(count(html, section), 1u) << section;
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  // The only address on the page is SVG's namespace, which is never fetched.
+  std::size_t addresses = 0;
+  for (auto at = html.find("http"); at != std::string::npos; at = html.find("http", at + 4)) {
+    EXPECT_EQ(html.compare(at, 26, "http://www.w3.org/2000/svg"), 0) << html.substr(at, 60);
+    ++addresses;
+  }
+  EXPECT_GT(addresses, 0u);
+  for (auto at = html.find("href=\""); at != std::string::npos; at = html.find("href=\"", at + 6))
+    EXPECT_EQ(html.compare(at + 6, 5, "data:"), 0) << html.substr(at, 60);
+}
+
 }  // namespace
 }  // namespace ibgpu
