@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/result.h"
+#include "probes/sysfs.h"  // natural_less: node2 before node10
 
 namespace ibgpu {
 
@@ -21,7 +22,9 @@ std::string rail_of(const ProbeResult& p) {
 
 std::size_t size_of(const ProbeResult& p) { return message_size(p).value_or(0); }
 
-std::optional<double> bandwidth_of(const ProbeResult& p) { return typical(p, "bw_avg_GBps"); }
+std::optional<double> value_of(const ProbeResult& p, Quantity q) {
+  return typical(p, q == Quantity::latency ? "lat_us" : "bw_avg_GBps");
+}
 
 class HostAxis {
  public:
@@ -30,20 +33,49 @@ class HostAxis {
   }
   std::size_t at(const std::string& host) const { return index_.at(host); }
   const std::vector<std::string>& names() const { return names_; }
+  const std::vector<std::string>& leaves() const { return leaves_; }
+
+  // Leaf by leaf (hosts without one last), hosts in natural order within a
+  // leaf; unchanged when no host has a leaf.
+  void order_by_leaf(const std::unordered_map<std::string, std::string>& leaf_of) {
+    leaves_.assign(names_.size(), "");
+    if (leaf_of.empty()) return;
+    auto leaf = [&](const std::string& host) {
+      const auto it = leaf_of.find(host);
+      return it == leaf_of.end() ? std::string() : it->second;
+    };
+    std::stable_sort(names_.begin(), names_.end(), [&](const std::string& a, const std::string& b) {
+      const std::string la = leaf(a), lb = leaf(b);
+      if (la != lb) {
+        if (la.empty() || lb.empty()) return lb.empty();
+        return natural_less(la, lb) || (!natural_less(lb, la) && la < lb);
+      }
+      return natural_less(a, b);
+    });
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      index_[names_[i]] = i;
+      leaves_[i] = leaf(names_[i]);
+    }
+  }
 
  private:
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::size_t> index_;
+  std::vector<std::string> leaves_;
 };
 
 HostAxis host_axis(const Report& report) {
   HostAxis axis;
   for (const auto& h : report.hosts) axis.add(h.name);
   for (const auto& p : report.probes)
-    if (is_pair_bandwidth(p))
+    if (is_pair_probe(p))
       for (const auto& h : p.scope.hosts) axis.add(h);
   for (const auto& v : report.verdicts)
     if (v.entity.kind == "node") axis.add(v.entity.id);
+  std::unordered_map<std::string, std::string> leaf_of;
+  for (const auto& h : report.hosts)
+    if (!h.leaf.empty()) leaf_of.emplace(h.name, h.leaf);
+  axis.order_by_leaf(leaf_of);
   return axis;
 }
 
@@ -56,50 +88,64 @@ std::unordered_map<std::string, HealthState> flagged_links(const Report& report)
   return links;
 }
 
-// True when `candidate` should be drawn instead of `current`: a larger size,
-// or the same size with a better value.
-bool better(const PairCell& candidate, const PairCell& current) {
-  if (candidate.size_B != current.size_B) return candidate.size_B > current.size_B;
-  if (!candidate.bw_GBps) return false;
-  return !current.bw_GBps || *candidate.bw_GBps > *current.bw_GBps;
+// True when `candidate` should be drawn instead of `current`: a larger size
+// for bandwidth (a smaller one for latency), or the same size with a better value.
+bool better(const PairCell& candidate, const PairCell& current, Quantity q) {
+  const bool lower_is_better = q == Quantity::latency;
+  if (candidate.size_B != current.size_B) return (candidate.size_B < current.size_B) == lower_is_better;
+  if (!candidate.value) return false;
+  return !current.value || (lower_is_better ? *candidate.value < *current.value : *candidate.value > *current.value);
 }
 
 }  // namespace
 
 bool is_pair_bandwidth(const ProbeResult& p) { return is_pair_probe(p) && p.kind().quantity == Quantity::bandwidth; }
+bool is_pair_latency(const ProbeResult& p) { return is_pair_probe(p) && p.kind().quantity == Quantity::latency; }
 
-std::vector<BandwidthMatrix> bandwidth_matrices(const Report& report) {
+std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
   const HostAxis axis = host_axis(report);
   const auto links = flagged_links(report);
 
-  std::vector<BandwidthMatrix> matrices;
+  std::vector<PairMatrix> matrices;
   std::map<std::pair<std::string, std::string>, std::size_t> matrix_of;  // (probe, rail) -> index
   std::vector<std::map<std::pair<std::size_t, std::size_t>, PairCell>> cells_of;
   for (const auto& p : report.probes) {
-    if (!is_pair_bandwidth(p)) continue;
+    if (!is_pair_probe(p) || p.kind().quantity != quantity) continue;
     auto [it, fresh] = matrix_of.try_emplace({p.id, rail_of(p)}, matrices.size());
     if (fresh) {
-      matrices.push_back(BandwidthMatrix{p.id, rail_of(p), axis.names(), {}, std::nullopt, std::nullopt});
+      PairMatrix m;
+      m.probe = p.id;
+      m.rail = rail_of(p);
+      m.quantity = quantity;
+      m.hosts = axis.names();
+      m.leaves = axis.leaves();
+      matrices.push_back(std::move(m));
       cells_of.emplace_back();
     }
     std::size_t a = axis.at(p.scope.hosts[0]), b = axis.at(p.scope.hosts[1]);
+    // Two ranks of one host measured shared memory or a loopback, not the fabric between hosts.
+    if (a == b) {
+      ++matrices[it->second].same_host;
+      continue;
+    }
     if (a > b) std::swap(a, b);
-    PairCell cell{a, b, bandwidth_of(p), size_of(p), p.status, p.error.value_or(p.reason.value_or("")), std::nullopt};
+    PairCell cell{a,           b, value_of(p, quantity), size_of(p), p.status, p.error.value_or(p.reason.value_or("")),
+                  std::nullopt};
     auto [slot, first] = cells_of[it->second].try_emplace({a, b}, cell);
-    if (!first && better(cell, slot->second)) slot->second = std::move(cell);
+    if (!first && better(cell, slot->second, quantity)) slot->second = std::move(cell);
   }
 
   for (std::size_t m = 0; m < matrices.size(); ++m) {
-    BandwidthMatrix& matrix = matrices[m];
+    PairMatrix& matrix = matrices[m];
     for (auto& [pair, cell] : cells_of[m]) {
       const std::string& a = matrix.hosts[cell.row];
       const std::string& b = matrix.hosts[cell.col];
       auto link = links.find(a + "<->" + b);
       if (link == links.end()) link = links.find(b + "<->" + a);
       if (link != links.end()) cell.link = link->second;
-      if (cell.bw_GBps) {
-        matrix.min_GBps = std::min(matrix.min_GBps.value_or(*cell.bw_GBps), *cell.bw_GBps);
-        matrix.max_GBps = std::max(matrix.max_GBps.value_or(*cell.bw_GBps), *cell.bw_GBps);
+      if (cell.value) {
+        matrix.min = std::min(matrix.min.value_or(*cell.value), *cell.value);
+        matrix.max = std::max(matrix.max.value_or(*cell.value), *cell.value);
       }
       matrix.cells.push_back(std::move(cell));
     }

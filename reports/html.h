@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/report.h"
 #include "reports/bandwidth_matrix.h"
 
 namespace ibgpu {
@@ -30,8 +31,26 @@ inline constexpr std::size_t kHeatmapLabelledHosts = 12;
 // The matrix is drawn at most this many pixels wide, whatever the host count.
 inline constexpr double kHeatmapMaxSide_px = 720;
 
-// <svg class="heatmap" data-rail=.. data-probe=..> for one matrix; `index`
-// keeps its pattern ids unique within the page.
-void write_heatmap_svg(const BandwidthMatrix& matrix, std::size_t index, std::ostream& out);
+// <svg class="heatmap" data-quantity=.. data-rail=.. data-probe=..> for one
+// matrix (bandwidth or latency; the best value brightest either way). The
+// diagonal is drawn as no pair; flagged links are marked by shape.
+void write_heatmap_svg(const PairMatrix& matrix, std::ostream& out);
+
+// A state as a label: a glyph and the word on a background of its own, so
+// that neither colour nor the glyph alone carries it. `state` is a
+// HealthState's name or "none" (not judged).
+std::string state_badge(const std::string& state);
+
+// A number for markup: up to four significant digits, no locale.
+std::string svg_number(double v);
+
+// The all-reduce section: a table per group and size, and bus bandwidth over
+// message size as a chart (html_allreduce.cpp). Nothing when the run has none.
+void write_allreduce_section(const Report& report, std::ostream& out);
+
+// The burn-in section: for every entity not healthy over the rounds, each of
+// its figures drawn round by round with the rounds it was not healthy in
+// marked (html_burn_in.cpp). Nothing for a single check.
+void write_burn_in_section(const Report& report, std::ostream& out);
 
 }  // namespace ibgpu

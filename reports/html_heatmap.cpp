@@ -35,11 +35,10 @@ constexpr std::array<Rgb, 10> kRamp{{{0x44, 0x01, 0x54},
 constexpr int kSteps = 16;
 constexpr Rgb kUnmeasuredRgb{0xd9, 0xd9, 0xd9};
 constexpr Rgb kNoValueRgb{0x59, 0x59, 0x59};
+constexpr Rgb kSelfRgb{0xff, 0xff, 0xff};
 constexpr const char* kUnmeasuredFill = "#d9d9d9";
 constexpr const char* kNoValueFill = "#595959";
-constexpr const char* kDegradedColour = "#e67e00";
-constexpr const char* kFailedColour = "#d62728";
-
+constexpr const char* kSelfFill = "#fff";
 std::string hex(const Rgb& c) {
   char text[8];
   std::snprintf(text, sizeof text, "#%02x%02x%02x", c.r, c.g, c.b);
@@ -61,14 +60,16 @@ Rgb ramp_rgb(double t) {
   return {mix(kRamp[lo].r, kRamp[hi].r), mix(kRamp[lo].g, kRamp[hi].g), mix(kRamp[lo].b, kRamp[hi].b)};
 }
 
-// Where a value sits between the matrix's extremes; all equal sit at the top.
-double position(const BandwidthMatrix& m, double v) {
-  const double lo = m.min_GBps.value_or(v), hi = m.max_GBps.value_or(v);
-  return hi > lo ? (v - lo) / (hi - lo) : 1.0;
+// Where a value sits between the matrix's extremes, the best at 1 (the
+// brightest): the fastest bandwidth, the lowest latency; all equal sit at the top.
+double position(const PairMatrix& m, double v) {
+  const double lo = m.min.value_or(v), hi = m.max.value_or(v);
+  if (hi <= lo) return 1.0;
+  return m.higher_is_better() ? (v - lo) / (hi - lo) : (hi - v) / (hi - lo);
 }
 
-std::string fill_of(const BandwidthMatrix& m, const PairCell& c) {
-  return c.bw_GBps ? ramp_colour(position(m, *c.bw_GBps)) : kNoValueFill;
+std::string fill_of(const PairMatrix& m, const PairCell& c) {
+  return c.value ? ramp_colour(position(m, *c.value)) : kNoValueFill;
 }
 
 // A host name shortened for an axis label (the tooltip keeps it whole),
@@ -86,9 +87,9 @@ std::string num(double v) {
   return text;
 }
 
-std::string cell_title(const BandwidthMatrix& m, const PairCell& c) {
+std::string cell_title(const PairMatrix& m, const PairCell& c) {
   std::string text = m.hosts[c.row] + " <-> " + m.hosts[c.col] + " (" + m.rail + "): ";
-  text += c.bw_GBps ? format_number(*c.bw_GBps) + " GB/s" : std::string("no value");
+  text += c.value ? format_number(*c.value) + " " + m.unit() : std::string("no value");
   text += " at " + format_size(c.size_B);
   if (c.status != ProbeStatus::ok) text += ", " + std::string(to_string(c.status));
   if (!c.note.empty()) text += ": " + c.note;
@@ -96,74 +97,88 @@ std::string cell_title(const BandwidthMatrix& m, const PairCell& c) {
   return text;
 }
 
-const char* cell_class(const PairCell& c) { return c.bw_GBps ? "cell" : "cell novalue"; }
+// The half below the diagonal repeats the one above: a "mirror", so a reader
+// can follow one host along its row while each pair is still counted once.
+std::string cell_class(const PairCell& c, bool mirror) {
+  return std::string(c.value ? "cell" : "cell novalue") + (mirror ? " mirror" : "");
+}
 
-void write_rect(std::ostream& out, const char* cls, std::size_t x, std::size_t y, std::size_t width,
+void write_rect(std::ostream& out, const std::string& cls, std::size_t x, std::size_t y, std::size_t width,
                 const std::string& fill, const std::string& extra = "") {
   out << "<rect class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << width
       << "\" height=\"1\" fill=\"" << fill << '"' << extra;
 }
 
-void write_flag(std::ostream& out, const PairCell& c, std::size_t x, std::size_t y, std::size_t index) {
+// A flagged link is told by its shape, not by a colour alone (colour-blind
+// readers, greyscale prints): degraded a dashed outline, failed a solid one
+// with a cross. Each line is black over a wider white one, so it stands out on
+// the dark and on the bright end of the ramp alike.
+void write_flag(std::ostream& out, const PairCell& c, std::size_t x, std::size_t y, bool mirror) {
   const bool failed = c.link == HealthState::failed;
-  out << "<rect class=\"flag " << (failed ? "failed" : "degraded") << "\" x=\"" << x << "\" y=\"" << y
-      << "\" width=\"1\" height=\"1\" fill=\"url(#hatch-" << (failed ? "failed-" : "degraded-") << index
-      << ")\" stroke=\"" << (failed ? kFailedColour : kDegradedColour) << "\" stroke-width=\"" << (failed ? 3 : 2)
-      << "\" vector-effect=\"non-scaling-stroke\" pointer-events=\"none\"/>\n";
-}
-
-void write_patterns(std::ostream& out, std::size_t index) {
-  out << "<defs>";
-  for (const auto& [name, colour] : {std::pair{"degraded", kDegradedColour}, std::pair{"failed", kFailedColour}})
-    out << "<pattern id=\"hatch-" << name << '-' << index
-        << "\" patternUnits=\"userSpaceOnUse\" width=\"0.25\" height=\"0.25\" patternTransform=\"rotate(45)\">"
-           "<rect width=\"0.09\" height=\"0.25\" fill=\""
-        << colour << "\"/></pattern>";
-  out << "</defs>\n";
+  out << "<g class=\"flag " << (failed ? "failed" : "degraded") << (mirror ? " mirror" : "")
+      << "\" fill=\"none\" vector-effect=\"non-scaling-stroke\" pointer-events=\"none\">";
+  for (const char* layer : {"#fff", "#000"}) {
+    const bool top = layer[1] == '0';
+    out << "<rect x=\"" << x << ".1\" y=\"" << y << ".1\" width=\"0.8\" height=\"0.8\" stroke=\"" << layer
+        << "\" stroke-width=\"" << (top ? 2 : 4) << '"' << (failed || !top ? "" : " stroke-dasharray=\"4 3\"")
+        << " vector-effect=\"non-scaling-stroke\"/>";
+    if (failed)
+      out << "<path d=\"M" << x << ".25 " << y << ".25L" << x << ".75 " << y << ".75M" << x << ".75 " << y << ".25L"
+          << x << ".25 " << y << ".75\" stroke=\"" << layer << "\" stroke-width=\"" << (top ? 2 : 4)
+          << "\" vector-effect=\"non-scaling-stroke\"/>";
+  }
+  out << "</g>\n";
 }
 
 // Every pair its own element, unmeasured ones included: what the tests and a
-// reader hovering a cell see.
-void write_detailed_cells(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+// reader hovering a cell see. The diagonal is no pair (a host with itself).
+void write_detailed_cells(const PairMatrix& m, std::ostream& out) {
   const std::size_t n = m.hosts.size();
   std::vector<const PairCell*> at(n * n, nullptr);
   for (const auto& c : m.cells) at[c.row * n + c.col] = at[c.col * n + c.row] = &c;
   const bool labelled = n <= kHeatmapLabelledHosts;
   for (std::size_t y = 0; y < n; ++y)
     for (std::size_t x = 0; x < n; ++x) {
+      const bool mirror = y > x;
+      if (x == y) {
+        write_rect(out, "self", x, y, 1, kSelfFill);
+        out << "><title>" << html_escape(m.hosts[y]) << ": the same host, no pair</title></rect>\n";
+        continue;
+      }
       const PairCell* c = at[y * n + x];
       if (!c) {
-        write_rect(out, "cell none", x, y, 1, kUnmeasuredFill);
+        write_rect(out, mirror ? "cell none mirror" : "cell none", x, y, 1, kUnmeasuredFill);
         out << "><title>" << html_escape(m.hosts[y] + " <-> " + m.hosts[x] + ": not measured") << "</title></rect>\n";
         continue;
       }
-      const std::string value = c->bw_GBps ? " data-gbps=\"" + num(*c->bw_GBps) + '"' : "";
-      write_rect(out, cell_class(*c), x, y, 1, fill_of(m, *c), value);
+      const std::string value = c->value ? " data-value=\"" + num(*c->value) + '"' : "";
+      write_rect(out, cell_class(*c, mirror), x, y, 1, fill_of(m, *c), value);
       out << "><title>" << html_escape(cell_title(m, *c)) << "</title></rect>\n";
-      if (labelled && c->bw_GBps) {
-        const bool dark = step_of(position(m, *c->bw_GBps)) < kSteps / 2;
+      if (labelled && c->value) {
+        const bool dark = step_of(position(m, *c->value)) < kSteps / 2;
         out << "<text class=\"value\" x=\"" << x << ".5\" y=\"" << y << ".5\" fill=\"" << (dark ? "#fff" : "#000")
-            << "\">" << html_escape(format_number(*c->bw_GBps, 3)) << "</text>\n";
+            << "\">" << html_escape(format_number(*c->value, 3)) << "</text>\n";
       }
     }
   for (std::size_t y = 0; y < n; ++y)
     for (std::size_t x = 0; x < n; ++x)
-      if (const PairCell* c = at[y * n + x]; c && c->link) write_flag(out, *c, x, y, index);
+      if (const PairCell* c = at[y * n + x]; c && c->link) write_flag(out, *c, x, y, y > x);
 }
 
 // Above kHeatmapDetailedHosts: one pixel per pair in an embedded PNG, drawn
 // crisp and scaled to the matrix (about hosts^2 bytes, whatever the data);
 // a transparent rect per host row for its tooltip; flagged pairs as elements
 // with tooltips of their own.
-void write_raster_cells(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+void write_raster_cells(const PairMatrix& m, std::ostream& out) {
   const std::size_t n = m.hosts.size();
-  constexpr std::uint8_t kUnmeasured = 0, kNoValue = 1, kFirstStep = 2;
-  std::vector<PngColour> palette{to_png(kUnmeasuredRgb), to_png(kNoValueRgb)};
+  constexpr std::uint8_t kUnmeasured = 0, kNoValue = 1, kSelf = 2, kFirstStep = 3;
+  std::vector<PngColour> palette{to_png(kUnmeasuredRgb), to_png(kNoValueRgb), to_png(kSelfRgb)};
   for (int step = 0; step < kSteps; ++step)
     palette.push_back(to_png(ramp_rgb(static_cast<double>(step) / (kSteps - 1))));
   std::vector<std::uint8_t> pixels(n * n, kUnmeasured);
+  for (std::size_t i = 0; i < n; ++i) pixels[i * n + i] = kSelf;
   for (const auto& c : m.cells) {
-    const auto colour = c.bw_GBps ? static_cast<std::uint8_t>(kFirstStep + step_of(position(m, *c.bw_GBps))) : kNoValue;
+    const auto colour = c.value ? static_cast<std::uint8_t>(kFirstStep + step_of(position(m, *c.value))) : kNoValue;
     pixels[c.row * n + c.col] = pixels[c.col * n + c.row] = colour;
   }
   out << "<image class=\"matrix\" width=\"" << n << "\" height=\"" << n
@@ -175,16 +190,40 @@ void write_raster_cells(const BandwidthMatrix& m, std::size_t index, std::ostrea
   for (const auto& c : m.cells) {
     if (!c.link) continue;
     for (const auto& [x, y] : {std::pair{c.col, c.row}, std::pair{c.row, c.col}}) {
-      write_rect(out, cell_class(c), x, y, 1, fill_of(m, c));
+      write_rect(out, cell_class(c, y > x), x, y, 1, fill_of(m, c));
       out << "><title>" << html_escape(cell_title(m, c)) << "</title></rect>\n";
-      if (c.row == c.col) break;
     }
   }
   for (const auto& c : m.cells)
     if (c.link) {
-      write_flag(out, c, c.col, c.row, index);
-      if (c.row != c.col) write_flag(out, c, c.row, c.col, index);
+      write_flag(out, c, c.col, c.row, false);
+      write_flag(out, c, c.row, c.col, true);
     }
+}
+
+// Where each leaf's hosts start and end on the axes: [first, last) runs.
+struct LeafRun {
+  std::string leaf;
+  std::size_t first = 0, last = 0;
+};
+
+std::vector<LeafRun> leaf_runs(const PairMatrix& m) {
+  std::vector<LeafRun> runs;
+  if (std::all_of(m.leaves.begin(), m.leaves.end(), [](const std::string& l) { return l.empty(); })) return runs;
+  for (std::size_t i = 0; i < m.leaves.size(); ++i) {
+    if (runs.empty() || runs.back().leaf != m.leaves[i]) runs.push_back({m.leaves[i], i, i});
+    runs.back().last = i + 1;
+  }
+  return runs;
+}
+
+// Lines between the leaves across the cells (inside the unit viewBox).
+void write_leaf_boundaries(const std::vector<LeafRun>& runs, std::size_t n, std::ostream& out) {
+  for (std::size_t r = 1; r < runs.size(); ++r) {
+    const std::size_t at = runs[r].first;
+    out << "<path class=\"leaf-boundary\" d=\"M" << at << " 0V" << n << "M0 " << at << 'H' << n
+        << "\" stroke=\"#000\" stroke-width=\"2\" vector-effect=\"non-scaling-stroke\" pointer-events=\"none\"/>\n";
+  }
 }
 
 }  // namespace
@@ -197,7 +236,7 @@ std::string ramp_css_gradient() {
   return css + ")";
 }
 
-void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream& out) {
+void write_heatmap_svg(const PairMatrix& m, std::ostream& out) {
   const std::size_t n = m.hosts.size();
   const bool detailed = n <= kHeatmapDetailedHosts;
   const double side = std::min(40.0 * static_cast<double>(n), kHeatmapMaxSide_px);
@@ -207,12 +246,19 @@ void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream
     for (const auto& h : m.hosts) label_bytes = std::max(label_bytes, short_label(h).size());
   const double margin = detailed ? 10.0 + 7.0 * static_cast<double>(label_bytes) : 6.0;
   const double font = std::clamp(cell * 0.7, 7.0, 12.0);
+  const auto runs = leaf_runs(m);
+  std::size_t leaf_bytes = 0;
+  for (const auto& run : runs)
+    leaf_bytes = std::max(leaf_bytes, short_label(run.leaf.empty() ? "no leaf" : run.leaf).size());
+  const double right = runs.empty() ? 6.0 : 14.0 + 7.0 * static_cast<double>(leaf_bytes);
+  const char* quantity = m.quantity == Quantity::latency ? "latency" : "bandwidth";
 
   out << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" data-rail=\"" << html_escape(m.rail)
-      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-hosts=\"" << n << "\" data-pairs=\"" << m.cells.size()
-      << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\"" << num(margin + side + 6)
-      << "\" height=\"" << num(margin + side + 6) << "\" role=\"img\" aria-label=\""
-      << html_escape("pairwise bandwidth on " + m.rail) << "\">\n";
+      << "\" data-probe=\"" << html_escape(m.probe) << "\" data-quantity=\"" << quantity << "\" data-hosts=\"" << n
+      << "\" data-pairs=\"" << m.cells.size() << "\" data-possible-pairs=\"" << m.possible_pairs()
+      << "\" data-leaves=\"" << runs.size() << "\" data-detail=\"" << (detailed ? "cells" : "raster") << "\" width=\""
+      << num(margin + side + right) << "\" height=\"" << num(margin + side + 6) << "\" role=\"img\" aria-label=\""
+      << html_escape(std::string("pairwise ") + quantity + " on " + m.rail) << "\">\n";
   if (detailed) {
     out << "<g class=\"axis\" font-size=\"" << num(font) << "\">\n";
     for (std::size_t i = 0; i < n; ++i) {
@@ -227,14 +273,39 @@ void write_heatmap_svg(const BandwidthMatrix& m, std::size_t index, std::ostream
     }
     out << "</g>\n";
   }
+  if (!runs.empty()) {
+    // Each leaf named beside its band of rows, with a bracket the height of the band; where
+    // bands are thinner than a line of text (hundreds of leaves), a name that would overlap
+    // the one above is left out and the bracket's tooltip still names the leaf.
+    out << "<g class=\"leaves\" font-size=\"12\">\n";
+    double last_label = -1e9;
+    for (const auto& run : runs) {
+      const double top = margin + static_cast<double>(run.first) * cell;
+      const double bottom = margin + static_cast<double>(run.last) * cell;
+      const double x = margin + side + 4, mid = (top + bottom) / 2;
+      const std::string name = run.leaf.empty() ? "no leaf" : run.leaf;
+      const std::string title =
+          "<title>" + html_escape(name) + ": " + std::to_string(run.last - run.first) + " hosts</title>";
+      out << "<path class=\"leaf-bracket\" d=\"M" << num(x) << ' ' << num(top + 1) << "V" << num(bottom - 1)
+          << "\" stroke=\"#000\" stroke-width=\"2\">" << title << "</path>";
+      if (mid - last_label >= 13) {
+        out << "<text class=\"leaf-label\" x=\"" << num(x + 5) << "\" y=\"" << num(mid)
+            << "\" dominant-baseline=\"central\" data-first=\"" << run.first << "\" data-hosts=\""
+            << run.last - run.first << "\">" << title << html_escape(short_label(name)) << "</text>";
+        last_label = mid;
+      }
+      out << '\n';
+    }
+    out << "</g>\n";
+  }
   out << "<svg class=\"cells\" x=\"" << num(margin) << "\" y=\"" << num(margin) << "\" width=\"" << num(side)
       << "\" height=\"" << num(side) << "\" viewBox=\"0 0 " << n << ' ' << n
       << "\" preserveAspectRatio=\"none\" font-size=\"0.3\" text-anchor=\"middle\" dominant-baseline=\"central\">\n";
-  write_patterns(out, index);
   if (detailed)
-    write_detailed_cells(m, index, out);
+    write_detailed_cells(m, out);
   else
-    write_raster_cells(m, index, out);
+    write_raster_cells(m, out);
+  write_leaf_boundaries(runs, n, out);
   out << "</svg>\n</svg>\n";
 }
 

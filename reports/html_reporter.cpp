@@ -2,6 +2,8 @@
 // fetched. Every text from the run (host names, errors, reasons) is escaped.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -21,9 +23,13 @@ h1{font-size:1.4em;margin:0 0 .4em}h2{font-size:1.15em;margin:1.6em 0 .5em;borde
 code{font:13px ui-monospace,monospace}
 dl#run-facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:0}
 dl#run-facts dt{color:#555}dl#run-facts dd{margin:0}
-.state{display:inline-block;padding:0 .45em;border-radius:3px;font-weight:600}
-.state-healthy{background:#d8f0d8}.state-degraded{background:#ffe3bf}
-.state-failed{background:#f9cccc}.state-unknown{background:#e4e4e4}.state-none{background:#f2f2f2}
+.state{display:inline-block;padding:0 .45em;border-radius:3px;font-weight:600;border:1px solid;white-space:nowrap}
+.state .glyph{margin-right:.25em}
+.state.state-healthy{background:#dff3ea;color:#0a4d31;border-color:#0a4d31}
+.state.state-degraded{background:#fff0c2;color:#5c3d00;border-color:#5c3d00;border-style:dashed}
+.state.state-failed{background:#a3201a;color:#fff;border-color:#5e100c}
+.state.state-unknown{background:#e8e8e8;color:#333;border-color:#666;border-style:dotted}
+.state.state-none{background:#f2f2f2;color:#444;border-color:#999}
 table{border-collapse:collapse;margin:.3em 0}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td ul{margin:0;padding-left:1.1em}
@@ -31,15 +37,16 @@ figure.rail{margin:1em 0 2em}figcaption{font-weight:600;margin-bottom:.3em}
 svg.heatmap{display:block;max-width:100%;height:auto}
 svg.heatmap text{font-family:ui-monospace,monospace}
 svg.heatmap[data-detail=cells] rect.cell{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}
+svg.heatmap .leaf-label{font-family:system-ui,sans-serif;font-weight:600}
+svg.chart{display:block;max-width:100%;height:auto;font:12px system-ui,sans-serif}
+svg.chart .grid{stroke:#ddd}svg.chart .axis-line{stroke:#333}
+figure.chart{margin:1em 0 2em}
+.entity{margin:1em 0 2em}.entity h3{font-size:1em;margin:0 0 .3em}
 .legend{display:flex;flex-wrap:wrap;align-items:center;gap:.4em 1em;margin-top:.4em;font-size:13px}
 .legend .ramp{display:inline-block;width:180px;height:12px;vertical-align:middle;margin:0 .4em}
 .legend .swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:.3em;border:1px solid #999}
 .notes li{color:#8a4b00}
 )";
-
-std::string state_badge(const char* state) {
-  return std::string("<span class=\"state state-") + state + "\">" + state + "</span>";
-}
 
 std::string profile_name(const Report& r) {
   const auto it = r.run.profile.find("name");
@@ -75,44 +82,58 @@ void write_header(const Report& r, std::ostream& out) {
   out << "</header>\n";
 }
 
-std::string sizes_text(const BandwidthMatrix& m) {
+std::string sizes_text(const PairMatrix& m) {
   std::set<std::size_t> sizes;
   for (const auto& c : m.cells) sizes.insert(c.size_B);
   if (sizes.empty()) return "";
   if (sizes.size() == 1) return "at " + format_size(*sizes.begin());
-  return "at the largest size each pair measured (" + format_size(*sizes.begin()) + " to " +
-         format_size(*sizes.rbegin()) + ")";
+  return std::string("at the ") + (m.higher_is_better() ? "largest" : "smallest") + " size each pair measured (" +
+         format_size(*sizes.begin()) + " to " + format_size(*sizes.rbegin()) + ")";
 }
 
-void write_legend(const BandwidthMatrix& m, std::ostream& out) {
+// The ends of the ramp say which values they stand for: dark is the worst
+// (the slowest bandwidth, the highest latency), bright the best.
+void write_legend(const PairMatrix& m, std::ostream& out) {
   out << "<div class=\"legend\">";
-  if (m.min_GBps && m.max_GBps)
-    out << "<span>min <span class=\"min\">" << format_number(*m.min_GBps)
-        << "</span> GB/s<span class=\"ramp\" style=\"background:" << ramp_css_gradient()
-        << "\"></span>max <span class=\"max\">" << format_number(*m.max_GBps) << "</span> GB/s "
-        << html_escape(sizes_text(m)) << "</span>";
-  else
-    out << "<span>no bandwidth value on this rail</span>";
+  if (m.min && m.max) {
+    const double worst = m.higher_is_better() ? *m.min : *m.max, best = m.higher_is_better() ? *m.max : *m.min;
+    out << "<span>worst <span class=\"worst\">" << format_number(worst) << "</span> " << m.unit()
+        << "<span class=\"ramp\" style=\"background:" << ramp_css_gradient() << "\"></span>best <span class=\"best\">"
+        << format_number(best) << "</span> " << m.unit() << " " << html_escape(sizes_text(m)) << "</span>";
+  } else {
+    out << "<span>no value on this rail</span>";
+  }
   out << "<span><span class=\"swatch\" style=\"background:#d9d9d9\"></span>not measured</span>"
          "<span><span class=\"swatch\" style=\"background:#595959\"></span>measured, no value</span>"
-         "<span><span class=\"swatch\" style=\"border:2px solid #e67e00\"></span>link degraded</span>"
-         "<span><span class=\"swatch\" style=\"border:3px solid #d62728\"></span>link failed</span></div>\n";
+         "<span><span class=\"swatch\" style=\"background:#fff\"></span>same host (no pair)</span>"
+         "<span><svg class=\"swatch\" width=\"14\" height=\"14\" viewBox=\"0 0 14 14\"><rect x=\"1\" y=\"1\" "
+         "width=\"12\" height=\"12\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>"
+         "</svg>link degraded (dashed outline)</span>"
+         "<span><svg class=\"swatch\" width=\"14\" height=\"14\" viewBox=\"0 0 14 14\"><rect x=\"1\" y=\"1\" "
+         "width=\"12\" height=\"12\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/><path d=\"M4 4L10 10M10 "
+         "4L4 10\" stroke=\"#000\" stroke-width=\"2\"/></svg>link failed (outline and cross)</span>";
+  if (std::any_of(m.leaves.begin(), m.leaves.end(), [](const std::string& l) { return !l.empty(); }))
+    out << "<span>hosts leaf by leaf; black lines between leaf switches</span>";
+  out << "</div>\n";
 }
 
-void write_bandwidth(const Report& r, std::ostream& out) {
-  out << "<section id=\"bandwidth\">\n<h2>Pairwise bandwidth</h2>\n";
-  const auto matrices = bandwidth_matrices(r);
+void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
+  const bool latency = quantity == Quantity::latency;
+  const auto matrices = pair_matrices(r, quantity);
+  if (latency && matrices.empty()) return;  // latency is optional; a bandwidth run says it had none
+  out << "<section id=\"" << (latency ? "latency" : "bandwidth") << "\">\n<h2>Pairwise "
+      << (latency ? "latency" : "bandwidth") << "</h2>\n";
   if (matrices.empty()) out << "<p class=\"empty\">No pairwise bandwidth was measured in this run.</p>\n";
   for (std::size_t i = 0; i < matrices.size(); ++i) {
-    const BandwidthMatrix& m = matrices[i];
+    const PairMatrix& m = matrices[i];
     const auto flagged = std::count_if(m.cells.begin(), m.cells.end(), [](const PairCell& c) { return c.link; });
-    const std::size_t n = m.hosts.size();
-    out << "<figure class=\"rail\" id=\"rail-" << i << "\" data-rail=\"" << html_escape(m.rail)
-        << "\">\n<figcaption>Rail " << html_escape(m.rail) << " <span class=\"probe\">(" << html_escape(m.probe)
-        << ")</span>: " << m.cells.size() << " of " << n * (n + 1) / 2 << " host pairs measured, " << flagged
-        << " flagged by the link verdicts"
-        << "</figcaption>\n";
-    write_heatmap_svg(m, i, out);
+    out << "<figure class=\"rail\" id=\"" << (latency ? "lat-" : "rail-") << i << "\" data-rail=\""
+        << html_escape(m.rail) << "\">\n<figcaption>Rail " << html_escape(m.rail) << " <span class=\"probe\">("
+        << html_escape(m.probe) << ")</span>: <span class=\"pairs\">" << m.cells.size() << " of " << m.possible_pairs()
+        << " host pairs measured</span>, " << flagged << " flagged by the link verdicts";
+    if (m.same_host) out << "; " << m.same_host << " same-host result(s) not drawn (no pair)";
+    out << "</figcaption>\n";
+    write_heatmap_svg(m, out);
     write_legend(m, out);
     out << "</figure>\n";
   }
@@ -153,7 +174,7 @@ void write_nodes(const Report& r, std::ostream& out) {
     const Verdict* v = verdict_of[name];
     const char* state = v ? to_string(v->state) : "none";
     out << "<tr class=\"node state-" << state << "\" data-node=\"" << html_escape(name) << "\"><td>"
-        << html_escape(name) << "</td><td>" << (v ? state_badge(state) : std::string("not judged")) << "</td><td>"
+        << html_escape(name) << "</td><td>" << state_badge(state) << "</td><td>"
         << (v && v->action ? to_string(*v->action) : "-") << "</td>";
     if (!v) {
       out << "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>\n";
@@ -215,6 +236,21 @@ void write_reasons(const Report& r, std::ostream& out) {
 
 }  // namespace
 
+std::string state_badge(const std::string& state) {
+  static const std::map<std::string, const char*> kGlyph{
+      {"healthy", "\u2713"}, {"degraded", "\u25B2"}, {"failed", "\u2716"}, {"unknown", "?"}};
+  const auto glyph = kGlyph.find(state);
+  return "<span class=\"state state-" + html_escape(state) + "\"><span class=\"glyph\" aria-hidden=\"true\">" +
+         (glyph == kGlyph.end() ? "\u2013" : glyph->second) + "</span>" +
+         (state == "none" ? std::string("not judged") : html_escape(state)) + "</span>";
+}
+
+std::string svg_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -251,9 +287,12 @@ void HtmlReporter::render(const Report& r, std::ostream& out) const {
       << html_escape(r.tool.name + " run " + r.run.id + ": " + to_string(r.summary.state)) << "</title>\n<style>"
       << kStyle << "</style>\n</head>\n<body>\n";
   write_header(r, out);
-  write_bandwidth(r, out);
+  write_pairs(r, Quantity::bandwidth, out);
+  write_pairs(r, Quantity::latency, out);
+  write_allreduce_section(r, out);
   write_nodes(r, out);
   write_reasons(r, out);
+  write_burn_in_section(r, out);
   out << "<footer><p>"
       << html_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git + "), report schema " +
                      std::to_string(r.schema_version))

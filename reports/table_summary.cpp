@@ -240,10 +240,9 @@ void print_rail_summary(const Report& r, std::ostream& out) {
   table.print(out, "  ");
 }
 
-std::string leaf_of(const Report&, const std::string&) {
-  // The report does not place hosts on leaf switches yet; a topology file
-  // (issue 20) will, and this is where the summary reads it.
-  return {};
+std::string leaf_of(const Report& r, const std::string& host) {
+  const auto it = std::find_if(r.hosts.begin(), r.hosts.end(), [&](const HostInventory& h) { return h.name == host; });
+  return it == r.hosts.end() ? std::string() : it->leaf;
 }
 
 void print_leaf_summary(const Report& r, std::ostream& out) {
@@ -252,10 +251,10 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
   };
   std::map<std::string, Leaf> leaves;
   std::map<std::string, std::string> leaf_by_host;
-  for (const auto& h : r.hosts)
-    if (std::string leaf = leaf_of(r, h.name); !leaf.empty()) {
-      ++leaves[leaf].hosts;
-      leaf_by_host[h.name] = std::move(leaf);
+  for (const auto& h : r.hosts)  // h.leaf is leaf_of(r, h.name), without a search per host
+    if (!h.leaf.empty()) {
+      ++leaves[h.leaf].hosts;
+      leaf_by_host[h.name] = h.leaf;
     }
   if (leaves.empty()) return;
   for (const auto& v : r.verdicts) {
@@ -264,9 +263,13 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
       if (it != leaf_by_host.end())
         ++(*v.action == Action::drain ? leaves[it->second].drain : leaves[it->second].degraded);
     } else if (v.entity.kind == "link" && v.state != HealthState::healthy) {
+      // A link between two leaves is each leaf's: either end's switch may be the one to look at.
       const auto end = v.entity.id.find("<->");
-      const auto it = leaf_by_host.find(v.entity.id.substr(0, end));
-      if (it != leaf_by_host.end()) ++leaves[it->second].links;
+      if (end == std::string::npos) continue;
+      const auto a = leaf_by_host.find(v.entity.id.substr(0, end));
+      const auto b = leaf_by_host.find(v.entity.id.substr(end + 3));
+      if (a != leaf_by_host.end()) ++leaves[a->second].links;
+      if (b != leaf_by_host.end() && (a == leaf_by_host.end() || a->second != b->second)) ++leaves[b->second].links;
     }
   }
   TextTable table({{"leaf"},

@@ -30,11 +30,12 @@ void print_answer(const Report& r, std::ostream& out);
 void print_rail_summary(const Report& r, std::ostream& out);
 
 // Per leaf switch, when the report places hosts on leaves: hosts, nodes drained
-// or degraded, links not healthy. Prints nothing when no host has a leaf.
+// or degraded, links not healthy (a link between two leaves counts in both).
+// Prints nothing when no host has a leaf.
 void print_leaf_summary(const Report& r, std::ostream& out);
 
-// The leaf switch of a host; empty when the report does not say. The one place
-// that knows where the model keeps it (a topology file read into the report).
+// The leaf switch of a host (HostInventory::leaf, from --topology); empty when
+// the report does not place it.
 std::string leaf_of(const Report& r, const std::string& host);
 
 // "1,234,567": counts at fleet scale read better grouped.

@@ -3,13 +3,24 @@
 
   check_page.py dom DUMP.html EXPECT.json   the DOM Chromium dumped (--dump-dom)
   check_page.py png SHOT.png COLOURS         a screenshot: its pixels, decoded here
+  check_page.py contrast DUMP.html STATES    the computed styles of every state label (see below)
 
 EXPECT is a JSON object:
-  {"heatmaps": {"RAIL": {"cells": N, "valued": N, "flags": N}, ...},  every heatmap, by data-rail
+  {"heatmaps": {"QUANTITY:RAIL": {"pairs": N, "valued": N, "unmeasured": N, "flags": N,
+                                  "self": N, "leaves": N}, ...},       every heatmap, by data-quantity
+                                                                       and data-rail; pairs of two hosts,
+                                                                       each counted once
    "nodes": ["host", ...],                                             the rows of table#nodes, in order
    "reason_rows": N,                                                   rows of table#reasons (optional)
+   "sections": ["id", ...],                                            <section> ids, in order (optional)
+   "allreduce": {"rows": N, "series": N, "points": N},                 (optional)
+   "burn_in": {"ENTITY": {"charts": N, "bad_rounds": "3,5", "flagged": N}, ...}, the entities drawn
+                                                                       (optional; "kind id" as shown)
    "text": ["must appear as text", ...]}                              (optional)
 COLOURS is "#rrggbb:MIN,#rrggbb:MIN": each colour must cover at least MIN pixels.
+For contrast, DUMP is a copy of the page with a script appended that wrote, into <pre
+id="computed-styles">, the computed text colour and effective background of every .state
+element; each must reach WCAG 2's 4.5:1, and STATES ("healthy,failed,...") must all be among them.
 Exit 0 when every check holds, 1 with the failures listed.
 """
 import json
@@ -24,8 +35,14 @@ class Page(HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.heatmaps = {}  # data-rail -> {"cells", "valued", "flags"}
+        self.heatmaps = {}  # "quantity:rail" -> counts, see EXPECT
+        self.heatmap_attrs = {}  # "quantity:rail" -> the <svg>'s attributes
         self.current_map = None
+        self.sections = []
+        self.charts = []  # attributes of every <svg class="chart">, with "points" and "flagged" counted
+        self.current_chart = None
+        self.pre = None
+        self.pre_text = {}
         self.svg_depth = 0
         self.scripts = 0
         self.tables = {}  # id -> list of rows (list of cell texts)
@@ -38,23 +55,49 @@ class Page(HTMLParser):
         classes = (a.get("class") or "").split()
         if tag == "script":
             self.scripts += 1
+        if tag == "section" and a.get("id"):
+            self.sections.append(a["id"])
+        if tag == "pre" and a.get("id"):
+            self.pre = a["id"]
+            self.pre_text[self.pre] = []
         if tag == "svg":
             if "heatmap" in classes:
-                rail = a.get("data-rail", "")
-                if rail in self.heatmaps:
-                    raise SystemExit(f"FAIL: two heatmaps for rail {rail!r}")
-                self.heatmaps[rail] = {"cells": 0, "valued": 0, "flags": 0}
-                self.current_map = rail
+                key = a.get("data-quantity", "") + ":" + a.get("data-rail", "")
+                if key in self.heatmaps:
+                    raise SystemExit(f"FAIL: two heatmaps for {key!r}")
+                self.heatmaps[key] = {"pairs": 0, "valued": 0, "unmeasured": 0, "flags": 0, "self": 0,
+                                      "leaves": 0, "mirrors": 0, "mirror_flags": 0}
+                self.heatmap_attrs[key] = a
+                self.current_map = key
                 self.svg_depth = 0
+            if "chart" in classes:
+                self.current_chart = dict(a, classes=classes, points=0, flagged=0, bands=0)
+                self.charts.append(self.current_chart)
             if self.current_map is not None:
                 self.svg_depth += 1
-        if tag == "rect" and self.current_map is not None:
+        if self.current_chart is not None:
+            if "point" in classes:
+                self.current_chart["points"] += 1
+                self.current_chart["flagged"] += "flagged" in classes
+            if "band" in classes:
+                self.current_chart["bands"] += 1
+        if self.current_map is not None:
             m = self.heatmaps[self.current_map]
-            if "cell" in classes:
-                m["cells"] += 1
-                m["valued"] += "data-gbps" in a
+            mirror = "mirror" in classes
+            if tag == "rect" and "cell" in classes:
+                if mirror:
+                    m["mirrors"] += 1
+                elif "none" in classes:
+                    m["unmeasured"] += 1
+                else:
+                    m["pairs"] += 1
+                    m["valued"] += "data-value" in a
+            if tag == "rect" and "self" in classes:
+                m["self"] += 1
             if "flag" in classes:
-                m["flags"] += 1
+                m["mirror_flags" if mirror else "flags"] += 1
+            if "leaf-label" in classes:
+                m["leaves"] += 1
         if tag == "table" and a.get("id"):
             self.table = a["id"]
             self.tables[self.table] = []
@@ -68,6 +111,10 @@ class Page(HTMLParser):
             self.svg_depth -= 1
             if self.svg_depth == 0:
                 self.current_map = None
+        elif tag == "svg":
+            self.current_chart = None
+        if tag == "pre":
+            self.pre = None
         if tag == "td" and self.cell is not None:
             self.tables[self.table][-1].append("".join(self.cell).strip())
             self.cell = None
@@ -76,6 +123,8 @@ class Page(HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+        if self.pre is not None:
+            self.pre_text[self.pre].append(data)
         if self.cell is not None:
             self.cell.append(data)
 
@@ -90,11 +139,12 @@ def check_dom(dump_path, expect_path):
     if page.scripts:
         errors.append(f"{page.scripts} <script> element(s) in the DOM: some text was not escaped")
     if set(page.heatmaps) != set(expect["heatmaps"]):
-        errors.append(f"heatmaps for rails {sorted(page.heatmaps)}, expected {sorted(expect['heatmaps'])}")
-    for rail, want in expect["heatmaps"].items():
-        got = page.heatmaps.get(rail)
-        if got is not None and got != want:
-            errors.append(f"heatmap {rail!r}: {got}, expected {want}")
+        errors.append(f"heatmaps {sorted(page.heatmaps)}, expected {sorted(expect['heatmaps'])}")
+    for key, want in expect["heatmaps"].items():
+        got = page.heatmaps.get(key)
+        if got is None:
+            continue
+        errors += check_heatmap(key, got, page.heatmap_attrs[key], want)
     # Data rows only: the header row has <th>, no <td>.
     nodes = [row[0] for row in page.tables.get("nodes", []) if row]
     if nodes != expect["nodes"]:
@@ -103,10 +153,131 @@ def check_dom(dump_path, expect_path):
         rows = [row for row in page.tables.get("reasons", []) if row]
         if len(rows) != expect["reason_rows"]:
             errors.append(f"table#reasons has {len(rows)} rows, expected {expect['reason_rows']}")
+    if "sections" in expect and page.sections != expect["sections"]:
+        errors.append(f"sections {page.sections}, expected {expect['sections']}")
+    if "allreduce" in expect:
+        errors += check_allreduce(page, expect["allreduce"])
+    if "burn_in" in expect:
+        errors += check_burn_in(page, expect["burn_in"])
     text = "".join(page.text)
     for needle in expect.get("text", []):
         if needle not in text:
             errors.append(f"text {needle!r} not on the page")
+    return errors
+
+
+def check_heatmap(key, got, attrs, want):
+    """Each pair of two hosts once; the mirrored half and the diagonal agree with them."""
+    errors = []
+    shown = {k: got[k] for k in want}
+    if shown != want:
+        errors.append(f"heatmap {key!r}: {shown}, expected {want}")
+    hosts = int(attrs.get("data-hosts", -1))
+    if attrs.get("data-detail") == "cells":
+        if got["mirrors"] != got["pairs"] + got["unmeasured"]:
+            errors.append(f"heatmap {key!r}: {got['mirrors']} mirrored cells for "
+                          f"{got['pairs'] + got['unmeasured']} pairs drawn")
+        if got["pairs"] + got["unmeasured"] != hosts * (hosts - 1) // 2:
+            errors.append(f"heatmap {key!r}: {got['pairs'] + got['unmeasured']} pairs drawn for {hosts} hosts")
+        if got["self"] != hosts:
+            errors.append(f"heatmap {key!r}: {got['self']} same-host cells for {hosts} hosts")
+        if attrs.get("data-pairs") != str(got["pairs"]):
+            errors.append(f"heatmap {key!r}: data-pairs {attrs.get('data-pairs')}, {got['pairs']} measured drawn")
+    if got["mirror_flags"] != got["flags"]:
+        errors.append(f"heatmap {key!r}: {got['flags']} flags above the diagonal, {got['mirror_flags']} below")
+    if attrs.get("data-possible-pairs") != str(hosts * (hosts - 1) // 2):
+        errors.append(f"heatmap {key!r}: data-possible-pairs {attrs.get('data-possible-pairs')} for {hosts} hosts")
+    return errors
+
+
+def check_allreduce(page, want):
+    errors = []
+    rows = [row for row in page.tables.get("allreduce", []) if row]
+    if len(rows) != want["rows"]:
+        errors.append(f"table#allreduce has {len(rows)} rows, expected {want['rows']}")
+    charts = [c for c in page.charts if "allreduce" in c["classes"]]
+    if len(charts) != 1:
+        return errors + [f"{len(charts)} all-reduce charts, expected 1"]
+    got = {"series": int(charts[0].get("data-series", -1)), "points": charts[0]["points"]}
+    if got != {"series": want["series"], "points": want["points"]}:
+        errors.append(f"all-reduce chart {got}, expected series {want['series']} points {want['points']}")
+    return errors
+
+
+def check_burn_in(page, want):
+    errors = []
+    got = {}
+    for c in page.charts:
+        if "burn-in" not in c["classes"]:
+            continue
+        entity = c.get("data-entity", "")
+        g = got.setdefault(entity, {"charts": 0, "bad_rounds": c.get("data-bad-rounds"), "flagged": 0})
+        g["charts"] += 1
+        g["flagged"] += c["flagged"]
+        if c["flagged"] != int(c.get("data-flagged-points", -1)):
+            errors.append(f"burn-in chart of {entity!r}: {c['flagged']} marked points, "
+                          f"data-flagged-points {c.get('data-flagged-points')}")
+        bad = [r for r in (c.get("data-bad-rounds") or "").split(",") if r]
+        if c["bands"] != len(bad):
+            errors.append(f"burn-in chart of {entity!r}: {c['bands']} shaded rounds for bad rounds {bad}")
+    if got != want:
+        errors.append(f"burn-in charts {got}, expected {want}")
+    return errors
+
+
+def srgb_luminance(rgb):
+    """WCAG 2 relative luminance of an (r, g, b) in 0..255."""
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(fg, bg):
+    hi, lo = sorted((srgb_luminance(fg), srgb_luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def css_colour(text):
+    """'rgb(1, 2, 3)' or 'rgba(1, 2, 3, 0.5)' as ((r, g, b), alpha)."""
+    inner = text[text.index("(") + 1:text.rindex(")")].replace("/", ",")
+    parts = [p.strip() for p in inner.replace(",", " ").split()]
+    rgb = tuple(float(p) for p in parts[:3])
+    alpha = float(parts[3]) if len(parts) > 3 else 1.0
+    return rgb, alpha
+
+
+def over(top, alpha, under):
+    return tuple(t * alpha + u * (1 - alpha) for t, u in zip(top, under))
+
+
+def check_contrast(dump_path, states):
+    with open(dump_path, encoding="utf-8") as f:
+        page = Page()
+        page.feed(f.read())
+    if "computed-styles" not in page.pre_text:
+        return ["no <pre id=computed-styles>: the style script did not run"]
+    labels = json.loads("".join(page.pre_text["computed-styles"]))
+    errors, seen = [], set()
+    for label in labels:
+        # The backgrounds from the element up, innermost first: composed over white (the page).
+        bg = (255.0, 255.0, 255.0)
+        for layer in reversed(label["backgrounds"]):
+            rgb, alpha = css_colour(layer)
+            bg = over(rgb, alpha, bg)
+        fg_rgb, fg_alpha = css_colour(label["color"])
+        ratio = contrast_ratio(over(fg_rgb, fg_alpha, bg), bg)
+        kind = next((c[len("state-"):] for c in label["class"].split() if c.startswith("state-")), "?")
+        seen.add(kind)
+        if ratio < 4.5:
+            errors.append(f"state label {label['text']!r} ({kind}): contrast {ratio:.2f}:1 of {label['color']} "
+                          f"on {label['backgrounds']}, below 4.5:1")
+    for want in states.split(","):
+        if want not in seen:
+            errors.append(f"no state label of {want!r} on the page (seen {sorted(seen)})")
+    print(f"{dump_path}: {len(labels)} state labels, kinds {sorted(seen)}, every contrast >= 4.5:1"
+          if not errors else f"{dump_path}: {len(labels)} state labels")
     return errors
 
 
@@ -179,10 +350,11 @@ def check_png(path, colours):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("dom", "png"):
+    checks = {"dom": check_dom, "png": check_png, "contrast": check_contrast}
+    if len(sys.argv) != 4 or sys.argv[1] not in checks:
         print(__doc__, file=sys.stderr)
         return 2
-    errors = check_dom(sys.argv[2], sys.argv[3]) if sys.argv[1] == "dom" else check_png(sys.argv[2], sys.argv[3])
+    errors = checks[sys.argv[1]](sys.argv[2], sys.argv[3])
     for e in errors:
         print("FAIL:", e, file=sys.stderr)
     return 1 if errors else 0

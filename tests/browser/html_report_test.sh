@@ -3,7 +3,11 @@
 # real reporter, and the DOM it built and the pixels it drew are checked.
 #  1. the shared fixture report (tests/data/golden/report.json) with a host
 #     renamed to markup, rendered by ibgpu_render_report;
-#  2. when mpirun is here, `ibgpu probe bw --format html` across 4 hosts (ranks
+#  2. a fleet made by fleet_fixture.py (4 hosts on 2 leaves, bandwidth and
+#     latency pairs, an all-reduce sweep, a burn-in with a flaky link) for the
+#     sections, the pair counts, the burn-in chart, and the contrast of every
+#     state label (computed styles, read by a script in a copy of the page);
+#  3. when mpirun is here, `ibgpu probe bw --format html` across 4 hosts (ranks
 #     named through IBGPU_HOSTNAME), as an operator would make it.
 # Pages and screenshots stay in $IBGPU_BROWSER_OUT. Without Chromium: exit 77.
 set -euo pipefail
@@ -38,6 +42,16 @@ browse() {
     --no-first-run --no-default-browser-check --hide-scrollbars --user-data-dir="$WORK/profile" "$@" 2>"$log"
 }
 
+# check_contrast NAME STATES: the computed colours of every state label on NAME.html (read by a
+# script in a copy of the page; the page itself has none) against WCAG's 4.5:1.
+check_contrast() {
+  local name=$1 states=$2 copy=$WORK/$1.styles.html
+  "$PY" "$IBGPU_SOURCE_DIR/tests/browser/style_probe.py" "$OUT/$name.html" "$copy" || fail "style_probe.py exited $?"
+  browse "$WORK/$name.styles.log" --dump-dom "file://$copy" >"$WORK/$name.styles.dom.html" ||
+    fail "chromium --dump-dom $copy exited $?: $(tail -5 "$WORK/$name.styles.log")"
+  "$PY" "$CHECK" contrast "$WORK/$name.styles.dom.html" "$states" || fail "$name: a state label is hard to read"
+}
+
 # check_in_browser NAME EXPECT.json COLOURS: dumps NAME.html's DOM and takes a screenshot.
 check_in_browser() {
   local name=$1 expect=$2 colours=$3 page=$OUT/$1.html shot=$OUT/$1.png
@@ -69,19 +83,41 @@ json.dump(rename(json.load(open(sys.argv[1]))), open(sys.argv[2], "w"))
 PY
 "$IBGPU_RENDER" html "$WORK/fixture.json" "$OUT/fixture.html" || fail "ibgpu_render_report exited $?"
 cat >"$WORK/fixture.expect.json" <<EOF
-{"heatmaps": {"mpi": {"cells": 4, "valued": 1, "flags": 0},
-              "mlx5_0": {"cells": 4, "valued": 0, "flags": 2}},
+{"heatmaps": {"bandwidth:mpi": {"pairs": 0, "valued": 0, "unmeasured": 1, "flags": 0, "self": 2},
+              "latency:mpi": {"pairs": 0, "valued": 0, "unmeasured": 1, "flags": 0, "self": 2},
+              "bandwidth:mlx5_0": {"pairs": 1, "valued": 0, "unmeasured": 0, "flags": 1, "self": 2}},
  "nodes": ["node1", $("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil")],
  "reason_rows": 7,
- "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN"]}
+ "sections": ["bandwidth", "latency", "allreduce-section", "admission", "problems"],
+ "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN",
+          "0 of 1 host pairs measured", "1 same-host result(s) not drawn"]}
 EOF
-# The one measured mpi pair is the top of the ramp; the timed-out verbs pair
-# is dark grey under a red hatch; unmeasured pairs light grey.
-check_in_browser fixture "$WORK/fixture.expect.json" "#fde725:1000,#595959:1000,#d9d9d9:3000"
+# Two ranks of node1 measured each other over MPI: the same host, no pair, so the
+# mpi heatmaps are white on the diagonal and light grey elsewhere; the timed-out
+# verbs pair is dark grey under a black outline and cross; node2's label is red.
+check_in_browser fixture "$WORK/fixture.expect.json" "#595959:1000,#d9d9d9:1000,#a3201a:200"
+check_contrast fixture "degraded,failed,unknown"
 
-# 2. The real binary's page for a pairwise bandwidth run.
+# 2. A fleet: every section, six pairs of four hosts, the burn-in chart, every state's label.
+"$PY" "$IBGPU_SOURCE_DIR/tests/browser/fleet_fixture.py" "$IBGPU_SOURCE_DIR/tests/data/golden/report.json" \
+  "$WORK/fleet.json" || fail "fleet_fixture.py exited $?"
+"$IBGPU_RENDER" html "$WORK/fleet.json" "$OUT/fleet.html" || fail "ibgpu_render_report (fleet) exited $?"
+cat >"$WORK/fleet.expect.json" <<'EOF'
+{"heatmaps": {"bandwidth:mpi": {"pairs": 6, "valued": 5, "unmeasured": 0, "flags": 2, "self": 4, "leaves": 2},
+              "latency:mpi": {"pairs": 6, "valued": 6, "unmeasured": 0, "flags": 2, "self": 4, "leaves": 2}},
+ "nodes": ["a", "b", "c", "d"],
+ "sections": ["bandwidth", "latency", "allreduce-section", "admission", "problems", "burn-in"],
+ "allreduce": {"rows": 12, "series": 1, "points": 3},
+ "burn_in": {"link a<->d": {"charts": 1, "bad_rounds": "3,5", "flagged": 2}},
+ "text": ["6 of 6 host pairs measured", "Burn-in over 6 round(s)", "NET_BW_LOW in round(s) 3, 5"]}
+EOF
+# The failed labels' red; the fast pairs at the top of the ramp (the burn-in chart is below the fold).
+check_in_browser fleet "$WORK/fleet.expect.json" "#a3201a:200,#fde725:2000"
+check_contrast fleet "healthy,degraded,failed,unknown,none"
+
+# 3. The real binary's page for a pairwise bandwidth run.
 if ! command -v mpirun >/dev/null; then
-  echo "SKIP part 2: no mpirun here; part 1 passed"
+  echo "SKIP part 3: no mpirun here; parts 1 and 2 passed"
   exit 0
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -97,8 +133,9 @@ set -e
 [ "$rc" -eq 0 ] || fail "ibgpu probe bw --format html exited $rc: $(tail -5 "$WORK/probe.err")"
 [ "$(head -c 15 "$OUT/probe.html")" = "<!DOCTYPE html>" ] || fail "stdout of probe bw is not only the page"
 cat >"$WORK/probe.expect.json" <<'EOF'
-{"heatmaps": {"mpi": {"cells": 16, "valued": 12, "flags": 0}},
+{"heatmaps": {"bandwidth:mpi": {"pairs": 6, "valued": 6, "unmeasured": 0, "flags": 0, "self": 4}},
  "nodes": ["h0", "h1", "h2", "h3"],
- "text": ["256K"]}
+ "text": ["256K", "6 of 6 host pairs measured"]}
 EOF
-check_in_browser probe "$WORK/probe.expect.json" "#d9d9d9:4000"
+# Four hosts: six pairs, each above the diagonal and mirrored below it; the diagonal white.
+check_in_browser probe "$WORK/probe.expect.json" "#ffffff:4000"

@@ -4,7 +4,7 @@
 // bandwidth and latency per rail), judged with the generic profile as a check
 // run judges it, with faults: a slow node, a slow rail of another node, a pair
 // that timed out on one rail, and a node without a driver (every local GPU check
-// skipped, its all-reduce too). At fleet scale (`many`), also one node in 64
+// skipped, its all-reduce too). Hosts sit 32 to a leaf switch. At fleet scale (`many`), also one node in 64
 // slow and two dead (every pair with them timed out). Header-only: the test build globs only
 // *_test.cpp files.
 #include <string>
@@ -37,6 +37,9 @@ inline void without_driver(std::vector<ProbeResult>& probes, const std::string& 
                            "directory"));
 }
 
+// The leaf switch a topology file would place host i under: 32 hosts per leaf.
+inline std::string leaf_name(int host) { return "leaf" + std::to_string(host / 32 + 1); }
+
 inline bool slow_one_in_64(int host) { return host % 64 == 33; }
 inline bool dead(int host) { return host == 4000 || host == 4001; }
 
@@ -63,6 +66,8 @@ inline Report fleet_report(int hosts, int rounds, bool many = false) {
   r.run.profile = to_json(profile);
   Judgement j = judge(run.hosts, run.probes, profile);
   r.hosts = std::move(run.hosts);
+  // As `check --topology` fills it; the judge reads the topology itself, so the verdicts are the same.
+  for (std::size_t i = 0; i < r.hosts.size(); ++i) r.hosts[i].leaf = leaf_name(static_cast<int>(i));
   r.probes = std::move(run.probes);
   r.verdicts = std::move(j.verdicts);
   r.summary = std::move(j.summary);

@@ -218,5 +218,39 @@ TEST(Table, InFullItHasEveryRow) {
   EXPECT_EQ(render(*make_reporter("table-full"), r), text);
 }
 
+// --topology places hosts on leaves (HostInventory::leaf); the shortened table sums them per leaf.
+TEST(Table, TheShortenedTableSummarisesEachLeaf) {
+  Report r = fleet_report(64, 8);
+  EXPECT_EQ(leaf_of(r, testing::host_name(40)), "leaf2");
+  EXPECT_EQ(leaf_of(r, "no-such-host"), "");
+  std::ostringstream out;
+  print_leaf_summary(r, out);
+  std::size_t hosts = 0, not_admitted = 0;
+  std::vector<std::string> leaves;
+  for (const auto& line : lines_of(out.str())) {
+    std::istringstream words(line);
+    std::string leaf;
+    std::size_t n = 0, drain = 0, degraded = 0, links = 0;
+    if (!(words >> leaf >> n >> drain >> degraded >> links) || !leaf.starts_with("leaf")) continue;
+    leaves.push_back(leaf);
+    hosts += n;
+    not_admitted += drain + degraded;
+    EXPECT_EQ(n, 32u) << line;
+  }
+  EXPECT_EQ(leaves, (std::vector<std::string>{"leaf1", "leaf2"})) << out.str();
+  EXPECT_EQ(hosts, 64u);
+  const auto expected = std::count_if(r.verdicts.begin(), r.verdicts.end(), [](const Verdict& v) {
+    return v.entity.kind == "node" && v.action && *v.action != Action::admit;
+  });
+  EXPECT_GT(expected, 0);
+  EXPECT_EQ(not_admitted, static_cast<std::size_t>(expected));
+  EXPECT_NE(render(TableReporter{}, r).find("\nPer leaf switch\n"), std::string::npos);
+
+  for (auto& h : r.hosts) h.leaf.clear();  // no topology: no leaf table
+  std::ostringstream none;
+  print_leaf_summary(r, none);
+  EXPECT_EQ(none.str(), "");
+}
+
 }  // namespace
 }  // namespace ibgpu
