@@ -199,7 +199,11 @@ void LiveBook::allreduce_started(const std::string& title, bool out_of_place, bo
 }
 
 void LiveBook::allreduce_case(const ProbeResult& summary, std::size_t done) {
+  print_case(summary);
   out_.phase(allreduce_title_ + ", " + std::to_string(done) + " of " + std::to_string(allreduce_cases_) + " cases");
+}
+
+void LiveBook::print_case(const ProbeResult& summary) {
   const auto size = message_size(summary);
   const bool in_place = summary.params.value("in_place", false);
   AllReduceRow row;

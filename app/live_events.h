@@ -67,6 +67,7 @@ class LiveBook {
     bool printed = false;
   };
   void print_round(PlannedRound& round);
+  void print_case(const ProbeResult& summary);
 
   LiveOutput& out_;
   SuspectRule suspect_rule_;

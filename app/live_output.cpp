@@ -1,5 +1,6 @@
 #include "app/live_output.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string_view>
@@ -124,9 +125,10 @@ std::string render_local_row(const LocalRow& row) {
 
 std::string render_progress(const ProgressState& state) {
   std::string text = state.phase.empty() ? std::string("starting") : state.phase;
-  text += ", " + duration_text(state.elapsed_s) + " elapsed";
+  // Whole seconds: a progress line is read at a glance, and redrawn often.
+  text += ", " + duration_text(std::floor(state.elapsed_s)) + " elapsed";
   if (state.budget_s) {
-    const double left = *state.budget_s - state.elapsed_s;
+    const double left = std::floor(*state.budget_s - state.elapsed_s);
     text += left >= 0 ? ", " + duration_text(left) + " left of the " + duration_text(*state.budget_s) + " budget"
                       : ", " + duration_text(-left) + " past the " + duration_text(*state.budget_s) + " budget";
   }

@@ -62,7 +62,7 @@ TEST(RenderAllReduce, ColumnsOfNcclTests) {
             "        size        count   type  redop     time   algbw   busbw  #wrong     time   algbw   busbw  "
             "#wrong");
   EXPECT_EQ(header[2],
-            "         (B)   (elements)                 (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)");
+            "         (B)   (elements)                   (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)");
   AllReduceRow row;
   row.size_B = 262144;
   row.count = 65536;
@@ -91,9 +91,10 @@ TEST(RenderLocalRow, CountsByStatusNamingWhatWasNotOk) {
 }
 
 TEST(RenderProgress, ElapsedAndTheBudgetLeft) {
-  EXPECT_EQ(render_progress({"local checks", 2.5, std::nullopt}), "local checks, 2.5 s elapsed");
-  EXPECT_EQ(render_progress({"network round 2/3", 50, 120.0}),
-            "network round 2/3, 50 s elapsed, 70 s left of the 2m 0s budget");
+  EXPECT_EQ(render_progress({"local checks", 2.9, std::nullopt}), "local checks, 2 s elapsed");
+  EXPECT_EQ(render_progress({"local checks", 0.000809, std::nullopt}), "local checks, 0 s elapsed");
+  EXPECT_EQ(render_progress({"network round 2/3", 50.5, 120.0}),
+            "network round 2/3, 50 s elapsed, 69 s left of the 2m 0s budget");
   EXPECT_EQ(render_progress({"all-reduce", 130, 120.0}), "all-reduce, 2m 10s elapsed, 10 s past the 2m 0s budget");
 }
 
@@ -116,7 +117,7 @@ TEST(LiveOutputSink, TerminalRedrawsOneLineBelowTheRows) {
   c.now = 101.5;
   out.row("local checks h1: 1 done: 1 ok");
   // The progress line is erased, the row written with its newline, the progress line redrawn.
-  EXPECT_EQ(c.text, "\r\033[Kibgpu: local checks h1: 1 done: 1 ok\nibgpu: local checks, 1.5 s elapsed");
+  EXPECT_EQ(c.text, "\r\033[Kibgpu: local checks h1: 1 done: 1 ok\nibgpu: local checks, 1 s elapsed");
   c.text.clear();
   out.clear();
   EXPECT_EQ(c.text, "\r\033[K");
@@ -124,7 +125,7 @@ TEST(LiveOutputSink, TerminalRedrawsOneLineBelowTheRows) {
   out.clear();  // nothing on screen: nothing to erase
   EXPECT_EQ(c.text, "");
   out.row("next");  // no progress line shown before it: no erase first
-  EXPECT_EQ(c.text, "ibgpu: next\nibgpu: local checks, 1.5 s elapsed");
+  EXPECT_EQ(c.text, "ibgpu: next\nibgpu: local checks, 1 s elapsed");
 }
 
 TEST(LiveOutputSink, PlainLinesWithoutControlCodesProgressThrottled) {
