@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/check_round.h"
+#include "app/live_events.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
 #include "core/hostlist.h"
@@ -98,18 +99,20 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
 }
 
 void CheckRound::print_plan() const {
-  if (world_.rank == 0)
+  if (world_.rank == 0 && !options_.common.quiet)
     for (const auto& n : plan_notes_) std::cerr << "ibgpu: " << n << '\n';
 }
 
 RankResult CheckRound::run(MpiSession& s) {
   const auto started = Clock::now();
   notes_ = plan_notes_;
+  if (options_.budget_s) live_budget(started, *options_.budget_s);
+  live_suspect_rule(profile_suspects(options_.profile, reference()));
   RankResult mine = describe_host(s, options_.common);
   const Sysfs sysfs(options_.common.sysfs_root);
   std::optional<PortCounterWatch> counters;
   if (mine.inventory) {
-    if (world_.rank == 0) std::cerr << "ibgpu: local checks\n";
+    live_phase("local checks");
     auto local = run_local_checks(*mine.inventory, options_.skip);
     mine.probes.insert(mine.probes.end(), local.begin(), local.end());
     if (!options_.skip.skips(kPortCountersProbe)) counters.emplace(sysfs, *mine.inventory);

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <map>
 #include <memory>
 
+#include "app/live_events.h"
 #include "app/pipeline.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
@@ -270,14 +270,22 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     // 3. The sweep, in every group at once.
     auto backend = make_backend(backend_name, comm, group, options);
     AllReduceSettings settings = options.settings;
-    if (world.rank == 0)
-      settings.progress = [&](std::size_t done, std::size_t total) {
-        std::fprintf(stderr, "ibgpu: all-reduce %s %s: %zu of %zu cases done\n", backend_name.c_str(),
-                     to_string(placement), done, total);
+    LiveBook* book = world.rank == 0 ? live_book() : nullptr;
+    if (book) {
+      live_pump();
+      const std::size_t modes = (settings.out_of_place ? 1 : 0) + (settings.in_place ? 1 : 0);
+      book->allreduce_started("all-reduce " + backend_name + " " + to_string(placement) + " (" +
+                                  group_name(world, placement, *mine) + ", " + std::to_string(mine->size()) + " ranks)",
+                              settings.out_of_place, settings.in_place, settings.sizes.size() * modes);
+      settings.progress = [book](std::size_t done, std::size_t, const ProbeResult* summary) {
+        if (summary) book->allreduce_case(*summary, done);
+        live_pump();
       };
+    }
     if (world.rank == options.test_corrupt_rank) backend->faults.corrupt_result_rank = group.rank;
     const std::size_t from = results.size();
     std::vector<ProbeResult> swept = run_allreduce(*backend, comm, group, settings);
+    if (book) book->allreduce_done();
     results.insert(results.end(), swept.begin(), swept.end());
     mark_interrupted(results, from);
     label(results, from, placement, group_name(world, placement, *mine), options.backend, why_not_nccl);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "app/live_events.h"
 #include "core/deadline.h"
 #include "core/errors.h"
 #include "core/probe_kind.h"
@@ -59,6 +60,7 @@ std::vector<ProbeResult> run_local_checks(const HostInventory& host, const Local
   if (!skip.skips(kGpuCopyBwProbe) || !skip.skips(kGpuMemBwProbe) || !skip.skips(kGpuComputeProbe))
     kept(run_cuda_probes(host.name, host.gpus));
   if (!skip.skips(kKernelLogProbe)) kept(check_kernel_log(host.name));
+  live_local_done(host.name, out);
   return out;
 }
 

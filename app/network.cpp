@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/live_events.h"
 #include "app/pipeline.h"
 #include "app/text.h"
 #include "cluster/gather.h"
@@ -187,8 +188,8 @@ std::string round_progress(const World& world, const std::string& label, std::si
         world.places.at(static_cast<std::size_t>(p.a)).host + "-" + world.places.at(static_cast<std::size_t>(p.b)).host;
     if (std::find(pairs.begin(), pairs.end(), text) == pairs.end()) pairs.push_back(std::move(text));
   }
-  return "ibgpu: " + label + " round " + std::to_string(k + 1) + "/" + std::to_string(total) + ": " +
-         std::to_string(round.size()) + (round.size() == 1 ? " pair (" : " pairs (") + short_list(pairs, 3) + ")";
+  return label + " round " + std::to_string(k + 1) + "/" + std::to_string(total) + ": " + std::to_string(round.size()) +
+         (round.size() == 1 ? " pair (" : " pairs (") + short_list(pairs, 3) + ")";
 }
 
 std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout) {
@@ -231,11 +232,10 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     rail = rail_for(world, options, verbs_problem.empty() ? active_ports() : std::vector<std::string>{});
   }
   const Offer mine = local_offer(rail, verbs_problem);
-  for (std::size_t k = 0; k < rounds.size(); ++k) {
-    if (world.rank == 0) std::cerr << round_progress(world, label, k, rounds.size(), rounds[k]) << '\n';
-    set_phase(static_cast<int>(first_round + k));
-    const RankPair* pair = find_pair(rounds[k], world.rank);
-    if (!pair) continue;
+  LiveBook* book = world.rank == 0 ? live_book() : nullptr;
+  if (book) book->rounds_planned(world, label, first_round, rounds);
+  // One round's meeting and measurements for this rank's pair; results appended.
+  auto measure = [&](std::size_t k, const RankPair* pair) {
     set_heartbeat_audience(partners_ahead(rounds, k, world.rank));
     PairContext ctx;
     ctx.comm = session.comm();
@@ -259,7 +259,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
       auto lost = silent_partner(ctx, options);
       mark_interrupted(lost);
       results.insert(results.end(), lost.begin(), lost.end());
-      continue;
+      return;
     }
     ctx.peer_device = theirs->rail;
     const bool both_verbs = mine.verbs_ok && theirs->verbs_ok;
@@ -268,7 +268,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
                                              : "host " + ctx.peer_host + ": " + theirs->why_not;
       auto s = skipped_pair(ctx, options, true, why);
       results.insert(results.end(), s.begin(), s.end());
-      continue;
+      return;
     }
     const bool use_verbs = options.transport != "mpi" && both_verbs;
     if (!use_verbs) ctx.self_device = ctx.peer_device = "";
@@ -279,7 +279,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
                                 duration_text(options.budget->pair_worst_s) + " for the pair)");
       for (auto& r : s) r.params["round"] = first_round + k;
       results.insert(results.end(), s.begin(), s.end());
-      continue;
+      return;
     }
     PairTransport& transport = use_verbs ? static_cast<PairTransport&>(verbs) : mpi;
     // With --transport auto the report says which ran and why.
@@ -299,6 +299,25 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
       if (options.transport == "auto") r.params["transport_choice"] = choice;
       results.push_back(std::move(r));
     }
+  };
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    if (book) {
+      live_pump();
+      live_phase(round_progress(world, label, k, rounds.size(), rounds[k]));
+    }
+    set_phase(static_cast<int>(first_round + k));
+    const RankPair* pair = find_pair(rounds[k], world.rank);
+    if (!pair) continue;
+    const std::size_t before = results.size();
+    measure(k, pair);
+    // The initiator speaks for the pair (its partner's account is the same meeting).
+    if (world.rank == pair->a)
+      live_pair_done(first_round + k,
+                     std::vector<ProbeResult>(results.begin() + static_cast<std::ptrdiff_t>(before), results.end()));
+  }
+  if (book) {
+    live_pump();
+    live_pause();  // what is said between the steps starts on a line of its own
   }
   return results;
 }

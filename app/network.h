@@ -44,7 +44,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
                                          const std::vector<RankRound>& rounds, std::size_t first_round,
                                          const std::string& label);
 
-// Rank 0's progress line for a round: "ibgpu: network round 3/15: 4 pairs (h1-h2, h3-h4, +2 more)".
+// Rank 0's progress line for a round: "network round 3/15: 4 pairs (h1-h2, h3-h4, +2 more)".
 std::string round_progress(const World& world, const std::string& label, std::size_t k, std::size_t total,
                            const RankRound& round);
 

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <random>
 
+#include "app/live_events.h"
 #include "app/text.h"
 #include "build_info.h"
 #include "cluster/gather.h"
@@ -259,6 +260,7 @@ int start_job(MpiSession& session, const CommonOptions& options, const Command& 
     while (!forever.expired()) usleep(10000);
   }
   if (world.mpi) enable_heartbeats(session.comm(), world.rank, std::max(0.05, options.timeout.count() / 5));
+  live_begin(session, options.quiet);
   return -1;
 }
 
@@ -303,6 +305,8 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
     payloads = gather_at_root(mailbox, world.size, payload, limits).payloads;
   }
   for (const auto& p : payloads) all_present = all_present && p.has_value();
+  // Every rank sent its live reports before its results: the rest of them are here now.
+  live_end();
 
   const std::string gave_up = stop_requested()
                                   ? "before the job was stopped (signal after " +

@@ -19,6 +19,8 @@ struct CommonOptions {
   std::string sysfs_root = "/sys";
   Seconds timeout = kDefaultTimeout;  // longest wait for any peer (core/waits.h)
   std::vector<std::string> argv;
+  // --quiet: no live output on stderr (rows, progress; app/live_output.h); errors still print.
+  bool quiet = false;
   int test_stall_rank = -1;  // hidden, for tests: this rank hangs before sending results
 };
 

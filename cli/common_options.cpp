@@ -46,6 +46,10 @@ void add_common_options(CLI::App& sub, CommonOptions& options) {
          "Longest wait for any peer, in seconds; a silent rank becomes a `timeout` naming its host")
       ->check(finite_range(0.1, 86400.0))
       ->default_str(CLI::detail::to_string(options.timeout.count()));
+  sub.add_flag("--quiet", options.quiet,
+               "No live output on stderr (result rows, progress line); errors still print. Without it, "
+               "rank 0 shows rows as they finish; IBGPU_PROGRESS=terminal|plain|off overrides whether "
+               "stderr is taken for a terminal");
   // Hidden (empty group): lets the tests produce a hung rank on demand.
   sub.add_option("--test-stall-rank", options.test_stall_rank)->group("");
 }

@@ -254,14 +254,14 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
                                      not_agreed("timing gather", timeout)));
         return results;
       }
-      if (settings.progress)
-        settings.progress(i * modes.size() + (in_place && modes.size() > 1 ? 2 : 1),
-                          settings.sizes.size() * modes.size());
       if (world.rank == 0) {
         results.push_back(allreduce_summary(backend.name(), c, *outcomes, world));
         if (const std::string call = backend.timed_call(); !call.empty()) results.back().params["call"] = call;
         if (cap.capped) results.back().params["time_capped_s"] = settings.time_cap_s;
       }
+      if (settings.progress)
+        settings.progress(i * modes.size() + (in_place && modes.size() > 1 ? 2 : 1),
+                          settings.sizes.size() * modes.size(), world.rank == 0 ? &results.back() : nullptr);
       if (mine.wrong && *mine.wrong > 0)
         results.push_back(wrong_data_result(backend.name(), c, *mine.wrong, world, device));
     }

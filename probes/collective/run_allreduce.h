@@ -27,8 +27,9 @@ struct AllReduceSettings {
   // (the slowest rank's warmup speaks), never fewer than one; no warmup, no cap.
   double time_cap_s = 3;
   // Called on every rank after each case (size, in-place or not) is gathered:
-  // cases done so far and in all. The caller may print progress; probes never do.
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  // cases done so far and in all, and on rank 0 the case's summary result (else
+  // null). The caller may print progress; probes never do.
+  std::function<void(std::size_t done, std::size_t total, const ProbeResult* summary)> progress;
 };
 
 // Every rank calls it with the same settings (without MPI, world.mpi false: a

@@ -37,6 +37,7 @@ NOT_CODES = {
     "NCCL_HOME": "environment variable: where NCCL is",
     "IBGPU_HOSTNAME": "environment variable: the host name a rank reports",
     "IBGPU_PROFILE_DIR": "environment variable: where profiles are looked up",
+    "IBGPU_PROGRESS": "environment variable: live output style on stderr (terminal, plain, off)",
     "OMPI_COMM_WORLD_RANK": "environment variable set by the MPI launcher",
     "OMPI_COMM_WORLD_SIZE": "environment variable set by the MPI launcher",
     "PMIX_RANK": "environment variable set by the MPI launcher",

@@ -16,7 +16,9 @@ mpi 120 4 "$IBGPU" allreduce --backend mpi "${SMALL[@]}" --json "$WORK/ar.json" 
 check_sweep "$WORK/ar.json" 4
 grep -Eq '^  collective.mpi.all_reduce +job +job +4 +256K +65536 +float ' "$WORK/ar.txt" ||
   { cat "$WORK/ar.txt"; fail "allreduce: no nccl-tests-like row for 256K in the table"; }
-grep -q "all-reduce mpi job: 4 of 4 cases done" "$WORK/ar.err" || fail "allreduce: no progress on stderr"
+# While it runs, rank 0's stderr has each size's row with nccl-tests' columns, both halves checked.
+grep -Eq '^ibgpu: +262144 +65536 +float +sum +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$' "$WORK/ar.err" ||
+  { cat "$WORK/ar.err"; fail "allreduce: no live row for 256K on stderr"; }
 echo "four ranks: ok"
 
 # 2. Two hosts of two ranks (hosts named per MPMD part): job, node (a, b) and rail (local rank 0, 1).
@@ -50,7 +52,7 @@ echo "stalled rank: ok in $((SECONDS - start)) s"
 start=$SECONDS
 (
   for _ in $(seq 600); do
-    if grep -q "cases done" "$WORK/stop.err" 2>/dev/null; then
+    if grep -Eq '^ibgpu: +65536 ' "$WORK/stop.err" 2>/dev/null; then  # the first size's row: mid-sweep
       for pid in $(pgrep -f "allreduce --backend mpi --sizes 64K"); do
         if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
           kill -STOP "$pid"; echo "$pid" >"$WORK/stopped.pid"; exit 0

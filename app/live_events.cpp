@@ -1,0 +1,380 @@
+#include "app/live_events.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+#include "cluster/kept_memory.h"
+#include "core/errors.h"
+#include "health/judge.h"
+#include "reports/json.h"
+
+namespace ibgpu {
+
+using nlohmann::json;
+
+namespace {
+
+// Apart from the pipeline's (cluster/gather.h, liveness.h) and burn-in's tags.
+constexpr int kTagLive = 110;
+
+std::string host_pair(const ProbeResult& p) {
+  if (p.scope.hosts.size() != 2) return {};
+  return p.scope.hosts[0] + "-" + p.scope.hosts[1];
+}
+
+bool bad(ProbeStatus s) { return s == ProbeStatus::failed || s == ProbeStatus::error || s == ProbeStatus::timeout; }
+
+// What one host pair showed in a round: its worst status, its lowest bandwidth at its largest
+// size, its highest median latency.
+struct PairView {
+  ProbeStatus status = ProbeStatus::skipped;
+  bool measured = false;
+  std::optional<double> bw_GBps;
+  std::optional<std::size_t> size_B;
+  std::optional<double> lat_us;
+};
+
+// What rank 0 needs of a result for a row and the suspect rule, no more: the message stays
+// small enough for MPI to send it eagerly (a few KB), without waiting for rank 0 to take it.
+ProbeResult slim(const ProbeResult& p, bool with_metrics) {
+  constexpr std::size_t kText = 160;
+  ProbeResult s;
+  s.id = p.id;
+  s.status = p.status;
+  s.scope.hosts = p.scope.hosts;
+  s.scope.ranks = p.scope.ranks;
+  if (!with_metrics) return s;
+  s.params = p.params;
+  for (const char* name : {"bw_avg_GBps", "bw_peak_GBps", "lat_us"})
+    if (const Metric* m = find_metric(p, name)) s.metrics[name] = *m;
+  if (p.error) s.error = p.error->substr(0, kText);
+  if (p.reason) s.reason = p.reason->substr(0, kText);
+  return s;
+}
+
+std::vector<ProbeResult> slim(const std::vector<ProbeResult>& results, bool with_metrics) {
+  std::vector<ProbeResult> out;
+  for (const auto& p : results) out.push_back(slim(p, with_metrics));
+  return out;
+}
+
+}  // namespace
+
+SuspectRule profile_suspects(const Profile& profile, const std::unordered_map<std::string, double>* reference_medians) {
+  return [&profile, reference_medians](const std::vector<ProbeResult>& probes) {
+    std::vector<std::string> pairs;
+    for (const auto& [a, b] : retest_candidates(probes, profile, reference_medians).suspects)
+      pairs.push_back(a + "-" + b);
+    return pairs;
+  };
+}
+
+RoundRow round_row(const std::vector<ProbeResult>& results) {
+  std::map<std::string, PairView> pairs;
+  std::vector<std::string> order;
+  for (const auto& p : results) {
+    const std::string name = host_pair(p);
+    if (name.empty()) continue;
+    auto [it, fresh] = pairs.try_emplace(name);
+    if (fresh) order.push_back(name);
+    PairView& v = it->second;
+    if (bad(p.status)) v.status = p.status;
+    if (p.status == ProbeStatus::ok) {
+      if (!bad(v.status)) v.status = ProbeStatus::ok;
+      v.measured = true;
+    }
+    if (p.status != ProbeStatus::ok) continue;
+    if (const auto bw = typical(p, "bw_avg_GBps")) {
+      const auto size = message_size(p);
+      const std::size_t bytes = size ? static_cast<std::size_t>(*size) : 0;
+      if (!v.size_B || bytes > *v.size_B || (bytes == *v.size_B && *bw < *v.bw_GBps)) {
+        v.size_B = bytes;
+        v.bw_GBps = *bw;
+      }
+    }
+    if (const auto lat = typical(p, "lat_us")) v.lat_us = std::max(v.lat_us.value_or(0), *lat);
+  }
+  RoundRow row;
+  row.pairs = pairs.size();
+  // Worst first: a failed pair, then the lowest bandwidth, then the highest latency.
+  auto rank = [](const PairView& v) {
+    if (bad(v.status)) return std::make_tuple(0, 0.0, 0.0);
+    if (!v.measured) return std::make_tuple(2, 0.0, 0.0);
+    return std::make_tuple(1, v.bw_GBps.value_or(0), -v.lat_us.value_or(0));
+  };
+  const std::string* worst = nullptr;
+  for (const auto& name : order)
+    if (!worst || rank(pairs.at(name)) < rank(pairs.at(*worst))) worst = &name;
+  if (worst && (pairs.at(*worst).measured || bad(pairs.at(*worst).status))) {
+    const PairView& v = pairs.at(*worst);
+    row.worst_pair = *worst;
+    row.worst_status = to_string(v.status);
+    row.worst_bw_GBps = v.bw_GBps;
+    row.worst_size_B = v.size_B;
+    row.worst_lat_us = v.lat_us;
+  }
+  return row;
+}
+
+AllReduceHalf allreduce_half(const ProbeResult& summary) {
+  AllReduceHalf half;
+  half.status = to_string(summary.status);
+  half.time_us = typical(summary, "time_us_avg");
+  half.algbw_GBps = typical(summary, "algbw_GBps");
+  half.busbw_GBps = typical(summary, "busbw_GBps");
+  half.wrong = typical(summary, "wrong_elements_total");
+  return half;
+}
+
+void LiveBook::rounds_planned(const World& world, const std::string& label, std::size_t first,
+                              const std::vector<RankRound>& rounds) {
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    PlannedRound& r = rounds_[first + k];
+    r = PlannedRound{};
+    r.label = label;
+    r.k = k + 1;
+    r.total = rounds.size();
+    r.expected_reports = rounds[k].size();
+    std::set<std::string> host_pairs;
+    for (const auto& p : rounds[k])
+      host_pairs.insert(world.places.at(static_cast<std::size_t>(p.a)).host + "-" +
+                        world.places.at(static_cast<std::size_t>(p.b)).host);
+    r.expected_host_pairs = host_pairs.size();
+  }
+}
+
+void LiveBook::pair_reported(std::size_t round, std::vector<ProbeResult> results) {
+  const auto it = rounds_.find(round);
+  if (it == rounds_.end() || it->second.printed) return;
+  PlannedRound& r = it->second;
+  for (auto& p : results)
+    if (is_pair_probe(p)) {
+      pair_results_.push_back(p);
+      r.results.push_back(std::move(p));
+    }
+  if (++r.reports >= r.expected_reports) print_round(r);
+}
+
+void LiveBook::print_round(PlannedRound& round) {
+  RoundRow row = round_row(round.results);
+  row.label = round.label;
+  row.k = round.k;
+  row.total = round.total;
+  row.expected = round.expected_host_pairs;
+  if (suspect_rule_) {
+    row.judged = true;
+    row.suspects = suspect_rule_(pair_results_);
+  }
+  round.printed = true;
+  out_.row(render_round_row(row));
+}
+
+void LiveBook::flush_rounds() {
+  for (auto& [number, round] : rounds_)
+    if (!round.printed && round.reports < round.expected_reports) print_round(round);
+}
+
+void LiveBook::local_reported(const std::string& host, const std::vector<ProbeResult>& results) {
+  LocalRow row;
+  row.host = host;
+  for (const auto& p : results) row.checks.emplace_back(p.id, to_string(p.status));
+  out_.row(render_local_row(row));
+}
+
+void LiveBook::allreduce_started(const std::string& title, bool out_of_place, bool in_place, std::size_t cases) {
+  allreduce_done();
+  allreduce_title_ = title;
+  out_of_place_ = out_of_place;
+  in_place_ = in_place;
+  allreduce_cases_ = cases;
+  out_.phase(title);
+  out_.row(title);
+  for (const auto& line : render_allreduce_header()) out_.row(line);
+}
+
+void LiveBook::allreduce_case(const ProbeResult& summary, std::size_t done) {
+  print_case(summary);
+  out_.phase(allreduce_title_ + ", " + std::to_string(done) + " of " + std::to_string(allreduce_cases_) + " cases");
+}
+
+void LiveBook::print_case(const ProbeResult& summary) {
+  const auto size = message_size(summary);
+  const bool in_place = summary.params.value("in_place", false);
+  AllReduceRow row;
+  row.size_B = size ? static_cast<std::size_t>(*size) : 0;
+  row.count = summary.params.value("count", std::size_t{0});
+  row.type = summary.params.value("dtype", std::string("?"));
+  if (pending_ && pending_->size_B != row.size_B) allreduce_done();
+  if (pending_) row = *pending_;
+  pending_.reset();
+  (in_place ? row.in_place : row.out_of_place) = allreduce_half(summary);
+  // The row is whole once its last half is in: in-place when it runs, else out-of-place.
+  if (!in_place && in_place_) {
+    pending_ = row;
+    return;
+  }
+  out_.row(render_allreduce_row(row));
+}
+
+void LiveBook::allreduce_done() {
+  if (pending_) out_.row(render_allreduce_row(*pending_));
+  pending_.reset();
+}
+
+void LiveBook::reset() {
+  allreduce_done();
+  rounds_.clear();
+  pair_results_.clear();
+}
+
+// ---- The process's live output. ----
+
+namespace {
+
+struct LiveState {
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool mpi = false;
+  int rank = 0;
+  bool on = false;  // not --quiet: rank 0 reads reports, the others send them
+  std::unique_ptr<LiveOutput> out;
+  std::unique_ptr<LiveBook> book;
+};
+
+LiveState& state() {
+  static LiveState s;
+  return s;
+}
+
+double monotonic_s() { return Seconds(Clock::now().time_since_epoch()).count(); }
+
+void write_stderr(std::string_view text) {
+  // Unbuffered and in one call: a line is never split by another writer.
+  if (std::fwrite(text.data(), 1, text.size(), stderr) != text.size()) return;
+  std::fflush(stderr);
+}
+
+// mpirun gives its ranks a pipe for stderr (and a pseudo-terminal for stdout, whatever its own
+// stdout is), so a rank cannot see the operator's terminal on its own fd 2. When this process's
+// parent is the launcher on this host, the launcher's own stderr tells: a terminal there is where
+// the lines end up. A remote daemon (orted) has none, and the lines stay plain.
+bool launcher_stderr_is_terminal() {
+  const pid_t parent = getppid();
+  std::ifstream comm("/proc/" + std::to_string(parent) + "/comm");
+  std::string name;
+  if (!std::getline(comm, name)) return false;
+  if (name != "mpirun" && name != "mpiexec" && name != "orterun" && name != "prterun") return false;
+  const std::string fd2 = "/proc/" + std::to_string(parent) + "/fd/2";
+  const int fd = open(fd2.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool terminal = isatty(fd) == 1;
+  close(fd);
+  return terminal;
+}
+
+void deliver(const json& message) {
+  LiveBook* book = live_book();
+  if (!book) return;
+  try {
+    const std::string kind = message.at("kind").get<std::string>();
+    auto results = message.at("results").get<std::vector<ProbeResult>>();
+    if (kind == "pair") book->pair_reported(message.at("round").get<std::size_t>(), std::move(results));
+    if (kind == "local") book->local_reported(message.at("host").get<std::string>(), results);
+  } catch (const std::exception&) {
+    // A report that cannot be read costs a live row, never the run: the report has it all.
+  }
+}
+
+// To rank 0, without waiting: the message is small, MPI sends it eagerly; its memory is kept
+// for whatever MPI still does with it, and rank 0 reads every report before it writes its own.
+void send(const json& message) {
+  LiveState& s = state();
+  if (!s.on) return;
+  if (s.rank == 0 || !s.mpi) {
+    deliver(message);
+    return;
+  }
+  auto text = std::make_shared<std::string>(message.dump());
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Isend(text->data(), static_cast<int>(text->size()), MPI_CHAR, 0, kTagLive, s.comm, &request) != MPI_SUCCESS)
+    return;
+  MPI_Request_free(&request);
+  keep_until_exit(std::move(text));
+}
+
+}  // namespace
+
+void live_begin(MpiSession& session, bool quiet) {
+  LiveState& s = state();
+  s.comm = session.comm();
+  s.mpi = session.world().mpi;
+  s.rank = session.world().rank;
+  s.on = !quiet;
+  if (s.rank != 0 || quiet) return;
+  const bool terminal = isatty(STDERR_FILENO) == 1 || (s.mpi && launcher_stderr_is_terminal());
+  const LiveStyle style = live_style(quiet, terminal, std::getenv("IBGPU_PROGRESS"));
+  s.out = std::make_unique<LiveOutput>(style, &write_stderr, &monotonic_s);
+  s.book = std::make_unique<LiveBook>(*s.out);
+}
+
+LiveBook* live_book() { return state().book.get(); }
+LiveOutput* live_output() { return state().out.get(); }
+
+void live_phase(const std::string& text) {
+  if (LiveOutput* out = live_output()) out->phase(text);
+}
+
+void live_budget(Clock::time_point started, double budget_s) {
+  if (LiveOutput* out = live_output()) out->budget(Seconds(started.time_since_epoch()).count(), budget_s);
+}
+
+void live_suspect_rule(SuspectRule rule) {
+  if (LiveBook* book = live_book()) book->set_suspect_rule(std::move(rule));
+}
+
+void live_pair_done(std::size_t round, const std::vector<ProbeResult>& results) {
+  if (state().on) send(json{{"kind", "pair"}, {"round", round}, {"results", slim(results, true)}});
+}
+
+void live_local_done(const std::string& host, const std::vector<ProbeResult>& results) {
+  if (state().on) send(json{{"kind", "local"}, {"host", host}, {"results", slim(results, false)}});
+}
+
+void live_pump() {
+  LiveState& s = state();
+  if (!s.on || s.rank != 0 || !s.mpi) return;
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kTagLive, s.comm, &arrived, &status) != MPI_SUCCESS || !arrived) break;
+    int length = 0;
+    MPI_Get_count(&status, MPI_CHAR, &length);
+    std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
+    // The message has arrived (probed): this receive completes at once.
+    if (MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kTagLive, s.comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      break;
+    const json message = json::parse(text, nullptr, false);
+    if (!message.is_discarded()) deliver(message);
+  }
+  if (LiveOutput* out = live_output()) out->tick();
+}
+
+void live_pause() {
+  if (LiveOutput* out = live_output()) out->clear();
+}
+
+void live_end() {
+  live_pump();
+  if (LiveBook* book = live_book()) {
+    book->flush_rounds();
+    book->reset();
+  }
+  if (LiveOutput* out = live_output()) out->clear();
+}
+
+}  // namespace ibgpu
