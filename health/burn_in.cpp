@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <unordered_set>
 
@@ -100,8 +99,7 @@ void BurnInTally::add_verdicts(const Report& round) {
       }
       auto [it, fresh] = t.last_reason.try_emplace(r.code);
       if (fresh) t.reason_order.push_back(r.code);
-      it->second.state = worst(it->second.state, v.state);
-      it->second.reason = r;
+      it->second = r;
     }
   }
 }
@@ -182,12 +180,6 @@ std::optional<Trend> trend_of(const BurnInFigure& f, int min_rounds) {
 // One-sided p < 0.001: a figure of pure noise drifts in about one burn-in of a thousand.
 constexpr double kDriftZ = 3.09;
 
-std::string figure_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
 }  // namespace
 
 BurnInResult BurnInTally::finish() const {
@@ -224,24 +216,24 @@ BurnInResult BurnInTally::finish() const {
       v.state = rules.flaky_state;
       v.reasons.push_back(flaky_reason(t, e));
     }
-    for (const FigureTally& f : t.figures) {
-      const auto trend = trend_of(f.figure, rules.drift_min_rounds);
+    for (const BurnInFigure& f : e.figures) {
+      const auto trend = trend_of(f, rules.drift_min_rounds);
       if (!trend || trend->z < kDriftZ || trend->change < rules.drift_fraction) continue;
       v.state = worst(v.state, rules.drift_state);
-      const auto& pts = f.figure.series;
+      const auto& pts = f.series;
       v.reasons.push_back(Reason{"BURN_IN_DRIFT",
-                                 f.figure.figure + (f.figure.rails.empty() ? "" : " (" + f.figure.rails + ")") + " " +
-                                     (f.figure.higher_is_better ? "fell" : "rose") + " " +
+                                 f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " +
+                                     (f.higher_is_better ? "fell" : "rose") + " " +
                                      std::to_string(std::lround(100 * trend->change)) + "% over rounds " +
                                      std::to_string(pts.front().round) + "-" + std::to_string(pts.back().round) + " (" +
-                                     figure_text(pts.front().value) + " to " + figure_text(pts.back().value) +
+                                     format_value(pts.front().value) + " to " + format_value(pts.back().value) +
                                      "), a steady trend beyond the run's noise",
-                                 f.figure.metric, 1 - trend->change, 1 - rules.drift_fraction});
+                                 f.metric, 1 - trend->change, 1 - rules.drift_fraction});
     }
     // Every code the rounds reported, with the rounds it came in.
     if (v.state != HealthState::healthy && not_healthy > 0)
       for (const auto& code : t.reason_order) {
-        Reason r = t.last_reason.at(code).reason;
+        Reason r = t.last_reason.at(code);
         const auto& in = e.reason_rounds.at(code);
         r.message += " (in " + of_rounds(static_cast<int>(in.size()), judged) +
                      (static_cast<int>(in.size()) < judged ? ": " + rounds_text(in) : "") + ")";
@@ -275,31 +267,29 @@ Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e) co
   // The figure furthest below its own median (above, for a ceiling), if that was in a round that
   // was not healthy: what it read, when, and what it reads in the run as a whole.
   const std::set<int> bad(t.not_healthy_rounds.begin(), t.not_healthy_rounds.end());
-  const FigureTally* worst_figure = nullptr;
+  const BurnInFigure* worst_figure = nullptr;
   BurnInFigure::Point worst_point;
-  double worst_median = 0, worst_ratio = 1;
-  for (const FigureTally& f : t.figures) {
-    const double median = summarize(f.values).p50;
-    if (median <= 0) continue;
-    for (const auto& p : f.figure.series) {
+  double worst_ratio = 1;
+  for (const BurnInFigure& f : e.figures) {
+    if (f.median <= 0) continue;
+    for (const auto& p : f.series) {
       if (!bad.count(p.round) || p.value <= 0) continue;
-      const double ratio = f.figure.higher_is_better ? p.value / median : median / p.value;
+      const double ratio = f.higher_is_better ? p.value / f.median : f.median / p.value;
       if (ratio < worst_ratio) {
         worst_ratio = ratio;
         worst_figure = &f;
         worst_point = p;
-        worst_median = median;
       }
     }
   }
   if (worst_figure) {
-    const BurnInFigure& f = worst_figure->figure;
+    const BurnInFigure& f = *worst_figure;
     const auto k = static_cast<std::size_t>(worst_point.round - 1);
     const std::string when =
         k < round_started_.size() && !round_started_[k].empty() ? " (" + round_started_[k] + ")" : "";
     text += "; worst " + f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " +
-            figure_text(worst_point.value) + " in round " + std::to_string(worst_point.round) + when + ", median " +
-            figure_text(worst_median);
+            format_value(worst_point.value) + " in round " + std::to_string(worst_point.round) + when + ", median " +
+            format_value(f.median);
   }
   return Reason{"BURN_IN_FLAKY", text, "pass_ratio", e.pass_ratio, 1.0};
 }

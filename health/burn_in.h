@@ -54,13 +54,8 @@ class BurnInTally {
   };
   struct EntityTally {
     BurnInEntity stats;
-    // Per reason code: the latest reason, and the worst state of the rounds it came from.
-    struct LastReason {
-      HealthState state = HealthState::healthy;
-      Reason reason;
-    };
-    std::unordered_map<std::string, LastReason> last_reason;
-    std::vector<std::string> reason_order;  // codes in order of first appearance
+    std::unordered_map<std::string, Reason> last_reason;  // per reason code, the latest
+    std::vector<std::string> reason_order;                // codes in order of first appearance
     std::vector<int> not_healthy_rounds;
     std::vector<FigureTally> figures;
     std::unordered_map<std::string, std::size_t> figure_index;
@@ -70,6 +65,7 @@ class BurnInTally {
   void add_verdicts(const Report& round);
   void add_figures(const Report& round);
   void add_counters(const Report& round);
+  // e: the entity's statistics as finish() made them (figures with their medians).
   Reason flaky_reason(const EntityTally& t, const BurnInEntity& e) const;
 
   Profile profile_;
