@@ -16,43 +16,10 @@ std::string size_text(std::size_t bytes) {
   return std::to_string(bytes >> 10) + " KiB";
 }
 
-}  // namespace
-
-std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (ibgpu reads saved files only)");
-  if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    throw InputError(path + ": " + std::to_string(st.st_size) + " bytes, over the " + size_text(max_bytes) +
-                     " this reads");
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
-  // The size is checked again as it is read: a file that grows is cut at the limit, and refused.
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t done = 0;
-  while (true) {
-    if (done == text.size()) {
-      if (text.size() > max_bytes) break;
-      text.resize(std::min(max_bytes + 1, text.size() + 65536));
-    }
-    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw InputError(path + ": cannot read: " + std::strerror(err));
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (done > max_bytes) throw InputError(path + ": grew past the " + size_text(max_bytes) + " this reads");
-  text.resize(done);
-  return text;
-}
-
-std::string read_bounded_stream(int fd, std::size_t max_bytes, const std::string& origin) {
-  std::string text;
+// What fd holds to its end, or its first max_bytes + 1 bytes (the caller refuses those), into a
+// buffer first sized to `expected` bytes.
+std::string read_to_limit(int fd, std::size_t expected, std::size_t max_bytes, const std::string& origin) {
+  std::string text(std::min(expected, max_bytes + 1), '\0');
   std::size_t done = 0;
   while (true) {
     if (done == text.size()) {
@@ -65,8 +32,37 @@ std::string read_bounded_stream(int fd, std::size_t max_bytes, const std::string
     if (n == 0) break;
     done += static_cast<std::size_t>(n);
   }
-  if (done > max_bytes) throw InputError(origin + ": more than the " + size_text(max_bytes) + " this reads");
   text.resize(done);
+  return text;
+}
+
+}  // namespace
+
+std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (ibgpu reads saved files only)");
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    throw InputError(path + ": " + std::to_string(st.st_size) + " bytes, over the " + size_text(max_bytes) +
+                     " this reads");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  // The size is checked again as it is read: a file that grows is cut at the limit, and refused.
+  std::string text;
+  try {
+    text = read_to_limit(fd, static_cast<std::size_t>(st.st_size), max_bytes, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  if (text.size() > max_bytes) throw InputError(path + ": grew past the " + size_text(max_bytes) + " this reads");
+  return text;
+}
+
+std::string read_bounded_stream(int fd, std::size_t max_bytes, const std::string& origin) {
+  std::string text = read_to_limit(fd, 0, max_bytes, origin);
+  if (text.size() > max_bytes) throw InputError(origin + ": more than the " + size_text(max_bytes) + " this reads");
   return text;
 }
 
