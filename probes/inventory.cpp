@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/text.h"
 #include "probes/dynlib.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/gpu/nvml.h"
@@ -110,8 +111,7 @@ std::string missing_hca(const std::vector<std::string>& specs, const RdmaPorts& 
       std::vector<std::string> names;
       for (const auto& [name, _] : ports) names.push_back(name);
       std::sort(names.begin(), names.end(), natural_less);
-      std::string has;
-      for (const auto& name : names) has += (has.empty() ? "" : ", ") + name;
+      const std::string has = join(names, ", ");
       return "--hca " + spec + ": no such RDMA device on host " + host + " (it has " + (has.empty() ? "none" : has) +
              ")";
     }
