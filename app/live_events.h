@@ -67,12 +67,16 @@ class LiveBook {
     bool printed = false;
   };
   void print_round(PlannedRound& round);
+  std::vector<std::string> suspects_so_far();
   void print_case(const ProbeResult& summary);
 
   LiveOutput& out_;
   SuspectRule suspect_rule_;
   std::map<std::size_t, PlannedRound> rounds_;
   std::vector<ProbeResult> pair_results_;  // every round's, for the suspect rule
+  std::vector<std::string> suspects_;      // the rule's last answer
+  Clock::time_point rule_ended_;
+  Seconds rule_cost_{0};  // how long the rule's last judgement took
   // All-reduce: the out-of-place half of a size waits for its in-place half.
   std::string allreduce_title_;
   bool out_of_place_ = true, in_place_ = true;
