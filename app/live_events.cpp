@@ -1,11 +1,11 @@
 #include "app/live_events.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -280,19 +280,17 @@ void write_stderr(std::string_view text) {
 // mpirun gives its ranks a pipe for stderr (and a pseudo-terminal for stdout, whatever its own
 // stdout is), so a rank cannot see the operator's terminal on its own fd 2. When this process's
 // parent is the launcher on this host, the launcher's own stderr tells: a terminal there is where
-// the lines end up. A remote daemon (orted) has none, and the lines stay plain.
+// the lines end up. A remote daemon (orted) has none, and the lines stay plain. The launcher's
+// fd is read by its link's name, never opened: opening a device (a serial console) can act on it.
 bool launcher_stderr_is_terminal() {
-  const pid_t parent = getppid();
-  std::ifstream comm("/proc/" + std::to_string(parent) + "/comm");
+  const std::string proc = "/proc/" + std::to_string(getppid());
+  std::ifstream comm(proc + "/comm");
   std::string name;
   if (!std::getline(comm, name)) return false;
   if (name != "mpirun" && name != "mpiexec" && name != "orterun" && name != "prterun") return false;
-  const std::string fd2 = "/proc/" + std::to_string(parent) + "/fd/2";
-  const int fd = open(fd2.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool terminal = isatty(fd) == 1;
-  close(fd);
-  return terminal;
+  std::error_code error;
+  const std::string target = std::filesystem::read_symlink(proc + "/fd/2", error).string();
+  return !error && (target.starts_with("/dev/pts/") || target.starts_with("/dev/tty"));
 }
 
 void deliver(const json& message) {
