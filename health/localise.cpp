@@ -141,9 +141,12 @@ void localise_group(const std::vector<const PairObservation*>& edges, const Fabr
       if (bad) units[self].bad_with_good++;
     }
   }
+  // Fewer than two such peers (a small group, where the other suspects may be a slow host's
+  // peers or a noisy pair) cannot confirm a majority: then the unit must be bad with every peer,
+  // the one such peer included.
   for (auto& u : units)
-    u.culprit = u.total_with_good > 0 ? (u.bad_with_good >= 2 && is_majority(u.bad_with_good, u.total_with_good))
-                                      : (u.bad >= 2 && u.bad == u.total);
+    u.culprit = u.total_with_good >= 2 ? u.bad_with_good >= 2 && is_majority(u.bad_with_good, u.total_with_good)
+                                       : u.bad >= 2 && u.bad == u.total && u.bad_with_good == u.total_with_good;
   const std::vector<bool> explained_pairs = explain_by_fabric_into(units, edges, ends, topology, out);
 
   // A host all of whose measured rails are culprits is itself the culprit.

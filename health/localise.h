@@ -63,8 +63,9 @@ constexpr int kConfirmedByPeers = 6;
 
 // Per group: culprit units (host, or host and rail) and unexplained bad pairs.
 // A unit is a culprit when its pairs are bad with >= 2 peers that are not
-// themselves suspects, and with a majority of those; or, when it has no such
-// peer, when every one of its >= 2 pairs is bad. A host all of whose measured
+// themselves suspects, and with a majority of those; or, when it has fewer
+// than two such peers (four hosts: one slow, plus a noisy pair between two
+// others), when every one of its >= 2 pairs is bad. A host all of whose measured
 // rails are culprits is blamed as a node, otherwise each culprit rail as an
 // hca_port. What the fabric explains better (health/fabric.h: a leaf switch or
 // its uplinks with a topology, a cut between groups of hosts with or without

@@ -109,6 +109,20 @@ TEST(FleetRule, FromThreeHostsTheSlowLinkIsNamedAndNothingElse) {
   }
 }
 
+// Four hosts, one slow, and a pair of two others that read low too (a loaded machine, reproduced
+// on re-test): every host but one is bad with two of its three peers, so none has two peers that
+// are not suspects. The host bad with all its peers is named, the other pair is its link's.
+TEST(FleetRule, ASmallGroupNamesTheHostBadWithEveryPeerBesideANoisyPair) {
+  const int slow = 2;
+  const Group g = all_pairs(4, [&](int a, int b, int, PairShape& s) {
+    if (a == slow || b == slow) s.bw_GBps /= 5;
+    if (a == 1 && b == 3) s.bw_GBps /= 2;
+  });
+  EXPECT_EQ(
+      flagged(judge(g.hosts, g.probes, generic_profile())),
+      (std::map<std::string, HealthState>{{node(slow), HealthState::degraded}, {link(1, 3), HealthState::degraded}}));
+}
+
 TEST(FleetRule, ReTestPartnersAreClearedHostsNeverSlowOnesAndSuspectsGoSideBySide) {
   // Three of eight slow: their pairs are suspects; the partners are the five clean hosts, whose
   // only bad pairs a slow host explains. One pass re-pairs all three at once.
