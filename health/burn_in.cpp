@@ -29,6 +29,22 @@ bool has_inventory(const HostInventory& h) { return !h.gpus.empty() || !h.hcas.e
 
 std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + std::to_string(n) + " rounds"; }
 
+// A reason that says something was found, not that a check did not run or could not be judged.
+bool is_finding(const std::string& code) { return code != "CHECK_SKIPPED" && code != "NOT_JUDGED"; }
+
+// For an entity never healthy: the rounds of the findings that came and went (in at least
+// min_rounds of the rounds it was judged in, and not in all of them). A node unknown in every
+// round for its skipped GPU checks, or degraded throughout by a steady finding, still shows a
+// network fault that comes and goes this way.
+std::vector<int> intermittent_rounds(const BurnInEntity& e, int min_rounds) {
+  std::set<int> rounds;
+  for (const auto& [code, in] : e.reason_rounds) {
+    const int n = static_cast<int>(in.size());
+    if (is_finding(code) && n >= min_rounds && n < e.rounds_judged) rounds.insert(in.begin(), in.end());
+  }
+  return {rounds.begin(), rounds.end()};
+}
+
 }  // namespace
 
 std::string rounds_text(const std::vector<int>& rounds, std::size_t shown) {
@@ -209,12 +225,17 @@ BurnInResult BurnInTally::finish() const {
     Verdict v{e.entity, HealthState::healthy, {}, std::nullopt};
     const int not_passed = e.failed + e.unknown;
     const int not_healthy = judged - e.healthy;
-    if (e.healthy == 0) {
-      // The same every round: as bad as it was (unchecked throughout stays unknown).
-      v.state = e.failed ? HealthState::failed : e.degraded ? HealthState::degraded : HealthState::unknown;
-    } else if (not_passed > 0 || e.degraded >= rules.flaky_min_rounds) {
-      v.state = rules.flaky_state;
-      v.reasons.push_back(flaky_reason(t, e));
+    const std::vector<int> came_and_went =
+        e.healthy == 0 ? intermittent_rounds(e, rules.flaky_min_rounds) : std::vector<int>{};
+    // As bad as it was in its worst round (unchecked throughout stays unknown).
+    const HealthState as_bad = e.failed     ? HealthState::failed
+                               : e.degraded ? HealthState::degraded
+                                            : HealthState::unknown;
+    if (e.healthy == 0 && came_and_went.empty()) {
+      v.state = as_bad;  // the same every round
+    } else if (!came_and_went.empty() || not_passed > 0 || e.degraded >= rules.flaky_min_rounds) {
+      v.state = e.healthy == 0 ? worst(rules.flaky_state, as_bad) : rules.flaky_state;
+      v.reasons.push_back(flaky_reason(t, e, came_and_went));
     }
     for (const BurnInFigure& f : e.figures) {
       const auto trend = trend_of(f, rules.drift_min_rounds);
@@ -248,10 +269,20 @@ BurnInResult BurnInTally::finish() const {
 
 // "degraded in 5 of 16 rounds (rounds 6, 7, 8, 9, 10)", and where a figure was at its worst in one
 // of those rounds, that figure, the round and when it started, against the figure's median.
-Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e) const {
+Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e,
+                                 const std::vector<int>& came_and_went) const {
   const int judged = e.rounds_judged;
   std::string text;
-  if (e.degraded == 0) {  // failed or unchecked rounds only: "failed 1 of 20 rounds (rounds 7)"
+  std::vector<int> bad_rounds = t.not_healthy_rounds;
+  if (!came_and_went.empty()) {  // never healthy: "found in 2 of 11 rounds (rounds 3, 4), not in the others"
+    std::string codes;
+    for (const auto& [code, in] : e.reason_rounds)
+      if (is_finding(code) && std::includes(came_and_went.begin(), came_and_went.end(), in.begin(), in.end()))
+        codes += (codes.empty() ? "" : ", ") + code;
+    text = (codes.empty() ? "findings" : codes) + " in " + of_rounds(static_cast<int>(came_and_went.size()), judged) +
+           " (rounds " + rounds_text(came_and_went) + "), not in the others";
+    bad_rounds = came_and_went;
+  } else if (e.degraded == 0) {  // failed or unchecked rounds only: "failed 1 of 20 rounds (rounds 7)"
     const std::string what = e.failed && e.unknown ? "failed or unchecked in " : e.failed ? "failed " : "unchecked in ";
     text = what + of_rounds(e.failed + e.unknown, judged) + " (rounds " + rounds_text(e.not_passed_rounds) + ")";
   } else {
@@ -266,7 +297,7 @@ Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e) co
   }
   // The figure furthest below its own median (above, for a ceiling), if that was in a round that
   // was not healthy: what it read, when, and what it reads in the run as a whole.
-  const std::set<int> bad(t.not_healthy_rounds.begin(), t.not_healthy_rounds.end());
+  const std::set<int> bad(bad_rounds.begin(), bad_rounds.end());
   const BurnInFigure* worst_figure = nullptr;
   BurnInFigure::Point worst_point;
   double worst_ratio = 1;

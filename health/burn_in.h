@@ -5,11 +5,16 @@
 //
 // Burn-in verdict of an entity, over the rounds it was judged in (the states
 // and counts come from the profile's [burn_in] rules):
-// - not healthy in any round: as bad as it was (failed, degraded, else unknown);
+// - not healthy in any round, the same findings throughout: as bad as it was
+//   (failed, degraded, else unknown);
 // - healthy in some rounds, and failed or unknown in others, or degraded in at
 //   least flaky_min_rounds (2): BURN_IN_FLAKY, flaky_state (failed: a link that
 //   collapsed for 40 s of 120 is not fit for a pool), with the rounds and the
 //   worst figure of those rounds, when it was read and the figure's median;
+// - never healthy, but with a finding (a reason other than CHECK_SKIPPED or
+//   NOT_JUDGED) in at least flaky_min_rounds rounds and not in all: flaky the
+//   same way (a node unknown throughout for its skipped GPU checks whose
+//   network fault came and went; failed stays failed);
 // - otherwise healthy (one degraded round shows in the statistics);
 // - and whatever the rounds said, a figure that got steadily worse over the run
 //   (Mann-Kendall, one-sided p < 0.001: beyond the run's own noise) by at least
@@ -65,8 +70,9 @@ class BurnInTally {
   void add_verdicts(const Report& round);
   void add_figures(const Report& round);
   void add_counters(const Report& round);
-  // e: the entity's statistics as finish() made them (figures with their medians).
-  Reason flaky_reason(const EntityTally& t, const BurnInEntity& e) const;
+  // e: the entity's statistics as finish() made them (figures with their medians); came_and_went:
+  // for an entity never healthy, the rounds of its findings that came and went.
+  Reason flaky_reason(const EntityTally& t, const BurnInEntity& e, const std::vector<int>& came_and_went) const;
 
   Profile profile_;
   int rounds_ = 0;

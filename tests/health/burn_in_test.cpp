@@ -414,6 +414,41 @@ TEST(BurnIn, UnknownInSomeRoundsIsFlakyAndUnknownThroughoutStaysUnknown) {
   EXPECT_EQ(r.summary.exit_code, 2);
 }
 
+// A host with no GPU is unknown in every round for its skipped checks; its link slowed down in
+// rounds 3 and 4 only. The network finding came and went: flaky. One round of a finding, or a
+// finding in every round, is not.
+TEST(BurnIn, AFindingThatComesAndGoesOnANodeNeverHealthyIsFlaky) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 6; ++k) {
+    Verdict a = v("node", "a", HealthState::unknown, "CHECK_SKIPPED");
+    if (k == 3 || k == 4) a.reasons.push_back(Reason{"NET_BW_OUTLIER", "slow", "bw_avg_GBps", 0.1, 0.5});
+    Verdict b = v("node", "b", HealthState::unknown, "CHECK_SKIPPED");
+    if (k == 5) b.reasons.push_back(Reason{"NET_BW_OUTLIER", "slow", "bw_avg_GBps", 0.1, 0.5});
+    tally.add(round_of({a, b, v("gpu", "a/gpu0", HealthState::degraded, "GPU_THERMAL")}));
+  }
+  const BurnInResult r = tally.finish();
+  const Verdict& a = verdict(r, "node", "a");
+  EXPECT_EQ(a.state, HealthState::failed);
+  ASSERT_NE(reason(a, "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(reason(a, "BURN_IN_FLAKY")->message, "NET_BW_OUTLIER in 2 of 6 rounds (rounds 3, 4), not in the others");
+  ASSERT_NE(reason(a, "NET_BW_OUTLIER"), nullptr);
+  EXPECT_EQ(reason(a, "NET_BW_OUTLIER")->message, "slow (in 2 of 6 rounds: 3, 4)");
+  EXPECT_EQ(verdict(r, "node", "b").state, HealthState::unknown);
+  EXPECT_EQ(reason(verdict(r, "node", "b"), "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(verdict(r, "gpu", "a/gpu0").state, HealthState::degraded);
+  EXPECT_EQ(reason(verdict(r, "gpu", "a/gpu0"), "BURN_IN_FLAKY"), nullptr);
+  // A lenient profile's flaky state never makes it better than it was: unknown stays unknown.
+  Profile lenient = generic_profile();
+  lenient.burn_in.flaky_state = HealthState::degraded;
+  BurnInTally again(lenient);
+  for (int k = 1; k <= 4; ++k) {
+    Verdict a2 = v("node", "a", HealthState::unknown, "CHECK_SKIPPED");
+    if (k > 2) a2.reasons.push_back(Reason{"NET_BW_OUTLIER", "slow", "bw_avg_GBps", 0.1, 0.5});
+    again.add(round_of({a2}));
+  }
+  EXPECT_EQ(verdict(again.finish(), "node", "a").state, HealthState::unknown);
+}
+
 TEST(BurnIn, FlakyMessageNamesFailedAndUncheckedAndShortensLongRoundLists) {
   BurnInTally tally(generic_profile());
   for (int k = 1; k <= 30; ++k) {
