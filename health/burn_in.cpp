@@ -29,6 +29,10 @@ bool has_inventory(const HostInventory& h) { return !h.gpus.empty() || !h.hcas.e
 
 std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + std::to_string(n) + " rounds"; }
 
+// A leaf switch, its uplinks, a path between groups of hosts: verdicts the judge gives only when
+// it blames them (health/fabric.h), so a round without one passed them.
+bool is_fabric_kind(const std::string& kind) { return kind == "switch" || kind == "uplink" || kind == "path"; }
+
 // A reason that says something was found, not that a check did not run or could not be judged.
 bool is_finding(const std::string& code) { return code != "CHECK_SKIPPED" && code != "NOT_JUDGED"; }
 
@@ -83,6 +87,9 @@ void BurnInTally::add(const Report& round) {
 }
 
 void BurnInTally::add_verdicts(const Report& round) {
+  if (std::any_of(round.verdicts.begin(), round.verdicts.end(),
+                  [](const Verdict& v) { return v.entity.kind == "link"; }))
+    ++network_rounds_;
   for (const auto& v : round.verdicts) {
     EntityTally& t = entity(v.entity);
     BurnInEntity& s = t.stats;
@@ -208,6 +215,12 @@ BurnInResult BurnInTally::finish() const {
   const BurnInRules& rules = profile_.burn_in;
   for (const EntityTally& t : entities_) {
     BurnInEntity s = t.stats;
+    if (is_fabric_kind(s.entity.kind)) {
+      // Blamed only: a round that judged the network without blaming it passed it.
+      const int passed_silently = std::max(0, network_rounds_ - s.rounds_judged);
+      s.rounds_judged += passed_silently;
+      s.healthy += passed_silently;
+    }
     const int judged = s.rounds_judged;
     s.pass_ratio = judged ? static_cast<double>(s.healthy + s.degraded) / judged : 0.0;
     for (const FigureTally& f : t.figures) {

@@ -23,7 +23,9 @@
 // A verdict not healthy lists every reason code of its rounds, once each, with
 // the rounds it appeared in. A round without a verdict for an entity (a re-test
 // pair, the GPUs of a host whose rank was lost) neither passes nor fails it:
-// the node carries what went wrong there.
+// the node carries what went wrong there. The fabric's entities (switch,
+// uplink, path) are the exception: the judge names them only to blame them, so
+// a round with link verdicts and none for them passed them.
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -76,6 +78,7 @@ class BurnInTally {
 
   Profile profile_;
   int rounds_ = 0;
+  int network_rounds_ = 0;  // rounds with link verdicts: the fabric was judged in them
   std::vector<EntityTally> entities_;
   std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;  // kind -> id -> entity
   std::vector<HostInventory> hosts_;

@@ -449,6 +449,30 @@ TEST(BurnIn, AFindingThatComesAndGoesOnANodeNeverHealthyIsFlaky) {
   EXPECT_EQ(verdict(again.finish(), "node", "a").state, HealthState::unknown);
 }
 
+// A path between two groups of hosts (or a switch, an uplink) has a verdict only in a round that
+// blames it; the other rounds that judged links passed it. Once in four rounds: healthy; in two of
+// five: flaky.
+TEST(BurnIn, AFabricEntityIsHealthyInTheRoundsThatDidNotBlameIt) {
+  auto fold = [](int rounds, const std::set<int>& blamed) {
+    BurnInTally tally(generic_profile());
+    for (int k = 1; k <= rounds; ++k) {
+      std::vector<Verdict> verdicts{v("link", "a<->b", HealthState::healthy)};
+      if (blamed.count(k)) verdicts.push_back(v("path", "h[1,3]<->h[2,4]", HealthState::degraded, "FABRIC_PATH_BAD"));
+      tally.add(round_of(verdicts));
+    }
+    return tally.finish();
+  };
+  const BurnInResult once = fold(4, {2});
+  EXPECT_EQ(verdict(once, "path", "h[1,3]<->h[2,4]").state, HealthState::healthy);
+  EXPECT_EQ(stats(once, "path", "h[1,3]<->h[2,4]").rounds_judged, 4);
+  EXPECT_EQ(stats(once, "path", "h[1,3]<->h[2,4]").healthy, 3);
+  const BurnInResult twice = fold(5, {2, 3});
+  const Verdict& path = verdict(twice, "path", "h[1,3]<->h[2,4]");
+  EXPECT_EQ(path.state, HealthState::failed);
+  ASSERT_NE(reason(path, "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(reason(path, "BURN_IN_FLAKY")->message, "degraded in 2 of 5 rounds (rounds 2, 3)");
+}
+
 TEST(BurnIn, FlakyMessageNamesFailedAndUncheckedAndShortensLongRoundLists) {
   BurnInTally tally(generic_profile());
   for (int k = 1; k <= 30; ++k) {
