@@ -51,7 +51,8 @@ struct PairEvidence {
   std::vector<PairObservation> observations;
 
   void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason) {
-    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason)});
+    const bool retest = p.params.is_object() && p.params.contains("retest");
+    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason), retest});
   }
 };
 
@@ -139,7 +140,7 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   const auto& pairs = evidence.observations;
   // Re-tests fold as localisation folds them: a pair is a suspect while its deficit reproduces.
   std::deque<PairObservation> not_reproduced;
-  const std::vector<const PairObservation*> edges = pair_edges(pairs, not_reproduced);
+  const std::vector<PairEdge> edges = pair_edges(pairs, not_reproduced);
   const std::vector<Blame> blames = localise(pairs);
   // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
   std::set<std::string_view> culprit_nodes, confirmed_nodes;
@@ -165,7 +166,8 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   };
   std::set<HostPair> suspects;
   std::set<std::string_view> not_cleared;  // an end of a bad pair that no culprit at its other end explains
-  for (const PairObservation* e : edges) {
+  for (const PairEdge& edge : edges) {
+    const PairObservation* e = edge.judged;
     if (e->state == HealthState::healthy) continue;
     if (!culprit(e->b)) not_cleared.insert(e->a.host);
     if (!culprit(e->a)) not_cleared.insert(e->b.host);

@@ -33,20 +33,35 @@ struct PairObservation {
   Endpoint a, b;
   HealthState state = HealthState::healthy;  // healthy, degraded or failed
   std::optional<Reason> reason;              // when not healthy
+  bool retest = false;                       // measured by a re-test pass, not the run's own plan
+};
+
+// One edge: the observation a pair of units is judged by, and whether a bad
+// one is a finding on its link. A pair that a re-test pass measured for the
+// first time (a suspect re-paired with a cleared host) and measured once is
+// evidence on its ends, and nothing more: a degraded figure that no second
+// measurement reproduced is a noise tail as often as a fault (at fleet scale,
+// hundreds of them), and a degraded verdict needs a re-test that confirms it.
+// A pair of the run's own plan measured once still speaks for its link (the
+// re-tests, when the run has them, measure every such pair again), and so does
+// a failed one (a timeout, a figure under the profile's floor).
+struct PairEdge {
+  const PairObservation* judged = nullptr;
+  bool unconfirmed = false;  // bad in its one measurement, by a re-test pass, and not failed
 };
 
 // The edges of a run: one per group and unordered pair of units, in order of
-// first mention, each the observation it is judged by. Re-tests of one rank
-// pair fold into the mildest: a pair is bad only when every measurement of it
-// is bad and they reproduce the deficit (the mildest deficit is larger than the
-// measurements disagree: 300x and then 3x over a latency limit is a noisy pair,
-// 0.30 and 0.32 of a bandwidth reference a bad one); otherwise the edge is a
-// healthy copy kept in `cleared`. The rank pairs between the same two units
-// fold into the worst of them (peers are counted once); ties go to the first
-// mentioned. localise() and the re-test planner (health/judge.h) both judge
-// pairs by this fold.
-std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation>& observations,
-                                               std::deque<PairObservation>& cleared);
+// first mention. Re-tests of one rank pair fold into the mildest: a pair is bad
+// only when every measurement of it is bad and they reproduce the deficit (the
+// mildest deficit is larger than the measurements disagree: 300x and then 3x
+// over a latency limit is a noisy pair, 0.30 and 0.32 of a bandwidth reference
+// a bad one); otherwise the edge is a healthy copy kept in `cleared`. The rank
+// pairs between the same two units fold into the worst of them (peers are
+// counted once); ties go to the first mentioned, a confirmed pair before an
+// unconfirmed one. localise() and the re-test planner (health/judge.h) both
+// judge pairs by this fold.
+std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
+                                 std::deque<PairObservation>& cleared);
 
 struct Blame {
   Entity entity;  // node, hca_port or link; switch, uplink or path (the fabric)

@@ -66,6 +66,37 @@ TEST(Localise, RetestThatPassesClearsThePairAndOneThatFailsConfirmsIt) {
             (std::map<std::string, HealthState>{{"node a", kBad}}));
 }
 
+TEST(Localise, APairFirstMeasuredByAReTestAndDegradedOnceIsEvidenceOnItsEndsNotALink) {
+  // s was suspect and met g1 and g2 in a re-test pass; s-g1 read low there, once. Noise does
+  // that to about one pair in a hundred at fleet scale: no link verdict without a second look.
+  auto retest = [](PairObservation o) {
+    o.retest = true;
+    return o;
+  };
+  const std::vector<PairObservation> seen{obs("s", "a", kGood), obs("s", "b", kGood), obs("g1", "a", kGood),
+                                          obs("g2", "b", kGood)};
+  auto with = [&](std::vector<PairObservation> more) {
+    std::vector<PairObservation> o = seen;
+    o.insert(o.end(), more.begin(), more.end());
+    return blamed(localise(o));
+  };
+  const auto degraded = HealthState::degraded;
+  EXPECT_TRUE(with({retest(obs("s", "g1", degraded)), retest(obs("s", "g2", kGood))}).empty());
+  // Re-measured and low again by as much: confirmed, the link's.
+  EXPECT_EQ(with({retest(obs("s", "g1", degraded)), retest(obs("g1", "s", degraded)), retest(obs("s", "g2", kGood))}),
+            (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
+  // Failed (a timeout, under the floor) needs no second look; nor a pair of the run's own plan.
+  EXPECT_EQ(with({retest(obs("s", "g1", kBad)), retest(obs("s", "g2", kGood))}),
+            (std::map<std::string, HealthState>{{"link s<->g1", kBad}}));
+  EXPECT_EQ(with({obs("s", "g1", degraded), obs("s", "g2", kGood)}),
+            (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
+  // Still evidence on its ends: a suspect low with both its re-test partners and its peers is the node.
+  std::vector<PairObservation> slow{
+      obs("s", "a", degraded),          obs("s", "b", degraded), obs("a", "b", kGood), retest(obs("s", "g1", degraded)),
+      retest(obs("s", "g2", degraded)), obs("g1", "a", kGood),   obs("g2", "b", kGood)};
+  EXPECT_EQ(blamed(localise(slow)), (std::map<std::string, HealthState>{{"node s", degraded}}));
+}
+
 TEST(Localise, KnownGoodHostsLeaveOutEveryoneBlamed) {
   const std::vector<PairObservation> o{obs("a", "b", kBad), obs("c", "d", kGood), obs("a", "c", kGood)};
   const auto good = known_good_hosts(o, localise(o));
