@@ -14,7 +14,8 @@
 //   (the upper quartile of its pairs: a pair goes no faster than its slower end), so a slow host
 //   explains its own pairs and the shortfalls are the pairs' noise; another
 //   measurement could read the reference. The limit widens to Tukey's fence below the shortfalls
-//   (1.5 interquartile ranges past their lower quartile, in log space): a noisy
+//   (past their lower quartile by three times its distance to their median, in log space: the
+//   lower half's spread, as a pair that reads high pulls in the upper half): a noisy
 //   run widens its own limit, a quiet one keeps the profile's; fewer than eight
 //   measurements cannot show noise apart from a fault and widen nothing. A
 //   latency median may also read as far over the reference as the run's pairs
