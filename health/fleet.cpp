@@ -70,6 +70,14 @@ double noise_fence(const std::vector<double>& d) {
   return std::min(0.0, q1 - 3 * (median - q1));
 }
 
+// The spread of one measurement in log space (a normal's sigma) from the same lower half of the
+// shortfalls; 0 from fewer than kNoiseSample.
+double noise_sigma(const std::vector<double>& d) {
+  if (d.size() < kNoiseSample) return 0;
+  constexpr double kQuartileInSigmas = 0.6745;  // a normal's lower quartile lies this far under its median
+  return (quantile(d, 0.5) - quantile(d, 0.25)) / kQuartileInSigmas;
+}
+
 // A latency median within the spread the run's own pairs show between their median and their
 // tail is scheduling, not the path: the upper quartile of the kind's p99/p50 (a pair whose median
 // is itself delayed shows less of it), in log space (<= 0 in goodness), or 0 for other kinds. On a quiet fabric it is
@@ -116,8 +124,9 @@ FleetReference reference_of(const std::vector<const Measurement*>& kind, const F
   const double widest = sense == LimitSense::floor ? std::log(rules.bw_fraction_widest) : -HUGE_VAL;
   const double healthy = reference + widest;
   // The allowance below the reference, in log space (<= 0): the profile's, widened by the noise.
-  const double fence =
-      std::min({noise_fence(shortfalls(kind, reference, healthy)), tail_spread(kind), within_spread(kind, healthy)});
+  const std::vector<double> short_of = shortfalls(kind, reference, healthy);
+  const double fence = std::min({noise_fence(short_of), tail_spread(kind), within_spread(kind, healthy)});
+  r.sigma = noise_sigma(short_of);
   const double profile = sense == LimitSense::floor ? std::log(rules.bw_fraction) : -std::log(rules.lat_multiple);
   const double allowed = std::min(profile, std::max(fence, widest));
   auto value_of = [&](double g) { return std::exp(sense == LimitSense::floor ? g : -g); };

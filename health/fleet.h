@@ -44,6 +44,7 @@ struct FleetReference {
   double limit = 0;      // bandwidth: under it is an outlier; latency: over it
   double noise = 1;      // the widening the run's noise asked for: a fraction (bandwidth), a multiple (latency)
   bool widened = false;  // the noise, not the profile, set the limit
+  double sigma = 0;      // one measurement's spread in log space, from the shortfalls (0: too few to tell)
   int count = 0;         // first-pass measurements the reference is of (0: the baseline's)
 };
 using FleetReferences = std::unordered_map<std::string, FleetReference>;

@@ -50,9 +50,12 @@ struct PairEvidence {
   std::vector<Measurement> measurements;  // measured pairs: groups are their kinds
   std::vector<PairObservation> observations;
 
-  void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason) {
+  void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason,
+           const FleetReference* fleet = nullptr) {
     const bool retest = p.params.is_object() && p.params.contains("retest");
-    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason), retest});
+    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason), retest,
+                                           fleet ? std::optional(fleet->reference) : std::nullopt,
+                                           fleet ? fleet->sigma : 0});
   }
 };
 
@@ -99,7 +102,9 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
   for (const auto& m : measurements) {
     Finding f = judge_measurement(m, references, profile.fleet);
     if (is_pair_probe(*m.probe) && f.state != HealthState::unknown) {
-      evidence.add(m.kind, *m.probe, f.state, std::move(f.reason));
+      const auto fleet = references.find(m.kind);
+      evidence.add(m.kind, *m.probe, f.state, std::move(f.reason),
+                   fleet == references.end() ? nullptr : &fleet->second);
       continue;
     }
     Entity e = measured_entity(*m.probe);

@@ -34,6 +34,8 @@ struct PairObservation {
   HealthState state = HealthState::healthy;  // healthy, degraded or failed
   std::optional<Reason> reason;              // when not healthy
   bool retest = false;                       // measured by a re-test pass, not the run's own plan
+  std::optional<double> reference = {};      // what the pair should read (the fleet reference), when known
+  double sigma = 0;                          // the run's noise: one measurement's spread in log space (0: unknown)
 };
 
 // One edge: the observation a pair of units is judged by, and whether a bad
@@ -53,9 +55,15 @@ struct PairEdge {
 // The edges of a run: one per group and unordered pair of units, in order of
 // first mention. Re-tests of one rank pair fold into the mildest: a pair is bad
 // only when every measurement of it is bad and they reproduce the deficit (the
-// mildest deficit is larger than the measurements disagree: 300x and then 3x
-// over a latency limit is a noisy pair, 0.30 and 0.32 of a bandwidth reference
-// a bad one); otherwise the edge is a healthy copy kept in `cleared`. The rank
+// mildest shortfall from what the pair should read, the fleet reference or else
+// the limit, is larger than the measurements disagree: 300x and then 3x a
+// latency reference is a noisy pair, 0.30 and 0.32 of a bandwidth reference a
+// bad one, and so are 0.36 and 0.50 where the run's noise spreads a pair's
+// figures that far), and, where the run's noise is known, their mean lies
+// beyond the limit by more than the noise of a mean of that many (sigma over
+// its root): twice just under the limit is a lower number, not a deficit (at
+// fleet scale, a thousand first-pass suspects re-tested bring a dozen such
+// pairs); otherwise the edge is a healthy copy kept in `cleared`. The rank
 // pairs between the same two units fold into the worst of them (peers are
 // counted once); ties go to the first mentioned, a confirmed pair before an
 // unconfirmed one. localise() and the re-test planner (health/judge.h) both

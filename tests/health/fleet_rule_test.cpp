@@ -277,7 +277,8 @@ TEST(FleetRule, AtFleetScaleTheNoiseLimitFlagsAboutWhatTukeysFenceDoes) {
   ASSERT_EQ(all, 4 * n);
   EXPECT_TRUE(bw->second.widened);
   EXPECT_LT(under, all * 15 / 1000) << under << " of " << all << " under " << bw->second.limit;
-  EXPECT_GT(bw->second.limit, 48 * 0.5);  // still short of the widest: a pair at half is a finding
+  EXPECT_GT(bw->second.limit, 48 * 0.5);       // still short of the widest: a pair at half is a finding
+  EXPECT_NEAR(bw->second.sigma, sigma, 0.03);  // the noise, told from the shortfalls' lower half
 }
 
 TEST(FleetRule, TheReferenceIsTheGoodQuartileAndTheMessageSaysWhatItWasHeldAgainst) {

@@ -97,6 +97,37 @@ TEST(Localise, APairFirstMeasuredByAReTestAndDegradedOnceIsEvidenceOnItsEndsNotA
   EXPECT_EQ(blamed(localise(slow)), (std::map<std::string, HealthState>{{"node s", degraded}}));
 }
 
+TEST(Localise, AReTestReproducesAShortfallFromTheReferenceBeyondTheRunsNoise) {
+  // A fleet reference of 48 GB/s, the limit at 30 (widened for noise of sigma 0.15), a and b
+  // measured twice (the second time by a re-test), their other peers fine.
+  auto measured = [](double value, bool retest) {
+    PairObservation o = obs("a", "b", HealthState::degraded);
+    o.reason = Reason{"IB_LINK_BW_OUTLIER", "low", "bw_avg_GBps", value, 30.0};
+    o.reference = 48.0;
+    o.sigma = 0.15;
+    o.retest = retest;
+    return o;
+  };
+  auto twice = [&](double first, double again, double sigma) {
+    std::vector<PairObservation> o{obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood),
+                                   measured(first, false), measured(again, true)};
+    o[3].sigma = o[4].sigma = sigma;
+    return blamed(localise(o));
+  };
+  const std::map<std::string, HealthState> the_link{{"link a<->b", HealthState::degraded}};
+  // A pair at half its peers, as noise spreads it: 0.36 and then 0.50 of the reference. Both far
+  // under it; they disagree by more than the second is under the limit, which is no matter.
+  EXPECT_EQ(twice(17.3, 24.0, 0.15), the_link);
+  // Twice just under the limit: within the noise of a mean of two, a lower number.
+  EXPECT_TRUE(twice(29.0, 29.2, 0.15).empty());
+  // On a quiet run (or with no noise known) the same two figures are a deficit.
+  EXPECT_EQ(twice(29.0, 29.2, 0.01), the_link);
+  EXPECT_EQ(twice(29.0, 29.2, 0), the_link);
+  // A healthy re-test clears it, however noisy.
+  std::vector<PairObservation> cleared{obs("a", "c", kGood), measured(17.3, false), obs("b", "a", kGood)};
+  EXPECT_TRUE(localise(cleared).empty());
+}
+
 TEST(Localise, KnownGoodHostsLeaveOutEveryoneBlamed) {
   const std::vector<PairObservation> o{obs("a", "b", kBad), obs("c", "d", kGood), obs("a", "c", kGood)};
   const auto good = known_good_hosts(o, localise(o));
