@@ -41,22 +41,24 @@ std::optional<double> log_deficit(const PairObservation& o) {
 // reference a bad one. The deficit is the shortfall from the reference, not
 // from the limit: a pair at half its peers reads 0.36 and then 0.50 of the
 // reference under noise of sigma 0.15, and just under a limit at 0.63 the
-// second figure would have cleared it.
+// second figure would have cleared it. Where the run's noise is known, every
+// figure must also lie beyond the limit by more than the noise of a mean of
+// that many: a figure that noise puts just over the line is no confirmation,
+// after another just over it or after a transient far beyond it.
 bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
   if (bad_every_time.size() < 2) return true;
-  double mildest = HUGE_VAL, low = HUGE_VAL, high = -HUGE_VAL, beyond_limit = 0, sigma = 0;
+  double mildest = HUGE_VAL, low = HUGE_VAL, high = -HUGE_VAL, least_beyond_limit = HUGE_VAL, sigma = 0;
   for (const PairObservation* o : bad_every_time) {
     const auto deficit = log_deficit(*o);
     if (!deficit) return true;  // an outcome (timeout, error): no figure to disagree
     mildest = std::min(mildest, *deficit);
     low = std::min(low, std::log(*o->reason->value));
     high = std::max(high, std::log(*o->reason->value));
-    beyond_limit += std::abs(std::log(*o->reason->value / *o->reason->threshold));
+    least_beyond_limit = std::min(least_beyond_limit, std::abs(std::log(*o->reason->value / *o->reason->threshold)));
     sigma = std::max(sigma, o->sigma);
   }
-  // Every figure is beyond the limit on the same side: the mean's distance is the mean distance.
   const double n = static_cast<double>(bad_every_time.size());
-  return mildest > high - low && beyond_limit / n > sigma / std::sqrt(n);
+  return mildest > high - low && least_beyond_limit > sigma / std::sqrt(n);
 }
 
 Reason reason_or_default(const PairObservation& o) {

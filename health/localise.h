@@ -59,9 +59,10 @@ struct PairEdge {
 // the limit, is larger than the measurements disagree: 300x and then 3x a
 // latency reference is a noisy pair, 0.30 and 0.32 of a bandwidth reference a
 // bad one, and so are 0.36 and 0.50 where the run's noise spreads a pair's
-// figures that far), and, where the run's noise is known, their mean lies
+// figures that far), and, where the run's noise is known, each of them lies
 // beyond the limit by more than the noise of a mean of that many (sigma over
-// its root): twice just under the limit is a lower number, not a deficit (at
+// its root): twice just under the limit is a lower number, not a deficit, and
+// so is a transient (0.41 of the reference) re-tested just under the limit (at
 // fleet scale, a thousand first-pass suspects re-tested bring a dozen such
 // pairs); otherwise the edge is a healthy copy kept in `cleared`. The rank
 // pairs between the same two units fold into the worst of them (peers are
