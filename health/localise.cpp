@@ -241,6 +241,8 @@ std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observation
     }
     same->seen.push_back(&o);
   }
+  const bool run_retested =
+      std::any_of(observations.begin(), observations.end(), [](const PairObservation& o) { return o.retest; });
   std::vector<PairEdge> out;
   out.reserve(edges.size());
   for (auto& ranks : edges) {
@@ -250,8 +252,7 @@ std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observation
         cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
         r.mildest = &cleared.back();
       }
-      const PairEdge edge{r.mildest,
-                          r.mildest->state == HealthState::degraded && r.seen.size() == 1 && r.mildest->retest};
+      const PairEdge edge{r.mildest, run_retested && r.mildest->state == HealthState::degraded && r.seen.size() == 1};
       if (!worst_pair.judged || edge.judged->state > worst_pair.judged->state ||
           (edge.judged->state == worst_pair.judged->state && worst_pair.unconfirmed && !edge.unconfirmed))
         worst_pair = edge;

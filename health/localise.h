@@ -39,17 +39,20 @@ struct PairObservation {
 };
 
 // One edge: the observation a pair of units is judged by, and whether a bad
-// one is a finding on its link. A pair that a re-test pass measured for the
-// first time (a suspect re-paired with a cleared host) and measured once is
-// evidence on its ends, and nothing more: a degraded figure that no second
-// measurement reproduced is a noise tail as often as a fault (at fleet scale,
-// hundreds of them), and a degraded verdict needs a re-test that confirms it.
-// A pair of the run's own plan measured once still speaks for its link (the
-// re-tests, when the run has them, measure every such pair again), and so does
-// a failed one (a timeout, a figure under the profile's floor).
+// one is a finding on its link. In a run that re-tested (any observation is a
+// re-test), a pair degraded in its one measurement is evidence on its ends,
+// and nothing more: a degraded figure that no second measurement reproduced is
+// a noise tail as often as a fault (at fleet scale, hundreds of them), and a
+// degraded verdict needs a re-test that confirms it. Such pairs are those a
+// re-test pass met for the first time (a suspect re-paired with a cleared
+// host), and those of the run's own plan that the re-tests left alone (under a
+// limit that moved a hair once re-tests joined the noise estimate, or cut by
+// the budget). In a run without re-tests a pair measured once still speaks for
+// its link, and a failed one (a timeout, a figure under the profile's floor)
+// always does.
 struct PairEdge {
   const PairObservation* judged = nullptr;
-  bool unconfirmed = false;  // bad in its one measurement, by a re-test pass, and not failed
+  bool unconfirmed = false;  // degraded in its one measurement, in a run that re-tested
 };
 
 // The edges of a run: one per group and unordered pair of units, in order of

@@ -90,6 +90,8 @@ TEST(Localise, APairFirstMeasuredByAReTestAndDegradedOnceIsEvidenceOnItsEndsNotA
             (std::map<std::string, HealthState>{{"link s<->g1", kBad}}));
   EXPECT_EQ(with({obs("s", "g1", degraded), obs("s", "g2", kGood)}),
             (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
+  // Unless the run re-tested and left it alone: one look, where the run had a second for its suspects.
+  EXPECT_TRUE(with({obs("s", "g1", degraded), obs("s", "g2", kGood), retest(obs("a", "b", kGood))}).empty());
   // Still evidence on its ends: a suspect low with both its re-test partners and its peers is the node.
   std::vector<PairObservation> slow{
       obs("s", "a", degraded),          obs("s", "b", degraded), obs("a", "b", kGood), retest(obs("s", "g1", degraded)),
