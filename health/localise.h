@@ -97,7 +97,8 @@ constexpr int kConfirmedByPeers = 6;
 // hca_port. What the fabric explains better (health/fabric.h: a leaf switch or
 // its uplinks with a topology, a cut between groups of hosts with or without
 // one) is blamed on the switch, uplink or path instead, and drains no node.
-// Every other unexplained bad pair blames its link. O(n log n) in the number
+// Every other unexplained bad pair blames its link, unless it is unconfirmed
+// (PairEdge: degraded once in a run that re-tested). O(n log n) in the number
 // of observations, and the topology's leaves.
 std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology = nullptr);
 
