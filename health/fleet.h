@@ -14,7 +14,8 @@
 //   (the upper quartile of its pairs: a pair goes no faster than its slower end), so a slow host
 //   explains its own pairs and the shortfalls are the pairs' noise; another
 //   measurement could read the reference. The limit widens to Tukey's fence below the shortfalls
-//   (1.5 interquartile ranges past their lower quartile, in log space): a noisy
+//   (past their lower quartile by three times its distance to their median, in log space: the
+//   lower half's spread, as a pair that reads high pulls in the upper half): a noisy
 //   run widens its own limit, a quiet one keeps the profile's; fewer than eight
 //   measurements cannot show noise apart from a fault and widen nothing. A
 //   latency median may also read as far over the reference as the run's pairs
@@ -43,6 +44,7 @@ struct FleetReference {
   double limit = 0;      // bandwidth: under it is an outlier; latency: over it
   double noise = 1;      // the widening the run's noise asked for: a fraction (bandwidth), a multiple (latency)
   bool widened = false;  // the noise, not the profile, set the limit
+  double sigma = 0;      // one measurement's spread in log space, from the shortfalls (0: too few to tell)
   int count = 0;         // first-pass measurements the reference is of (0: the baseline's)
 };
 using FleetReferences = std::unordered_map<std::string, FleetReference>;

@@ -50,8 +50,12 @@ struct PairEvidence {
   std::vector<Measurement> measurements;  // measured pairs: groups are their kinds
   std::vector<PairObservation> observations;
 
-  void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason) {
-    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason)});
+  void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason,
+           const FleetReference* fleet = nullptr) {
+    const bool retest = p.params.is_object() && p.params.contains("retest");
+    observations.push_back(PairObservation{group, endpoint(p, 0), endpoint(p, 1), state, std::move(reason), retest,
+                                           fleet ? std::optional(fleet->reference) : std::nullopt,
+                                           fleet ? fleet->sigma : 0});
   }
 };
 
@@ -98,7 +102,9 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
   for (const auto& m : measurements) {
     Finding f = judge_measurement(m, references, profile.fleet);
     if (is_pair_probe(*m.probe) && f.state != HealthState::unknown) {
-      evidence.add(m.kind, *m.probe, f.state, std::move(f.reason));
+      const auto fleet = references.find(m.kind);
+      evidence.add(m.kind, *m.probe, f.state, std::move(f.reason),
+                   fleet == references.end() ? nullptr : &fleet->second);
       continue;
     }
     Entity e = measured_entity(*m.probe);
@@ -139,7 +145,7 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   const auto& pairs = evidence.observations;
   // Re-tests fold as localisation folds them: a pair is a suspect while its deficit reproduces.
   std::deque<PairObservation> not_reproduced;
-  const std::vector<const PairObservation*> edges = pair_edges(pairs, not_reproduced);
+  const std::vector<PairEdge> edges = pair_edges(pairs, not_reproduced);
   const std::vector<Blame> blames = localise(pairs);
   // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
   std::set<std::string_view> culprit_nodes, confirmed_nodes;
@@ -165,7 +171,8 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   };
   std::set<HostPair> suspects;
   std::set<std::string_view> not_cleared;  // an end of a bad pair that no culprit at its other end explains
-  for (const PairObservation* e : edges) {
+  for (const PairEdge& edge : edges) {
+    const PairObservation* e = edge.judged;
     if (e->state == HealthState::healthy) continue;
     if (!culprit(e->b)) not_cleared.insert(e->a.host);
     if (!culprit(e->a)) not_cleared.insert(e->b.host);

@@ -26,28 +26,39 @@ struct Unit {
 };
 Unit unit_of(const Endpoint& e) { return {e.host, e.device}; }
 
-// How far a bad observation is beyond its limit, in log space; none without the figures.
+// How far a bad observation falls short of what the pair should read, in log space: of the fleet
+// reference when known, else of its limit; none without the figures.
 std::optional<double> log_deficit(const PairObservation& o) {
   if (!o.reason || !o.reason->value || !o.reason->threshold || *o.reason->value <= 0 || *o.reason->threshold <= 0)
     return std::nullopt;
-  return std::abs(std::log(*o.reason->value / *o.reason->threshold));
+  const double should = o.reference && *o.reference > 0 ? *o.reference : *o.reason->threshold;
+  return std::abs(std::log(*o.reason->value / should));
 }
 
 // A re-tested pair bad every time reproduced its deficit when the mildest
 // deficit is larger than its measurements disagree (in log space): 300x and
-// then 3x over a latency limit is a noisy pair, 0.30 and 0.32 of a bandwidth
-// reference a bad one.
+// then 3x a latency reference is a noisy pair, 0.30 and 0.32 of a bandwidth
+// reference a bad one. The deficit is the shortfall from the reference, not
+// from the limit: a pair at half its peers reads 0.36 and then 0.50 of the
+// reference under noise of sigma 0.15, and just under a limit at 0.63 the
+// second figure would have cleared it. Where the run's noise is known, every
+// figure must also lie beyond the limit by more than the noise of a mean of
+// that many: a figure that noise puts just over the line is no confirmation,
+// after another just over it or after a transient far beyond it.
 bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
   if (bad_every_time.size() < 2) return true;
-  double mildest = HUGE_VAL, low = HUGE_VAL, high = -HUGE_VAL;
+  double mildest = HUGE_VAL, low = HUGE_VAL, high = -HUGE_VAL, least_beyond_limit = HUGE_VAL, sigma = 0;
   for (const PairObservation* o : bad_every_time) {
     const auto deficit = log_deficit(*o);
     if (!deficit) return true;  // an outcome (timeout, error): no figure to disagree
     mildest = std::min(mildest, *deficit);
     low = std::min(low, std::log(*o->reason->value));
     high = std::max(high, std::log(*o->reason->value));
+    least_beyond_limit = std::min(least_beyond_limit, std::abs(std::log(*o->reason->value / *o->reason->threshold)));
+    sigma = std::max(sigma, o->sigma);
   }
-  return mildest > high - low;
+  const double n = static_cast<double>(bad_every_time.size());
+  return mildest > high - low && least_beyond_limit > sigma / std::sqrt(n);
 }
 
 Reason reason_or_default(const PairObservation& o) {
@@ -82,8 +93,7 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
 
 // The fabric's blames (switch, uplink, path) go to `out`; the culprits it explains are cleared;
 // per edge, whether it explains the pair.
-std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units,
-                                         const std::vector<const PairObservation*>& edges,
+std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const std::vector<PairEdge>& edges,
                                          const std::vector<std::pair<std::size_t, std::size_t>>& ends,
                                          const FabricTopology* topology, std::vector<Blame>& out) {
   std::map<std::string_view, std::pair<int, int>> rails;  // per host: measured, culprits
@@ -99,7 +109,7 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units,
   }
   std::vector<FabricEdge> fabric_edges;
   for (std::size_t m = 0; m < edges.size(); ++m)
-    fabric_edges.push_back(FabricEdge{ends[m].first, ends[m].second, edges[m]});
+    fabric_edges.push_back(FabricEdge{ends[m].first, ends[m].second, edges[m].judged});
   FabricExplanation found = explain_by_fabric(fabric_units, fabric_edges, topology);
   for (std::size_t u = 0; u < units.size(); ++u)
     if (found.unit_explained[u]) units[u].culprit = false;
@@ -108,8 +118,7 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units,
 }
 
 // One group's edges (one kind of measurement) to its culprits.
-void localise_group(const std::vector<const PairObservation*>& edges, const FabricTopology* topology,
-                    std::vector<Blame>& out) {
+void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* topology, std::vector<Blame>& out) {
   // Units in order of first mention.
   std::vector<UnitCount> units;
   std::map<Unit, std::size_t> unit_index;
@@ -119,7 +128,8 @@ void localise_group(const std::vector<const PairObservation*>& edges, const Fabr
     return it->second;
   };
   std::vector<std::pair<std::size_t, std::size_t>> ends;
-  for (const PairObservation* o : edges) {
+  for (const PairEdge& edge : edges) {
+    const PairObservation* o = edge.judged;
     ends.emplace_back(count_of(o->a), count_of(o->b));
     const bool bad = o->state != HealthState::healthy;
     for (const std::size_t u : {ends.back().first, ends.back().second}) {
@@ -133,7 +143,7 @@ void localise_group(const std::vector<const PairObservation*>& edges, const Fabr
   // Suspects first; then each unit judged by its pairs with peers that are not suspects.
   for (auto& u : units) u.candidate = u.bad >= 2 && is_majority(u.bad, u.total);
   for (std::size_t m = 0; m < edges.size(); ++m) {
-    const bool bad = edges[m]->state != HealthState::healthy;
+    const bool bad = edges[m].judged->state != HealthState::healthy;
     const auto [a, b] = ends[m];
     for (auto [self, peer] : {std::pair{a, b}, std::pair{b, a}}) {
       if (units[peer].candidate) continue;
@@ -188,10 +198,10 @@ void localise_group(const std::vector<const PairObservation*>& edges, const Fabr
       out.push_back(std::move(b));
     }
   }
-  // What no culprit explains is the link's.
+  // What no culprit explains is the link's, when a re-test confirmed it or none could.
   for (std::size_t m = 0; m < edges.size(); ++m) {
-    const PairObservation& o = *edges[m];
-    if (o.state == HealthState::healthy || explained_pairs[m] || units[ends[m].first].culprit ||
+    const PairObservation& o = *edges[m].judged;
+    if (o.state == HealthState::healthy || edges[m].unconfirmed || explained_pairs[m] || units[ends[m].first].culprit ||
         units[ends[m].second].culprit)
       continue;
     Blame b{{"link", std::string(o.a.host) + "<->" + std::string(o.b.host)}, o.state, reason_or_default(o)};
@@ -204,8 +214,8 @@ void localise_group(const std::vector<const PairObservation*>& edges, const Fabr
 
 }  // namespace
 
-std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation>& observations,
-                                               std::deque<PairObservation>& cleared) {
+std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
+                                 std::deque<PairObservation>& cleared) {
   struct RankPair {
     int lo, hi;  // ranks at the edge's lower and higher unit
     const PairObservation* mildest;
@@ -231,17 +241,22 @@ std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation
     }
     same->seen.push_back(&o);
   }
-  std::vector<const PairObservation*> out;
+  const bool run_retested =
+      std::any_of(observations.begin(), observations.end(), [](const PairObservation& o) { return o.retest; });
+  std::vector<PairEdge> out;
   out.reserve(edges.size());
   for (auto& ranks : edges) {
-    for (auto& r : ranks)
+    PairEdge worst_pair;
+    for (auto& r : ranks) {
       if (r.mildest->state != HealthState::healthy && !reproduced(r.seen)) {
         cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
         r.mildest = &cleared.back();
       }
-    const PairObservation* worst_pair = ranks.front().mildest;
-    for (const auto& r : ranks)
-      if (r.mildest->state > worst_pair->state) worst_pair = r.mildest;
+      const PairEdge edge{r.mildest, run_retested && r.mildest->state == HealthState::degraded && r.seen.size() == 1};
+      if (!worst_pair.judged || edge.judged->state > worst_pair.judged->state ||
+          (edge.judged->state == worst_pair.judged->state && worst_pair.unconfirmed && !edge.unconfirmed))
+        worst_pair = edge;
+    }
     out.push_back(worst_pair);
   }
   return out;
@@ -250,18 +265,18 @@ std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation
 std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology) {
   // Each group's edges, groups in order of first mention; only groups with a bad edge.
   std::vector<std::string_view> groups;
-  std::map<std::string_view, std::vector<const PairObservation*>> edges_by_group;
+  std::map<std::string_view, std::vector<PairEdge>> edges_by_group;
   std::deque<PairObservation> cleared;  // re-tested pairs that did not reproduce their deficit
-  for (const PairObservation* edge : pair_edges(observations, cleared)) {
-    auto& edges = edges_by_group[edge->group];
-    if (edges.empty()) groups.push_back(edge->group);
+  for (const PairEdge& edge : pair_edges(observations, cleared)) {
+    auto& edges = edges_by_group[edge.judged->group];
+    if (edges.empty()) groups.push_back(edge.judged->group);
     edges.push_back(edge);
   }
   std::vector<Blame> out;
   for (const std::string_view group : groups) {
     const auto& edges = edges_by_group[group];
     if (std::any_of(edges.begin(), edges.end(),
-                    [](const PairObservation* e) { return e->state != HealthState::healthy; }))
+                    [](const PairEdge& e) { return e.judged->state != HealthState::healthy; }))
       localise_group(edges, topology, out);
   }
   return out;

@@ -33,20 +33,47 @@ struct PairObservation {
   Endpoint a, b;
   HealthState state = HealthState::healthy;  // healthy, degraded or failed
   std::optional<Reason> reason;              // when not healthy
+  bool retest = false;                       // measured by a re-test pass, not the run's own plan
+  std::optional<double> reference = {};      // what the pair should read (the fleet reference), when known
+  double sigma = 0;                          // the run's noise: one measurement's spread in log space (0: unknown)
+};
+
+// One edge: the observation a pair of units is judged by, and whether a bad
+// one is a finding on its link. In a run that re-tested (any observation is a
+// re-test), a pair degraded in its one measurement is evidence on its ends,
+// and nothing more: a degraded figure that no second measurement reproduced is
+// a noise tail as often as a fault (at fleet scale, hundreds of them), and a
+// degraded verdict needs a re-test that confirms it. Such pairs are those a
+// re-test pass met for the first time (a suspect re-paired with a cleared
+// host), and those of the run's own plan that the re-tests left alone (under a
+// limit that moved a hair once re-tests joined the noise estimate, or cut by
+// the budget). In a run without re-tests a pair measured once still speaks for
+// its link, and a failed one (a timeout, a figure under the profile's floor)
+// always does.
+struct PairEdge {
+  const PairObservation* judged = nullptr;
+  bool unconfirmed = false;  // degraded in its one measurement, in a run that re-tested
 };
 
 // The edges of a run: one per group and unordered pair of units, in order of
-// first mention, each the observation it is judged by. Re-tests of one rank
-// pair fold into the mildest: a pair is bad only when every measurement of it
-// is bad and they reproduce the deficit (the mildest deficit is larger than the
-// measurements disagree: 300x and then 3x over a latency limit is a noisy pair,
-// 0.30 and 0.32 of a bandwidth reference a bad one); otherwise the edge is a
-// healthy copy kept in `cleared`. The rank pairs between the same two units
-// fold into the worst of them (peers are counted once); ties go to the first
-// mentioned. localise() and the re-test planner (health/judge.h) both judge
-// pairs by this fold.
-std::vector<const PairObservation*> pair_edges(const std::vector<PairObservation>& observations,
-                                               std::deque<PairObservation>& cleared);
+// first mention. Re-tests of one rank pair fold into the mildest: a pair is bad
+// only when every measurement of it is bad and they reproduce the deficit (the
+// mildest shortfall from what the pair should read, the fleet reference or else
+// the limit, is larger than the measurements disagree: 300x and then 3x a
+// latency reference is a noisy pair, 0.30 and 0.32 of a bandwidth reference a
+// bad one, and so are 0.36 and 0.50 where the run's noise spreads a pair's
+// figures that far), and, where the run's noise is known, each of them lies
+// beyond the limit by more than the noise of a mean of that many (sigma over
+// its root): twice just under the limit is a lower number, not a deficit, and
+// so is a transient (0.41 of the reference) re-tested just under the limit (at
+// fleet scale, a thousand first-pass suspects re-tested bring a dozen such
+// pairs); otherwise the edge is a healthy copy kept in `cleared`. The rank
+// pairs between the same two units fold into the worst of them (peers are
+// counted once); ties go to the first mentioned, a confirmed pair before an
+// unconfirmed one. localise() and the re-test planner (health/judge.h) both
+// judge pairs by this fold.
+std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
+                                 std::deque<PairObservation>& cleared);
 
 struct Blame {
   Entity entity;  // node, hca_port or link; switch, uplink or path (the fabric)
@@ -70,7 +97,8 @@ constexpr int kConfirmedByPeers = 6;
 // hca_port. What the fabric explains better (health/fabric.h: a leaf switch or
 // its uplinks with a topology, a cut between groups of hosts with or without
 // one) is blamed on the switch, uplink or path instead, and drains no node.
-// Every other unexplained bad pair blames its link. O(n log n) in the number
+// Every other unexplained bad pair blames its link, unless it is unconfirmed
+// (PairEdge: degraded once in a run that re-tested). O(n log n) in the number
 // of observations, and the topology's leaves.
 std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology = nullptr);
 

@@ -4,6 +4,7 @@
 // as one that names too little.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -241,6 +242,43 @@ TEST(FleetRule, TheRunsNoiseWidensTheLimitButNeverPastTheWidest) {
   EXPECT_EQ(judged(0, 0.75), the_link);                                // a quiet run: 0.85 x the reference
   EXPECT_EQ(judged(3, 0.75), (std::map<std::string, HealthState>{}));  // as noisy as the lane: within its noise
   EXPECT_EQ(judged(3, 0.3), the_link);                                 // under half: a finding however noisy
+}
+
+TEST(FleetRule, AtFleetScaleTheNoiseLimitFlagsAboutWhatTukeysFenceDoes) {
+  // 512 hosts, each measured with 8 peers (the check's peers:8), lognormal noise of sigma 0.15 and
+  // no fault. Tukey's fence flags 0.35% of a normal sample; the limit may sit a little higher (the
+  // good quartile is its reference, above what a pair with a slow end could read), but a limit that
+  // flags 2.6% (the interquartile range of the shortfalls, whose upper half each pair's own
+  // figure pulls in) would make a thousand suspects of 4,096 nodes.
+  const double sigma = 0.15;
+  const int n = 512;
+  testing::FleetShape f;
+  f.gpus = 0;
+  f.rails = 1;
+  std::vector<ProbeResult> probes;
+  for (int d = 1; d <= 4; ++d)
+    for (int a = 0; a < n; ++a) {
+      const int b = (a + d * 37) % n;  // 8 distinct peers each, spread over the list
+      testing::add_pair_results(probes, f, std::min(a, b), std::max(a, b), 0, [&](int x, int y, int, PairShape& s) {
+        const double u1 = 1 - draw(x, y, 11, d), u2 = draw(x, y, 12, d);
+        s.bw_GBps = 48 * std::exp(sigma * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+      });
+    }
+  const auto ms = extract_measurements(probes, generic_profile());
+  const FleetReferences refs = fleet_references(ms, generic_profile().fleet);
+  const auto bw = refs.find("net.verbs.write_bw@8388608:bw_avg_GBps");
+  ASSERT_NE(bw, refs.end());
+  int under = 0, all = 0;
+  for (const auto& m : ms)
+    if (m.kind == bw->first) {
+      ++all;
+      under += m.value < bw->second.limit;
+    }
+  ASSERT_EQ(all, 4 * n);
+  EXPECT_TRUE(bw->second.widened);
+  EXPECT_LT(under, all * 15 / 1000) << under << " of " << all << " under " << bw->second.limit;
+  EXPECT_GT(bw->second.limit, 48 * 0.5);       // still short of the widest: a pair at half is a finding
+  EXPECT_NEAR(bw->second.sigma, sigma, 0.03);  // the noise, told from the shortfalls' lower half
 }
 
 TEST(FleetRule, TheReferenceIsTheGoodQuartileAndTheMessageSaysWhatItWasHeldAgainst) {

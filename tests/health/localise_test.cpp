@@ -66,6 +66,72 @@ TEST(Localise, RetestThatPassesClearsThePairAndOneThatFailsConfirmsIt) {
             (std::map<std::string, HealthState>{{"node a", kBad}}));
 }
 
+TEST(Localise, APairFirstMeasuredByAReTestAndDegradedOnceIsEvidenceOnItsEndsNotALink) {
+  // s was suspect and met g1 and g2 in a re-test pass; s-g1 read low there, once. Noise does
+  // that to about one pair in a hundred at fleet scale: no link verdict without a second look.
+  auto retest = [](PairObservation o) {
+    o.retest = true;
+    return o;
+  };
+  const std::vector<PairObservation> seen{obs("s", "a", kGood), obs("s", "b", kGood), obs("g1", "a", kGood),
+                                          obs("g2", "b", kGood)};
+  auto with = [&](std::vector<PairObservation> more) {
+    std::vector<PairObservation> o = seen;
+    o.insert(o.end(), more.begin(), more.end());
+    return blamed(localise(o));
+  };
+  const auto degraded = HealthState::degraded;
+  EXPECT_TRUE(with({retest(obs("s", "g1", degraded)), retest(obs("s", "g2", kGood))}).empty());
+  // Re-measured and low again by as much: confirmed, the link's.
+  EXPECT_EQ(with({retest(obs("s", "g1", degraded)), retest(obs("g1", "s", degraded)), retest(obs("s", "g2", kGood))}),
+            (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
+  // Failed (a timeout, under the floor) needs no second look; nor a pair of the run's own plan.
+  EXPECT_EQ(with({retest(obs("s", "g1", kBad)), retest(obs("s", "g2", kGood))}),
+            (std::map<std::string, HealthState>{{"link s<->g1", kBad}}));
+  EXPECT_EQ(with({obs("s", "g1", degraded), obs("s", "g2", kGood)}),
+            (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
+  // Unless the run re-tested and left it alone: one look, where the run had a second for its suspects.
+  EXPECT_TRUE(with({obs("s", "g1", degraded), obs("s", "g2", kGood), retest(obs("a", "b", kGood))}).empty());
+  // Still evidence on its ends: a suspect low with both its re-test partners and its peers is the node.
+  std::vector<PairObservation> slow{
+      obs("s", "a", degraded),          obs("s", "b", degraded), obs("a", "b", kGood), retest(obs("s", "g1", degraded)),
+      retest(obs("s", "g2", degraded)), obs("g1", "a", kGood),   obs("g2", "b", kGood)};
+  EXPECT_EQ(blamed(localise(slow)), (std::map<std::string, HealthState>{{"node s", degraded}}));
+}
+
+TEST(Localise, AReTestReproducesAShortfallFromTheReferenceBeyondTheRunsNoise) {
+  // A fleet reference of 48 GB/s, the limit at 30 (widened for noise of sigma 0.15), a and b
+  // measured twice (the second time by a re-test), their other peers fine.
+  auto measured = [](double value, bool retest) {
+    PairObservation o = obs("a", "b", HealthState::degraded);
+    o.reason = Reason{"IB_LINK_BW_OUTLIER", "low", "bw_avg_GBps", value, 30.0};
+    o.reference = 48.0;
+    o.sigma = 0.15;
+    o.retest = retest;
+    return o;
+  };
+  auto twice = [&](double first, double again, double sigma) {
+    std::vector<PairObservation> o{obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood),
+                                   measured(first, false), measured(again, true)};
+    o[3].sigma = o[4].sigma = sigma;
+    return blamed(localise(o));
+  };
+  const std::map<std::string, HealthState> the_link{{"link a<->b", HealthState::degraded}};
+  // A pair at half its peers, as noise spreads it: 0.36 and then 0.50 of the reference. Both far
+  // under it; they disagree by more than the second is under the limit, which is no matter.
+  EXPECT_EQ(twice(17.3, 24.0, 0.15), the_link);
+  // Twice just under the limit: within the noise of a mean of two, a lower number. So is a
+  // transient (0.42 of the reference) re-tested just under the limit.
+  EXPECT_TRUE(twice(29.0, 29.2, 0.15).empty());
+  EXPECT_TRUE(twice(20.0, 29.4, 0.15).empty());
+  // On a quiet run (or with no noise known) the same two figures are a deficit.
+  EXPECT_EQ(twice(29.0, 29.2, 0.01), the_link);
+  EXPECT_EQ(twice(29.0, 29.2, 0), the_link);
+  // A healthy re-test clears it, however noisy.
+  std::vector<PairObservation> cleared{obs("a", "c", kGood), measured(17.3, false), obs("b", "a", kGood)};
+  EXPECT_TRUE(localise(cleared).empty());
+}
+
 TEST(Localise, KnownGoodHostsLeaveOutEveryoneBlamed) {
   const std::vector<PairObservation> o{obs("a", "b", kBad), obs("c", "d", kGood), obs("a", "c", kGood)};
   const auto good = known_good_hosts(o, localise(o));
