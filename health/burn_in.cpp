@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -205,6 +206,78 @@ constexpr double kDriftZ = 3.09;
 
 }  // namespace
 
+// The entity's statistics over the run: pass ratio, figures with their worst and median.
+BurnInEntity BurnInTally::entity_stats(const EntityTally& t) const {
+  BurnInEntity s = t.stats;
+  if (is_fabric_kind(s.entity.kind)) {
+    // Blamed only: a round that judged the network without blaming it passed it.
+    const int passed_silently = std::max(0, network_rounds_ - s.rounds_judged);
+    s.rounds_judged += passed_silently;
+    s.healthy += passed_silently;
+  }
+  s.pass_ratio = s.rounds_judged ? static_cast<double>(s.healthy + s.degraded) / s.rounds_judged : 0.0;
+  for (const FigureTally& f : t.figures) {
+    BurnInFigure figure = f.figure;
+    figure.count = f.values.size();
+    const auto [lo, hi] = std::minmax_element(f.values.begin(), f.values.end());
+    figure.worst = figure.higher_is_better ? *lo : *hi;
+    figure.median = summarize(f.values).p50;
+    s.figures.push_back(std::move(figure));
+  }
+  return s;
+}
+
+namespace {
+
+// How much better than its own median a figure read in a round, in log space (worse is negative).
+double log_goodness(const BurnInFigure& f, double value) {
+  const double ratio = std::log(value / f.median);
+  return f.higher_is_better ? ratio : -ratio;
+}
+
+// The run's own round-to-round noise, per figure: every entity's reading in every round against
+// its own median, and the fence past which a round is beyond that noise (as health/fleet.cpp's:
+// three times the lower half's spread past the lower quartile, in log space). None from fewer
+// than eight readings. A small group has too few pairs for the fleet rule to learn its noise in
+// one round, but a burn-in's rounds show it: on a loaded host a clean pair reads half its median
+// now and then, a link limited to a fifth reads a seventh.
+std::map<std::string, double> round_noise_fences(const std::vector<BurnInEntity>& entities) {
+  std::map<std::string, std::vector<double>> readings;
+  for (const BurnInEntity& e : entities)
+    for (const BurnInFigure& f : e.figures)
+      for (const auto& p : f.series)
+        if (f.median > 0 && p.value > 0) readings[f.figure].push_back(log_goodness(f, p.value));
+  std::map<std::string, double> fences;
+  constexpr std::size_t kNoiseSample = 8;
+  for (auto& [figure, d] : readings) {
+    if (d.size() < kNoiseSample) continue;
+    const double q1 = quantile(d, 0.25), median = quantile(d, 0.5);
+    fences[figure] = std::min(0.0, q1 - 3 * (median - q1));
+  }
+  return fences;
+}
+
+// The degraded rounds that count towards flakiness: for an entity with figures the run's noise is
+// known for, those in which one of them read beyond that noise; otherwise every degraded round.
+int degraded_beyond_noise(const std::vector<int>& not_healthy_rounds, const BurnInEntity& e,
+                          const std::map<std::string, double>& fences) {
+  std::set<int> degraded(not_healthy_rounds.begin(), not_healthy_rounds.end());
+  for (const int k : e.not_passed_rounds) degraded.erase(k);
+  bool gated = false;
+  std::set<int> beyond;
+  for (const BurnInFigure& f : e.figures) {
+    const auto fence = fences.find(f.figure);
+    if (fence == fences.end() || f.median <= 0) continue;
+    gated = true;
+    for (const auto& p : f.series)
+      if (p.value > 0 && log_goodness(f, p.value) < fence->second) beyond.insert(p.round);
+  }
+  if (!gated) return static_cast<int>(degraded.size());
+  return static_cast<int>(std::count_if(degraded.begin(), degraded.end(), [&](int k) { return beyond.count(k); }));
+}
+
+}  // namespace
+
 BurnInResult BurnInTally::finish() const {
   BurnInResult out;
   out.hosts = hosts_;
@@ -213,28 +286,14 @@ BurnInResult BurnInTally::finish() const {
   out.stats.last_round_finished = last_finished_;
   out.stats.entities.reserve(entities_.size());
   const BurnInRules& rules = profile_.burn_in;
-  for (const EntityTally& t : entities_) {
-    BurnInEntity s = t.stats;
-    if (is_fabric_kind(s.entity.kind)) {
-      // Blamed only: a round that judged the network without blaming it passed it.
-      const int passed_silently = std::max(0, network_rounds_ - s.rounds_judged);
-      s.rounds_judged += passed_silently;
-      s.healthy += passed_silently;
-    }
-    const int judged = s.rounds_judged;
-    s.pass_ratio = judged ? static_cast<double>(s.healthy + s.degraded) / judged : 0.0;
-    for (const FigureTally& f : t.figures) {
-      BurnInFigure figure = f.figure;
-      figure.count = f.values.size();
-      const auto [lo, hi] = std::minmax_element(f.values.begin(), f.values.end());
-      figure.worst = figure.higher_is_better ? *lo : *hi;
-      figure.median = summarize(f.values).p50;
-      s.figures.push_back(std::move(figure));
-    }
-    out.stats.entities.push_back(std::move(s));
+  for (const EntityTally& t : entities_) out.stats.entities.push_back(entity_stats(t));
+  const std::map<std::string, double> fences = round_noise_fences(out.stats.entities);
+  for (std::size_t i = 0; i < entities_.size(); ++i) {
+    const EntityTally& t = entities_[i];
+    const BurnInEntity& e = out.stats.entities[i];
+    const int judged = e.rounds_judged;
     if (judged == 0) continue;  // only measured or counted (a re-test pair's figures): no verdict of its own
 
-    const BurnInEntity& e = out.stats.entities.back();
     Verdict v{e.entity, HealthState::healthy, {}, std::nullopt};
     const int not_passed = e.failed + e.unknown;
     const int not_healthy = judged - e.healthy;
@@ -246,7 +305,8 @@ BurnInResult BurnInTally::finish() const {
                                             : HealthState::unknown;
     if (e.healthy == 0 && came_and_went.empty()) {
       v.state = as_bad;  // the same every round
-    } else if (!came_and_went.empty() || not_passed > 0 || e.degraded >= rules.flaky_min_rounds) {
+    } else if (!came_and_went.empty() || not_passed > 0 ||
+               degraded_beyond_noise(t.not_healthy_rounds, e, fences) >= rules.flaky_min_rounds) {
       v.state = e.healthy == 0 ? worst(rules.flaky_state, as_bad) : rules.flaky_state;
       v.reasons.push_back(flaky_reason(t, e, came_and_went));
     }

@@ -8,7 +8,10 @@
 // - not healthy in any round, the same findings throughout: as bad as it was
 //   (failed, degraded, else unknown);
 // - healthy in some rounds, and failed or unknown in others, or degraded in at
-//   least flaky_min_rounds (2): BURN_IN_FLAKY, flaky_state (failed: a link that
+//   least flaky_min_rounds (2) (for an entity with figures, rounds in which one
+//   read beyond the run's own round-to-round noise of that figure, from eight
+//   readings: a small group's fleet rule cannot learn its noise in one round,
+//   the rounds show it): BURN_IN_FLAKY, flaky_state (failed: a link that
 //   collapsed for 40 s of 120 is not fit for a pool), with the rounds and the
 //   worst figure of those rounds, when it was read and the figure's median;
 // - never healthy, but with a finding (a reason other than CHECK_SKIPPED or
@@ -69,6 +72,7 @@ class BurnInTally {
   };
 
   EntityTally& entity(const Entity& e);
+  BurnInEntity entity_stats(const EntityTally& t) const;
   void add_verdicts(const Report& round);
   void add_figures(const Report& round);
   void add_counters(const Report& round);

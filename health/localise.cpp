@@ -118,7 +118,12 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const st
 }
 
 // One group's edges (one kind of measurement) to its culprits.
-void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* topology, std::vector<Blame>& out) {
+// link_id: the link verdict's id of a pair of hosts, "a<->b".
+std::string link_id(const PairObservation& o) { return std::string(o.a.host) + "<->" + std::string(o.b.host); }
+
+// `fabric_explained`: the links of the pairs a fabric blame explained, for the other groups.
+void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* topology, std::vector<Blame>& out,
+                    std::set<std::string>& fabric_explained) {
   // Units in order of first mention.
   std::vector<UnitCount> units;
   std::map<Unit, std::size_t> unit_index;
@@ -158,6 +163,8 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
     u.culprit = u.total_with_good >= 2 ? u.bad_with_good >= 2 && is_majority(u.bad_with_good, u.total_with_good)
                                        : u.bad >= 2 && u.bad == u.total && u.bad_with_good == u.total_with_good;
   const std::vector<bool> explained_pairs = explain_by_fabric_into(units, edges, ends, topology, out);
+  for (std::size_t m = 0; m < edges.size(); ++m)
+    if (explained_pairs[m]) fabric_explained.insert(link_id(*edges[m].judged));
 
   // A host all of whose measured rails are culprits is itself the culprit.
   // Hosts and their rails in order of first mention.
@@ -204,7 +211,7 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
     if (o.state == HealthState::healthy || edges[m].unconfirmed || explained_pairs[m] || units[ends[m].first].culprit ||
         units[ends[m].second].culprit)
       continue;
-    Blame b{{"link", std::string(o.a.host) + "<->" + std::string(o.b.host)}, o.state, reason_or_default(o)};
+    Blame b{{"link", link_id(o)}, o.state, reason_or_default(o)};
     const std::string rails =
         o.a.device.empty() ? "" : " (" + std::string(o.a.device) + "<->" + std::string(o.b.device) + ")";
     b.reason.message = "bad only together" + rails + ": " + b.reason.message;
@@ -273,12 +280,17 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations, co
     edges.push_back(edge);
   }
   std::vector<Blame> out;
+  std::set<std::string> fabric_explained;
   for (const std::string_view group : groups) {
     const auto& edges = edges_by_group[group];
     if (std::any_of(edges.begin(), edges.end(),
                     [](const PairEdge& e) { return e.judged->state != HealthState::healthy; }))
-      localise_group(edges, topology, out);
+      localise_group(edges, topology, out, fabric_explained);
   }
+  // A pair a fabric fault explains in one kind of measurement is that fault's in every kind: the
+  // bandwidth of every pair over a slow uplink blames the uplink, and the latency of the one of
+  // them that crossed its limit too is no finding on its link.
+  std::erase_if(out, [&](const Blame& b) { return b.entity.kind == "link" && fabric_explained.count(b.entity.id); });
   return out;
 }
 

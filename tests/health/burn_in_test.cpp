@@ -375,6 +375,31 @@ BurnInResult figure_over_rounds(const std::vector<double>& values) {
   return tally.finish();
 }
 
+// A link judged degraded in rounds 6 and 9 of 12: flaky when those rounds read far beyond the run's
+// own round-to-round noise (a seventh of its median), healthy when they read within it (0.6 of
+// it, where other rounds read 0.7 to 1.2): a small group's fleet rule cannot learn its noise in
+// one round of six pairs, the burn-in's rounds show it.
+TEST(BurnIn, DegradedRoundsWithinTheRunsOwnNoiseAreNotFlaky) {
+  auto fold = [](double low) {
+    const std::vector<double> values{10, 7.5, 11, 8, 12, low, 9.5, 7, low, 11.5, 8.5, 10};
+    BurnInTally tally(generic_profile());
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const bool degraded = values[k] == low;
+      tally.add(round_of({v("link", "a<->b", degraded ? HealthState::degraded : HealthState::healthy,
+                            degraded ? "NET_BW_OUTLIER" : "")},
+                         {bw(values[k])}));
+    }
+    return tally.finish();
+  };
+  const BurnInResult noise = fold(6.0), limited = fold(1.4);
+  EXPECT_EQ(verdict(noise, "link", "a<->b").state, HealthState::healthy);
+  const Verdict& fault = verdict(limited, "link", "a<->b");
+  EXPECT_EQ(fault.state, HealthState::failed);
+  ASSERT_NE(reason(fault, "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(reason(fault, "BURN_IN_FLAKY")->message.rfind("degraded in 2 of 12 rounds (rounds 6, 9)", 0), 0u)
+      << reason(fault, "BURN_IN_FLAKY")->message;
+}
+
 TEST(BurnIn, ASteadyDeclineDriftsAndNoiseAloneDoesNot) {
   // 16 rounds falling 2% a round with noise of +-3%: about 26% over the run.
   std::vector<double> falling, noise;

@@ -96,6 +96,24 @@ TEST(FabricLocalise, UplinkBetweenTwoLeavesIsOneUplinkVerdict) {
   EXPECT_EQ(blamed(found), (Blamed{{"uplink leafA", "FABRIC_UPLINK_BAD"}}));
 }
 
+// The netns fabric lane again: the uplink's bandwidth blames it, and the one pair across it whose
+// latency also crossed its limit is the uplink's too, not a link verdict of its own. A latency bad
+// on a pair whose bandwidth was fine stays its link's.
+TEST(FabricLocalise, APairTheUplinkExplainsInOneKindIsItsInEveryKind) {
+  const FabricTopology t = parse_topology_conf("SwitchName=leafA Nodes=h[1-3]\nSwitchName=leafB Nodes=h[4-6]\n", "t");
+  Fleet f(6);
+  std::vector<PairObservation> all = f.measure([](int a, int b, auto) { return (a <= 3) != (b <= 3); });
+  const std::vector<PairObservation> latency =
+      f.measure([](int a, int b, auto) { return (a == 2 && b == 5) || (a == 1 && b == 2); });
+  for (PairObservation o : latency) {
+    o.group = "net.mpi.lat@8:lat_us.p50";
+    if (o.reason) *o.reason = Reason{"LAT_OUTLIER", "high", "lat_us.p50", 900.0, 200.0};
+    all.push_back(o);
+  }
+  EXPECT_EQ(blamed(localise(all, &t)),
+            (Blamed{{"uplink leafA", "FABRIC_UPLINK_BAD"}, {"link h1<->h2", "LAT_OUTLIER"}}));
+}
+
 TEST(FabricLocalise, LeafSwitchDownIsTheSwitch) {
   const FabricTopology t = leaves_of_four(4);
   Fleet f(16);
