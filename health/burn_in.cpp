@@ -236,11 +236,10 @@ double log_goodness(const BurnInFigure& f, double value) {
 }
 
 // The run's own round-to-round noise, per figure: every entity's reading in every round against
-// its own median, and the fence past which a round is beyond that noise (as health/fleet.cpp's:
-// three times the lower half's spread past the lower quartile, in log space). None from fewer
-// than eight readings. A small group has too few pairs for the fleet rule to learn its noise in
-// one round, but a burn-in's rounds show it: on a loaded host a clean pair reads half its median
-// now and then, a link limited to a fifth reads a seventh.
+// its own median, and the fence past which a round is beyond that noise (noise_fence, as the
+// fleet rule's). None from fewer than kNoiseSample readings. A small group has too few pairs for the fleet rule to
+// learn its noise in one round, but a burn-in's rounds show it: on a loaded host a clean pair reads half its median now
+// and then, a link limited to a fifth reads a seventh.
 std::map<std::string, double> round_noise_fences(const std::vector<BurnInEntity>& entities) {
   std::map<std::string, std::vector<double>> readings;
   for (const BurnInEntity& e : entities)
@@ -248,12 +247,8 @@ std::map<std::string, double> round_noise_fences(const std::vector<BurnInEntity>
       for (const auto& p : f.series)
         if (f.median > 0 && p.value > 0) readings[f.figure].push_back(log_goodness(f, p.value));
   std::map<std::string, double> fences;
-  constexpr std::size_t kNoiseSample = 8;
-  for (auto& [figure, d] : readings) {
-    if (d.size() < kNoiseSample) continue;
-    const double q1 = quantile(d, 0.25), median = quantile(d, 0.5);
-    fences[figure] = std::min(0.0, q1 - 3 * (median - q1));
-  }
+  for (const auto& [figure, d] : readings)
+    if (d.size() >= kNoiseSample) fences[figure] = noise_fence(d);
   return fences;
 }
 

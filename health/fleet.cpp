@@ -55,21 +55,6 @@ std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, doub
   return out;
 }
 
-// Tukey's lower fence of the shortfalls (never above 0): how much short the run's noise reads.
-// Fewer than kNoiseSample shortfalls cannot tell noise from the fault they are meant to show
-// (of three pairs, one slow link is a third of the sample): no widening, re-tests decide.
-// The spread is the lower half's, twice the median's distance to the lower quartile (for a
-// symmetric spread, the interquartile range): the upper half is pulled in, as a pair that reads
-// high raises its ends' good quartile, what it is held to. The interquartile range read lognormal
-// noise a fifth narrower than it is, and the fence flagged 2.6% of a fleet's healthy pairs where
-// Tukey's flags under 1%: at 4,096 nodes, thousands of suspects.
-constexpr std::size_t kNoiseSample = 8;
-double noise_fence(const std::vector<double>& d) {
-  if (d.size() < kNoiseSample) return 0;
-  const double q1 = quantile(d, 0.25), median = quantile(d, 0.5);
-  return std::min(0.0, q1 - 3 * (median - q1));
-}
-
 // The spread of one measurement in log space (a normal's sigma) from the same lower half of the
 // shortfalls; 0 from fewer than kNoiseSample.
 double noise_sigma(const std::vector<double>& d) {
@@ -124,6 +109,11 @@ FleetReference reference_of(const std::vector<const Measurement*>& kind, const F
   const double widest = sense == LimitSense::floor ? std::log(rules.bw_fraction_widest) : -HUGE_VAL;
   const double healthy = reference + widest;
   // The allowance below the reference, in log space (<= 0): the profile's, widened by the noise.
+  // The shortfalls' fence (noise_fence): fewer than kNoiseSample of them (of three pairs, one
+  // slow link is a third of the sample) widen nothing, re-tests decide. Its lower-half spread: a
+  // pair that reads high raises its ends' good quartile, so the interquartile range read lognormal
+  // noise a fifth narrower than it is and flagged 2.6% of a fleet's healthy pairs where Tukey's
+  // flags under 1% (at 4,096 nodes, thousands of suspects).
   const std::vector<double> short_of = shortfalls(kind, reference, healthy);
   const double fence = std::min({noise_fence(short_of), tail_spread(kind), within_spread(kind, healthy)});
   r.sigma = noise_sigma(short_of);

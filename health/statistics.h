@@ -27,6 +27,20 @@ inline double quantile(std::vector<double> values, double q) {
   return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
+// How far below the typical a reading must lie, in log space, to be beyond the noise that
+// `readings` (log-space deviations, worse negative) show: Tukey's lower fence with the lower
+// half's spread, past the lower quartile by three times its distance to the median (for a
+// symmetric spread, 1.5 interquartile ranges; the lower half because a reading that is high
+// pulls in the upper half of what it is held against). Never above 0. Fewer than
+// kNoiseSample readings cannot tell noise from the fault they should show: 0 then, and
+// callers check the size where "no fence" must differ from "no allowance".
+constexpr std::size_t kNoiseSample = 8;
+inline double noise_fence(const std::vector<double>& readings) {
+  if (readings.size() < kNoiseSample) return 0;
+  const double q1 = quantile(readings, 0.25), median = quantile(readings, 0.5);
+  return std::min(0.0, q1 - 3 * (median - q1));
+}
+
 // The good quartile of values where higher is better: the value three quarters
 // of the way up, at the nearest rank at or above (never a mix of a slow and a
 // fast figure: of {slow, slow, fast} it is fast). It is a good figure while

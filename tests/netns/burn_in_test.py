@@ -5,8 +5,6 @@ import sys
 
 from report import network_reasons
 
-# Reasons every entity carries here whatever the network does (no GPU, no RDMA device; the one
-# all-reduce-free run has nothing else unjudged) are left out by network_reasons.
 LIMITED_ROUNDS = {3, 4, 5}  # limited after round 2 landed, lifted after round 4 (round 5 may start under it)
 
 

@@ -11,13 +11,12 @@ source "$(dirname "$0")/lib.sh"
 hosts_up 4
 PROFILE=()  # the default (generic) profile
 BURN=(burn-in --transport mpi --pairs all --sizes 1M --window 16 --allreduce off --time-cap 1 --timeout 20)
-burn_report() { "$PY" -B "${0%.sh}.py" "$2" "$1" "${@:3}"; }
 
 out=$WORK/clean.json
 ibgpu_on_hosts 150 "${BURN[@]}" --duration "${IBGPU_NETNS_BURN_CLEAN:-20s}" --jsonl "$WORK/clean.jsonl" \
   --json "$out" >"$WORK/clean.log" 2>&1
 validate "$out"
-burn_report "$out" flagged_only "" "$WORK/clean.jsonl" "$rc"
+check_report "$out" flagged_only "" "$WORK/clean.jsonl" "$rc"
 
 # rounds_done FILE: how many round records FILE holds.
 rounds_done() {
@@ -45,5 +44,5 @@ wait "$watcher" 2>/dev/null || true
 netns_unlimit_host 3
 cat "$WORK/watcher.log"
 validate "$out"
-burn_report "$out" flagged_only h3 "$WORK/flaky.jsonl" "$rc"
+check_report "$out" flagged_only h3 "$WORK/flaky.jsonl" "$rc"
 echo "burn-in: nothing flagged without a fault; h3 limited in rounds 3-4: h3 flaky and nothing else"

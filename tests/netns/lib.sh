@@ -45,10 +45,10 @@ ibgpu_on_hosts() {
 validate() { "$PY" "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOURCE_DIR/reports/schema/report.schema.json" "$@"; }
 
 # check_report FILE CASE [ARG...]: CASE of the test's own checks (NAME_test.py beside NAME_test.sh,
-# with the helpers of tests/netns/report.py) on the report FILE, with the ARGs; its assert
-# statements fail the test. Values the shell knows arrive as ARGs, never pasted into Python source.
-# (-B: importing report.py leaves no __pycache__ in the source tree.)
-check_report() { "$PY" -B "${0%.sh}.py" "$2" "$1" "${@:3}"; }
+# or the module REPORT_CHECKS names, with the helpers of tests/netns/report.py) on the report FILE,
+# with the ARGs; its assert statements fail the test. Values the shell knows arrive as ARGs, never
+# pasted into Python source. (-B: importing report.py leaves no __pycache__ in the source tree.)
+check_report() { "$PY" -B "${REPORT_CHECKS:-${0%.sh}.py}" "$2" "$1" "${@:3}"; }
 
 # The check every scenario runs: MPI transport between every host pair, small enough for a
 # 2-core machine (one size, a short window, few iterations; check_with ITERS [ALLREDUCE] for other);

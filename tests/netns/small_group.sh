@@ -10,7 +10,8 @@
 # behind the queue (10 ms), and 1000 of them at the default 3 s cap made a round 6 s.
 # small_group N SLOW: hosts h1..hN, host hSLOW limited; IBGPU_NETNS_REPEAT runs (default 2) of each.
 source "$(dirname "$0")/lib.sh"
-group_report() { "$PY" -B "$IBGPU_SOURCE_DIR/tests/netns/small_group.py" "$2" "$1" "${@:3}"; }
+# shellcheck disable=SC2034  # read by check_report (lib.sh)
+REPORT_CHECKS=$IBGPU_SOURCE_DIR/tests/netns/small_group.py
 small_group() {
   local n=$1 slow=$2 runs=${IBGPU_NETNS_REPEAT:-2} rate=${IBGPU_NETNS_SLOW_RATE:-1400mbit} i out
   hosts_up "$n"
@@ -19,13 +20,13 @@ small_group() {
   out=$WORK/clean.json
   ibgpu_on_hosts 90 "${CHECK[@]}" --timeout 20 --json "$out" >"$WORK/clean.log" 2>&1
   validate "$out"
-  group_report "$out" only_host_named "" "$n" "$rc"
+  check_report "$out" only_host_named "" "$n" "$rc"
   netns_limit_host "$slow" "$rate"
   for i in $(seq "$runs"); do
     out=$WORK/slow$i.json
     ibgpu_on_hosts 120 "${CHECK[@]}" --timeout 30 --json "$out" >"$WORK/slow$i.log" 2>&1
     validate "$out"
-    group_report "$out" only_host_named "h$slow" "$n" "$rc" || fail "run $i: not h$slow alone named"
+    check_report "$out" only_host_named "h$slow" "$n" "$rc" || fail "run $i: not h$slow alone named"
   done
   netns_unlimit_host "$slow"
   echo "$n hosts: no fault, nothing named; h$slow at $rate: h$slow named and no other node in $runs run(s)"
