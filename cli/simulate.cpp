@@ -88,8 +88,9 @@ Subcommand add_simulate(CLI::App& parent) {
        "Slow cables from a node's rail to its leaf: a count or a percentage of the nodes x rails. "
        "To pair tests a bad link and a bad rail look alike: both are blamed on the rail (hca_port)"},
       {"--bad-uplinks",
-       "Slow uplinks from a leaf to a spine (count): only the pairs routed over one are slow; "
-       "ibgpu has no switch verdict yet, so they show as link blames, or not at all"},
+       "Slow uplinks from a leaf to a spine (count): only the pairs routed over one are slow. With "
+       "--topology model the judge blames the leaf's uplinks; without it they show as link or path "
+       "blames, or not at all"},
       {"--dead-leaves", "Leaf switches down (count): one rail of each of their nodes is dead"},
   };
   for (const auto& [name, help] : fault_options) sub->add_option(name, (*faults)[name], help)->type_name("N|PCT%");

@@ -16,7 +16,9 @@
 # WINDOW (64), AR_ITERS (by size: 64 MiB of calls, 50 to 2000), AR_WARMUP (5), AR_SIZES
 # ("1K 64K 1M 16M"), BIND (mpirun --bind-to: none), PRIO (a command both sides run under, e.g.
 # "chrt -r 10" on a machine busy with other work: 2 ranks at a real-time priority no longer wait
-# for the CPU; not for NP above the cores). Each all-reduce size is a launch of its own.
+# for the CPU; not for NP above the cores), PLAIN_THREADS (the plain side asks MPI_Init_thread for
+# this level, single|funneled|serialized|multiple, instead of MPI_Init: what the thread level alone
+# costs). Each all-reduce size is a launch of its own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -26,8 +28,10 @@ KINDS=${KINDS:-"lat bw allreduce"} ROUNDS=${ROUNDS:-5} NP=${NP:-4}
 LAT_ITERS=${LAT_ITERS:-10000} LAT_WARMUP=${LAT_WARMUP:-1000} LAT_SIZES=${LAT_SIZES:-"8"}
 BW_SIZES=${BW_SIZES:-"64K 1M 8M"} WINDOW=${WINDOW:-64}
 AR_ITERS=${AR_ITERS:-} AR_WARMUP=${AR_WARMUP:-5} AR_SIZES=${AR_SIZES:-"1K 64K 1M 16M"}
-BIND=${BIND:-none} PRIO=${PRIO:-}
+BIND=${BIND:-none} PRIO=${PRIO:-} PLAIN_THREADS=${PLAIN_THREADS:-}
 read -r -a prio <<<"$PRIO"
+threads=()
+[ -z "$PLAIN_THREADS" ] || threads=(--threads "$PLAIN_THREADS")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -59,12 +63,12 @@ run_plain() {
   local list
   case $2 in
     lat) mapfile -t list < <(bytes "$LAT_SIZES")
-         mpirun_np 2 "$work/plain" lat "$LAT_ITERS" "$LAT_WARMUP" "${list[@]}" ;;
+         mpirun_np 2 "$work/plain" lat "$LAT_ITERS" "$LAT_WARMUP" "${list[@]}" "${threads[@]}" ;;
     bw) mapfile -t list < <(bytes "$BW_SIZES")
-        mpirun_np 2 "$work/plain" bw 0 0 "${list[@]}" --window "$WINDOW" ;;
+        mpirun_np 2 "$work/plain" bw 0 0 "${list[@]}" --window "$WINDOW" "${threads[@]}" ;;
     allreduce) mapfile -t list < <(bytes "$AR_SIZES")
                for size in "${list[@]}"; do
-                 mpirun_np "$NP" "$work/plain" allreduce "$(ar_iters "$size")" "$AR_WARMUP" "$size"
+                 mpirun_np "$NP" "$work/plain" allreduce "$(ar_iters "$size")" "$AR_WARMUP" "$size" "${threads[@]}"
                done ;;
   esac | awk -v r="$1" -v k="$2" '{ print r, k, $1, "plain", $2 }' >>"$work/rows"
 }
@@ -109,7 +113,7 @@ for kind in $KINDS; do
 done
 
 echo "ibgpu's MPI probes vs plain loops of the reference calls, one host, $ROUNDS alternating rounds" \
-  "(--bind-to $BIND${PRIO:+, under $PRIO})"
+  "(--bind-to $BIND${PRIO:+, under $PRIO}${PLAIN_THREADS:+, plain side at thread level $PLAIN_THREADS})"
 echo "lat: 2 ranks, $LAT_ITERS iterations ($LAT_WARMUP warm-up), mean one-way us; bw: 2 ranks, window $WINDOW," \
   "GB/s; allreduce: $NP ranks, ${AR_ITERS:-50-2000} iterations ($AR_WARMUP warm-up), float sum, out-of-place, us per call"
 /usr/bin/python3 - "$work/rows" <<'PY'

@@ -11,7 +11,10 @@
 // ITERS 0 (bw only): the count ibgpu fits by default (probes/net/pair_probe.cpp,
 // fitted_bw_iters), so both loops move the same bytes.
 //   mpicxx -O2 -std=c++17 -o plain_mpi plain_mpi.cpp
-//   mpirun -np 2 ./plain_mpi lat|bw|allreduce ITERS WARMUP SIZE... [--window N]
+// --threads single|funneled|serialized|multiple: the thread level to ask MPI_Init_thread for
+// (default: MPI_Init). OpenMPI 4.1 takes its locks at every level above single, which costs a
+// small collective 10-15%: this shows what the thread level alone costs.
+//   mpirun -np 2 ./plain_mpi lat|bw|allreduce ITERS WARMUP SIZE... [--window N] [--threads LEVEL]
 #include <mpi.h>
 
 #include <algorithm>
@@ -91,19 +94,33 @@ void allreduce(long bytes, int iters, int warmup, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int window = 64;
+  std::string threads;
+  while (args.size() >= 2 && (args[args.size() - 2] == "--window" || args[args.size() - 2] == "--threads")) {
+    if (args[args.size() - 2] == "--window")
+      window = std::atoi(args.back().c_str());
+    else
+      threads = args.back();
+    args.resize(args.size() - 2);
+  }
+  if (threads.empty()) {
+    MPI_Init(&argc, &argv);
+  } else {
+    const int level = threads == "multiple"     ? MPI_THREAD_MULTIPLE
+                      : threads == "serialized" ? MPI_THREAD_SERIALIZED
+                      : threads == "funneled"   ? MPI_THREAD_FUNNELED
+                                                : MPI_THREAD_SINGLE;
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, level, &provided);
+  }
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::vector<std::string> args(argv + 1, argv + argc);
-  int window = 64;
-  if (args.size() >= 2 && args[args.size() - 2] == "--window") {
-    window = std::atoi(args.back().c_str());
-    args.resize(args.size() - 2);
-  }
   const std::string kind = args.empty() ? "" : args[0];
   if (args.size() < 4 || (kind != "lat" && kind != "bw" && kind != "allreduce") || (kind != "allreduce" && size < 2)) {
-    if (rank == 0) std::fprintf(stderr, "usage: plain_mpi lat|bw|allreduce ITERS WARMUP SIZE... [--window N]\n");
+    if (rank == 0)
+      std::fprintf(stderr, "usage: plain_mpi lat|bw|allreduce ITERS WARMUP SIZE... [--window N] [--threads LEVEL]\n");
     MPI_Finalize();
     return 64;
   }
