@@ -92,7 +92,9 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index, const std::vecto
     member[u] = true;
     ++members;
   }
-  if (members < 2) return;
+  // A leaf mostly of nodes bad on every rail is a batch of bad nodes, not a switch: its few other
+  // hosts are too few to judge it by (they are likely nodes whose one rail read well by chance).
+  if (members < 2 || 2 * members <= leaf.units.size()) return;
   std::vector<const FabricEdge*> touching;
   std::vector<std::size_t> explained;
   int within = 0, within_bad = 0;
