@@ -183,16 +183,15 @@ TEST(FabricLocalise, ALeafOfSlowNodesOnEveryRailIsNodes) {
 TEST(FabricLocalise, ALeafMostlyOfSlowNodesIsNodesThoughTwoOfThemReadWellOnOneRail) {
   // A bad batch fills leaf1 (h1-h8); h7 and h8 read well on mlx5_1:1 by chance, so they are
   // culprits on mlx5_0:1 only. Two hosts of eight do not make leaf1's mlx5_0:1 switch bad.
-  const FabricTopology t =
-      parse_topology_conf("SwitchName=leaf1 Nodes=h[1-8]\nSwitchName=leaf2 Nodes=h[9-16]\n"
-                          "SwitchName=leaf3 Nodes=h[17-24]\nSwitchName=spine Switches=leaf[1-3]\n",
-                          "test.conf");
+  const FabricTopology t = parse_topology_conf(
+      "SwitchName=leaf1 Nodes=h[1-8]\nSwitchName=leaf2 Nodes=h[9-16]\n"
+      "SwitchName=leaf3 Nodes=h[17-24]\nSwitchName=spine Switches=leaf[1-3]\n",
+      "test.conf");
   Fleet f(24);
   f.rails = {"mlx5_0:1", "mlx5_1:1"};
   const auto slow = [](int h, const std::string& rail) { return h <= 6 || (h <= 8 && rail == "mlx5_0:1"); };
-  const Blamed found =
-      blamed(localise(f.measure([&](int a, int b, const std::string& rail) { return slow(a, rail) || slow(b, rail); }),
-                      &t));
+  const Blamed found = blamed(
+      localise(f.measure([&](int a, int b, const std::string& rail) { return slow(a, rail) || slow(b, rail); }), &t));
   for (const auto& [entity, code] : found) EXPECT_EQ(entity.rfind("switch", 0), std::string::npos) << entity;
   for (int h = 1; h <= 6; ++h) EXPECT_EQ(found.count("node h" + std::to_string(h)), 1u) << h;
 }
