@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -166,7 +167,10 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
   for (std::size_t m = 0; m < edges.size(); ++m)
     if (explained_pairs[m]) fabric_explained.insert(link_id(*edges[m].judged));
 
-  // A host all of whose measured rails are culprits is itself the culprit.
+  // A host all of whose measured rails are culprits is itself the culprit; so is one with three or
+  // more rails measured and most of them culprits (a slow node, a few of whose rails read well by
+  // chance, rather than that many rails failing at once). The fabric came first: a leaf switch per
+  // rail failing together (one power feed) has cleared its hosts' rails before this.
   // Hosts and their rails in order of first mention.
   std::vector<std::string_view> hosts;
   std::map<std::string_view, std::vector<const UnitCount*>> rails_of;
@@ -181,7 +185,7 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
     const auto culprits = std::count_if(rails.begin(), rails.end(), [](const UnitCount* u) { return u->culprit; });
     const auto measured = static_cast<std::ptrdiff_t>(rails.size());
     if (culprits == 0) continue;
-    if (culprits == measured) {
+    if (culprits == measured || (measured >= 3 && 2 * culprits > measured)) {
       UnitCount whole{rails.front()->unit};
       for (const UnitCount* u : rails) {
         whole.bad += u->bad;
@@ -189,10 +193,13 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
         whole.bad_pairs.insert(whole.bad_pairs.end(), u->bad_pairs.begin(), u->bad_pairs.end());
       }
       Blame b{{"node", name}, HealthState::healthy, {}};
-      b.reason = summarise("node " + name + (measured > 1 ? " (every rail)" : ""), whole, b.state);
-      b.bad_peers = (*std::min_element(rails.begin(), rails.end(), [](const UnitCount* x, const UnitCount* y) {
-                      return x->bad_with_good < y->bad_with_good;
-                    }))->bad_with_good;
+      const std::string rails_text =
+          culprits == measured ? " (every rail)"
+                               : " (" + std::to_string(culprits) + " of " + std::to_string(measured) + " rails)";
+      b.reason = summarise("node " + name + (measured > 1 ? rails_text : ""), whole, b.state);
+      b.bad_peers = std::numeric_limits<int>::max();
+      for (const UnitCount* u : rails)
+        if (u->culprit) b.bad_peers = std::min(b.bad_peers, u->bad_with_good);
       out.push_back(std::move(b));
       continue;
     }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -53,6 +54,27 @@ TEST(Localise, RailSharedByTheBadPairsIsTheCulprit) {
     o.push_back(obs("x", peer, kGood, "mlx5_0:1"));
   }
   EXPECT_EQ(blamed(localise(o)), (std::map<std::string, HealthState>{{"hca_port x/mlx5_1:1", kBad}}));
+}
+
+TEST(Localise, AHostBadOnMostOfItsRailsIsTheNodeAndOnAFewItsRails) {
+  // x is bad on rails 0-2 of 4 (rail 3 read well): the node; y on rails 0-1 of 4: those rails.
+  const std::array<const char*, 4> devices{"mlx5_0:1", "mlx5_1:1", "mlx5_2:1", "mlx5_3:1"};
+  const std::array<const char*, 4> peers{"a", "b", "c", "d"};
+  std::vector<PairObservation> o;
+  for (int rail = 0; rail < 4; ++rail)
+    for (std::size_t p = 0; p < peers.size(); ++p) {
+      o.push_back(obs("x", peers[p], rail < 3 ? kBad : kGood, devices[rail]));
+      o.push_back(obs("y", peers[p], rail < 2 ? kBad : kGood, devices[rail]));
+      for (std::size_t q = p + 1; q < peers.size(); ++q) o.push_back(obs(peers[p], peers[q], kGood, devices[rail]));
+    }
+  const auto b = localise(o);
+  EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{
+                           {"node x", kBad}, {"hca_port y/mlx5_0:1", kBad}, {"hca_port y/mlx5_1:1", kBad}}));
+  for (const auto& blame : b) {
+    if (blame.entity.id == "x") {
+      EXPECT_NE(blame.reason.message.find("node x (3 of 4 rails)"), std::string::npos) << blame.reason.message;
+    }
+  }
 }
 
 TEST(Localise, RetestThatPassesClearsThePairAndOneThatFailsConfirmsIt) {
