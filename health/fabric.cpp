@@ -44,7 +44,7 @@ Blame fabric_blame(std::string kind, std::string id, std::string code, const std
 class Explainer {
  public:
   Explainer(const std::vector<FabricUnit>& units, const std::vector<FabricEdge>& edges)
-      : units_(units), edges_(edges), culprit_(units.size()) {
+      : units_(units), edges_(edges), culprit_(units.size()), leaf_of_(units.size(), -1) {
     out_.unit_explained.assign(units.size(), false);
     out_.edge_explained.assign(edges.size(), false);
     for (std::size_t u = 0; u < units.size(); ++u) culprit_[u] = units[u].culprit;
@@ -69,13 +69,14 @@ class Explainer {
     culprit_[u] = false;
     out_.unit_explained[u] = true;
   }
-  void whole_leaf(const Leaf& leaf, std::size_t index, const std::vector<int>& leaf_of);
-  bool uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::vector<int>& leaf_of);
-  int clear_culprits_bad_only_with(std::size_t leaf, const std::vector<int>& leaf_of);
+  void whole_leaf(const Leaf& leaf, std::size_t index);
+  bool uplink_of_one_leaf(const std::vector<Leaf>& leaves);
+  int clear_culprits_bad_only_with(std::size_t leaf);
 
   const std::vector<FabricUnit>& units_;
   const std::vector<FabricEdge>& edges_;
   std::vector<bool> culprit_;  // culprits the fabric has not explained (yet)
+  std::vector<int> leaf_of_;   // per unit: its leaf (an index), -1 when unplaced or no topology is known
   FabricExplanation out_;
 };
 
@@ -83,7 +84,7 @@ class Explainer {
 // its uplinks (the hosts reach each other and no one else). A host that is a culprit on every
 // rail is a node and stays one (a leaf of one rail's fabric does not fail every rail at once):
 // the leaf is judged by its other hosts.
-void Explainer::whole_leaf(const Leaf& leaf, std::size_t index, const std::vector<int>& leaf_of) {
+void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
   std::vector<bool> member(units_.size(), false);
   std::size_t members = 0;
   for (std::size_t u : leaf.units) {
@@ -121,7 +122,7 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index, const std::vecto
     finding = who + " is bad with the hosts off it; no pair within it was measured: the switch or its uplinks";
   for (std::size_t u = 0; u < units_.size(); ++u)
     if (member[u]) clear(u);
-  if (const int cleared = clear_culprits_bad_only_with(index, leaf_of); cleared > 0)
+  if (const int cleared = clear_culprits_bad_only_with(index); cleared > 0)
     finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
   out_.blames.push_back(fabric_blame(uplink ? "uplink" : "switch", id,
@@ -147,7 +148,7 @@ double binomial_tail(int k, int n, double p) {
 // pairs a noisy run leaves bad land on some leaf by chance): that leaf's uplinks (one of them: the
 // pairs routed over it). The least likely leaf first; a pair between two leaves counts for both
 // until one takes it.
-bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::vector<int>& leaf_of) {
+bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
   struct Tally {
     std::vector<std::size_t> bad;        // bad pairs out of the leaf
     int out = 0;                         // pairs out of the leaf measured
@@ -165,20 +166,20 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
     ++all;
     all_bad += bad ? 1 : 0;
     std::set<int> on;
-    for (const int l : {leaf_of[a], leaf_of[b]})
+    for (const int l : {leaf_of_[a], leaf_of_[b]})
       if (l >= 0) on.insert(l);
     for (const int l : on) {
       Tally& t = tally[static_cast<std::size_t>(l)];
       ++t.touching;
       t.touching_bad += bad ? 1 : 0;
     }
-    if (leaf_of[a] == leaf_of[b]) {
-      if (leaf_of[a] >= 0) ++tally[static_cast<std::size_t>(leaf_of[a])].within;
+    if (leaf_of_[a] == leaf_of_[b]) {
+      if (leaf_of_[a] >= 0) ++tally[static_cast<std::size_t>(leaf_of_[a])].within;
       continue;
     }
     for (auto [in, peer] : {std::pair{a, b}, std::pair{b, a}}) {
-      if (leaf_of[in] < 0) continue;
-      Tally& t = tally[static_cast<std::size_t>(leaf_of[in])];
+      if (leaf_of_[in] < 0) continue;
+      Tally& t = tally[static_cast<std::size_t>(leaf_of_[in])];
       ++t.out;
       auto& [host_out, host_bad] = t.by_host[in];
       ++host_out;
@@ -219,7 +220,7 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
     pairs.push_back(&edges_[e]);
     out_.edge_explained[e] = true;
   }
-  const int cleared = clear_culprits_bad_only_with(best, leaf_of);
+  const int cleared = clear_culprits_bad_only_with(best);
   std::string finding = std::to_string(t.bad.size()) + " of " + std::to_string(t.out) + " pairs out of leaf " +
                         leaf.name + rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) +
                         " of its hosts to " + std::to_string(t.outside.size()) +
@@ -234,13 +235,13 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
 
 // A culprit off the leaf whose bad pairs are all with hosts on it (a sparse plan paired it with
 // them only) is explained by the leaf's uplinks, as its pairs are. Returns how many.
-int Explainer::clear_culprits_bad_only_with(std::size_t leaf, const std::vector<int>& leaf_of) {
+int Explainer::clear_culprits_bad_only_with(std::size_t leaf) {
   std::vector<int> bad_on(units_.size(), 0), bad_elsewhere(units_.size(), 0);
   for (const FabricEdge& e : edges_) {
     if (!e.bad()) continue;
     for (auto [self, peer] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}})
-      (leaf_of[peer] == static_cast<int>(leaf) && leaf_of[self] != static_cast<int>(leaf) ? bad_on
-                                                                                          : bad_elsewhere)[self]++;
+      (leaf_of_[peer] == static_cast<int>(leaf) && leaf_of_[self] != static_cast<int>(leaf) ? bad_on
+                                                                                            : bad_elsewhere)[self]++;
   }
   int cleared = 0;
   for (std::size_t u = 0; u < units_.size(); ++u) {
@@ -257,17 +258,16 @@ void Explainer::leaves(const FabricTopology& topology) {
   // A leaf per switch and rail (a rail-optimised fabric has a leaf per rail); units in order.
   std::vector<Leaf> leaves;
   std::map<std::pair<std::string, std::string_view>, int> index;
-  std::vector<int> leaf_of(units_.size(), -1);
   for (std::size_t u = 0; u < units_.size(); ++u) {
     std::string name = topology.leaf(units_[u].host);
     if (name.empty()) continue;  // unplaced
     const auto [it, fresh] = index.try_emplace({name, units_[u].device}, static_cast<int>(leaves.size()));
     if (fresh) leaves.push_back(Leaf{std::move(name), units_[u].device, {}});
-    leaf_of[u] = it->second;
+    leaf_of_[u] = it->second;
     leaves[static_cast<std::size_t>(it->second)].units.push_back(u);
   }
-  for (std::size_t l = 0; l < leaves.size(); ++l) whole_leaf(leaves[l], l, leaf_of);
-  while (uplink_of_one_leaf(leaves, leaf_of)) {
+  for (std::size_t l = 0; l < leaves.size(); ++l) whole_leaf(leaves[l], l);
+  while (uplink_of_one_leaf(leaves)) {
   }
 }
 
