@@ -272,10 +272,12 @@ void Explainer::leaves(const FabricTopology& topology) {
 }
 
 // Groups of units that are good within (connected by good pairs) and bad across: a culprit
-// whose group holds another culprit and whose bad pairs all leave it for other groups of two or
-// more is on the wrong side of a cut, not at fault; the bad pairs between two such groups are one
-// fabric path. Two slow nodes whose pair happens to pass look the same: the topology tells them
-// apart (their leaves are good).
+// whose group holds another culprit and whose bad pairs all leave it for other groups that a cut
+// can part it from is on the wrong side of a cut, not at fault; the bad pairs between two such
+// groups are one fabric path. Two slow nodes whose pair happens to pass look the same (at fleet
+// scale, a few of the slow nodes' pairs with each other pass by noise): so the smaller group must
+// be made of whole leaves (its hosts' leaf-mates are in it, or bad with every peer), or, unplaced,
+// hold three units or more (two units are one good pair, no more than noise gives two slow nodes).
 void Explainer::cuts() {
   std::vector<std::size_t> parent(units_.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
@@ -290,17 +292,32 @@ void Explainer::cuts() {
     ++size[root(u)];
     if (culprit_[u]) ++culprits[root(u)];
   }
+  // A group one of whose leaves has hosts in another group (of two or more) is not whole leaves.
+  std::vector<bool> placed(units_.size(), false), split(units_.size(), false);
+  std::map<int, std::size_t> group_of_leaf;
+  for (std::size_t u = 0; u < units_.size(); ++u) {
+    if (leaf_of_[u] < 0) continue;
+    placed[root(u)] = true;
+    if (size[root(u)] < 2) continue;
+    const auto [it, fresh] = group_of_leaf.try_emplace(leaf_of_[u], root(u));
+    if (!fresh && it->second != root(u)) split[it->second] = split[root(u)] = true;
+  }
+  auto cut_apart = [&](std::size_t x, std::size_t y) {
+    if (x == y || size[x] < 2 || size[y] < 2) return false;
+    const std::size_t smaller = size[x] <= size[y] ? x : y;
+    return placed[smaller] ? !split[smaller] : size[smaller] >= 3;
+  };
   std::vector<int> bad_pairs(units_.size(), 0), all_pairs(units_.size(), 0);
   for (const FabricEdge& e : edges_)
     for (const std::size_t u : {e.a, e.b}) {
       ++all_pairs[u];
       bad_pairs[u] += e.bad() ? 1 : 0;
     }
-  std::vector<bool> leaves_only(units_.size(), true);  // per culprit: every bad pair leaves for a group of >= 2
+  std::vector<bool> leaves_only(units_.size(), true);  // per culprit: every bad pair crosses a cut
   for (const FabricEdge& e : edges_) {
     if (!e.bad()) continue;
     for (auto [self, peer] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}})
-      if (root(self) == root(peer) || size[root(peer)] < 2) leaves_only[self] = false;
+      if (!cut_apart(root(self), root(peer))) leaves_only[self] = false;
   }
   for (std::size_t u = 0; u < units_.size(); ++u)
     if (culprit_[u] && size[root(u)] >= 2 && culprits[root(u)] >= 2 && leaves_only[u]) clear(u);
@@ -310,7 +327,7 @@ void Explainer::cuts() {
     if (!unexplained_bad(e)) continue;
     const std::size_t ra = root(edges_[e].a), rb = root(edges_[e].b);
     const std::size_t x = std::min(ra, rb), y = std::max(ra, rb);
-    if (x != y && size[x] >= 2 && size[y] >= 2) across[{x, y}].push_back(e);
+    if (cut_apart(x, y)) across[{x, y}].push_back(e);
   }
   for (const auto& [groups, bad] : across) {
     // Two or more bad pairs from two or more units on each side (one unit bad with a few hosts of
