@@ -44,7 +44,7 @@ Blame fabric_blame(std::string kind, std::string id, std::string code, const std
 class Explainer {
  public:
   Explainer(const std::vector<FabricUnit>& units, const std::vector<FabricEdge>& edges)
-      : units_(units), edges_(edges), culprit_(units.size()) {
+      : units_(units), edges_(edges), culprit_(units.size()), leaf_of_(units.size(), -1) {
     out_.unit_explained.assign(units.size(), false);
     out_.edge_explained.assign(edges.size(), false);
     for (std::size_t u = 0; u < units.size(); ++u) culprit_[u] = units[u].culprit;
@@ -69,13 +69,14 @@ class Explainer {
     culprit_[u] = false;
     out_.unit_explained[u] = true;
   }
-  void whole_leaf(const Leaf& leaf, std::size_t index, const std::vector<int>& leaf_of);
-  bool uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::vector<int>& leaf_of);
-  int clear_culprits_bad_only_with(std::size_t leaf, const std::vector<int>& leaf_of);
+  void whole_leaf(const Leaf& leaf, std::size_t index);
+  bool uplink_of_one_leaf(const std::vector<Leaf>& leaves);
+  int clear_culprits_bad_only_with(std::size_t leaf);
 
   const std::vector<FabricUnit>& units_;
   const std::vector<FabricEdge>& edges_;
   std::vector<bool> culprit_;  // culprits the fabric has not explained (yet)
+  std::vector<int> leaf_of_;   // per unit: its leaf (an index), -1 when unplaced or no topology is known
   FabricExplanation out_;
 };
 
@@ -83,7 +84,7 @@ class Explainer {
 // its uplinks (the hosts reach each other and no one else). A host that is a culprit on every
 // rail is a node and stays one (a leaf of one rail's fabric does not fail every rail at once):
 // the leaf is judged by its other hosts.
-void Explainer::whole_leaf(const Leaf& leaf, std::size_t index, const std::vector<int>& leaf_of) {
+void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
   std::vector<bool> member(units_.size(), false);
   std::size_t members = 0;
   for (std::size_t u : leaf.units) {
@@ -123,7 +124,7 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index, const std::vecto
     finding = who + " is bad with the hosts off it; no pair within it was measured: the switch or its uplinks";
   for (std::size_t u = 0; u < units_.size(); ++u)
     if (member[u]) clear(u);
-  if (const int cleared = clear_culprits_bad_only_with(index, leaf_of); cleared > 0)
+  if (const int cleared = clear_culprits_bad_only_with(index); cleared > 0)
     finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
   out_.blames.push_back(fabric_blame(uplink ? "uplink" : "switch", id,
@@ -149,7 +150,7 @@ double binomial_tail(int k, int n, double p) {
 // pairs a noisy run leaves bad land on some leaf by chance): that leaf's uplinks (one of them: the
 // pairs routed over it). The least likely leaf first; a pair between two leaves counts for both
 // until one takes it.
-bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::vector<int>& leaf_of) {
+bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
   struct Tally {
     std::vector<std::size_t> bad;        // bad pairs out of the leaf
     int out = 0;                         // pairs out of the leaf measured
@@ -167,20 +168,20 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
     ++all;
     all_bad += bad ? 1 : 0;
     std::set<int> on;
-    for (const int l : {leaf_of[a], leaf_of[b]})
+    for (const int l : {leaf_of_[a], leaf_of_[b]})
       if (l >= 0) on.insert(l);
     for (const int l : on) {
       Tally& t = tally[static_cast<std::size_t>(l)];
       ++t.touching;
       t.touching_bad += bad ? 1 : 0;
     }
-    if (leaf_of[a] == leaf_of[b]) {
-      if (leaf_of[a] >= 0) ++tally[static_cast<std::size_t>(leaf_of[a])].within;
+    if (leaf_of_[a] == leaf_of_[b]) {
+      if (leaf_of_[a] >= 0) ++tally[static_cast<std::size_t>(leaf_of_[a])].within;
       continue;
     }
     for (auto [in, peer] : {std::pair{a, b}, std::pair{b, a}}) {
-      if (leaf_of[in] < 0) continue;
-      Tally& t = tally[static_cast<std::size_t>(leaf_of[in])];
+      if (leaf_of_[in] < 0) continue;
+      Tally& t = tally[static_cast<std::size_t>(leaf_of_[in])];
       ++t.out;
       auto& [host_out, host_bad] = t.by_host[in];
       ++host_out;
@@ -221,7 +222,7 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
     pairs.push_back(&edges_[e]);
     out_.edge_explained[e] = true;
   }
-  const int cleared = clear_culprits_bad_only_with(best, leaf_of);
+  const int cleared = clear_culprits_bad_only_with(best);
   std::string finding = std::to_string(t.bad.size()) + " of " + std::to_string(t.out) + " pairs out of leaf " +
                         leaf.name + rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) +
                         " of its hosts to " + std::to_string(t.outside.size()) +
@@ -236,13 +237,13 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves, const std::v
 
 // A culprit off the leaf whose bad pairs are all with hosts on it (a sparse plan paired it with
 // them only) is explained by the leaf's uplinks, as its pairs are. Returns how many.
-int Explainer::clear_culprits_bad_only_with(std::size_t leaf, const std::vector<int>& leaf_of) {
+int Explainer::clear_culprits_bad_only_with(std::size_t leaf) {
   std::vector<int> bad_on(units_.size(), 0), bad_elsewhere(units_.size(), 0);
   for (const FabricEdge& e : edges_) {
     if (!e.bad()) continue;
     for (auto [self, peer] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}})
-      (leaf_of[peer] == static_cast<int>(leaf) && leaf_of[self] != static_cast<int>(leaf) ? bad_on
-                                                                                          : bad_elsewhere)[self]++;
+      (leaf_of_[peer] == static_cast<int>(leaf) && leaf_of_[self] != static_cast<int>(leaf) ? bad_on
+                                                                                            : bad_elsewhere)[self]++;
   }
   int cleared = 0;
   for (std::size_t u = 0; u < units_.size(); ++u) {
@@ -259,25 +260,26 @@ void Explainer::leaves(const FabricTopology& topology) {
   // A leaf per switch and rail (a rail-optimised fabric has a leaf per rail); units in order.
   std::vector<Leaf> leaves;
   std::map<std::pair<std::string, std::string_view>, int> index;
-  std::vector<int> leaf_of(units_.size(), -1);
   for (std::size_t u = 0; u < units_.size(); ++u) {
     std::string name = topology.leaf(units_[u].host);
     if (name.empty()) continue;  // unplaced
     const auto [it, fresh] = index.try_emplace({name, units_[u].device}, static_cast<int>(leaves.size()));
     if (fresh) leaves.push_back(Leaf{std::move(name), units_[u].device, {}});
-    leaf_of[u] = it->second;
+    leaf_of_[u] = it->second;
     leaves[static_cast<std::size_t>(it->second)].units.push_back(u);
   }
-  for (std::size_t l = 0; l < leaves.size(); ++l) whole_leaf(leaves[l], l, leaf_of);
-  while (uplink_of_one_leaf(leaves, leaf_of)) {
+  for (std::size_t l = 0; l < leaves.size(); ++l) whole_leaf(leaves[l], l);
+  while (uplink_of_one_leaf(leaves)) {
   }
 }
 
 // Groups of units that are good within (connected by good pairs) and bad across: a culprit
-// whose group holds another culprit and whose bad pairs all leave it for other groups of two or
-// more is on the wrong side of a cut, not at fault; the bad pairs between two such groups are one
-// fabric path. Two slow nodes whose pair happens to pass look the same: the topology tells them
-// apart (their leaves are good).
+// whose group holds another culprit and whose bad pairs all leave it for other groups that a cut
+// can part it from is on the wrong side of a cut, not at fault; the bad pairs between two such
+// groups are one fabric path. Two slow nodes whose pair happens to pass look the same (at fleet
+// scale, a few of the slow nodes' pairs with each other pass by noise): so the smaller group must
+// be made of whole leaves (its hosts' leaf-mates are in it, or bad with every peer), or, unplaced,
+// hold three units or more (two units are one good pair, no more than noise gives two slow nodes).
 void Explainer::cuts() {
   std::vector<std::size_t> parent(units_.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
@@ -292,17 +294,32 @@ void Explainer::cuts() {
     ++size[root(u)];
     if (culprit_[u]) ++culprits[root(u)];
   }
+  // A group one of whose leaves has hosts in another group (of two or more) is not whole leaves.
+  std::vector<bool> placed(units_.size(), false), split(units_.size(), false);
+  std::map<int, std::size_t> group_of_leaf;
+  for (std::size_t u = 0; u < units_.size(); ++u) {
+    if (leaf_of_[u] < 0) continue;
+    placed[root(u)] = true;
+    if (size[root(u)] < 2) continue;
+    const auto [it, fresh] = group_of_leaf.try_emplace(leaf_of_[u], root(u));
+    if (!fresh && it->second != root(u)) split[it->second] = split[root(u)] = true;
+  }
+  auto cut_apart = [&](std::size_t x, std::size_t y) {
+    if (x == y || size[x] < 2 || size[y] < 2) return false;
+    const std::size_t smaller = size[x] <= size[y] ? x : y;
+    return placed[smaller] ? !split[smaller] : size[smaller] >= 3;
+  };
   std::vector<int> bad_pairs(units_.size(), 0), all_pairs(units_.size(), 0);
   for (const FabricEdge& e : edges_)
     for (const std::size_t u : {e.a, e.b}) {
       ++all_pairs[u];
       bad_pairs[u] += e.bad() ? 1 : 0;
     }
-  std::vector<bool> leaves_only(units_.size(), true);  // per culprit: every bad pair leaves for a group of >= 2
+  std::vector<bool> leaves_only(units_.size(), true);  // per culprit: every bad pair crosses a cut
   for (const FabricEdge& e : edges_) {
     if (!e.bad()) continue;
     for (auto [self, peer] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}})
-      if (root(self) == root(peer) || size[root(peer)] < 2) leaves_only[self] = false;
+      if (!cut_apart(root(self), root(peer))) leaves_only[self] = false;
   }
   for (std::size_t u = 0; u < units_.size(); ++u)
     if (culprit_[u] && size[root(u)] >= 2 && culprits[root(u)] >= 2 && leaves_only[u]) clear(u);
@@ -312,7 +329,7 @@ void Explainer::cuts() {
     if (!unexplained_bad(e)) continue;
     const std::size_t ra = root(edges_[e].a), rb = root(edges_[e].b);
     const std::size_t x = std::min(ra, rb), y = std::max(ra, rb);
-    if (x != y && size[x] >= 2 && size[y] >= 2) across[{x, y}].push_back(e);
+    if (cut_apart(x, y)) across[{x, y}].push_back(e);
   }
   for (const auto& [groups, bad] : across) {
     // Two or more bad pairs from two or more units on each side (one unit bad with a few hosts of

@@ -4,9 +4,9 @@
 // too) or a leaf's uplinks (every unit on it bad with the rest while good within it; or bad pairs
 // out of the leaf from several of its hosts to several hosts elsewhere). With or without one, a cut
 // between groups of hosts that are good within each group and bad across (a fabric path between
-// them; each host of the smaller group bad with most of its peers). What the fabric explains
-// drains no node and blames no link. Called by localise() on
-// one group of measurements; pure.
+// them; each host of the smaller group bad with most of its peers, and that group whole leaves,
+// or three hosts or more where no leaf is known). What the fabric explains drains no node and
+// blames no link. Called by localise() on one group of measurements; pure.
 #include <cstddef>
 #include <string_view>
 #include <vector>

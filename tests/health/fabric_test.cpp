@@ -63,17 +63,56 @@ FabricTopology leaves_of_four(int leaves) {
 int leaf(int host) { return (host - 1) / 4; }
 
 TEST(FabricLocalise, WithoutTopologyACutBetweenTwoGroupsDrainsNeitherSide) {
-  // h5, h6 are bad with each of h1-h4 (a majority of their peers) and good together: today they
-  // would be culprits. A cut: one path verdict, no node, no link.
-  Fleet f(6);
+  // h5-h7 are bad with each of h1-h4 (a majority of their peers) and good together: without the
+  // cut they would be culprits. A cut: one path verdict, no node, no link.
+  Fleet f(7);
   const auto found = localise(f.measure([](int a, int b, auto) { return (a <= 4) != (b <= 4); }));
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(blamed(found), (Blamed{{"path h[1-4]<->h[5-6]", "FABRIC_PATH_BAD"}}));
+  EXPECT_EQ(blamed(found), (Blamed{{"path h[1-4]<->h[5-7]", "FABRIC_PATH_BAD"}}));
   EXPECT_EQ(found[0].state, kBad);
-  EXPECT_NE(found[0].reason.message.find("pairs across these groups are bad (8 measured, every one)"),
+  EXPECT_NE(found[0].reason.message.find("pairs across these groups are bad (12 measured, every one)"),
             std::string::npos)
       << found[0].reason.message;
   EXPECT_NE(found[0].reason.message.find("network team"), std::string::npos);
+}
+
+TEST(FabricLocalise, WithoutTopologyTwoSlowNodesWhosePairPassesStayNodes) {
+  // Slow h3 and h6, their own pair read good by noise: a group of two good together and bad with
+  // everyone else is no more than that, not a cut.
+  Fleet f(8);
+  const auto& o = f.measure([](int a, int b, auto) { return (a == 3 || a == 6 || b == 3 || b == 6) && a * b != 18; });
+  EXPECT_EQ(blamed(localise(o)), (Blamed{{"node h3", "NET_BW_OUTLIER"}, {"node h6", "NET_BW_OUTLIER"}}));
+}
+
+TEST(FabricLocalise, TwoSlowNodesWhosePairPassesOnOneRailStayNodes) {
+  // The fleet's case: slow h2 (leaf1) and h7 (leaf2) on both rails; their pair passes on one. Their
+  // leaf-mates are good with the rest: the two are not whole leaves cut off, with or without the
+  // topology.
+  const FabricTopology t = leaves_of_four(4);
+  Fleet f(16);
+  f.rails = {"mlx5_0:1", "mlx5_1:1"};
+  const auto& o = f.measure([](int a, int b, const std::string& rail) {
+    if (a == 2 && b == 7) return rail == "mlx5_0:1";
+    return a == 2 || a == 7 || b == 2 || b == 7;
+  });
+  const Blamed nodes{{"node h2", "NET_BW_OUTLIER"}, {"node h7", "NET_BW_OUTLIER"}};
+  EXPECT_EQ(blamed(localise(o, &t)), nodes);
+  EXPECT_EQ(blamed(localise(o)), nodes);
+}
+
+TEST(FabricLocalise, TwoSlowNodesOnOneLeafWhosePairPassesStayNodes) {
+  const FabricTopology t = leaves_of_four(4);
+  Fleet f(16);
+  const auto& o = f.measure([](int a, int b, auto) { return (a == 2 || a == 3 || b == 2 || b == 3) && a * b != 6; });
+  EXPECT_EQ(blamed(localise(o, &t)), (Blamed{{"node h2", "NET_BW_OUTLIER"}, {"node h3", "NET_BW_OUTLIER"}}));
+}
+
+TEST(FabricLocalise, HostsOffTheTopologyCutOffAreAPath) {
+  // h9-h11 are in no leaf of the topology: three of them good together are a cut, as without one.
+  const FabricTopology t = leaves_of_four(2);
+  Fleet f(11);
+  EXPECT_EQ(blamed(localise(f.measure([](int a, int b, auto) { return (a <= 8) != (b <= 8); }), &t)),
+            (Blamed{{"path h[1-8]<->h[9-11]", "FABRIC_PATH_BAD"}}));
 }
 
 TEST(FabricLocalise, WithoutTopologyAnEvenCutIsOnePathNotNineLinks) {
