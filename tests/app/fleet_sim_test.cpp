@@ -156,6 +156,35 @@ TEST(FleetSimulation, EveryKindOfFaultAtOnceIsFoundByEightPeers) {
   }
 }
 
+TEST(FleetSimulation, ABadBatchOfAThirdOfTheFleetIsNodesNotSwitchesUplinksOrRails) {
+  // 64 consecutive slow nodes of 256 (8 rails, 32 per leaf) fill two leaves: each slow host is bad
+  // on every rail, though a few of its rails read well by chance at this noise. They are nodes,
+  // each of them; no leaf, uplink, rail or path.
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    FleetModel m = small_fleet(seed);
+    m.hosts = 256;
+    m.rails = 8;
+    m.hosts_per_leaf = 32;
+    m.uplinks_per_leaf = 16;
+    m.noise_sigma = 0.15;
+    m.transient_rate = 0.001;
+    FaultCounts c;
+    c.bad_batch = 64;
+    const FleetFaults f = draw_faults(m, c);
+    for (const int peers : {8, 16}) {
+      const SimOutcome r = simulate(m, f, plan_of(PairPlan{PairMode::peers, peers, {}, false}));
+      const std::string what = r.plan + " seed " + std::to_string(seed);
+      ASSERT_TRUE(r.judged) << what;
+      EXPECT_EQ(r.node.injected, 64) << what;
+      EXPECT_EQ(r.node.found, r.node.injected) << what;
+      EXPECT_EQ(r.node.correct, r.node.blamed) << what;
+      EXPECT_EQ(r.leaf_switch.blamed + r.uplink.blamed + r.paths, 0) << what;
+      EXPECT_EQ(r.rail.blamed, 0) << what;
+      EXPECT_EQ(r.healthy_drained, 0) << what;
+    }
+  }
+}
+
 TEST(FleetSimulation, ABadUplinkIsTheLeafsUplinkAndDrainsNoNode) {
   // 64 nodes, 8 per leaf: one uplink of one leaf (a rail's) slow. With the topology the judge names
   // that leaf's uplink; without, links (or a path) and no node drained either way.
