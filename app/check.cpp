@@ -5,6 +5,9 @@
 #include "app/live_events.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
+#include "cluster/pairs.h"
+#include "cluster/rank_pairs.h"
+#include "core/fabric_topology.h"
 #include "core/hostlist.h"
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
@@ -16,12 +19,21 @@ namespace ibgpu {
 
 namespace {
 
+// The requested pair plan; with a topology, peers:K also meets a leaf-mate (cluster/rank_pairs.h).
+PairPlan pair_plan(const World& world, const CheckOptions& options) {
+  PairPlan pairs = options.net.pairs;
+  if (options.topology) pairs.leaf_of_host = leaf_numbers(*options.topology, world.hosts());
+  return pairs;
+}
+
 LaunchShape launch_shape(const World& world, const CheckOptions& options) {
   LaunchShape shape;
   shape.hosts = static_cast<int>(world.hosts().size());
   shape.ranks = world.size;
+  const PairPlan pairs = pair_plan(world, options);
+  shape.leaf_rounds = leaf_round(pairs.leaf_of_host).empty() ? 0 : 1;
   try {
-    shape.pair_rounds = static_cast<int>(rank_rounds(world, options.net.pairs).size());
+    shape.pair_rounds = static_cast<int>(rank_rounds(world, pairs).size());
     PairPlan quick = options.net.pairs;
     quick.mode = PairMode::quick;
     shape.quick_pair_rounds = static_cast<int>(rank_rounds(world, quick).size());
@@ -49,8 +61,13 @@ CostModel cost_model(const Profile& profile) {
 
 std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   const CheckSteps& s = plan.steps;
-  std::string text = "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
-                     pair_plan_name(s.net.pairs) + ")";
+  std::string text =
+      "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
+      pair_plan_name(s.net.pairs) +
+      (s.net.pairs.mode == PairMode::peers && shape.leaf_rounds > 0 && s.net.pairs.peers < shape.all_pair_rounds
+           ? ", and a round of hosts meeting a leaf-mate"
+           : "") +
+      ")";
   if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
   if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";
@@ -81,6 +98,7 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
     : world_(world), options_(options), shape_(launch_shape(world, options)), cost_(cost_model(options.profile)) {
   CheckSteps requested;
   requested.net = options.net;
+  requested.net.pairs = pair_plan(world, options);
   requested.collectives = options.collectives;
   requested.allreduce = options.allreduce;
   requested.retests = options.retests;

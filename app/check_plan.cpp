@@ -85,7 +85,8 @@ int pair_rounds_of(const CheckSteps& steps, const LaunchShape& shape) {
     case PairMode::quick:
       return shape.quick_pair_rounds;
     case PairMode::peers:
-      return std::min(steps.net.pairs.peers, shape.all_pair_rounds) + shape.loopback_rounds;
+      return std::min(steps.net.pairs.peers, shape.all_pair_rounds) +
+             (steps.net.pairs.peers < shape.all_pair_rounds ? shape.leaf_rounds : 0) + shape.loopback_rounds;
     case PairMode::all:
     case PairMode::list:
       break;

@@ -41,6 +41,7 @@ struct LaunchShape {
   int quick_pair_rounds = 0;  // ... of --pairs quick
   int all_pair_rounds = 0;    // ... of --pairs all, loopback aside (--pairs peers:K runs min(K, this))
   int loopback_rounds = 0;    // the round of each host's ranks meeting each other (--loopback, one host)
+  int leaf_rounds = 0;        // with a topology, peers:K's round of hosts meeting a leaf-mate (0 or 1)
   int placements = 1;         // all-reduce placements that run
 };
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "app/retests.h"
+#include "cluster/pairs.h"
 #include "cluster/rank_pairs.h"
 #include "core/probe_kind.h"
 #include "health/judge.h"
@@ -368,15 +369,21 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
   const double cpu_start = cpu_seconds();
   SimOutcome out;
   const int n = model.hosts;
+  // The judge knows the modelled leaves (settings.topology), so the planner does too: peers:K
+  // adds a round of hosts meeting a leaf-mate, as the check with --topology does.
+  CheckSteps steps = settings.steps;
+  if (settings.topology)
+    for (int h = 0; h < n; ++h) steps.net.pairs.leaf_of_host.push_back(h / model.hosts_per_leaf);
   LaunchShape shape;
   shape.hosts = n;
   shape.ranks = n * model.rails;
-  shape.pair_rounds = host_round_count(settings.steps.net.pairs, n);
+  shape.leaf_rounds = leaf_round(steps.net.pairs.leaf_of_host).empty() ? 0 : 1;
+  shape.pair_rounds = host_round_count(steps.net.pairs, n);
   shape.quick_pair_rounds = host_round_count(PairPlan{PairMode::quick, 0, {}, false}, n);
   shape.all_pair_rounds = host_round_count(PairPlan{}, n);
   CostModel cost;
   cost.bw_GBps = cost.busbw_GBps = model.bw_GBps;
-  const CheckPlan plan = plan_check(settings.steps, shape, cost, settings.budget_s);
+  const CheckPlan plan = plan_check(steps, shape, cost, settings.budget_s);
   out.plan = pair_plan_name(plan.steps.net.pairs);
   out.dropped = plan.dropped;
 

@@ -83,7 +83,8 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto topology = std::make_shared<std::string>();
   sub->add_option("--topology", *topology,
                   "Slurm's topology.conf (SwitchName=... Nodes=... Switches=...): localisation can then blame a "
-                  "leaf switch or its uplinks, and drains no node for them; hosts it does not list are unplaced")
+                  "leaf switch or its uplinks, and drains no node for them; hosts it does not list are unplaced. "
+                  "--pairs peers:K adds a round in which each host meets a leaf-mate")
       ->type_name("FILE");
   return [sub, options, text, profile, budget, quick, full, skip, topology] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick

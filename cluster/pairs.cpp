@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -68,6 +69,20 @@ std::vector<Round> spread_rounds(int n, int k) {
   if (spacing % 2 == 0) --spacing;
   for (int j = 0; j < k; ++j) rounds.push_back(circle_round(n, static_cast<int>(j * spacing * half % count)));
   return rounds;
+}
+
+Round leaf_round(const std::vector<int>& leaf_of) {
+  Round round;
+  std::map<int, int> waiting;  // leaf -> the node waiting there for a partner
+  for (int node = 0; node < static_cast<int>(leaf_of.size()); ++node) {
+    if (leaf_of[static_cast<std::size_t>(node)] < 0) continue;
+    const auto [it, first] = waiting.try_emplace(leaf_of[static_cast<std::size_t>(node)], node);
+    if (first) continue;
+    round.push_back({it->second, node});
+    waiting.erase(it);
+  }
+  std::sort(round.begin(), round.end(), [](const NodePair& x, const NodePair& y) { return x.a < y.a; });
+  return round;
 }
 
 std::vector<Round> quick_rounds(int n) {

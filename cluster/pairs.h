@@ -30,6 +30,12 @@ std::vector<Round> spread_rounds(int n, int k);
 // How many rounds all_pairs_rounds(n) has, without building them.
 int all_pairs_round_count(int n);
 
+// With a topology, the round in which nodes meet a leaf-mate (the pairs within a leaf tell its
+// switch from its uplinks): within each leaf, the nodes with the same `leaf_of` in index order,
+// the first with the second, the third with the fourth, ...; the last of an odd leaf and nodes
+// placed on no leaf (-1) sit out.
+Round leaf_round(const std::vector<int>& leaf_of);
+
 // `--pairs quick`: one round in which every node takes part once. For odd n the last
 // node would sit out, so it gets a second round of one pair with node 0.
 std::vector<Round> quick_rounds(int n);

@@ -1,6 +1,10 @@
 #include "cluster/rank_pairs.h"
 
 #include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace ibgpu {
 
@@ -28,6 +32,22 @@ RankRound loopback_round(const World& world, const std::vector<std::string>& hos
   return round;
 }
 
+// A sparse plan's rounds and, with leaves known, the round of hosts meeting a leaf-mate (the pairs
+// the rounds already hold left out: a small fleet's spread rounds meet some leaf-mates anyway).
+std::vector<Round> with_leaf_round(std::vector<Round> rounds, const std::vector<int>& leaf_of_host, int n) {
+  if (leaf_of_host.empty()) return rounds;
+  if (static_cast<int>(leaf_of_host.size()) != n)
+    throw std::invalid_argument("leaves given for " + std::to_string(leaf_of_host.size()) + " hosts, but there are " +
+                                std::to_string(n));
+  std::set<std::pair<int, int>> met;
+  for (const Round& r : rounds)
+    for (const NodePair& p : r) met.insert({p.a, p.b});
+  Round leaf_mates = leaf_round(leaf_of_host);
+  std::erase_if(leaf_mates, [&](const NodePair& p) { return met.count({p.a, p.b}) > 0; });
+  if (!leaf_mates.empty()) rounds.push_back(std::move(leaf_mates));
+  return rounds;
+}
+
 }  // namespace
 
 std::vector<Round> host_rounds(const PairPlan& plan, int n) {
@@ -37,7 +57,7 @@ std::vector<Round> host_rounds(const PairPlan& plan, int n) {
     case PairMode::quick:
       return quick_rounds(n);
     case PairMode::peers:
-      return spread_rounds(n, plan.peers);
+      return with_leaf_round(spread_rounds(n, plan.peers), plan.leaf_of_host, n);
     case PairMode::list:
       return rounds_from_pairs(plan.list, n);
   }
@@ -51,6 +71,7 @@ int host_round_count(const PairPlan& plan, int n) {
     case PairMode::quick:
       return n < 2 ? 0 : (n % 2 == 0 ? 1 : 2);
     case PairMode::peers:
+      if (!plan.leaf_of_host.empty()) return static_cast<int>(host_rounds(plan, n).size());
       return std::clamp(plan.peers, 0, all_pairs_round_count(n));
     case PairMode::list:
       return static_cast<int>(rounds_from_pairs(plan.list, n).size());

@@ -24,11 +24,15 @@ struct PairPlan {
   int peers = 0;               // distinct peers per host, for PairMode::peers (spread_rounds)
   std::vector<NodePair> list;  // host indices, for PairMode::list
   bool loopback = false;       // also pair ranks on the same host (always, when there is one host)
+  // Per host index, its leaf switch (core/fabric_topology.h leaf_numbers), when a topology is known:
+  // peers:K then adds one round of hosts meeting a leaf-mate (leaf_round), the pairs already met
+  // left out. Empty: no topology.
+  std::vector<int> leaf_of_host = {};
 };
 
 // The rounds of host pairs of a plan over n hosts (loopback aside), and how many there are
-// (without building them, but for a list). Throws std::invalid_argument for a list naming a
-// host beyond n.
+// (without building them, but for a list or a leaf round). Throws std::invalid_argument for a
+// list naming a host beyond n, or leaves given for other than n hosts.
 std::vector<Round> host_rounds(const PairPlan& plan, int n);
 int host_round_count(const PairPlan& plan, int n);
 

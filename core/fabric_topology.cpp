@@ -146,4 +146,14 @@ std::vector<std::string> unplaced_hosts(const FabricTopology& topology, const st
   return out;
 }
 
+std::vector<int> leaf_numbers(const FabricTopology& topology, const std::vector<std::string>& hosts) {
+  std::map<std::string, int> number;
+  std::vector<int> out;
+  for (const auto& h : hosts) {
+    const std::string leaf = topology.leaf(h);
+    out.push_back(leaf.empty() ? -1 : number.try_emplace(leaf, static_cast<int>(number.size())).first->second);
+  }
+  return out;
+}
+
 }  // namespace ibgpu

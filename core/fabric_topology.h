@@ -42,4 +42,8 @@ FabricTopology read_topology_conf(const std::string& path);
 // Of `hosts`, those the topology does not place, in their order.
 std::vector<std::string> unplaced_hosts(const FabricTopology& topology, const std::vector<std::string>& hosts);
 
+// Per host of `hosts`, its leaf as a number (hosts on one leaf share it; numbered in order of
+// first appearance), -1 for a host the topology does not place.
+std::vector<int> leaf_numbers(const FabricTopology& topology, const std::vector<std::string>& hosts);
+
 }  // namespace ibgpu

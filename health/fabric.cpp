@@ -163,7 +163,10 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
   int all = 0, all_bad = 0;  // the pairs that nothing explains yet, and the bad ones among them
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     const std::size_t a = edges_[e].a, b = edges_[e].b;
-    if (out_.edge_explained[e] || culprit_[a] || culprit_[b]) continue;
+    // A slow node's rail that read well with most peers is no culprit, but its bad pairs are the
+    // node's, not evidence against a leaf's uplinks (a bad batch of nodes filling leaves).
+    if (out_.edge_explained[e] || culprit_[a] || culprit_[b] || units_[a].on_bad_node || units_[b].on_bad_node)
+      continue;
     const bool bad = edges_[e].bad();
     ++all;
     all_bad += bad ? 1 : 0;

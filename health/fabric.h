@@ -19,8 +19,9 @@ namespace ibgpu {
 // A unit is what may be at fault on a host: one of its rails, or the host when no rail is known.
 struct FabricUnit {
   std::string_view host, device;
-  bool culprit = false;     // bad with most of its peers (health/localise.h)
-  bool whole_node = false;  // its host has several measured rails and every one is a culprit (a node)
+  bool culprit = false;      // bad with most of its peers (health/localise.h)
+  bool whole_node = false;   // its host has several measured rails and every one is a culprit (a node)
+  bool on_bad_node = false;  // its host will be blamed as a node (whole_node, or most of its rails)
 };
 
 struct FabricEdge {

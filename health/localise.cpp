@@ -92,6 +92,12 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   return r;
 }
 
+// A host is blamed as a node when all its measured rails are culprits, or most of three or more
+// (a slow node, a few of whose rails read well by chance, rather than that many rails failing).
+bool host_is_culprit(std::ptrdiff_t culprits, std::ptrdiff_t measured) {
+  return culprits > 0 && (culprits == measured || (measured >= 3 && 2 * culprits > measured));
+}
+
 // The fabric's blames (switch, uplink, path) go to `out`; the culprits it explains are cleared;
 // per edge, whether it explains the pair.
 std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const std::vector<PairEdge>& edges,
@@ -106,7 +112,8 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const st
   std::vector<FabricUnit> fabric_units;
   for (const auto& u : units) {
     const auto [measured, culprits] = rails[u.unit.host];
-    fabric_units.push_back(FabricUnit{u.unit.host, u.unit.device, u.culprit, measured > 1 && culprits == measured});
+    fabric_units.push_back(FabricUnit{u.unit.host, u.unit.device, u.culprit, measured > 1 && culprits == measured,
+                                      measured > 1 && host_is_culprit(culprits, measured)});
   }
   std::vector<FabricEdge> fabric_edges;
   for (std::size_t m = 0; m < edges.size(); ++m)
@@ -167,10 +174,8 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
   for (std::size_t m = 0; m < edges.size(); ++m)
     if (explained_pairs[m]) fabric_explained.insert(link_id(*edges[m].judged));
 
-  // A host all of whose measured rails are culprits is itself the culprit; so is one with three or
-  // more rails measured and most of them culprits (a slow node, a few of whose rails read well by
-  // chance, rather than that many rails failing at once). The fabric came first: a leaf switch per
-  // rail failing together (one power feed) has cleared its hosts' rails before this.
+  // A host whose rails are culprits as host_is_culprit says is itself the culprit. The fabric came
+  // first: leaf switches of several rails failing together (one power feed) cleared their rails.
   // Hosts and their rails in order of first mention.
   std::vector<std::string_view> hosts;
   std::map<std::string_view, std::vector<const UnitCount*>> rails_of;
@@ -185,7 +190,7 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
     const auto culprits = std::count_if(rails.begin(), rails.end(), [](const UnitCount* u) { return u->culprit; });
     const auto measured = static_cast<std::ptrdiff_t>(rails.size());
     if (culprits == 0) continue;
-    if (culprits == measured || (measured >= 3 && 2 * culprits > measured)) {
+    if (host_is_culprit(culprits, measured)) {
       UnitCount whole{rails.front()->unit};
       for (const UnitCount* u : rails) {
         whole.bad += u->bad;

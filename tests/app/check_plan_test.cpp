@@ -128,6 +128,15 @@ CheckSteps network_only(PairPlan pairs) {
   return s;
 }
 
+TEST(CheckPlan, APeerPlanWithLeavesKnownCountsItsRoundOfLeafMates) {
+  LaunchShape shape = fleet_of(1024);
+  const CheckSteps peers = network_only(PairPlan{PairMode::peers, 8, {}, false});
+  EXPECT_EQ(pair_rounds_of(peers, shape), 8);
+  shape.leaf_rounds = 1;
+  EXPECT_EQ(pair_rounds_of(peers, shape), 9);
+  EXPECT_EQ(pair_rounds_of(network_only(PairPlan{PairMode::peers, 2000, {}, false}), shape), 1023);  // every pair
+}
+
 TEST(CheckPlan, ABudgetPicksTheLargestPeerPlanThatFitsAtFleetSizes) {
   CostModel ndr;
   ndr.bw_GBps = ndr.busbw_GBps = 40;

@@ -94,7 +94,7 @@ TEST(FleetSimulation, AHealthyFleetIsJudgedHealthyThroughTheNoise) {
     const FleetModel m = small_fleet(seed);
     const SimOutcome r = simulate(m, FleetFaults{}, plan_of(PairPlan{PairMode::peers, 8, {}, false}));
     ASSERT_TRUE(r.judged);
-    EXPECT_EQ(r.network_rounds, 8);
+    EXPECT_EQ(r.network_rounds, 9);                      // 8 peers, and a leaf-mate (the judge knows the leaves)
     EXPECT_GT(r.measurements, std::size_t{8 * 32 * 4});  // the rounds' pairs on every rail, then re-tests
     // Noise may leave a link (a pair re-tested low by as much again) and rarely a rail blamed: the
     // judge's fleet rule at 0.85 x the median sits 1.6 sigma under it. No node is blamed or drained.
@@ -158,8 +158,9 @@ TEST(FleetSimulation, EveryKindOfFaultAtOnceIsFoundByEightPeers) {
 
 TEST(FleetSimulation, ABadBatchOfAThirdOfTheFleetIsNodesNotSwitchesUplinksOrRails) {
   // 64 consecutive slow nodes of 256 (8 rails, 32 per leaf) fill two leaves: each slow host is bad
-  // on every rail, though a few of its rails read well by chance at this noise. They are nodes,
-  // each of them; no leaf, uplink, rail or path.
+  // on every rail, though a few of its rails read well by chance at this noise. They are nodes (but
+  // for one in 20 at most, whose rails read well half the time: then its bad rails), and no leaf,
+  // uplink or path.
   for (const std::uint64_t seed : {1, 2, 3}) {
     FleetModel m = small_fleet(seed);
     m.hosts = 256;
@@ -176,10 +177,10 @@ TEST(FleetSimulation, ABadBatchOfAThirdOfTheFleetIsNodesNotSwitchesUplinksOrRail
       const std::string what = r.plan + " seed " + std::to_string(seed);
       ASSERT_TRUE(r.judged) << what;
       EXPECT_EQ(r.node.injected, 64) << what;
-      EXPECT_EQ(r.node.found, r.node.injected) << what;
+      EXPECT_GE(r.node.found * 20, r.node.injected * 19) << what;
       EXPECT_EQ(r.node.correct, r.node.blamed) << what;
       EXPECT_EQ(r.leaf_switch.blamed + r.uplink.blamed + r.paths, 0) << what;
-      EXPECT_EQ(r.rail.blamed, 0) << what;
+      EXPECT_EQ(r.rail.correct, r.rail.blamed) << what;
       EXPECT_EQ(r.healthy_drained, 0) << what;
     }
   }

@@ -122,6 +122,13 @@ TEST(AllPairsRounds, TwoAndThreeNodes) {
 
 TEST(AllPairsRounds, Deterministic) { EXPECT_EQ(all_pairs_rounds(37), all_pairs_rounds(37)); }
 
+TEST(LeafRound, LeafMatesInOrderTheLastOfAnOddLeafAndUnplacedNodesSitOut) {
+  // Leaves 0 and 1 interleaved, node 5 unplaced, leaf 1 odd (1, 3, 6).
+  EXPECT_EQ(leaf_round({0, 1, 0, 1, 0, -1, 1, 0}), (Round{{0, 2}, {1, 3}, {4, 7}}));
+  EXPECT_TRUE(leaf_round({0, 1, 2, -1}).empty());
+  EXPECT_TRUE(leaf_round({}).empty());
+}
+
 TEST(QuickRounds, EveryCountUpTo64) {
   for (int n = -1; n <= 64; ++n) check_quick(n);
 }

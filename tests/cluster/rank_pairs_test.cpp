@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 
 namespace ibgpu {
 namespace {
@@ -114,6 +115,34 @@ TEST(RankRounds, PeersModeAndTheRoundCountOfEveryPlan) {
       EXPECT_EQ(host_round_count(plan, n), static_cast<int>(host_rounds(plan, n).size()))
           << pair_plan_name(plan) << " over " << n;
     }
+}
+
+TEST(RankRounds, PeersWithLeavesKnownAddARoundOfLeafMatesNotMetYet) {
+  // 64 hosts on leaves of 8: peers:4 meets few of a host's leaf-mates, so one more round pairs
+  // hosts with one they have not met.
+  PairPlan peers{PairMode::peers, 4, {}, false};
+  for (int h = 0; h < 64; ++h) peers.leaf_of_host.push_back(h / 8);
+  const auto rounds = host_rounds(peers, 64);
+  ASSERT_EQ(rounds.size(), 5u);
+  EXPECT_EQ(host_round_count(peers, 64), 5);
+  EXPECT_GE(rounds.back().size(), 28u);
+  std::set<std::pair<int, int>> planned;
+  for (std::size_t r = 0; r + 1 < rounds.size(); ++r)
+    for (const NodePair& p : rounds[r]) planned.insert({p.a, p.b});
+  for (const NodePair& p : rounds.back()) {
+    EXPECT_EQ(p.a / 8, p.b / 8) << p.a << "-" << p.b;
+    EXPECT_EQ(planned.count({p.a, p.b}), 0u) << p.a << "-" << p.b;
+  }
+  // Four hosts on one leaf, peers:2 of the three rounds: the leaf round holds only the pairs not met.
+  PairPlan small{PairMode::peers, 2, {}, false, {0, 0, 0, 0}};
+  std::set<std::pair<int, int>> met;
+  const auto few = host_rounds(small, 4);
+  for (const Round& r : few)
+    for (const NodePair& p : r) EXPECT_TRUE(met.insert({p.a, p.b}).second) << p.a << "-" << p.b;
+  EXPECT_EQ(host_round_count(small, 4), static_cast<int>(few.size()));
+  // Every pair planned anyway: no leaf round; leaves for other than the hosts: refused.
+  EXPECT_EQ(host_rounds(PairPlan{PairMode::peers, 3, {}, false, {0, 0, 0, 0}}, 4).size(), 3u);
+  EXPECT_THROW(host_rounds(PairPlan{PairMode::peers, 1, {}, false, {0, 0}}, 4), std::invalid_argument);
 }
 
 TEST(FindPair, FindsEitherSide) {

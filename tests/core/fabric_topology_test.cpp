@@ -120,5 +120,12 @@ TEST(FabricTopology, RealFilesWithMistakes) {
   EXPECT_THROW(read_topology_conf(kData + "no_such.conf"), InputError);
 }
 
+TEST(FabricTopology, LeafNumbersFollowFirstAppearanceAndUnplacedHostsAreMinusOne) {
+  const FabricTopology t = parse_topology_conf(
+      "SwitchName=leafA Nodes=gpu[01-02]\nSwitchName=leafB Nodes=gpu[03-04]\nSwitchName=top Switches=leafA,leafB\n",
+      "topo.conf");
+  EXPECT_EQ(leaf_numbers(t, {"gpu03", "gpu01", "other", "gpu04", "gpu02"}), (std::vector<int>{0, 1, -1, 0, 1}));
+}
+
 }  // namespace
 }  // namespace ibgpu
