@@ -31,7 +31,13 @@ LaunchShape launch_shape(const World& world, const CheckOptions& options) {
   shape.hosts = static_cast<int>(world.hosts().size());
   shape.ranks = world.size;
   const PairPlan pairs = pair_plan(world, options);
-  shape.leaf_rounds = leaf_round(pairs.leaf_of_host).empty() ? 0 : 1;
+  // The leaf round runs when it pairs someone not met already (a small fleet's peers may meet
+  // every leaf-mate); for another plan than peers:K, when a leaf has two hosts.
+  PairPlan unplaced = pairs;
+  unplaced.leaf_of_host.clear();
+  const int hosts = shape.hosts;
+  shape.leaf_rounds = pairs.mode == PairMode::peers ? host_round_count(pairs, hosts) - host_round_count(unplaced, hosts)
+                                                    : (leaf_round(pairs.leaf_of_host).empty() ? 0 : 1);
   try {
     shape.pair_rounds = static_cast<int>(rank_rounds(world, pairs).size());
     PairPlan quick = options.net.pairs;
