@@ -5,7 +5,6 @@
 #include "app/live_events.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
-#include "cluster/pairs.h"
 #include "cluster/rank_pairs.h"
 #include "core/fabric_topology.h"
 #include "core/hostlist.h"
@@ -31,13 +30,7 @@ LaunchShape launch_shape(const World& world, const CheckOptions& options) {
   shape.hosts = static_cast<int>(world.hosts().size());
   shape.ranks = world.size;
   const PairPlan pairs = pair_plan(world, options);
-  // The leaf round runs when it pairs someone not met already (a small fleet's peers may meet
-  // every leaf-mate); for another plan than peers:K, when a leaf has two hosts.
-  PairPlan unplaced = pairs;
-  unplaced.leaf_of_host.clear();
-  const int hosts = shape.hosts;
-  shape.leaf_rounds = pairs.mode == PairMode::peers ? host_round_count(pairs, hosts) - host_round_count(unplaced, hosts)
-                                                    : (leaf_round(pairs.leaf_of_host).empty() ? 0 : 1);
+  shape.leaf_rounds = leaf_round_count(pairs, shape.hosts);
   try {
     shape.pair_rounds = static_cast<int>(rank_rounds(world, pairs).size());
     PairPlan quick = options.net.pairs;
@@ -67,13 +60,9 @@ CostModel cost_model(const Profile& profile) {
 
 std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   const CheckSteps& s = plan.steps;
-  std::string text =
-      "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
-      pair_plan_name(s.net.pairs) +
-      (s.net.pairs.mode == PairMode::peers && shape.leaf_rounds > 0 && s.net.pairs.peers < shape.all_pair_rounds
-           ? ", and a round of hosts meeting a leaf-mate"
-           : "") +
-      ")";
+  std::string text = "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
+                     pair_plan_name(s.net.pairs) +
+                     (leaf_rounds_of(s, shape) > 0 ? ", and a round of hosts meeting a leaf-mate" : "") + ")";
   if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
   if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";

@@ -80,13 +80,18 @@ std::string sizes_text(const std::vector<std::size_t>& sizes) {
 
 }  // namespace
 
+int leaf_rounds_of(const CheckSteps& steps, const LaunchShape& shape) {
+  const PairPlan& pairs = steps.net.pairs;
+  return pairs.mode == PairMode::peers && pairs.peers < shape.all_pair_rounds ? shape.leaf_rounds : 0;
+}
+
 int pair_rounds_of(const CheckSteps& steps, const LaunchShape& shape) {
   switch (steps.net.pairs.mode) {
     case PairMode::quick:
       return shape.quick_pair_rounds;
     case PairMode::peers:
-      return std::min(steps.net.pairs.peers, shape.all_pair_rounds) +
-             (steps.net.pairs.peers < shape.all_pair_rounds ? shape.leaf_rounds : 0) + shape.loopback_rounds;
+      return std::min(steps.net.pairs.peers, shape.all_pair_rounds) + leaf_rounds_of(steps, shape) +
+             shape.loopback_rounds;
     case PairMode::all:
     case PairMode::list:
       break;

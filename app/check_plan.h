@@ -45,8 +45,10 @@ struct LaunchShape {
   int placements = 1;         // all-reduce placements that run
 };
 
-// Network rounds the steps' pair plan runs in a launch of this shape.
+// Network rounds the steps' pair plan runs in a launch of this shape; of them, the round of hosts
+// meeting a leaf-mate (0 or 1: peers:K below every pair, with a topology).
 int pair_rounds_of(const CheckSteps& steps, const LaunchShape& shape);
+int leaf_rounds_of(const CheckSteps& steps, const LaunchShape& shape);
 
 // The peers:K plans a budget chooses from, largest first: below every pair, each halves the
 // rounds; below the smallest, one quick round.

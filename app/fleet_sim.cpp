@@ -8,7 +8,6 @@
 #include <unordered_map>
 
 #include "app/retests.h"
-#include "cluster/pairs.h"
 #include "cluster/rank_pairs.h"
 #include "core/probe_kind.h"
 #include "health/judge.h"
@@ -373,11 +372,11 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
   // adds a round of hosts meeting a leaf-mate, as the check with --topology does.
   CheckSteps steps = settings.steps;
   if (settings.topology)
-    for (int h = 0; h < n; ++h) steps.net.pairs.leaf_of_host.push_back(h / model.hosts_per_leaf);
+    for (int h = 0; h < n; ++h) steps.net.pairs.leaf_of_host.push_back(leaf_of(model, h));
   LaunchShape shape;
   shape.hosts = n;
   shape.ranks = n * model.rails;
-  shape.leaf_rounds = leaf_round(steps.net.pairs.leaf_of_host).empty() ? 0 : 1;
+  shape.leaf_rounds = leaf_round_count(steps.net.pairs, n);
   shape.pair_rounds = host_round_count(steps.net.pairs, n);
   shape.quick_pair_rounds = host_round_count(PairPlan{PairMode::quick, 0, {}, false}, n);
   shape.all_pair_rounds = host_round_count(PairPlan{}, n);

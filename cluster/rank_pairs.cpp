@@ -79,6 +79,13 @@ int host_round_count(const PairPlan& plan, int n) {
   return 0;
 }
 
+int leaf_round_count(const PairPlan& plan, int n) {
+  if (plan.mode != PairMode::peers) return leaf_round(plan.leaf_of_host).empty() ? 0 : 1;
+  PairPlan unplaced = plan;
+  unplaced.leaf_of_host.clear();
+  return host_round_count(plan, n) - host_round_count(unplaced, n);
+}
+
 std::string pair_plan_name(const PairPlan& plan) {
   switch (plan.mode) {
     case PairMode::all:

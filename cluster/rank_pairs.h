@@ -36,6 +36,11 @@ struct PairPlan {
 std::vector<Round> host_rounds(const PairPlan& plan, int n);
 int host_round_count(const PairPlan& plan, int n);
 
+// The round the plan's leaves add (0 or 1): for peers:K, the leaf-mate round when it pairs hosts
+// the spread rounds have not met; for another plan (which a budget may turn into peers:K), when a
+// leaf holds two hosts. 0 without leaves.
+int leaf_round_count(const PairPlan& plan, int n);
+
 // The plan's name as --pairs takes it: all, quick, peers:K, or the list.
 std::string pair_plan_name(const PairPlan& plan);
 

@@ -125,6 +125,7 @@ TEST(RankRounds, PeersWithLeavesKnownAddARoundOfLeafMatesNotMetYet) {
   const auto rounds = host_rounds(peers, 64);
   ASSERT_EQ(rounds.size(), 5u);
   EXPECT_EQ(host_round_count(peers, 64), 5);
+  EXPECT_EQ(leaf_round_count(peers, 64), 1);
   EXPECT_GE(rounds.back().size(), 28u);
   std::set<std::pair<int, int>> planned;
   for (std::size_t r = 0; r + 1 < rounds.size(); ++r)
@@ -142,6 +143,10 @@ TEST(RankRounds, PeersWithLeavesKnownAddARoundOfLeafMatesNotMetYet) {
   EXPECT_EQ(host_round_count(small, 4), static_cast<int>(few.size()));
   // Every pair planned anyway: no leaf round; leaves for other than the hosts: refused.
   EXPECT_EQ(host_rounds(PairPlan{PairMode::peers, 3, {}, false, {0, 0, 0, 0}}, 4).size(), 3u);
+  EXPECT_EQ(leaf_round_count(PairPlan{PairMode::peers, 3, {}, false, {0, 0, 0, 0}}, 4), 0);
+  EXPECT_EQ(leaf_round_count(PairPlan{PairMode::all, 0, {}, false, {0, 0, 1, 2}}, 4), 1);  // a budget's peers:K
+  EXPECT_EQ(leaf_round_count(PairPlan{PairMode::all, 0, {}, false, {0, 1, 2, -1}}, 4), 0);
+  EXPECT_EQ(leaf_round_count(PairPlan{PairMode::peers, 1, {}, false}, 4), 0);
   EXPECT_THROW(host_rounds(PairPlan{PairMode::peers, 1, {}, false, {0, 0}}, 4), std::invalid_argument);
 }
 
