@@ -6,6 +6,7 @@
 
 #include "app/check_round.h"
 #include "cluster/gather.h"
+#include "cluster/line.h"
 #include "cluster/liveness.h"
 #include "health/admission.h"
 #include "reports/jsonl.h"
@@ -120,6 +121,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
     const auto round_start = Clock::now();
     bool present = true;
     std::optional<Report> report = run_round(session, common, command, present);
+    const bool lost = mpi_lost();  // no later round: this process makes no MPI call again
     if (stop_requested()) {
       // The round was cut short: it is not a finished round, and the stream keeps only those.
       if (world.rank == 0)
@@ -140,6 +142,11 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
                 << duration_text(seconds_since(start)) << " of " << duration_text(options.duration_s) << '\n';
       if (!first) first = *report;
       last = std::move(report);
+    }
+    if (lost) {
+      if (world.rank == 0)
+        notes.push_back("round " + std::to_string(k) + " lost MPI (" + why_mpi_lost() + "): no later round");
+      break;
     }
     const std::optional<double> wait = next_round_in(session, options, start, round_start);
     if (!wait) break;

@@ -11,6 +11,7 @@
 #include "app/pipeline.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/line.h"
 #include "cluster/liveness.h"
 #include "core/errors.h"
 #include "probes/collective/allreduce_results.h"
@@ -60,13 +61,17 @@ std::string rank_names(const World& world, const std::vector<int>& ranks) {
   return text;
 }
 
+// MPI times blocking calls only in the job's all-reduce: every rank is in it, so a rank that stops
+// inside it leaves all the others without MPI together, and they end over the line. Groups run
+// beside other groups poll, so that a rank given up on keeps MPI for the roll calls and the gather
+// of ranks whose groups went on (probes/collective/mpi_allreduce.h).
 std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, MPI_Comm comm, const World& group,
-                                               const CollectiveOptions& options) {
+                                               Placement placement, const CollectiveOptions& options) {
   if (name == "nccl") {
     const int device = options.device >= 0 ? options.device : group.self().local_rank;
     return std::make_unique<NcclAllReduce>(comm, group.rank, group.size, device, options.settings.timeout);
   }
-  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout);
+  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout, placement == Placement::job && line_open());
 }
 
 // Whether every rank can run NCCL: the answer for --backend auto. Everyone
@@ -74,7 +79,7 @@ std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, MPI_Comm
 std::string choose_backend(MpiSession& session, const CollectiveOptions& options, std::string& why_not_nccl) {
   if (options.backend != "auto") return options.backend;
   const World& world = session.world();
-  const auto probe = make_backend("nccl", session.comm(), world, options);
+  const auto probe = make_backend("nccl", session.comm(), world, Placement::job, options);
   why_not_nccl = probe->unavailable_reason();
   if (!world.mpi) return why_not_nccl.empty() ? "nccl" : "mpi";
   TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{why_not_nccl.empty() ? 0 : 1, 0});  // mine, total
@@ -208,12 +213,14 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
   std::string backend_name;
   const auto placements = options.placements.empty() ? default_placements(world) : options.placements;
   for (Placement placement : placements) {
-    // 0. After a stop signal nothing new starts: what is left is not measured.
-    if (stop_requested()) {
+    // 0. After a stop signal, or once this process has lost MPI, nothing new starts: what is left
+    //    is not measured.
+    if (stop_requested() || mpi_lost()) {
       if (world.rank == 0) {
-        results.push_back(skipped(allreduce_probe_id(backend_name.empty() ? options.backend : backend_name),
-                                  world_scope(world),
-                                  "interrupted by a stop signal (job teardown or operator): not run"));
+        results.push_back(skipped(
+            allreduce_probe_id(backend_name.empty() ? options.backend : backend_name), world_scope(world),
+            stop_requested() ? "interrupted by a stop signal (job teardown or operator): not run"
+                             : "not run: this rank lost MPI in an earlier all-reduce (" + why_mpi_lost() + ")"));
         label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
       }
       continue;
@@ -242,6 +249,9 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       }
     }
     if (backend_name.empty()) backend_name = choose_backend(session, options, why_not_nccl);
+    // The job's MPI all-reduce blocks: a rank that stops inside it leaves the others only the line.
+    if (world.mpi && world.size > 1 && backend_name == "mpi" && placement == Placement::job)
+      open_line(session.comm(), world.rank, world.size, silence);
 
     // 2. This rank's group, and a communicator for it (MPI_COMM_NULL alone in a group).
     const auto groups = placement_groups(world, placement);
@@ -268,7 +278,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     if (mine->size() < 2 && placement != Placement::job) continue;
 
     // 3. The sweep, in every group at once.
-    auto backend = make_backend(backend_name, comm, group, options);
+    auto backend = make_backend(backend_name, comm, group, placement, options);
     AllReduceSettings settings = options.settings;
     LiveBook* book = world.rank == 0 ? live_book() : nullptr;
     if (book) {

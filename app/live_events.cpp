@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cluster/kept_memory.h"
+#include "cluster/line.h"
 #include "core/errors.h"
 #include "health/judge.h"
 #include "reports/json.h"
@@ -315,6 +316,7 @@ void send(const json& message) {
     deliver(message);
     return;
   }
+  if (mpi_lost()) return;  // live rows are a courtesy; the report has it all
   auto text = std::make_shared<std::string>(message.dump());
   MPI_Request request = MPI_REQUEST_NULL;
   if (MPI_Isend(text->data(), static_cast<int>(text->size()), MPI_CHAR, 0, kTagLive, s.comm, &request) != MPI_SUCCESS)
@@ -363,7 +365,7 @@ void live_local_done(const std::string& host, const std::vector<ProbeResult>& re
 
 void live_pump() {
   LiveState& s = state();
-  if (!s.on || s.rank != 0 || !s.mpi) return;
+  if (!s.on || s.rank != 0 || !s.mpi || mpi_lost()) return;
   for (;;) {
     int arrived = 0;
     MPI_Status status;

@@ -16,6 +16,7 @@
 #include "build_info.h"
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/line.h"
 #include "cluster/liveness.h"
 #include "core/errors.h"
 #include "core/verdict.h"
@@ -72,6 +73,14 @@ std::string new_run_id() {
   char text[17];
   std::snprintf(text, sizeof text, "%08x%08x", rd(), rd());
   return text;
+}
+
+// What an operator reads when MPI was given up on: why, and which ranks' results came over the line.
+std::string lost_mpi_note(const World& world, const std::vector<int>& by_line) {
+  std::string note = mpi_lost() ? "rank 0 lost MPI (" + why_mpi_lost() + ")" : std::string("ranks lost MPI");
+  note += "; results of " + std::to_string(by_line.size()) + " of " + std::to_string(world.size - 1) +
+          " other rank(s) came over the line (TCP to rank 0)";
+  return note;
 }
 
 ProbeResult lost_rank(const RankPlace& place, const std::string& gave_up) {
@@ -286,23 +295,40 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   const std::string payload = to_json(mine).dump();
   all_present = true;
 
+  const Deadline send_deadline = Deadline(gather_overall(options)).with_stop_grace(kStopGrace);
+  if (world.rank != 0 && mpi_lost()) {
+    // No MPI any more: the results go over the line (cluster/line.h).
+    if (!send_results_over_line(world.rank, payload, send_deadline))
+      std::cerr << "ibgpu: rank " << world.rank
+                << " lost MPI and could not reach rank 0's line: its results are lost\n";
+    return std::nullopt;
+  }
   if (world.rank != 0) {
     // Rank 0 may still be busy measuring: the send waits as long as rank 0's
     // own gather would, beating meanwhile so rank 0 knows this rank lives.
-    send_with_deadline(session.comm(), 0, kTagGather, payload,
-                       Deadline(gather_overall(options)).with_stop_grace(kStopGrace));
+    send_with_deadline(session.comm(), 0, kTagGather, payload, send_deadline);
     return std::nullopt;
   }
 
   std::vector<std::optional<std::string>> payloads{payload};
   const auto gather_started = Clock::now();
   if (world.mpi) {
-    MpiMailbox mailbox(session.comm(), kTagGather);
     GatherLimits limits;
     limits.silence = options.timeout;
     limits.overall = gather_overall(options);
     limits.stop_grace = kStopGrace;
-    payloads = gather_at_root(mailbox, world.size, payload, limits).payloads;
+    // From MPI, and from the line where ranks that lost MPI send; only the line once rank 0 lost
+    // MPI (it can only have lost it where the line is open: cluster/line.h).
+    MpiMailbox by_mpi(session.comm(), kTagGather);
+    LineListener* line = line_listener();
+    if (line && mpi_lost()) {
+      payloads = gather_at_root(*line, world.size, payload, limits).payloads;
+    } else if (line) {
+      BothMailboxes both(by_mpi, *line);
+      payloads = gather_at_root(both, world.size, payload, limits).payloads;
+    } else {
+      payloads = gather_at_root(by_mpi, world.size, payload, limits).payloads;
+    }
   }
   for (const auto& p : payloads) all_present = all_present && p.has_value();
   // Every rank sent its live reports before its results: the rest of them are here now.
@@ -313,6 +339,8 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
                                         duration_text(Seconds(Clock::now() - gather_started).count()) + " of waiting)"
                                   : "and was silent for " + duration_text(options.timeout.count());
   Report report = assemble(world, payloads, gave_up);
+  if (LineListener* line = line_listener(); mpi_lost() || (line && !line->arrivals().empty()))
+    report.run.notes.push_back(lost_mpi_note(world, line ? line->arrivals() : std::vector<int>{}));
   if (stop_requested()) {
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.
     report.run.interrupted = true;

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     }
     ibgpu::install_stop_handlers();
     try {
-      ibgpu::MpiSession session(argc, argv, common.timeout, sub.mpi_threads);
+      ibgpu::MpiSession session(argc, argv, common.timeout);
       return sub.run(session);
     } catch (const ibgpu::UsageError& e) {
       if (speaker) ibgpu::report_usage_error(e.what(), common.json_path);

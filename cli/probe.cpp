@@ -19,7 +19,6 @@ Subcommand add_kind(CLI::App& probe, const char* name, const char* description, 
                          : "Example: mpirun -np 4 --hostfile hosts ibgpu probe lat --sizes 8 --iters 10000"));
   Subcommand s{sub, [options](MpiSession& session) { return run_probe(session, *options); },
                [options, text] { finish_net_options(options->net, *text); }, &options->common};
-  s.mpi_threads = MpiThreads::single;  // point-to-point only: no thread of ibgpu's but the main one calls MPI
   return s;
 }
 

@@ -21,7 +21,6 @@ struct Subcommand {
   CommonOptions* common = nullptr;  // for timeouts and error output
   // Set for commands that never start MPI (report): called instead of `run`.
   std::function<int()> run_without_mpi = nullptr;
-  MpiThreads mpi_threads = MpiThreads::multiple;  // see MpiThreads
 };
 
 void add_common_options(CLI::App& sub, CommonOptions& options);

@@ -39,6 +39,26 @@ class MpiMailbox final : public Mailbox {
   int tag_;
 };
 
+// Two ways in at once, e.g. MPI and the line (cluster/line.h): a rank's message from either.
+class BothMailboxes final : public Mailbox {
+ public:
+  BothMailboxes(Mailbox& first, Mailbox& second) : first_(first), second_(second) {}
+  std::optional<std::string> try_receive(int source) override {
+    if (auto text = first_.try_receive(source)) return text;
+    return second_.try_receive(source);
+  }
+  std::vector<int> heard_from() override {
+    std::vector<int> ranks = first_.heard_from();
+    const std::vector<int> more = second_.heard_from();
+    ranks.insert(ranks.end(), more.begin(), more.end());
+    return ranks;
+  }
+
+ private:
+  Mailbox& first_;
+  Mailbox& second_;
+};
+
 struct Gathered {
   std::vector<std::optional<std::string>> payloads;  // by rank; nullopt: never answered
   std::vector<int> missing() const;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "cluster/line.h"
 #include "core/deadline.h"
 
 namespace ibgpu {
@@ -60,7 +61,7 @@ void set_heartbeat_audience(std::vector<int> ranks) {
 }
 
 void heartbeat() {
-  if (g_comm == MPI_COMM_NULL || (++g_calls & 63u) != 0) return;
+  if (g_comm == MPI_COMM_NULL || (++g_calls & 63u) != 0 || mpi_lost()) return;
   const auto now = Clock::now();
   if (now - g_last < g_interval) return;
   g_last = now;
@@ -72,7 +73,7 @@ void heartbeat() {
 }
 
 bool heard_from(int peer) {
-  if (g_comm == MPI_COMM_NULL) return false;
+  if (g_comm == MPI_COMM_NULL || mpi_lost()) return false;
   bool heard = false;
   while (true) {
     int flag = 0;

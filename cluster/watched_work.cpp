@@ -1,7 +1,5 @@
 #include "cluster/watched_work.h"
 
-#include <mpi.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -10,13 +8,12 @@
 #include <thread>
 
 #include "cluster/kept_memory.h"
-#include "cluster/liveness.h"
 
 namespace ibgpu {
 
 namespace {
 
-// How often the watching thread wakes to beat and look at the deadline and the stop request.
+// How often the watching thread wakes to look at the deadline and the stop request.
 constexpr std::chrono::milliseconds kWatchEvery{5};
 
 // Shared by the two threads: it outlives the call when the work thread is given up on.
@@ -46,12 +43,7 @@ bool run_watched(WatchedWork work, Seconds limit) {
   });
   const Deadline deadline(limit);
   std::unique_lock lock(state->mutex);
-  while (!state->done && !deadline.expired()) {
-    state->finished.wait_for(lock, kWatchEvery);
-    lock.unlock();
-    heartbeat();
-    lock.lock();
-  }
+  while (!state->done && !deadline.expired()) state->finished.wait_for(lock, kWatchEvery);
   if (!state->done) {
     state->given_up = true;
     lock.unlock();
@@ -63,13 +55,6 @@ bool run_watched(WatchedWork work, Seconds limit) {
   worker.join();
   if (state->error) std::rethrow_exception(state->error);
   return true;
-}
-
-bool mpi_threads_multiple() {
-  int initialised = 0, provided = MPI_THREAD_SINGLE;
-  MPI_Initialized(&initialised);
-  if (initialised) MPI_Query_thread(&provided);
-  return provided == MPI_THREAD_MULTIPLE;
 }
 
 }  // namespace ibgpu

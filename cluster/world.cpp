@@ -12,6 +12,7 @@
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/line.h"
 #include "core/errors.h"
 #include "core/waits.h"
 
@@ -80,7 +81,7 @@ bool launched_by_mpi() {
   return false;
 }
 
-MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout, MpiThreads threads) {
+MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
   const std::string host = local_host_name();
   if (!launched_by_mpi()) {
     // A single process: no MPI at all, so `ibgpu inventory` works anywhere.
@@ -88,12 +89,8 @@ MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout, MpiThre
     set_error_origin(host, 0);
     return;
   }
-  // MPI_THREAD_MULTIPLE: the all-reduce's blocking calls run on a watched thread while the main
-  // thread keeps their deadline (cluster/watched_work.h). Where MPI gives less, that backend
-  // polls non-blocking calls instead.
-  const int level = threads == MpiThreads::single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
   int provided = 0;
-  mpi_check(MPI_Init_thread(&argc, &argv, level, &provided), "MPI_Init_thread");
+  mpi_check(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
@@ -133,6 +130,14 @@ MpiSession::~MpiSession() {
 
 int MpiSession::end(int exit_code, bool all_present, Seconds wait) {
   if (!world_.mpi) return exit_code;
+  // Ranks that lost MPI (cluster/line.h) can never finalise: rank 0 releases those it heard on the
+  // line with the code and ends the job; they wait for that release (bounded) and end it too.
+  if (LineListener* line = line_listener(); line && (mpi_lost() || !line->arrivals().empty())) {
+    line->release(exit_code);
+    MPI_Abort(comm_, exit_code);
+  }
+  if (world_.rank != 0 && mpi_lost())
+    MPI_Abort(comm_, wait_for_release_over_line(Deadline(wait).with_stop_grace(wait)).value_or(3));
   if (world_.rank == 0) {
     if (!all_present) MPI_Abort(comm_, exit_code);
     for (int r = 1; r < world_.size; ++r) {

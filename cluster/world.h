@@ -44,15 +44,14 @@ bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
 // Owns MPI_Init/MPI_Finalize, the communicator ibgpu uses (errors returned,
 // never fatal), and the end-of-job protocol that avoids hanging in
 // MPI_Finalize when a peer is lost.
-// The MPI thread level a command asks for. OpenMPI's point-to-point path is slower at any level
-// above single (an 8-byte ping-pong on shared memory by about 7%, with OpenMPI 4.1), so the
-// commands whose only MPI work is the point-to-point probes ask for single; the others for
-// multiple, which the all-reduce's watched thread needs (cluster/watched_work.h).
-enum class MpiThreads { single, multiple };
-
+// Every command runs MPI at MPI_THREAD_SINGLE: OpenMPI 4.1 turns its locks on at every level
+// above it, which costs its point-to-point path about 7% (8-byte ping-pong on shared memory) and
+// its small all-reduce 10-20%. One thread calls MPI at a time; the all-reduce's blocking loop runs
+// on a thread of its own while the main thread only watches the clock (cluster/watched_work.h),
+// and a process that gives up on that thread has lost MPI (cluster/line.h).
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv, Seconds startup_timeout, MpiThreads threads = MpiThreads::multiple);
+  MpiSession(int& argc, char**& argv, Seconds startup_timeout);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -64,7 +63,9 @@ class MpiSession {
   // whether every rank answered; the other ranks wait (bounded) for rank 0's
   // release and take its code. With a peer lost MPI_Finalize can hang
   // forever, so the job is aborted with the code instead and this does not
-  // return (rank 0 has written its report by then).
+  // return (rank 0 has written its report by then). A process that lost MPI
+  // (cluster/line.h) ends over the line: rank 0 releases the ranks it heard
+  // there, and every such process ends with MPI_Abort.
   int end(int exit_code, bool all_present, Seconds wait);
 
  private:

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/fd.h"
 #include "core/waits.h"
 
 extern char** environ;
@@ -21,23 +22,6 @@ namespace ibgpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// One owner per descriptor, so every early return closes what it opened.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 class SpawnSetup {
  public:

@@ -8,10 +8,12 @@
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
+#include "cluster/line.h"
 #include "cluster/liveness.h"
 #include "cluster/watched_work.h"
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "core/waits.h"
 #include "probes/collective/pattern.h"
 
 namespace ibgpu {
@@ -53,8 +55,8 @@ bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
 
 }  // namespace
 
-MpiAllReduce::MpiAllReduce(MPI_Comm comm, Seconds timeout)
-    : comm_(comm), timeout_(timeout), blocking_(mpi_threads_multiple()) {}
+MpiAllReduce::MpiAllReduce(MPI_Comm comm, Seconds timeout, bool blocking)
+    : comm_(comm), timeout_(timeout), blocking_(blocking) {}
 
 std::string MpiAllReduce::timed_call() const { return blocking_ ? "MPI_Allreduce" : "MPI_Iallreduce"; }
 
@@ -156,9 +158,10 @@ double MpiAllReduce::run_blocking(bool in_place, std::size_t count, DType type, 
   const Seconds limit(std::ceil((timeout_ + Seconds(pace_s_per_byte_ * bytes * calls)).count() * 10) / 10);
   if (!run_watched(work, limit)) {
     abandoned_ = true;
-    throw CollectiveTimeout(
-        describe_allreduce("MPI_Allreduce", in_place, count, type) + " (a run of " + std::to_string(calls) + " calls)",
-        limit);
+    const std::string what =
+        describe_allreduce("MPI_Allreduce", in_place, count, type) + " (a run of " + std::to_string(calls) + " calls)";
+    mark_mpi_lost("gave up on " + what + (stop_requested() ? " at a stop signal" : " after " + wait_text(limit)));
+    throw CollectiveTimeout(what, limit);
   }
   if (bytes > 0) pace_s_per_byte_ = *seconds / iters / bytes;
   return *seconds / iters;

@@ -1,10 +1,16 @@
 #pragma once
 // All-reduce with MPI on host memory: measures the host network (and MPI's
-// transport choice), available wherever ibgpu runs under a launcher. The timed
-// calls are blocking MPI_Allreduce, the loop an MPI benchmark times, run on a
-// watched thread (cluster/watched_work.h) so a stopped rank still ends the wait
-// by the deadline; where MPI gives no MPI_THREAD_MULTIPLE, MPI_Iallreduce polled
-// with MPI_Test instead (slower at small sizes: OpenMPI's non-blocking schedule).
+// transport choice), available wherever ibgpu runs under a launcher.
+//
+// Blocking (the job's all-reduce, where every rank takes part): the timed calls
+// are blocking MPI_Allreduce, the loop an MPI benchmark times, on a watched
+// thread (cluster/watched_work.h) so a stopped rank still ends the wait by the
+// deadline. A run given up on leaves this process without MPI (cluster/line.h):
+// every rank of the job is then in the same hung call, and all of them end over
+// the line. Polled (groups that run beside other groups: a node's ranks, a
+// rail's): MPI_Iallreduce polled with MPI_Test, so a rank given up on keeps MPI
+// and still answers the roll calls and the gather; it costs more at small sizes
+// (OpenMPI's non-blocking schedule). The correctness check always polls.
 #include <mpi.h>
 
 #include <cstddef>
@@ -18,7 +24,8 @@ class MpiAllReduce final : public AllReduceBackend {
  public:
   // `comm` must return errors, not abort (MpiSession's communicator does).
   // Each all-reduce gets `timeout` to complete.
-  MpiAllReduce(MPI_Comm comm, Seconds timeout);
+  // `blocking`: time blocking calls on a watched thread (needs the job's line to be open).
+  MpiAllReduce(MPI_Comm comm, Seconds timeout, bool blocking = false);
   ~MpiAllReduce() override;
   MpiAllReduce(const MpiAllReduce&) = delete;
   MpiAllReduce& operator=(const MpiAllReduce&) = delete;
@@ -45,8 +52,8 @@ class MpiAllReduce final : public AllReduceBackend {
   std::vector<std::byte> send_, recv_;
   // A wait timed out and its request is still in MPI's hands; the buffers must outlive it.
   bool abandoned_ = false;
-  // A duplicate of comm_ for every all-reduce: a watched thread given up on stays inside a
-  // collective on it, and nothing else of ibgpu's may meet that one. Never freed.
+  // A duplicate of comm_ for the all-reduce's own calls, apart from ibgpu's other messages.
+  // Never freed: a run given up on may still be inside a collective on it.
   MPI_Comm own_ = MPI_COMM_NULL;
   bool blocking_ = false;
   // Seconds per byte of the last timed run: what the next may take before the timeout counts.

@@ -53,6 +53,21 @@ GatherLimits limits(double silence_s, double overall_s = 3600) {
   return l;
 }
 
+TEST(GatherAtRoot, ReadsTwoMailboxesAtOnceAsMpiAndTheLineAre) {
+  // Rank 1 answers on the first (MPI), rank 2 on the second (the line) after beating there for a
+  // while past the silence, rank 3 on neither.
+  FakeClock clock;
+  ScriptedMailbox mpi, line;
+  mpi.script = {{1, {1, "one"}}};
+  line.script = {{2, {40, "two"}}};
+  line.beating = {{2, 40}};
+  BothMailboxes both(mpi, line);
+  const Gathered g = gather_at_root(both, 4, "zero", limits(0.1), [&] { return clock.tick(); });
+  EXPECT_EQ(g.payloads[1], "one");
+  EXPECT_EQ(g.payloads[2], "two");
+  EXPECT_EQ(g.missing(), std::vector<int>{3});
+}
+
 TEST(GatherAtRoot, CollectsEveryRankThatAnswers) {
   FakeClock clock;
   ScriptedMailbox mailbox;
