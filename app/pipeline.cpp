@@ -339,8 +339,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
                                         duration_text(Seconds(Clock::now() - gather_started).count()) + " of waiting)"
                                   : "and was silent for " + duration_text(options.timeout.count());
   Report report = assemble(world, payloads, gave_up);
-  if (LineListener* line = line_listener(); mpi_lost() || (line && !line->arrivals().empty()))
-    report.run.notes.push_back(lost_mpi_note(world, line ? line->arrivals() : std::vector<int>{}));
+  if (ends_over_line()) report.run.notes.push_back(lost_mpi_note(world, line_listener()->arrivals()));
   if (stop_requested()) {
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.
     report.run.interrupted = true;

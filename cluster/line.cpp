@@ -43,6 +43,12 @@ std::uint32_t get_u32(const char* in) {
   return ntohl(net);
 }
 
+// The payload length a whole header announces (its last 8 bytes).
+std::uint64_t announced_length(const std::string& header) {
+  return (static_cast<std::uint64_t>(get_u32(header.data() + kHeaderLength - 8)) << 32) |
+         get_u32(header.data() + kHeaderLength - 4);
+}
+
 std::string header(const std::string& token, int rank, std::size_t length) {
   std::string out(kMagic.data(), kMagic.size());
   out += token;
@@ -188,9 +194,7 @@ bool LineListener::read_from(Connection& c, std::vector<int>& heard) {
     // Never more than the header and the length it announced.
     std::size_t want = chunk.size();
     if (c.rank >= 0) {
-      const std::uint64_t length = (static_cast<std::uint64_t>(get_u32(c.in.data() + kHeaderLength - 8)) << 32) |
-                                   get_u32(c.in.data() + kHeaderLength - 4);
-      want = std::min<std::size_t>(want, kHeaderLength + length - c.in.size());
+      want = std::min<std::size_t>(want, kHeaderLength + announced_length(c.in) - c.in.size());
       if (want == 0) {
         if (!c.complete) {
           arrived_[c.rank] = c.in.substr(kHeaderLength);
@@ -211,13 +215,11 @@ bool LineListener::read_from(Connection& c, std::vector<int>& heard) {
       const bool magic = std::equal(kMagic.begin(), kMagic.end(), c.in.begin());
       const bool token = c.in.compare(kMagic.size(), kTokenLength, address_.token) == 0;
       const auto rank = static_cast<std::int64_t>(get_u32(c.in.data() + kMagic.size() + kTokenLength));
-      const std::uint64_t length = (static_cast<std::uint64_t>(get_u32(c.in.data() + kHeaderLength - 8)) << 32) |
-                                   get_u32(c.in.data() + kHeaderLength - 4);
-      if (!magic || !token || rank <= 0 || rank >= world_size_ || length > kLineMaxPayload ||
-          taken_[static_cast<int>(rank)])
+      if (!magic || !token || rank <= 0 || rank >= world_size_ || announced_length(c.in) > kLineMaxPayload ||
+          taken_.contains(static_cast<int>(rank)))
         return false;
       c.rank = static_cast<int>(rank);
-      taken_[c.rank] = true;
+      taken_.insert(c.rank);
     }
     if (c.rank >= 0) heard.push_back(c.rank);
   }
@@ -228,7 +230,7 @@ std::vector<int> LineListener::heard_from() {
   std::vector<int> heard;
   for (auto& c : connections_)
     if (c.fd && !read_from(c, heard)) {
-      if (c.rank >= 0 && !c.complete) taken_[c.rank] = false;  // it may try again
+      if (c.rank >= 0 && !c.complete) taken_.erase(c.rank);  // it may try again
       c.fd.reset();
     }
   std::erase_if(connections_, [](const Connection& c) { return !c.fd; });
@@ -295,6 +297,11 @@ void mark_mpi_lost(std::string why) {
   s.why = std::move(why);
 }
 bool mpi_lost() { return line_state().lost; }
+
+bool ends_over_line() {
+  const LineState& s = line_state();
+  return s.listener && (s.lost || !s.listener->arrivals().empty());
+}
 std::string why_mpi_lost() { return line_state().why; }
 
 void open_line(MPI_Comm comm, int rank, int size, Seconds timeout) {

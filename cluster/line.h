@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,7 @@ class LineListener final : public Mailbox {
   std::vector<Connection> connections_;
   std::map<int, std::string> arrived_;  // whole results not yet taken
   std::vector<int> received_;           // ranks whose results were taken
-  std::map<int, bool> taken_;           // ranks already on a connection
+  std::set<int> taken_;                 // ranks already on a connection
 };
 
 // A rank's end: connects to rank 0 (each of its addresses in turn), sends `payload` as `rank`, and
@@ -86,6 +87,9 @@ std::optional<int> wait_for_release(const Fd& line, const Deadline& deadline);
 void mark_mpi_lost(std::string why);
 bool mpi_lost();
 std::string why_mpi_lost();
+// Rank 0: whether the job ends over the line, because rank 0 lost MPI or ranks that lost it sent
+// their results there (they can never finalise).
+bool ends_over_line();
 
 // The job's line, opened once, by every rank of `comm` together (the first all-reduce that needs it),
 // with a deadline. Rank 0 listens; where it cannot, or not every rank took the address in time,

@@ -132,8 +132,8 @@ int MpiSession::end(int exit_code, bool all_present, Seconds wait) {
   if (!world_.mpi) return exit_code;
   // Ranks that lost MPI (cluster/line.h) can never finalise: rank 0 releases those it heard on the
   // line with the code and ends the job; they wait for that release (bounded) and end it too.
-  if (LineListener* line = line_listener(); line && (mpi_lost() || !line->arrivals().empty())) {
-    line->release(exit_code);
+  if (ends_over_line()) {
+    line_listener()->release(exit_code);
     MPI_Abort(comm_, exit_code);
   }
   if (world_.rank != 0 && mpi_lost())
