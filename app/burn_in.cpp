@@ -21,25 +21,27 @@ inline constexpr int kTagBurnIn = 106;
 
 double seconds_since(Clock::time_point t) { return Seconds(Clock::now() - t).count(); }
 
-// Rank 0's decision: the seconds to wait before the next round, or none
-// (stop) when a round as long as the last would not end within the duration.
+// Rank 0's decision after `finished` rounds: the seconds to wait before the
+// next round, or none (stop) when --rounds are done or a round as long as the
+// last would not end within the duration.
 std::optional<double> decide_next_round(const BurnInOptions& options, Clock::time_point start,
-                                        Clock::time_point round_start) {
+                                        Clock::time_point round_start, int finished) {
   if (stop_requested()) return std::nullopt;
+  if (options.rounds > 0 && finished >= options.rounds) return std::nullopt;
   const double last_round = seconds_since(round_start);
   const double wait = std::max(0.0, options.interval_s - last_round);
-  if (seconds_since(start) + wait + last_round > options.duration_s) return std::nullopt;
+  if (options.duration_s > 0 && seconds_since(start) + wait + last_round > options.duration_s) return std::nullopt;
   return wait;
 }
 
 // Every rank follows rank 0's decision, so nobody starts a round alone. On
 // the wire: the wait in seconds, or "stop".
 std::optional<double> next_round_in(MpiSession& session, const BurnInOptions& options, Clock::time_point start,
-                                    Clock::time_point round_start) {
-  if (!session.world().mpi) return decide_next_round(options, start, round_start);
+                                    Clock::time_point round_start, int finished) {
+  if (!session.world().mpi) return decide_next_round(options, start, round_start, finished);
   const auto answer = consult(session.comm(), kTagBurnIn, "", options.check.common.timeout,
                               [&](const std::vector<std::optional<std::string>>&) {
-                                const auto wait = decide_next_round(options, start, round_start);
+                                const auto wait = decide_next_round(options, start, round_start, finished);
                                 return wait ? std::to_string(*wait) : std::string("stop");
                               });
   if (!answer || *answer == "stop") return std::nullopt;
@@ -66,7 +68,7 @@ std::string state_counts(const Report& r) {
 }
 
 Report burn_in_report(const BurnInResult& result, const Report& first, const Report& last, const BurnInOptions& options,
-                      double elapsed_s, std::vector<std::string> notes) {
+                      std::vector<std::string> notes) {
   Report out;
   out.tool = last.tool;
   out.run = first.run;  // id, start and command of the burn-in
@@ -77,10 +79,18 @@ Report burn_in_report(const BurnInResult& result, const Report& first, const Rep
   out.summary = result.summary;
   out.summary.kubernetes = kubernetes_map(out.verdicts);
   BurnInStats stats = result.stats;
-  stats.duration_s = elapsed_s;
+  if (options.duration_s > 0) stats.duration_s = options.duration_s;  // none: --rounds alone
   if (options.interval_s > 0) stats.interval_s = options.interval_s;  // none: back to back
   out.burn_in = std::move(stats);
   return out;
+}
+
+// What was asked for, in words: "2h", "6 rounds", "6 rounds within 10m".
+std::string asked_text(const BurnInOptions& options) {
+  const std::string rounds = std::to_string(options.rounds) + (options.rounds == 1 ? " round" : " rounds");
+  if (options.rounds == 0) return duration_text(options.duration_s);
+  if (options.duration_s <= 0) return rounds;
+  return rounds + " within " + duration_text(options.duration_s);
 }
 
 }  // namespace
@@ -105,7 +115,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
     return problem;
   };
   if (world.rank == 0)
-    std::cerr << "ibgpu: burn-in for " << duration_text(options.duration_s)
+    std::cerr << "ibgpu: burn-in for " << asked_text(options)
               << (options.interval_s > 0 ? ", a round every " + duration_text(options.interval_s)
                                          : std::string(", rounds back to back"))
               << ", rounds to " << options.jsonl_path << '\n';
@@ -137,9 +147,11 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
         notes.push_back(std::string("the round stream could not be written: ") + e.what());
       }
       tally.add(*report);
-      std::cerr << "ibgpu: burn-in round " << k << " done in " << duration_text(seconds_since(round_start)) << ": "
-                << to_string(report->summary.state) << " (" << state_counts(*report) << "); "
-                << duration_text(seconds_since(start)) << " of " << duration_text(options.duration_s) << '\n';
+      std::cerr << "ibgpu: burn-in round " << k << (options.rounds > 0 ? " of " + std::to_string(options.rounds) : "")
+                << " done in " << duration_text(seconds_since(round_start)) << ": " << to_string(report->summary.state)
+                << " (" << state_counts(*report) << "); " << duration_text(seconds_since(start))
+                << (options.duration_s > 0 ? " of " + duration_text(options.duration_s) : std::string(" elapsed"))
+                << '\n';
       if (!first) first = *report;
       last = std::move(report);
     }
@@ -148,7 +160,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
         notes.push_back("round " + std::to_string(k) + " lost MPI (" + why_mpi_lost() + "): no later round");
       break;
     }
-    const std::optional<double> wait = next_round_in(session, options, start, round_start);
+    const std::optional<double> wait = next_round_in(session, options, start, round_start, k);
     if (!wait) break;
     nap(*wait);
     if (stop_requested()) break;
@@ -161,7 +173,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
   } else {
     notes.insert(notes.begin(), "burn-in: " + std::to_string(tally.rounds()) + " round(s) in " +
                                     duration_text(seconds_since(start)) + " (rounds in " + options.jsonl_path + ")");
-    Report summary = burn_in_report(tally.finish(), *first, *last, options, seconds_since(start), std::move(notes));
+    Report summary = burn_in_report(tally.finish(), *first, *last, options, std::move(notes));
     try {
       stream->append(burn_in_summary_record(summary));
     } catch (const std::exception& e) {

@@ -40,7 +40,8 @@ int run_check(MpiSession& session, const CheckOptions& options);
 // `ibgpu burn-in`: check rounds for a duration, streamed as JSON Lines.
 struct BurnInOptions {
   CheckOptions check;
-  double duration_s = 0;
+  double duration_s = 0;   // no round starts that would not end within it; 0: no limit (rounds is then set)
+  int rounds = 0;          // stop after this many finished rounds; 0: as many as the duration holds
   double interval_s = 0;   // from the start of one round to the next; 0: back to back
   std::string jsonl_path;  // one record per finished round
 };

@@ -75,6 +75,10 @@ expect_usage "--format is for rendering reports; --compare prints a table (and J
   report --compare "$DATA/runs/before.json" "$DATA/runs/after.json" --format html
 expect_usage "--jsonl needs a file name: the stream of rounds is not written to stdout" \
   burn-in --duration 10s --jsonl -
+expect_usage "burn-in needs --duration, --rounds or both: how long to keep running rounds" \
+  burn-in --jsonl "$WORK/never.jsonl"
+expect_usage "--rounds: Value 0 not in range 1 to 1000000" burn-in --rounds 0 --jsonl "$WORK/never.jsonl"
+[ ! -e "$WORK/never.jsonl" ] || fail "burn-in refused for its options created its --jsonl stream"
 run report --compare "$DATA/runs/before.json" "$DATA/runs/after.json" --json - --output "$WORK/compare.txt"
 [ "$rc" -eq 1 ] || fail "--compare --json - --output FILE exited $rc: $(cat "$WORK/err")"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["changed"] is True' "$WORK/out" ||
