@@ -191,18 +191,18 @@ void LineListener::accept_new() {
 bool LineListener::read_from(Connection& c, std::vector<int>& heard) {
   std::array<char, 65536> chunk;
   while (true) {
+    // Its results are in (and its header gone with them): anything more is not read.
+    if (c.complete) return true;
     // Never more than the header and the length it announced.
     std::size_t want = chunk.size();
     if (c.rank >= 0) {
       want = std::min<std::size_t>(want, kHeaderLength + announced_length(c.in) - c.in.size());
       if (want == 0) {
-        if (!c.complete) {
-          arrived_[c.rank] = c.in.substr(kHeaderLength);
-          c.in.clear();
-          c.in.shrink_to_fit();
-          c.complete = true;
-        }
-        return true;  // anything more is not read
+        arrived_[c.rank] = c.in.substr(kHeaderLength);
+        c.in.clear();
+        c.in.shrink_to_fit();
+        c.complete = true;
+        return true;
       }
     } else {
       want = kHeaderLength - c.in.size();
