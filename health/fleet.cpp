@@ -178,9 +178,12 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
   Finding absolute = judge_absolute(m);
   if (absolute.state != HealthState::healthy) return absolute;
   const bool has_limit = m.limit && !m.limit->empty();
-  if (has_limit || !has_fleet_rule(m) || references.count(m.kind)) return judge_against_fleet(m, references);
+  const bool no_rule_holds_it = !has_limit && !has_fleet_rule(m) && !m.floor_not_applied.empty();
+  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.kind)))
+    return judge_against_fleet(m, references);
   const std::string no_limit = m.floor_not_applied.empty() ? "no limit in the profile" : m.floor_not_applied;
-  const std::string why = !rules.enabled
+  const std::string why = !has_fleet_rule(m) ? "no fleet rule for it"
+                          : !rules.enabled
                               ? "the fleet rule is off"
                               : "fewer than " + std::to_string(std::max(1, rules.min_fleet_size)) +
                                     " such measurements to compare (the fleet rule's [fleet].min_fleet_size)";

@@ -129,19 +129,23 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
       out.push_back(Measurement{&p, kind_text(p, s, judged == Judged::allreduce, metric), *value, metric, &limit, low,
                                 outlier, sense, s.retest, not_applied});
     };
-    // MPI between two hosts on the RDMA fabric is held to the profile's network limits; MPI
-    // within one host (shared memory) or from a host without an active RDMA port (host TCP) is not.
+    // MPI between two hosts on the RDMA fabric is held to the profile's network limits; MPI from
+    // a host without an active RDMA port (host TCP) is compared with the fleet alone. MPI between
+    // ranks of one host (shared memory) measures the host's memory and scheduling, not a network:
+    // recorded, judged by neither.
+    const bool pair = judged == Judged::pair_bandwidth || judged == Judged::pair_latency;
+    const bool one_host = pair && p.kind().transport != Transport::verbs && p.scope.hosts[0] == p.scope.hosts[1];
+    if (one_host) not_applied = "MPI between ranks of one host measures its memory and scheduling, not a network";
     auto mpi_limit = [&](const Limit& limit) -> const Limit& {
       const auto& hosts = p.scope.hosts;
-      const bool host_tcp =
-          hosts[0] == hosts[1] ||
-          (hosts_without_rdma && (hosts_without_rdma->count(hosts[0]) || hosts_without_rdma->count(hosts[1])));
+      const bool host_tcp = one_host || (hosts_without_rdma &&
+                                         (hosts_without_rdma->count(hosts[0]) || hosts_without_rdma->count(hosts[1])));
       if (!host_tcp || limit.empty()) return limit;
-      not_applied =
-          "the profile's limit is for MPI over RDMA, and this pair is within one host or has an end "
-          "without an active RDMA port";
+      if (!one_host)
+        not_applied = "the profile's limit is for MPI over RDMA, and this pair has an end without an active RDMA port";
       return kNoLimit;
     };
+    auto fleet_code = [&](const char* code) { return one_host ? "" : code; };
     switch (judged) {
       case Judged::none:
         break;
@@ -150,7 +154,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         const bool verbs = p.kind().transport == Transport::verbs;
         add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
             verbs ? profile.network.verbs_bw_GBps : mpi_limit(profile.network.mpi_bw_GBps),
-            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
+            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : fleet_code("NET_BW_OUTLIER"));
         break;
       }
       case Judged::pair_latency: {
@@ -160,7 +164,8 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!lat) break;
         const bool verbs = p.kind().transport == Transport::verbs;
         add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, "lat_us.p50", LimitSense::ceiling,
-            verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us), "LAT_HIGH", "LAT_OUTLIER");
+            verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us), "LAT_HIGH",
+            fleet_code("LAT_OUTLIER"));
         if (lat->summary)
           add(lat->summary->p99, "lat_us.p99", LimitSense::ceiling,
               verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us), "LAT_HIGH", "");

@@ -35,6 +35,8 @@ void AdmissionReporter::render(const Report& report, std::ostream& out) const {
     for (const auto& c : found) codes += (codes.empty() ? "" : ",") + c;
     if (!missing.empty()) codes += std::string(codes.empty() ? "" : ",") + "not-checked:";
     for (std::size_t i = 0; i < missing.size(); ++i) codes += (i ? "," : "") + missing[i];
+    if (!v.excluded.empty()) codes += std::string(codes.empty() ? "" : ",") + "excluded:";
+    for (std::size_t i = 0; i < v.excluded.size(); ++i) codes += (i ? "," : "") + v.excluded[i];
     out << v.entity.id << '\t' << decided(report.summary, v.entity.id) << '\t' << to_string(v.state) << '\t'
         << (codes.empty() ? "-" : codes) << '\n';
   }

@@ -63,7 +63,8 @@ class MarkdownReporter final : public Reporter {
 // "NODE<TAB>ACTION<TAB>STATE<TAB>CODES", the action as the run's summary
 // decided it (admit, admit_degraded, drain; undecided where the run decided
 // nothing, as an interrupted one), the codes of its findings, then
-// "not-checked:" and the codes of what is missing; "-" for none.
+// "not-checked:" and the codes of what is missing, then "excluded:" and the
+// GPUs and rails it may not use; "-" for none.
 class AdmissionReporter final : public Reporter {
  public:
   void render(const Report& report, std::ostream& out) const override;

@@ -36,6 +36,8 @@ NOT_CODES = {
     "CUDA_HOME": "environment variable: where the CUDA toolkit is",
     "NCCL_HOME": "environment variable: where NCCL is",
     "IBGPU_HOSTNAME": "environment variable: the host name a rank reports",
+    "SLURM_STEP_NUM_TASKS": "environment variable: the tasks srun started (a launch that is not one job)",
+    "PMIX_SIZE": "environment variable: the tasks a PMIx launcher started",
     "IBGPU_PROFILE_DIR": "environment variable: where profiles are looked up",
     "IBGPU_PROGRESS": "environment variable: live output style on stderr (terminal, plain, off)",
     "OMPI_COMM_WORLD_RANK": "environment variable set by the MPI launcher",

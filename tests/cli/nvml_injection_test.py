@@ -63,15 +63,16 @@ def ecc(r, exit_code):
     gpus_unhealthy = [x for x in node['reasons'] if x['code'] == 'GPUS_UNHEALTHY']
     assert len(gpus_unhealthy) == 1, node
     assert gpus_unhealthy[0]['message'] == '7 of 8 GPUs usable (gpu3 failed)', gpus_unhealthy
-    # NVML's part alone would admit the node degraded (the unit tests show it); here the CUDA
-    # checks cannot run (no CUDA driver), so the node stays unknown and is drained for that
-    # reason and no other.
+    # The decision table's row "degraded finding, check missing": NVML's part alone would admit
+    # the node degraded (gpu3 excluded); the CUDA checks cannot run (no CUDA driver), so the node
+    # shows its finding (degraded) and is not decided: drained for what is missing, exit 3.
     others = [x for x in node['reasons'] if x['code'] != 'GPUS_UNHEALTHY']
     assert others and all(x['code'] == 'CHECK_SKIPPED' and x['message'].startswith('gpu.cuda.') for x in others), node
-    assert node['state'] == 'unknown' and node['action'] == 'drain', node
-    # The run's state is its worst verdict: gpu3 failed, exit 2.
-    assert r['summary']['state'] == 'failed' and r['summary']['drain'] == ['n1'], r['summary']
-    assert r['summary']['exit_code'] == int(exit_code) == 2, (r['summary'], exit_code)
+    assert all(x['evidence'] == 'unchecked' for x in others), others
+    assert gpus_unhealthy[0]['evidence'] == 'finding', gpus_unhealthy
+    assert node['state'] == 'degraded' and node['action'] == 'drain', node
+    assert r['summary']['state'] == 'unknown' and r['summary']['drain'] == ['n1'], r['summary']
+    assert r['summary']['exit_code'] == int(exit_code) == 3, (r['summary'], exit_code)
 
 
 def off_the_bus(r, exit_code):

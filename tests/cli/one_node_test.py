@@ -39,7 +39,10 @@ def port_down(r):
     assert verdict(r, 'hca_port', 'n1/mlx5_0:1')['state'] == 'healthy'
     node = verdict(r, 'node', 'n1')
     assert 'mlx5_1:1' in node['excluded'] and 'mlx5_0:1' in node['usable'], node
-    assert r['summary']['state'] == 'failed' and r['summary']['exit_code'] == 2, r['summary']
+    # A rail excluded, the other usable: the node is admitted degraded, and so is the run.
+    assert node['state'] == 'degraded' and node['action'] == 'admit_degraded', node
+    assert r['summary']['admit_degraded'] == ['n1'] and not r['summary']['drain'], r['summary']
+    assert r['summary']['state'] == 'degraded' and r['summary']['exit_code'] == 1, r['summary']
 
 
 def generic_unknown(r):
@@ -49,6 +52,7 @@ def generic_unknown(r):
     for out_of_scope in ('net.pairs', 'collective.mpi.all_reduce'):
         assert not reasons_about(node, out_of_scope), (out_of_scope, node['reasons'])
     assert r['summary']['exit_code'] == 3, r['summary']
+    assert any('--profile cpu' in n for n in r['run']['notes']), r['run']['notes']
 
 
 if __name__ == '__main__':

@@ -1,9 +1,14 @@
 #!/bin/bash
 # A node checked alone (one process, no mpirun: a Slurm health check, a node
 # back from repair): the checks between hosts are out of scope (run.scope
-# node), so a CPU-only node on the `cpu` profile is healthy, exit 0; an RDMA
-# port DOWN in its sysfs tree fails it, exit 2; and on the `generic` profile,
-# which expects GPUs to be checkable, what could not run stays unknown, exit 3.
+# node), so a CPU-only node on the `cpu` profile is healthy, exit 0. The rows of
+# the decision table (docs/verdicts.md) through the real binary: one RDMA port
+# of two DOWN is a rail excluded and the node admitted degraded, exit 1; both
+# DOWN leave no rail and the node is not admitted, exit 2; on the `generic`
+# profile, which expects GPUs to be checkable, what could not run leaves the
+# node not decided, exit 3, and the run names --profile cpu. Each row's
+# admission as `ibgpu report --format admission` prints it for scripts.
+# (The rows with a finding and a check missing: tests/cli/nvml_injection_test.sh.)
 # Host state is read from sysfs fixture trees, so the host's own RDMA devices
 # do not matter.
 source "$(dirname "$0")/lib.sh"
@@ -15,15 +20,35 @@ run check --profile cpu --sysfs-root "$DATA/sysfs/empty" --json "$WORK/cpu.json"
 python3 "$check_py" healthy "$WORK/cpu.json" || fail "cpu profile, no GPU or RDMA (above)"
 grep -q "^Summary: healthy, exit 0" "$WORK/out" || fail "summary line: $(tail -n 3 "$WORK/out")"
 
-# Two NDR ports, one made DOWN (the kernel's own text for a port whose peer is gone).
+# port_down PORT_DIR: the kernel's own text for a port whose peer is gone.
+port_down() {
+  [ -f "$1/state" ] || fail "fixture layout changed: no $1/state"
+  echo "1: DOWN" >"$1/state"
+  echo "2: Polling" >"$1/phys_state"
+}
+
+# Two NDR ports, one made DOWN.
 cp -a "$DATA/sysfs/cx7-ndr" "$WORK/tree"
-port=$WORK/tree/devices/pci0000:97/0000:97:01.0/0000:99:00.0/infiniband/mlx5_1/ports/1
-[ -f "$port/state" ] || fail "fixture layout changed: no $port/state"
-echo "1: DOWN" >"$port/state"
-echo "2: Polling" >"$port/phys_state"
+port_down "$WORK/tree/devices/pci0000:97/0000:97:01.0/0000:99:00.0/infiniband/mlx5_1/ports/1"
 run check --profile cpu --sysfs-root "$WORK/tree" --json "$WORK/down.json"
-[ "$rc" -eq 2 ] || fail "cpu profile, a port DOWN: exit $rc, not 2: $(tail -n 5 "$WORK/out")"
+[ "$rc" -eq 1 ] || fail "cpu profile, a port DOWN: exit $rc, not 1: $(tail -n 5 "$WORK/out")"
 python3 "$check_py" port_down "$WORK/down.json" || fail "cpu profile, a port DOWN (above)"
+grep -q "^Summary: degraded, exit 1" "$WORK/out" || fail "summary line: $(tail -n 3 "$WORK/out")"
+
+# admission ROW REPORT: the node's line of `ibgpu report --format admission`.
+admission() {
+  local line
+  line=$("$IBGPU" report "$2" --format admission) || fail "report --format admission $2: exit $?"
+  [ "$line" = "$1" ] || fail "admission line of $2: '$line', want '$1'"
+}
+admission "$(printf 'n1\tadmit_degraded\tdegraded\texcluded:mlx5_1:1')" "$WORK/down.json"
+
+# Both ports DOWN: no rail left, the node is not admitted for a finding.
+port_down "$WORK/tree/devices/pci0000:15/0000:15:01.0/0000:17:00.0/infiniband/mlx5_0/ports/1"
+run check --profile cpu --sysfs-root "$WORK/tree" --json "$WORK/both.json"
+[ "$rc" -eq 2 ] || fail "cpu profile, both ports DOWN: exit $rc, not 2: $(tail -n 5 "$WORK/out")"
+grep -q "^Summary: failed, exit 2" "$WORK/out" || fail "summary line: $(tail -n 3 "$WORK/out")"
+admission "$(printf 'n1\tdrain\tfailed\texcluded:mlx5_0:1,mlx5_1:1')" "$WORK/both.json"
 
 # The same tree with both ports up: healthy, both rails usable.
 run check --profile cpu --sysfs-root "$DATA/sysfs/cx7-ndr" --json "$WORK/up.json"
@@ -34,6 +59,7 @@ run check --profile cpu --sysfs-root "$DATA/sysfs/cx7-ndr" --json "$WORK/up.json
 run check --sysfs-root "$DATA/sysfs/empty" --json "$WORK/generic.json"
 [ "$rc" -eq 3 ] || fail "generic profile, no GPU driver: exit $rc, not 3"
 python3 "$check_py" generic_unknown "$WORK/generic.json" || fail "generic profile (above)"
+grep -q -- "--profile cpu" "$WORK/out" || fail "the first run on a CPU host does not name --profile cpu: $(cat "$WORK/out")"
 # --topology: a node the file does not list is unplaced (a note, not an error); a bad line is a
 # usage error naming the file and line, before anything runs.
 run check --profile cpu --sysfs-root "$DATA/sysfs/empty" --topology "$DATA/topology/two_leaves.conf" \

@@ -19,7 +19,7 @@ export PATH="$WORK/bin:$PATH" FAKE_SCONTROL_NODES="$WORK/nodes"
 
 # A CPU-only node without RDMA, as the empty sysfs fixture shows one: admitted. A node checked
 # alone has no peers to hold its loopback pair against: the profile's floors judge it (without
-# them the pair is NOT_JUDGED, unknown).
+# them the pair is NOT_JUDGED: recorded, not held against the node).
 cat >"$WORK/cpu-node.toml" <<'TOML'
 name = "cpu-node"
 [node]
@@ -30,14 +30,16 @@ degraded = 0.001
 [network.lat_p50_us]
 degraded = 1000000.0
 TOML
-# The same host judged as an 8-GPU node: failed, drained.
+# The same host judged as an 8-GPU node with an RDMA port: its GPUs unchecked (no driver), and no
+# RDMA port where one is expected: failed (IB_PORTS_MISSING), drained.
 cat >"$WORK/gpu-node.toml" <<'TOML'
 name = "gpu-node"
 [node]
 expect_gpus = 8
+expect_active_ports = 1
 TOML
 # Two ranks of one host, paired with --loopback: a single rank has no pair to measure, and a check
-# that could not measure the network is unknown (drained), never fit.
+# that could not measure the network is not fit.
 fit=(--profile "$WORK/cpu-node.toml" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/empty" --allreduce off
      --loopback --sizes 64K --iters 20)
 unfit=(--profile "$WORK/gpu-node.toml" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/empty" --allreduce off)
@@ -64,7 +66,7 @@ check drain "$host" "${unfit[@]}" --slurm-drain
 [ "$rc" -eq 2 ] || fail "drained node: exit $rc, want 2 (failed): $(cat "$WORK/drain.err")"
 validate "$WORK/drain.json"
 reason=$(reasons_of drain "$host")
-case $reason in failed:*GPU*) ;; *) fail "unexpected reason: $reason" ;; esac
+case $reason in failed:*IB_PORTS_MISSING*"not checked:"*) ;; *) fail "unexpected reason: $reason" ;; esac
 expected=$(printf '%s\n' show node "$host" -o -- update "NodeName=$host" State=DRAIN "Reason=ibgpu: $reason" --)
 [ "$(logged drain)" = "$expected" ] || fail "drain argv: got
 $(logged drain)

@@ -44,12 +44,16 @@ def all_pairs(hosts):
 
 def expected_clean_exit(r):
     """The exit code the current judge gives a fault-free run here: no GPU and no RDMA device means
-    those checks are skipped and every node is `unknown` (3), never healthy; 0 where they ran."""
-    return 3 if any(p["status"] == "skipped" for p in r["probes"]) else 0
+    those checks are skipped because of the node and every node is `unknown` (3), never healthy;
+    0 where they ran (what ibgpu itself did not run, skipped_by ibgpu, is held against nobody)."""
+    return 3 if any(p["status"] == "skipped" and p.get("skipped_by") != "ibgpu" for p in r["probes"]) else 0
 
 
 def network_reasons(v):
-    return [x for x in v["reasons"] if x["code"] not in NOT_NETWORK_REASONS]
+    """The reasons of a verdict that are network findings: not what could not be checked on the
+    node, nor what ibgpu did not judge (evidence not_judged: recorded, held against nobody)."""
+    return [x for x in v["reasons"]
+            if x["code"] not in NOT_NETWORK_REASONS and x.get("evidence") != "not_judged"]
 
 
 def show_bw(bw):
@@ -67,6 +71,6 @@ def only_named(r, slow):
         assert 'NET_BW_OUTLIER' in codes and codes <= {'NET_BW_OUTLIER', 'LAT_OUTLIER'}, (k, codes)
     # A clean pair between the other hosts may still read low twice (about one run in three here):
     # a link verdict, degraded, which drains no node. Shown, not failed: the nodes are the assertion.
-    links = [k for k, v in verdicts(r, 'link').items() if v['state'] != 'healthy' or v['reasons']]
+    links = [k for k, v in verdicts(r, 'link').items() if v['state'] != 'healthy' or network_reasons(v)]
     assert all(verdicts(r, 'link')[k]['state'] == 'degraded' for k in links), [verdicts(r, 'link')[k] for k in links]
     print('named:', named, 'links flagged:', links, show_bw(bw_by_pair(r)))

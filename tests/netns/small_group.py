@@ -17,7 +17,7 @@ def only_host_named(r, slow, n, rc):
     assert sorted(bw) == all_pairs(hosts), bw
     assert r['summary']['exit_code'] == int(rc), (r['summary'], rc)
     named = sorted(k for k, v in verdicts(r, 'node').items() if network_reasons(v))
-    links = {k: v for k, v in verdicts(r, 'link').items() if v['reasons'] or v['state'] != 'healthy'}
+    links = {k: v for k, v in verdicts(r, 'link').items() if network_reasons(v) or v['state'] != 'healthy'}
     others = sorted(k for k in links if slow not in k.split('<->'))
     print('named:', named, 'links flagged:', sorted(links), 'of them between other hosts:', others, show_bw(bw))
     assert named == ([slow] if slow else []), (named, [v for v in r['verdicts'] if network_reasons(v)])

@@ -1,0 +1,21 @@
+#!/bin/bash
+# A healthy HGX H100 node as data (the hgx-h100 sysfs tree, the test-only NVML injection library
+# with the healthy scenario) checked with 2 and 8 ranks under the shipped hgx-h100-ndr profile:
+# admitted healthy, exit 0. Its floors are for NCCL over NVLink at 1 GiB and for MPI over RDMA:
+# the MPI host all-reduce at the sizes `check` runs and MPI between ranks of one host (its memory
+# and scheduling: 8 ranks share this machine's two cores) are recorded, never held to them
+# (docs/verdicts.md). The CUDA probes are left out (--skip gpu.cuda): there is no GPU to run them on.
+source "$(dirname "$0")/lib.sh"
+: "${IBGPU_NVML_INJECTION_DIR:?folder of the NVML injection library (set by CTest)}"
+[ -f "$IBGPU_NVML_INJECTION_DIR/libnvidia-ml.so.1" ] || fail "no libnvidia-ml.so.1 in $IBGPU_NVML_INJECTION_DIR"
+data=$IBGPU_SOURCE_DIR/tests/data
+for np in 2 8; do
+  out=$WORK/hgx-$np.json
+  mpi 150 "$np" -x LD_LIBRARY_PATH="$IBGPU_NVML_INJECTION_DIR" -x IBGPU_NVML_SCENARIO="$data/nvml/hgx_h100_healthy.toml" \
+    -x IBGPU_HOSTNAME=n1 "$IBGPU" check --profile hgx-h100-ndr --sysfs-root "$data/sysfs/hgx-h100" --skip gpu.cuda \
+    --json "$out" >"$WORK/hgx-$np.out" 2>"$WORK/hgx-$np.err"
+  [ -s "$out" ] || fail "$np ranks: no report (exit $rc): $(tail -n 20 "$WORK/hgx-$np.err")"
+  validate "$out"
+  check_report "$out" healthy_hgx "$rc" "$np"
+  echo "healthy HGX node, $np ranks: admitted healthy, exit $rc"
+done
