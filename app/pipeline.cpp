@@ -244,18 +244,21 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
 // The file first: after a launcher's stop signal the kill follows within a second (mpirun's
 // default), and the table on stdout goes through the launcher, which may be slow to take it.
 // A file that cannot be written still leaves the table on stdout (the error follows it).
+// A JSON report file is one line (a fleet's is a third the size indented); on a terminal it is
+// indented for the eye. --format json (on request) is indented anywhere.
 void render(const Report& report, const CommonOptions& options) {
-  JsonReporter json_out;
+  const JsonReporter json_file(JsonReporter::Layout::compact);
   std::exception_ptr file_error;
   if (!options.json_path.empty() && options.json_path != "-") {
     try {
-      write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+      write_atomically(options.json_path, [&](std::ostream& out) { json_file.render(report, out); });
     } catch (const std::exception&) {
       file_error = std::current_exception();
     }
   }
   if (options.json_path == "-") {
-    json_out.render(report, std::cout);
+    const bool terminal = isatty(STDOUT_FILENO) == 1;
+    JsonReporter(terminal ? JsonReporter::Layout::indented : JsonReporter::Layout::compact).render(report, std::cout);
   } else {
     make_reporter(options.format)->render(report, std::cout);
   }
@@ -277,8 +280,8 @@ void follow_up(Report& report, const CommonOptions& options, const Command& comm
   report.run.notes.insert(report.run.notes.end(), notes.begin(), notes.end());
   if (options.json_path.empty() || options.json_path == "-") return;
   try {
-    JsonReporter json_out;
-    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+    const JsonReporter json_file(JsonReporter::Layout::compact);
+    write_atomically(options.json_path, [&](std::ostream& out) { json_file.render(report, out); });
   } catch (const std::exception& e) {
     std::cerr << "ibgpu: the report without these notes stays: " << e.what() << '\n';
   }

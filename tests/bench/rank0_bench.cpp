@@ -146,8 +146,8 @@ std::vector<Step> run_rank0_path(int hosts, CheckPreset preset, const std::strin
       return mib(buf.count);
     });
   const std::string path = dir + "/rank0_bench_report.json";
-  timed(steps, "write json (atomic)", [&] {
-    write_atomically(path, [&](std::ostream& out) { JsonReporter{}.render(report, out); });
+  timed(steps, "write json file (compact)", [&] {
+    write_atomically(path, [&](std::ostream& out) { JsonReporter(JsonReporter::Layout::compact).render(report, out); });
     std::FILE* f = std::fopen(path.c_str(), "rb");
     std::fseek(f, 0, SEEK_END);
     const long size = std::ftell(f);
