@@ -73,7 +73,7 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
 
 ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, const std::string& why) {
   const std::string backend = options.allreduce.backend == "auto" ? "mpi" : options.allreduce.backend;
-  return skipped(allreduce_probe_id(backend), world_scope(world), why);
+  return skipped(allreduce_probe_id(backend), world_scope(world), why, SkippedBy::ibgpu);
 }
 
 // Which hosts the topology places: the unplaced are judged as without one (no switch to blame).
@@ -108,7 +108,7 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
     plan_notes_.push_back("budget: even the smallest plan (about " + duration_text(plan_.estimate_s) + ", up to " +
                           duration_text(plan_.worst_case_s) + " with every measurement at its cap) may not fit " +
                           duration_text(*options.budget_s) +
-                          ": a pair that would end past the budget is not started (unknown)");
+                          ": a pair that would end past the budget is not started (not judged)");
 }
 
 void CheckRound::print_plan() const {
@@ -169,7 +169,7 @@ RankResult CheckRound::run(MpiSession& s) {
     auto sums = run_collectives(s, allreduce);
     mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
   } else if (options_.collectives && world_.rank == 0) {
-    // Planned but dropped for the budget: the check could not run, so its verdict is unknown.
+    // Planned but dropped for the budget: ibgpu's choice, recorded, never the nodes'.
     mine.probes.push_back(
         allreduce_dropped(world_, options_, "dropped to fit the budget of " + duration_text(*options_.budget_s)));
   }
@@ -189,11 +189,12 @@ void CheckRound::judge_report(Report& report) const {
     report.run.notes.push_back("not checked (--skip): " + options_.skip.text() +
                                "; the verdicts and the admission do not cover them");
   const auto unstarted = std::count_if(report.probes.begin(), report.probes.end(), [](const ProbeResult& p) {
-    return p.status == ProbeStatus::skipped && p.reason && p.reason->starts_with("budget: not measured");
+    return p.status == ProbeStatus::skipped && p.skipped_by == SkippedBy::ibgpu && p.reason &&
+           p.reason->starts_with("budget: not measured");
   });
   if (unstarted > 0)
     report.run.notes.push_back("budget: " + std::to_string(unstarted) +
-                               " pair measurement(s) not started, the budget would have run out (unknown)");
+                               " pair measurement(s) not started, the budget would have run out (not judged)");
   if (options_.baseline) {
     report.run.profile["baseline"] = {{"file", options_.baseline_path},
                                       {"runs", options_.baseline->runs.size()},
@@ -203,6 +204,12 @@ void CheckRound::judge_report(Report& report) const {
     report.run.notes.push_back(topology_note(*options_.topology, report.hosts));
     for (auto& h : report.hosts) h.leaf = options_.topology->leaf(h.name);
   }
+  // The first run on a CPU host: say which profile fits it.
+  const bool bare = std::all_of(report.hosts.begin(), report.hosts.end(),
+                                [](const HostInventory& h) { return h.gpus.empty() && h.hcas.empty(); });
+  if (bare && !report.hosts.empty() && options_.profile.node.expect_gpus != 0)
+    report.run.notes.push_back("no GPU and no RDMA device on any host, and profile " + options_.profile.name +
+                               " does not declare them absent: for CPU-only nodes run with --profile cpu");
   Judgement j = judge(report.hosts, report.probes, options_.profile, reference(),
                       options_.topology ? &*options_.topology : nullptr);
   report.verdicts = std::move(j.verdicts);

@@ -131,7 +131,9 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
       present.hosts.push_back(place.host);
   }
   results.push_back(std::move(lost));
-  results.push_back(skipped(id, present, "not run: " + rank_names(world, absent) + " did not arrive for " + what));
+  // The others are not to blame: the absent rank is (`lost` above).
+  results.push_back(
+      skipped(id, present, "not run: " + rank_names(world, absent) + " did not arrive for " + what, SkippedBy::ibgpu));
 }
 
 }  // namespace
@@ -217,10 +219,11 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     //    is not measured.
     if (stop_requested() || mpi_lost()) {
       if (world.rank == 0) {
-        results.push_back(skipped(
-            allreduce_probe_id(backend_name.empty() ? options.backend : backend_name), world_scope(world),
-            stop_requested() ? "interrupted by a stop signal (job teardown or operator): not run"
-                             : "not run: this rank lost MPI in an earlier all-reduce (" + why_mpi_lost() + ")"));
+        results.push_back(
+            skipped(allreduce_probe_id(backend_name.empty() ? options.backend : backend_name), world_scope(world),
+                    stop_requested() ? "interrupted by a stop signal (job teardown or operator): not run"
+                                     : "not run: this rank lost MPI in an earlier all-reduce (" + why_mpi_lost() + ")",
+                    SkippedBy::ibgpu));
         label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
       }
       continue;

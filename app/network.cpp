@@ -277,7 +277,10 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
                             "budget: not measured, the " + duration_text(options.budget->budget_s) +
                                 " budget would run out (" + duration_text(std::max(0.0, left_s)) + " left, up to " +
                                 duration_text(options.budget->pair_worst_s) + " for the pair)");
-      for (auto& r : s) r.params["round"] = first_round + k;
+      for (auto& r : s) {
+        r.params["round"] = first_round + k;
+        r.skipped_by = SkippedBy::ibgpu;
+      }
       results.insert(results.end(), s.begin(), s.end());
       return;
     }

@@ -23,6 +23,7 @@
 #include "core/errors.h"
 #include "core/verdict.h"
 #include "core/waits.h"
+#include "health/decision.h"
 #include "reports/atomic_file.h"
 #include "reports/json.h"
 #include "reports/render_util.h"
@@ -63,6 +64,7 @@ void mark_interrupted(std::vector<ProbeResult>& results, std::size_t from) {
     ProbeResult& r = results[i];
     if (r.status != ProbeStatus::timeout && r.status != ProbeStatus::error) continue;
     r.status = ProbeStatus::skipped;
+    r.skipped_by = SkippedBy::ibgpu;
     r.reason = "interrupted by a stop signal (job teardown or operator): " + r.error.value_or("no detail");
     r.error.reset();
   }
@@ -224,7 +226,8 @@ namespace {
 // one all-reduce with a deadline makes the answer everyone's.
 std::string agree_on_start(MpiSession& session, const CommonOptions& options, const Command& command) {
   const World& world = session.world();
-  std::string problem = command.preflight(session);
+  std::string problem = split_launch(world);
+  if (problem.empty()) problem = command.preflight(session);
   if (problem.empty() && world.rank == 0 && !options.json_path.empty() && options.json_path != "-")
     problem = why_not_writable(options.json_path);
   if (!world.mpi) return problem;
@@ -404,6 +407,7 @@ int deliver(Report& report, const CommonOptions& options, const Command& command
   // A stop (Ctrl-C, scancel, a job's time limit) never drains or resumes a node.
   constexpr const char* kNotApplied = "admission actions were not applied because the run was interrupted";
   if (stop_requested()) report.run.interrupted = true;
+  if (report.run.interrupted) decide_nothing(report.summary);
   if (report.run.interrupted && command.after_report) report.run.notes.push_back(kNotApplied);
   try {
     render(report, options);
@@ -414,8 +418,11 @@ int deliver(Report& report, const CommonOptions& options, const Command& command
     return 3;
   }
   // An interrupted run is never healthy: 3 (incomplete), or 2 when it found a failure first.
-  const int code =
-      report.run.interrupted || stop_requested() ? (report.summary.exit_code == 2 ? 2 : 3) : report.summary.exit_code;
+  if (stop_requested() && !report.run.interrupted) {
+    report.run.interrupted = true;
+    decide_nothing(report.summary);
+  }
+  const int code = report.summary.exit_code;
   if (!command.after_report) return code;
   if (report.run.interrupted || stop_requested()) {
     std::cerr << "ibgpu: " << kNotApplied << '\n';

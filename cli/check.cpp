@@ -51,7 +51,8 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
       ->capture_default_str();
   sub->add_option("--profile", *profile,
                   "Thresholds to judge by: a NAME (NAME.toml in $IBGPU_PROFILE_DIR, <prefix>/share/ibgpu/profiles "
-                  "or the source tree's profiles/) or a FILE; generic, hgx-h100-ndr, hgx-h200-ndr, a100-hdr ship")
+                  "or the source tree's profiles/) or a FILE. Shipped: generic (no expectations), cpu (nodes without "
+                  "GPUs or RDMA), hgx-h100-ndr, hgx-h200-ndr, a100-hdr")
       ->type_name("NAME|FILE")
       ->capture_default_str();
   sub->add_option("--skip", *skip,
@@ -121,9 +122,13 @@ Subcommand add_check(CLI::App& parent) {
   sub->footer(
       "Steps: inventory and local health, network pairs per rail (with progress per round on\n"
       "stderr), re-tests of suspect pairs, the all-reduce, verdicts and admission.\n"
+      "Exit codes follow the admission (docs/verdicts.md): 0 every node admitted healthy, 1 some\n"
+      "admitted degraded (or a finding on the fabric), 2 some node not admitted for a finding, 3 some\n"
+      "node not decided because a check is missing (never 0), 64 a usage error.\n"
       "With the generic profile, a host without a GPU driver or without an RDMA device cannot have\n"
-      "those checks run: they are `unknown` and the exit code is 3, never 0. A step dropped to fit\n"
-      "--budget is unknown too.\n"
+      "those checks run: it is `unknown` and not admitted; on CPU-only nodes use --profile cpu. A step\n"
+      "that ibgpu's own time cap or --budget dropped is recorded as not judged, never held against a\n"
+      "node.\n"
       "Example: mpirun -np 16 --hostfile hosts ibgpu check --json report.json");
   return {sub, [options](MpiSession& s) { return run_check(s, *options); }, validate, &options->common};
 }

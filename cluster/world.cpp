@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
@@ -79,6 +80,27 @@ bool launched_by_mpi() {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
     if (std::getenv(var)) return true;
   return false;
+}
+
+std::string split_launch(const World& world) {
+  // The number of tasks each launcher says it started (srun: the step's, not the allocation's:
+  // a batch script may run one ibgpu inside a larger job).
+  for (const char* var : {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    const char* value = std::getenv(var);
+    if (!value) continue;
+    const long tasks = std::strtol(value, nullptr, 10);
+    if (tasks <= world.size) continue;
+    std::string text = std::string("the launcher started ") + std::to_string(tasks) + " tasks (" + var + "=" + value +
+                       ") but MPI joined " + std::to_string(world.size) + ": each task would check its node alone. ";
+    if (std::string_view(var) == "SLURM_STEP_NUM_TASKS")
+      text +=
+          "Launch with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf; `srun --mpi=list` shows the "
+          "plugins, and Slurm's PMIx plugin needs the PMIx library, Debian's libpmix2)";
+    else
+      text += "Launch with the mpirun of the MPI ibgpu was built with (OpenMPI)";
+    return text;
+  }
+  return {};
 }
 
 MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {

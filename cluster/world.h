@@ -41,6 +41,12 @@ World subworld(const World& world, const std::vector<int>& members);
 
 bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
 
+// Where the launcher's variables say the job has more tasks than the MPI world
+// holds, the usage error to stop with: srun without a PMI plugin (Slurm's
+// default MpiDefault=none) starts every task as a world of one, and each would
+// check its node alone and call it healthy. Empty when the world is the job.
+std::string split_launch(const World& world);
+
 // Owns MPI_Init/MPI_Finalize, the communicator ibgpu uses (errors returned,
 // never fatal), and the end-of-job protocol that avoids hanging in
 // MPI_Finalize when a peer is lost.

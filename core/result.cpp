@@ -28,6 +28,8 @@ std::optional<ProbeStatus> probe_status_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+const char* to_string(SkippedBy by) { return by == SkippedBy::ibgpu ? "ibgpu" : "node"; }
+
 std::optional<double> Metric::typical() const {
   if (value) return value;
   if (summary && summary->n > 0) return summary->p50;

@@ -110,6 +110,13 @@ struct Scope {
   std::vector<std::string> devices;
 };
 
+// Who kept a skipped check from running: the node (no library, no device) or
+// ibgpu itself (its time cap, the budget, a stop signal). The first is evidence
+// missing because of the node; the second is ibgpu's gap, never the node's
+// (health/decision.h).
+enum class SkippedBy { node, ibgpu };
+const char* to_string(SkippedBy by);
+
 struct ProbeResult {
   std::string id;  // e.g. "inventory.gpu", "net.mpi.bw"
   ProbeStatus status = ProbeStatus::ok;
@@ -117,7 +124,8 @@ struct ProbeResult {
   nlohmann::json params = nlohmann::json::object();
   Metrics metrics;
   std::optional<std::string> reason;  // why skipped
-  std::optional<std::string> error;   // what went wrong (failed, error, timeout)
+  SkippedBy skipped_by = SkippedBy::node;
+  std::optional<std::string> error;  // what went wrong (failed, error, timeout)
 
   // Its entry in the probe catalogue, found by id.
   const ProbeKind& kind() const { return probe_kind(id); }
@@ -150,12 +158,13 @@ std::string gpu_name(const std::string& device);
 // A judged number in messages: four significant digits ("47.5", "1.235e+04").
 std::string format_value(double v);
 
-inline ProbeResult skipped(std::string id, Scope scope, std::string reason) {
+inline ProbeResult skipped(std::string id, Scope scope, std::string reason, SkippedBy by = SkippedBy::node) {
   ProbeResult r;
   r.id = std::move(id);
   r.status = ProbeStatus::skipped;
   r.scope = std::move(scope);
   r.reason = std::move(reason);
+  r.skipped_by = by;
   return r;
 }
 

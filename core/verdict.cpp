@@ -42,6 +42,24 @@ std::optional<Action> action_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+const char* to_string(Evidence evidence) {
+  switch (evidence) {
+    case Evidence::finding:
+      return "finding";
+    case Evidence::unchecked:
+      return "unchecked";
+    case Evidence::not_judged:
+      return "not_judged";
+  }
+  return "finding";
+}
+
+std::optional<Evidence> evidence_from_string(const std::string& text) {
+  for (auto e : {Evidence::finding, Evidence::unchecked, Evidence::not_judged})
+    if (text == to_string(e)) return e;
+  return std::nullopt;
+}
+
 HealthState worst(HealthState a, HealthState b) { return std::max(a, b); }
 
 int exit_code_for(HealthState state) {

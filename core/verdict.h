@@ -19,12 +19,24 @@ std::optional<HealthState> health_state_from_string(const std::string& text);
 std::optional<Action> action_from_string(const std::string& text);
 HealthState worst(HealthState a, HealthState b);
 
-// 0 healthy, 1 degraded, 2 failed, 3 unknown/incomplete; 64 is a usage error.
+// The exit code of a run's decision (health/decision.h): 0 every node admitted healthy,
+// 1 some admitted degraded (or the fabric has a finding), 2 some node not admitted for a
+// finding, 3 some node not decided for missing evidence; 64 is a usage error.
 inline constexpr int kExitUsage = 64;
 int exit_code_for(HealthState state);
 
+// What a reason is evidence of (docs/verdicts.md):
+// - finding: about the hardware (below a floor, a confirmed outlier, a device error);
+// - unchecked: the entity should have been checked and could not be, because of the node
+//   (no driver where the profile expects GPUs, a device missing, a rank lost): fail closed;
+// - not_judged: ibgpu could not or chose not to judge (its own time cap or budget dropped a
+//   step, no floor and too few peers to compare): recorded, never changes a state.
+enum class Evidence { finding, unchecked, not_judged };
+const char* to_string(Evidence evidence);
+std::optional<Evidence> evidence_from_string(const std::string& text);
+
 struct Entity {
-  std::string kind;  // gpu | hca_port | link | node
+  std::string kind;  // gpu | hca_port | link | node | switch | uplink | path
   std::string id;    // "node1", "node1/mlx5_0:1", "node1<->node2"
   bool operator==(const Entity&) const = default;
 };
@@ -35,6 +47,10 @@ struct Reason {
   std::string metric;
   std::optional<double> value;
   std::optional<double> threshold;
+  Evidence evidence = Evidence::finding;
+  // The state this reason gives its entity (set as it is added to a verdict): a node's
+  // decision reads its worst finding apart from what is missing.
+  HealthState state = HealthState::healthy;
 };
 
 struct Verdict {

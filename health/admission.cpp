@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "health/decision.h"
 #include "probes/ib/counters.h"
 #include "probes/topology.h"
 
@@ -44,26 +45,27 @@ NodeParts& parts_of(PartsByHost& parts, std::string_view host) {
 
 bool usable(HealthState s) { return s == HealthState::healthy || s == HealthState::degraded; }
 
-// What a node's GPUs (or rails) make of the node: all healthy change
-// nothing; a failed one among usable others leaves it degraded; none usable
-// leaves it as bad as they are. An unchecked (unknown) part keeps the node
-// unknown: it is excluded, and the node is not admitted on a guess.
-HealthState fold(const std::vector<Component>& parts, bool gpu) {
-  bool any = false, some_usable = false, all_healthy = true, some_unknown = false;
-  HealthState worst_excluded = HealthState::healthy;
+// What a node's GPUs (or rails) make of the node's evidence: all healthy
+// change nothing; a failed one among usable others is a degraded finding;
+// none usable, as bad as they are. An unchecked (unknown) part is missing
+// evidence: it is excluded, and the node is not admitted on a guess.
+NodeEvidence fold(const std::vector<Component>& parts, bool gpu) {
+  bool any = false, some_usable = false;
+  HealthState worst_excluded = HealthState::healthy, worst_part = HealthState::healthy;
+  NodeEvidence out;
   for (const auto& c : parts) {
     if (c.gpu != gpu) continue;
     any = true;
+    if (c.state == HealthState::unknown) out.missing = true;
     if (usable(c.state))
       some_usable = true;
-    else
+    else if (c.state != HealthState::unknown)
       worst_excluded = worst(worst_excluded, c.state);
-    if (c.state != HealthState::healthy) all_healthy = false;
-    if (c.state == HealthState::unknown) some_unknown = true;
+    if (c.state != HealthState::unknown) worst_part = worst(worst_part, c.state);
   }
-  if (!any || all_healthy) return HealthState::healthy;
-  const HealthState state = some_usable ? HealthState::degraded : worst_excluded;
-  return some_unknown ? worst(state, HealthState::unknown) : state;
+  if (!any || worst_part == HealthState::healthy) return out;
+  out.finding = some_usable ? HealthState::degraded : worst_excluded;
+  return out;
 }
 
 // Each excluded GPU's rail (the ports of its nearest HCA) leaves the usable
@@ -139,10 +141,15 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
   for (std::size_t i : nodes) {
     Verdict& node = verdicts[i];
     const std::vector<Component>& components = parts_of(parts, node.entity.id).parts;
-    node.state = worst(node.state, worst(fold(components, true), fold(components, false)));
-    node.action = node.state == HealthState::healthy    ? Action::admit
-                  : node.state == HealthState::degraded ? Action::admit_degraded
-                                                        : Action::drain;
+    NodeEvidence evidence = evidence_of(node);
+    for (bool gpu : {true, false}) {
+      const NodeEvidence parts_say = fold(components, gpu);
+      evidence.finding = worst(evidence.finding, parts_say.finding);
+      evidence.missing = evidence.missing || parts_say.missing;
+    }
+    const DecisionRow& row = decide(evidence.finding, evidence.missing);
+    node.state = row.state;
+    node.action = row.action;
     node.usable.clear();
     node.excluded.clear();
     for (const auto& c : components) {
@@ -158,9 +165,7 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
 
 RunSummary summarise(const std::vector<Verdict>& verdicts) {
   RunSummary s;
-  s.state = verdicts.empty() ? HealthState::unknown : HealthState::healthy;
   for (const auto& v : verdicts) {
-    s.state = worst(s.state, v.state);
     if (!v.action) continue;
     switch (*v.action) {
       case Action::admit:
@@ -174,16 +179,22 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
         break;
     }
   }
-  s.exit_code = exit_code_for(s.state);
+  s.exit_code = run_exit_code(verdicts);
+  s.state = run_state_for(s.exit_code);
   return s;
 }
 
 std::string short_reasons(const Verdict& node, std::size_t max_chars) {
   std::string text = to_string(node.state);
-  std::vector<std::string> codes;
-  for (const auto& r : node.reasons)
-    if (std::find(codes.begin(), codes.end(), r.code) == codes.end()) codes.push_back(r.code);
+  // The findings, then what could not be checked; what ibgpu did not judge is no drain reason.
+  std::vector<std::string> codes, unchecked;
+  for (const auto& r : node.reasons) {
+    auto& list = r.evidence == Evidence::unchecked ? unchecked : codes;
+    if (r.evidence != Evidence::not_judged && std::find(list.begin(), list.end(), r.code) == list.end())
+      list.push_back(r.code);
+  }
   for (std::size_t i = 0; i < codes.size(); ++i) text += (i == 0 ? ": " : ",") + codes[i];
+  for (std::size_t i = 0; i < unchecked.size(); ++i) text += (i == 0 ? "; not checked: " : ",") + unchecked[i];
   for (std::size_t i = 0; i < node.excluded.size(); ++i) text += (i == 0 ? " (excluded " : ",") + node.excluded[i];
   if (!node.excluded.empty()) text += ")";
   if (text.size() > max_chars && max_chars > 3) text = text.substr(0, max_chars - 3) + "...";

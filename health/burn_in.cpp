@@ -35,7 +35,9 @@ std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + std::t
 bool is_fabric_kind(const std::string& kind) { return kind == "switch" || kind == "uplink" || kind == "path"; }
 
 // A reason that says something was found, not that a check did not run or could not be judged.
-bool is_finding(const std::string& code) { return code != "CHECK_SKIPPED" && code != "NOT_JUDGED"; }
+bool is_finding(const std::string& code) {
+  return code != "CHECK_SKIPPED" && code != "NOT_JUDGED" && code != "CHECK_NOT_RUN";
+}
 
 // For an entity never healthy: the rounds of the findings that came and went (in at least
 // min_rounds of the rounds it was judged in, and not in all of them). A node unknown in every

@@ -124,6 +124,7 @@ FleetReference reference_of(const std::vector<const Measurement*>& kind, const F
   r.limit = value_of(reference + allowed);
   r.noise = std::exp(sense == LimitSense::floor ? fence : -fence);
   r.widened = fence < profile;
+  if (sense == LimitSense::floor) r.failed_fraction = std::min(rules.bw_fraction_failed, rules.bw_fraction_widest);
   return r;
 }
 
@@ -154,10 +155,18 @@ Finding judge_against_fleet(const Measurement& m, const FleetReferences& referen
   const FleetReference& r = found->second;
   const bool floor = is_floor(m);
   if (floor ? m.value >= r.limit : m.value <= r.limit) return {};
-  const double times = r.limit / r.reference;
   const std::string of = r.count > 0 ? (floor ? "the upper quartile of " : "the lower quartile of ") +
                                            std::to_string(r.count) + " in this run"
                                      : "the baseline's median";
+  const double failed_at = r.reference * r.failed_fraction;
+  if (floor && m.value < failed_at) {
+    const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) + " under " +
+                                format_value(failed_at) + " (" + format_value(r.failed_fraction) +
+                                " x the fleet reference " + format_value(r.reference) + ", " + of +
+                                "; the fleet rule's failed level, [fleet].bw_fraction_failed)";
+    return Finding{HealthState::failed, Reason{m.outlier_code, message, m.metric, m.value, failed_at}};
+  }
+  const double times = r.limit / r.reference;
   const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
                               (floor ? " under " : " over ") + format_value(r.limit) + " (" + format_value(times) +
                               " x the fleet reference " + format_value(r.reference) + ", " + of +
@@ -170,14 +179,17 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
   if (absolute.state != HealthState::healthy) return absolute;
   const bool has_limit = m.limit && !m.limit->empty();
   if (has_limit || !has_fleet_rule(m) || references.count(m.kind)) return judge_against_fleet(m, references);
+  const std::string no_limit = m.floor_not_applied.empty() ? "no limit in the profile" : m.floor_not_applied;
   const std::string why = !rules.enabled
                               ? "the fleet rule is off"
                               : "fewer than " + std::to_string(std::max(1, rules.min_fleet_size)) +
                                     " such measurements to compare (the fleet rule's [fleet].min_fleet_size)";
-  return Finding{HealthState::unknown, Reason{"NOT_JUDGED",
-                                              m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
-                                                  " not judged: no limit in the profile and " + why,
-                                              m.metric, m.value, std::nullopt}};
+  Reason reason{"NOT_JUDGED",
+                m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) + " not judged: " + no_limit +
+                    " and " + why,
+                m.metric, m.value, std::nullopt};
+  reason.evidence = Evidence::not_judged;
+  return Finding{HealthState::healthy, std::move(reason)};
 }
 
 }  // namespace ibgpu

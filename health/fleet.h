@@ -40,12 +40,13 @@ namespace ibgpu {
 
 // What one kind of measurement is held against.
 struct FleetReference {
-  double reference = 0;  // the good quartile of the first pass, or the baseline's median
-  double limit = 0;      // bandwidth: under it is an outlier; latency: over it
-  double noise = 1;      // the widening the run's noise asked for: a fraction (bandwidth), a multiple (latency)
-  bool widened = false;  // the noise, not the profile, set the limit
-  double sigma = 0;      // one measurement's spread in log space, from the shortfalls (0: too few to tell)
-  int count = 0;         // first-pass measurements the reference is of (0: the baseline's)
+  double reference = 0;        // the good quartile of the first pass, or the baseline's median
+  double limit = 0;            // bandwidth: under it is an outlier; latency: over it
+  double noise = 1;            // the widening the run's noise asked for: a fraction (bandwidth), a multiple (latency)
+  bool widened = false;        // the noise, not the profile, set the limit
+  double sigma = 0;            // one measurement's spread in log space, from the shortfalls (0: too few to tell)
+  int count = 0;               // first-pass measurements the reference is of (0: the baseline's)
+  double failed_fraction = 0;  // bandwidth under reference x this is failed ([fleet].bw_fraction_failed)
 };
 using FleetReferences = std::unordered_map<std::string, FleetReference>;
 
@@ -56,13 +57,15 @@ using FleetReferences = std::unordered_map<std::string, FleetReference>;
 FleetReferences fleet_references(const std::vector<Measurement>& measurements, const FleetRules& rules,
                                  const std::unordered_map<std::string, double>* baseline_medians = nullptr);
 
-// Degraded when the value is beyond the kind's limit; healthy otherwise or
-// without a reference.
+// Degraded when the value is beyond the kind's limit, failed when a bandwidth
+// is under the failed fraction of the reference; healthy otherwise or without
+// a reference.
 Finding judge_against_fleet(const Measurement& m, const FleetReferences& references);
 
 // Absolute limits first; the fleet rule only when the floors pass. A
 // measurement that no rule could judge (no limit in the profile and no
-// reference) is unknown, NOT_JUDGED, saying what was missing.
+// reference) is NOT_JUDGED, saying what was missing: ibgpu's own gap, which
+// changes no state (Evidence::not_judged).
 Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules);
 
 }  // namespace ibgpu

@@ -91,17 +91,19 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
 // ---- Measurements: profile limits, fleet rules, localisation. --------------
 
 void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                        PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians) {
-  evidence.measurements = extract_measurements(probes, profile);
+                        PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians,
+                        const std::set<std::string>* without_rdma = nullptr) {
+  evidence.measurements = extract_measurements(probes, profile, without_rdma);
   const auto& measurements = evidence.measurements;
   const FleetReferences references = fleet_references(measurements, profile.fleet, reference_medians);
   // Pairs go to localisation; re-tests of the same entity and kind: the mildest measurement counts.
-  // What no rule could judge lands on its entity as unknown, never in localisation.
+  // What no rule could judge lands on its entity as a note (Evidence::not_judged), never in localisation.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
   for (const auto& m : measurements) {
     Finding f = judge_measurement(m, references, profile.fleet);
-    if (is_pair_probe(*m.probe) && f.state != HealthState::unknown) {
+    const bool judged = !f.reason || f.reason->evidence != Evidence::not_judged;
+    if (is_pair_probe(*m.probe) && judged) {
       const auto fleet = references.find(m.kind);
       evidence.add(m.kind, *m.probe, f.state, std::move(f.reason),
                    fleet == references.end() ? nullptr : &fleet->second);
@@ -125,7 +127,8 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
   judge_outcomes(book, probes, profile, hosts, evidence);
-  judge_measurements(book, probes, profile, evidence, reference_medians);
+  const std::set<std::string> without_rdma = hosts_without_rdma(hosts);
+  judge_measurements(book, probes, profile, evidence, reference_medians, &without_rdma);
   for (auto& blame : localise(evidence.observations, topology))
     book.add(blame.entity, blame.state, std::move(blame.reason));
 

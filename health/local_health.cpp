@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "health/thresholds.h"
@@ -304,13 +305,20 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
                         const std::vector<ProbeResult>& probes, const Profile& profile) {
   // Each host's local results, in order.
   std::map<std::string_view, std::vector<const ProbeResult*>> local_by_host;
-  for (const auto& p : probes)
+  // Hosts whose GPU inventory could not ask NVML (no driver): their GPU count is unchecked
+  // (the skipped inventory says so), not a finding of missing GPUs.
+  std::set<std::string_view> no_gpu_driver;
+  for (const auto& p : probes) {
     if (is_local_probe(p) && p.scope.hosts.size() == 1) local_by_host[p.scope.hosts[0]].push_back(&p);
+    if (p.id == kInventoryGpuProbe && p.status == ProbeStatus::skipped && p.scope.hosts.size() == 1)
+      no_gpu_driver.insert(p.scope.hosts[0]);
+  }
   for (const auto& host : hosts) {
     const auto& local = local_by_host[host.name];
     judge_ports(book, host, profile);
     judge_pci(book, host);
-    if (profile.node.expect_gpus && static_cast<int>(host.gpus.size()) < *profile.node.expect_gpus)
+    if (profile.node.expect_gpus && static_cast<int>(host.gpus.size()) < *profile.node.expect_gpus &&
+        !no_gpu_driver.count(host.name))
       book.add({"node", host.name}, HealthState::failed,
                reason("GPU_MISSING",
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "core/probe_kind.h"
 #include "core/verdict.h"
 
 namespace ibgpu {
@@ -60,7 +61,11 @@ struct NetworkLimits {
   Limit lat_p99_us;
 };
 
+// The floors belong to one backend and a size range: NCCL over NVLink and RDMA
+// is held to them; the MPI host backend, and sizes below min_size_B, are
+// recorded and not judged by them (the fleet rule still compares like with like).
 struct AllReduceLimits {
+  Transport backend = Transport::nccl;            // the backend the floors are written for (nccl | mpi)
   std::size_t min_size_B = std::size_t{1} << 30;  // judge busbw at large messages only
   Limit node_busbw_GBps;                          // all GPUs of one node
   Limit rail_busbw_GBps;                          // across nodes (one rail or the whole fabric)
@@ -83,9 +88,14 @@ struct FleetRules {
   bool enabled = true;
   double bw_fraction = 0.85;        // bandwidth under this fraction of the reference is an outlier
   double bw_fraction_widest = 0.5;  // ... however noisy the run: the noise widens the limit to this at most
-  double lat_multiple = 2.0;        // latency over this multiple of the reference is an outlier
-  int min_fleet_size = 3;           // fewer first-pass measurements of a kind: no fleet rule (the
-                                    // fewest in which one host's pairs can be told from the others')
+  // A bandwidth under this fraction of the reference is failed, not degraded: however deep a
+  // shortfall from its peers, a node without an absolute floor would otherwise be admitted
+  // (a host at a fifth of its peers). 0: no failed level. Below bw_fraction_widest, so no
+  // run's noise reaches it.
+  double bw_fraction_failed = 0.4;
+  double lat_multiple = 2.0;  // latency over this multiple of the reference is an outlier
+  int min_fleet_size = 3;     // fewer first-pass measurements of a kind: no fleet rule (the
+                              // fewest in which one host's pairs can be told from the others')
 };
 
 // How a burn-in folds its rounds (health/burn_in.h): an entity not healthy in

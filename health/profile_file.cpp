@@ -153,6 +153,11 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
   });
   top.on("allreduce", [&](const toml::node& n) {
     TableReader t = top.sub(n, "allreduce");
+    t.on("backend", [&](const toml::node& v) {
+      const std::string backend = t.text(v, "backend");
+      if (backend != "nccl" && backend != "mpi") t.fail(v, "'allreduce.backend' must be \"nccl\" or \"mpi\"");
+      p.allreduce.backend = backend == "mpi" ? Transport::mpi : Transport::nccl;
+    });
     t.on("min_size_B", [&](const toml::node& v) { p.allreduce.min_size_B = t.size(v, "min_size_B"); });
     read_limit(t, "node_busbw_GBps", p.allreduce.node_busbw_GBps, floor);
     read_limit(t, "rail_busbw_GBps", p.allreduce.rail_busbw_GBps, floor);
@@ -192,6 +197,11 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
       p.fleet.bw_fraction_widest = t.number(v, "bw_fraction_widest");
       if (p.fleet.bw_fraction_widest <= 0 || p.fleet.bw_fraction_widest > 1)
         t.fail(v, "'fleet.bw_fraction_widest' must be in (0, 1]");
+    });
+    t.on("bw_fraction_failed", [&](const toml::node& v) {
+      p.fleet.bw_fraction_failed = t.number(v, "bw_fraction_failed");
+      if (p.fleet.bw_fraction_failed < 0 || p.fleet.bw_fraction_failed >= 1)
+        t.fail(v, "'fleet.bw_fraction_failed' must be in [0, 1) (0: no failed level)");
     });
     t.on("min_fleet_size", [&](const toml::node& v) { p.fleet.min_fleet_size = t.integer(v, "min_fleet_size", 2); });
     t.read();

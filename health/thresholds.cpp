@@ -63,6 +63,8 @@ std::string kind_text(const ProbeResult& p, const Shape& s, bool allreduce, cons
 
 bool is_bandwidth(Judged j) { return j == Judged::pair_bandwidth || j == Judged::allreduce; }
 
+const Limit kNoLimit{};
+
 }  // namespace
 
 Entity measured_entity(const ProbeResult& p) {
@@ -78,7 +80,19 @@ Entity measured_entity(const ProbeResult& p) {
   return {"link", hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
 }
 
-std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile) {
+std::set<std::string> hosts_without_rdma(const std::vector<HostInventory>& hosts) {
+  std::set<std::string> out;
+  for (const auto& h : hosts) {
+    const bool active = std::any_of(h.hcas.begin(), h.hcas.end(), [](const Hca& hca) {
+      return std::any_of(hca.ports.begin(), hca.ports.end(), [](const IbPort& port) { return port.active(); });
+    });
+    if (!active) out.insert(h.name);
+  }
+  return out;
+}
+
+std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile,
+                                              const std::set<std::string>* hosts_without_rdma) {
   // The largest size each bandwidth and all-reduce probe id ran at:
   // bandwidth is judged from the profile's size up, or at the largest size
   // when a run stayed below it.
@@ -107,11 +121,26 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     const ProbeResult& p = *j.probe;
     const Judged judged = j.judged;
     const Shape& s = j.shape;
+    // Set where the profile's limit exists but does not hold this measurement.
+    std::string not_applied;
     auto add = [&](std::optional<double> value, const char* metric, LimitSense sense, const Limit& limit,
                    const char* low, const char* outlier) {
       if (!value) return;
       out.push_back(Measurement{&p, kind_text(p, s, judged == Judged::allreduce, metric), *value, metric, &limit, low,
-                                outlier, sense, s.retest});
+                                outlier, sense, s.retest, not_applied});
+    };
+    // MPI between two hosts on the RDMA fabric is held to the profile's network limits; MPI
+    // within one host (shared memory) or from a host without an active RDMA port (host TCP) is not.
+    auto mpi_limit = [&](const Limit& limit) -> const Limit& {
+      const auto& hosts = p.scope.hosts;
+      const bool host_tcp =
+          hosts[0] == hosts[1] ||
+          (hosts_without_rdma && (hosts_without_rdma->count(hosts[0]) || hosts_without_rdma->count(hosts[1])));
+      if (!host_tcp || limit.empty()) return limit;
+      not_applied =
+          "the profile's limit is for MPI over RDMA, and this pair is within one host or has an end "
+          "without an active RDMA port";
+      return kNoLimit;
     };
     switch (judged) {
       case Judged::none:
@@ -120,7 +149,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!large_enough(p, s, profile.network.bw_min_size_B)) break;
         const bool verbs = p.kind().transport == Transport::verbs;
         add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
-            verbs ? profile.network.verbs_bw_GBps : profile.network.mpi_bw_GBps,
+            verbs ? profile.network.verbs_bw_GBps : mpi_limit(profile.network.mpi_bw_GBps),
             verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER");
         break;
       }
@@ -129,18 +158,28 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         // ceiling only (no outlier code: no fleet rule), as a run's tails are its scheduling.
         const Metric* lat = find_metric(p, "lat_us");
         if (!lat) break;
+        const bool verbs = p.kind().transport == Transport::verbs;
         add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, "lat_us.p50", LimitSense::ceiling,
-            profile.network.lat_p50_us, "LAT_HIGH", "LAT_OUTLIER");
+            verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us), "LAT_HIGH", "LAT_OUTLIER");
         if (lat->summary)
-          add(lat->summary->p99, "lat_us.p99", LimitSense::ceiling, profile.network.lat_p99_us, "LAT_HIGH", "");
+          add(lat->summary->p99, "lat_us.p99", LimitSense::ceiling,
+              verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us), "LAT_HIGH", "");
         break;
       }
-      case Judged::allreduce:
+      case Judged::allreduce: {
         if (!large_enough(p, s, profile.allreduce.min_size_B)) break;
-        add(typical(p, "busbw_GBps"), "busbw_GBps", LimitSense::floor,
-            p.scope.hosts.size() == 1 ? profile.allreduce.node_busbw_GBps : profile.allreduce.rail_busbw_GBps,
+        // A floor holds only the backend and sizes it is written for; the rest is compared with
+        // the fleet alone.
+        const AllReduceLimits& a = profile.allreduce;
+        const Limit& floor = p.scope.hosts.size() == 1 ? a.node_busbw_GBps : a.rail_busbw_GBps;
+        const bool applies = p.kind().transport == a.backend && (!s.size || *s.size >= a.min_size_B);
+        if (!applies && !floor.empty())
+          not_applied = "the profile's floor is for " + std::string(to_string(a.backend)) + " at " +
+                        std::to_string(a.min_size_B) + " B and above";
+        add(typical(p, "busbw_GBps"), "busbw_GBps", LimitSense::floor, applies ? floor : kNoLimit,
             "ALLREDUCE_BUSBW_LOW", "ALLREDUCE_BUSBW_OUTLIER");
         break;
+      }
       case Judged::gpu_copy_bw: {
         // The slower direction.
         const auto h2d = typical(p, "h2d_GBps"), d2h = typical(p, "d2h_GBps");
@@ -178,6 +217,11 @@ Finding probe_outcome(const ProbeResult& p) {
     case ProbeStatus::ok:
       return {};
     case ProbeStatus::skipped:
+      if (p.skipped_by == SkippedBy::ibgpu) {  // ibgpu's own gap: recorded, never the node's
+        Reason r = reason("CHECK_NOT_RUN", p.reason.value_or("not run"));
+        r.evidence = Evidence::not_judged;
+        return {HealthState::healthy, std::move(r)};
+      }
       return {HealthState::unknown, reason("CHECK_SKIPPED", p.reason.value_or("skipped"))};
     case ProbeStatus::timeout:
       return {HealthState::failed, reason("PROBE_TIMEOUT", p.error.value_or("timeout"))};

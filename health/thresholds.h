@@ -2,9 +2,11 @@
 // Per-metric rules: which number of a probe result is judged, against which
 // limit of the profile, under which reason codes. Pure.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "core/inventory.h"
 #include "core/report.h"
 #include "core/result.h"
 #include "core/verdict.h"
@@ -23,13 +25,23 @@ struct Measurement {
   const char* outlier_code = "";  // against the fleet: IB_LINK_BW_OUTLIER, LAT_OUTLIER, ...; "": no fleet rule
   LimitSense sense = LimitSense::floor;
   bool retest = false;  // a re-test (params "retest"): judged, but not part of the fleet median
+  // Where the profile has a floor for this figure that does not hold it (another medium or
+  // size), why: the figure is compared with the fleet alone.
+  std::string floor_not_applied = {};
 };
 
 // Every judged number of the ok results, in order. Bandwidths are judged at
 // large messages only: from the profile's minimum size, or the largest size a
 // probe id was run at when none reached it. The measurements point into
 // `probes` and `profile`, which must outlive them.
-std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile);
+// The MPI pair floor is for MPI over the RDMA fabric: a pair within one host
+// (shared memory) or with an end among `hosts_without_rdma` (no active RDMA
+// port: MPI runs over host TCP) is compared with the fleet alone.
+std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& probes, const Profile& profile,
+                                              const std::set<std::string>* hosts_without_rdma = nullptr);
+
+// The hosts of an inventory without an active RDMA port.
+std::set<std::string> hosts_without_rdma(const std::vector<HostInventory>& hosts);
 
 struct Finding {
   HealthState state = HealthState::healthy;
@@ -40,7 +52,9 @@ struct Finding {
 Finding judge_absolute(const Measurement& m);
 
 // A result's status as the state of what it speaks for, with the reason: ok
-// is healthy, skipped unknown, anything else failed (wrong data named as such).
+// is healthy, skipped unknown (missing because of the node) or, where ibgpu
+// itself did not run it, a CHECK_NOT_RUN note that changes no state; anything
+// else failed (wrong data named as such).
 Finding probe_outcome(const ProbeResult& p);
 
 // A profile that declares none of a device (expect_gpus = 0, expect_active_ports

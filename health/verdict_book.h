@@ -29,9 +29,15 @@ class VerdictBook {
     return it == index_.end() ? nullptr : &verdicts_[it->second];
   }
 
+  // A reason records the state it gives; one that the entity could not be checked for (unknown)
+  // is evidence of that, and one ibgpu did not judge (Evidence::not_judged) changes no state.
   static void add(Verdict& v, HealthState state, std::optional<Reason> reason = std::nullopt) {
+    if (reason && reason->evidence == Evidence::not_judged) state = HealthState::healthy;
     v.state = worst(v.state, state);
-    if (reason) v.reasons.push_back(std::move(*reason));
+    if (!reason) return;
+    reason->state = state;
+    if (state == HealthState::unknown) reason->evidence = Evidence::unchecked;
+    v.reasons.push_back(std::move(*reason));
   }
   void add(const Entity& e, HealthState state, std::optional<Reason> reason = std::nullopt) {
     add(at(e), state, std::move(reason));

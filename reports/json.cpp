@@ -95,6 +95,7 @@ void from_json(const json& j, Scope& s) {
 void to_json(json& j, const ProbeResult& p) {
   j = json{{"id", p.id},           {"status", to_string(p.status)}, {"scope", p.scope},          {"params", p.params},
            {"metrics", p.metrics}, {"reason", nullable(p.reason)},  {"error", nullable(p.error)}};
+  if (p.status == ProbeStatus::skipped) j["skipped_by"] = to_string(p.skipped_by);
 }
 
 void from_json(const json& j, ProbeResult& p) {
@@ -107,6 +108,7 @@ void from_json(const json& j, ProbeResult& p) {
   p.metrics = j.value("metrics", Metrics{});
   read_nullable(j, "reason", p.reason);
   read_nullable(j, "error", p.error);
+  p.skipped_by = j.value("skipped_by", std::string()) == "ibgpu" ? SkippedBy::ibgpu : SkippedBy::node;
 }
 
 void to_json(json& j, const GpuInfo& g) {
@@ -304,7 +306,8 @@ void to_json(json& j, const Verdict& v) {
                            {"message", r.message},
                            {"metric", nullable_text(r.metric)},
                            {"value", nullable(r.value)},
-                           {"threshold", nullable(r.threshold)}});
+                           {"threshold", nullable(r.threshold)},
+                           {"evidence", to_string(r.evidence)}});
   j = json{{"entity", {{"kind", v.entity.kind}, {"id", v.entity.id}}},
            {"state", to_string(v.state)},
            {"reasons", reasons},
@@ -329,6 +332,7 @@ void from_json(const json& j, Verdict& v) {
     reason.metric = get_string(r, "metric");
     read_nullable(r, "value", reason.value);
     read_nullable(r, "threshold", reason.threshold);
+    reason.evidence = evidence_from_string(r.value("evidence", std::string())).value_or(Evidence::finding);
     v.reasons.push_back(std::move(reason));
   }
   v.action.reset();

@@ -9,7 +9,7 @@ namespace {
 
 // Condensed from docs/reason-codes.md ("what to do"); at most 64 characters each,
 // so that a summary line with a node name and a code stays within 120 columns.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 54> kNextSteps{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 55> kNextSteps{{
     {"GPU_MISSING", "nvidia-smi -L, lspci -d 10de:; power-cycle; RMA if still gone"},
     {"GPUS_UNHEALTHY", "act on the codes of the node's GPU verdicts"},
     {"GPU_XID", "look the XID up (dmesg | grep -i xid); reset or reboot"},
@@ -58,7 +58,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 54> kNextSte
     {"PROBE_TIMEOUT", "host up? (ssh, scontrol show node); hung GPU/driver: reboot"},
     {"PROBE_ERROR", "read the call in the message: driver, peermem, ibv_devinfo"},
     {"PROBE_FAILED", "read the message; treat as the probe's own failure"},
-    {"NOT_JUDGED", "check 3 hosts or more together, or give the profile a floor"},
+    {"NOT_JUDGED", "not a finding; for a verdict: 3+ hosts together, or a floor"},
+    {"CHECK_NOT_RUN", "not a finding; for a verdict: a longer --budget, re-check"},
     {"BURN_IN_FLAKY", "intermittent: drain, act on the codes after it, burn in again"},
     {"BURN_IN_DRIFT", "steady decline: check cooling, clocks, port errors; run again"},
     {"FABRIC_SWITCH_BAD", "network team: the leaf switch (ibswitches, port counters)"},

@@ -176,8 +176,10 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
   const std::string profile = r.run.profile.is_object() ? r.run.profile.value("name", std::string()) : std::string();
   x.add("ibgpu_run_info", "The run these metrics come from (always 1).",
         {{"run_id", r.run.id}, {"version", r.tool.version}, {"git", r.tool.git}, {"profile", profile}}, 1);
-  x.add("ibgpu_run_exit_code", "Exit code of the run: 0 healthy, 1 degraded, 2 failed, 3 unknown or incomplete.", {},
-        r.summary.exit_code);
+  x.add("ibgpu_run_exit_code",
+        "Exit code of the run's admission: 0 all admitted healthy, 1 some admitted degraded, 2 some not admitted for a "
+        "finding, 3 some not decided.",
+        {}, r.summary.exit_code);
   for (HealthState s : kStates)
     x.add("ibgpu_run_state", "Overall state of the run: 1 for the state it is in, 0 for the others.",
           {{"state", to_string(s)}}, r.summary.state == s ? 1 : 0);

@@ -22,6 +22,7 @@ const std::vector<Format>& formats() {
       {"junit", false, [] { return std::make_unique<JunitReporter>(); }},
       {"markdown", true, [] { return std::make_unique<MarkdownReporter>(); }},
       {"html", false, [] { return std::make_unique<HtmlReporter>(); }},
+      {"admission", false, [] { return std::make_unique<AdmissionReporter>(); }},
   };
   return table;
 }

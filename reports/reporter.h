@@ -66,6 +66,16 @@ class MarkdownReporter final : public Reporter {
   void render(const Report& report, std::ostream& out) const override;
 };
 
+// One line per node for admission scripts (Slurm health checks, Prologs):
+// "NODE<TAB>ACTION<TAB>STATE<TAB>CODES", the action as the run's summary
+// decided it (admit, admit_degraded, drain; undecided where the run decided
+// nothing, as an interrupted one), the codes of its findings, then
+// "not-checked:" and the codes of what is missing; "-" for none.
+class AdmissionReporter final : public Reporter {
+ public:
+  void render(const Report& report, std::ostream& out) const override;
+};
+
 // nullptr for a name reporter_formats() does not list.
 std::unique_ptr<Reporter> make_reporter(const std::string& format);
 std::vector<std::string> reporter_formats();

@@ -157,6 +157,22 @@ std::string rail_of(const ProbeResult& p) {
   return d[0];
 }
 
+// What ibgpu did not judge (docs/verdicts.md): beside the states, never in them.
+void print_not_judged(const Report& r, std::ostream& out) {
+  std::map<std::string, std::size_t> codes;
+  for (const auto& v : r.verdicts)
+    for (const auto& reason : v.reasons)
+      if (reason.evidence == Evidence::not_judged) ++codes[reason.code];
+  if (codes.empty()) return;
+  out << "Not judged (recorded, held against no node):";
+  const char* sep = " ";
+  for (const auto& [code, n] : codes) {
+    out << sep << grouped(n) << " " << code;
+    sep = ", ";
+  }
+  out << '\n';
+}
+
 }  // namespace
 
 bool table_is_long(const Report& r) { return r.probes.size() + r.verdicts.size() > kFullTableResults; }
@@ -176,6 +192,8 @@ void print_answer(const Report& r, std::ostream& out) {
     out << "  (admit " << grouped(r.summary.admit.size()) << ", admit degraded "
         << grouped(r.summary.admit_degraded.size()) << ", drain " << grouped(r.summary.drain.size()) << ")";
   out << '\n';
+  if (r.run.interrupted) out << "Interrupted: nothing was decided (no node admitted or drained)\n";
+  print_not_judged(r, out);
   print_counts(r, out);
   print_not_admitted(r, out);
 }

@@ -39,9 +39,10 @@
 #
 # Exit status (slurmd ignores it for HealthCheckProgram; in a Prolog anything
 # but 0 drains the node with Slurm's own reason and requeues the job):
-#   0  the node is fit (healthy, or degraded and admitted with fewer GPUs or rails)
-#   1  the node was failed or could not be checked (unknown), or the check timed
-#      out: it is drained. In a Prolog this also requeues the job, and Slurm
+#   0  the report admits the node (healthy, or degraded and admitted with fewer GPUs
+#      or rails): it stays in service
+#   1  the report drains the node (a finding, or a check missing because of the node),
+#      or the check timed out: it is drained. In a Prolog this also requeues the job, and Slurm
 #      replaces the drain reason with its own ("Prolog error"): such a node is
 #      then resumed by hand, not by a later check.
 #   2  ibgpu or scontrol could not run (not found, usage error, crash, no
@@ -126,17 +127,25 @@ timeout --kill-after=10 "$LIMIT" "$IBGPU" check --profile "$PROFILE" --allreduce
   --timeout 30 --action-timeout 20 --slurm-drain --json "$REPORT" "${extra[@]}" >/dev/null
 rc=$?
 case $rc in
-  0 | 1)
-    exit 0
-    ;;
-  2 | 3)
-    # With a report, ibgpu judged the node and drained it itself (--slurm-drain);
-    # without one it stopped before judging: it could not run, nothing changed.
+  0 | 1 | 2 | 3)
+    # The admission the report decided for this node, not the exit code alone: admitted
+    # (healthy, or degraded with fewer GPUs or rails) stays in service; drained was drained by
+    # ibgpu itself (--slurm-drain). Without a report, or without a decision for this node (an
+    # interrupted run decides nothing), ibgpu could not judge it: nothing changed.
+    decision=""
     if [ -s "$REPORT" ]; then
-      say "node $NODE not fit (ibgpu exit $rc); report in $REPORT"
-      exit 1
+      decision=$("$IBGPU" report "$REPORT" --format admission 2>/dev/null | awk -F '\t' -v n="$NODE" '$1 == n { print $2 " (" $3 ": " $4 ")"; exit }')
     fi
-    say "ibgpu check ended without a report (exit $rc): node $NODE not checked"
+    case $decision in
+      admit\ * | admit_degraded\ *)
+        exit 0
+        ;;
+      drain\ *)
+        say "node $NODE not fit: $decision (ibgpu exit $rc); report in $REPORT"
+        exit 1
+        ;;
+    esac
+    say "ibgpu check (exit $rc) decided nothing for node $NODE${decision:+: $decision}: not checked"
     done_nothing 2
     ;;
   124 | 137)

@@ -223,7 +223,8 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
                                   "not run: one iteration would take about " +
                                       wait_text(Seconds(std::round(*pace_per_byte * bytes * 10) / 10)) +
                                       " at the pace measured so far, past the " +
-                                      wait_text(Seconds(settings.time_cap_s)) + " time cap");
+                                      wait_text(Seconds(settings.time_cap_s)) + " time cap",
+                                  SkippedBy::ibgpu);
           r.params = allreduce_params(c);
           results.push_back(std::move(r));
         }

@@ -108,12 +108,12 @@ std::vector<HostInventory> hosts(std::initializer_list<const char*> names) {
   return out;
 }
 
-// Two hosts make one pair: nothing of the run's own to compare it with (unknown,
-// NOT_JUDGED); only the baseline can tell that 30 GB/s is an outlier.
+// Two hosts make one pair: nothing of the run's own to compare it with (NOT_JUDGED:
+// recorded, no state); only the baseline can tell that 30 GB/s is an outlier.
 TEST(BaselineJudge, GivesSmallRunsAFleetReference) {
   const auto probes = pairs({{"b", "c", 30}});
   const auto h = hosts({"b", "c"});
-  EXPECT_EQ(link_state(judge(h, probes, generic_profile()), "b<->c"), HealthState::unknown);
+  EXPECT_EQ(link_state(judge(h, probes, generic_profile()), "b<->c"), HealthState::healthy);
   const auto reference = build_baseline({run("before.json")}).medians();
   const Judgement j = judge(h, probes, generic_profile(), &reference);
   EXPECT_EQ(link_state(j, "b<->c"), HealthState::degraded);

@@ -93,8 +93,9 @@ TEST(FleetRule, FromThreeHostsTheSlowHostIsNamedAndNothingElse) {
     const Group g = all_pairs(n, [&](int a, int b, int, PairShape& s) {
       if (a == slow || b == slow) s.bw_GBps /= 5;
     });
+    // A fifth of its peers: under the fleet's failed level (0.4), not admitted.
     EXPECT_EQ(flagged(judge(g.hosts, g.probes, generic_profile())),
-              (std::map<std::string, HealthState>{{node(slow), HealthState::degraded}}))
+              (std::map<std::string, HealthState>{{node(slow), HealthState::failed}}))
         << n << " hosts";
   }
 }
@@ -105,7 +106,7 @@ TEST(FleetRule, FromThreeHostsTheSlowLinkIsNamedAndNothingElse) {
       if (a == 0 && b == 2) s.bw_GBps /= 5;
     });
     EXPECT_EQ(flagged(judge(g.hosts, g.probes, generic_profile())),
-              (std::map<std::string, HealthState>{{link(0, 2), HealthState::degraded}}))
+              (std::map<std::string, HealthState>{{link(0, 2), HealthState::failed}}))
         << n << " hosts";
   }
 }
@@ -121,7 +122,7 @@ TEST(FleetRule, ASmallGroupNamesTheHostBadWithEveryPeerBesideANoisyPair) {
   });
   EXPECT_EQ(
       flagged(judge(g.hosts, g.probes, generic_profile())),
-      (std::map<std::string, HealthState>{{node(slow), HealthState::degraded}, {link(1, 3), HealthState::degraded}}));
+      (std::map<std::string, HealthState>{{node(slow), HealthState::failed}, {link(1, 3), HealthState::degraded}}));
 }
 
 TEST(FleetRule, ReTestPartnersAreClearedHostsNeverSlowOnesAndSuspectsGoSideBySide) {
@@ -148,8 +149,11 @@ TEST(FleetRule, ReTestPartnersAreClearedHostsNeverSlowOnesAndSuspectsGoSideBySid
 TEST(FleetRule, TwoHostsHaveNothingToCompareTheirPairWith) {
   const Group g = all_pairs(2, {});
   const Judgement j = judge(g.hosts, g.probes, generic_profile());
-  EXPECT_EQ(flagged(j), (std::map<std::string, HealthState>{{link(0, 1), HealthState::unknown}}));
-  EXPECT_EQ(j.summary.exit_code, 3);  // incomplete, never a quiet healthy
+  // Not judged: recorded beside the link's state, held against neither host (docs/verdicts.md).
+  EXPECT_EQ(flagged(j), (std::map<std::string, HealthState>{{link(0, 1), HealthState::healthy}}));
+  for (const auto& v : j.verdicts)
+    for (const auto& r : v.reasons) EXPECT_EQ(r.evidence, Evidence::not_judged) << r.code;
+  EXPECT_EQ(j.summary.exit_code, 0);
   // A profile floor judges the pair (and the latency median under a ceiling): healthy.
   Profile floors = generic_profile();
   floors.network.verbs_bw_GBps.degraded = 40;
@@ -192,7 +196,7 @@ TEST(FleetRule, ARetestReproducesADeficitNotJustALowerNumber) {
   };
   // Bad again by as much: both figures reproduced.
   Judgement j = judge_with_retests(g, generic_profile(), again(0.32, 280));
-  EXPECT_EQ(flagged(j), (std::map<std::string, HealthState>{{link(0, 3), HealthState::degraded}}));
+  EXPECT_EQ(flagged(j), (std::map<std::string, HealthState>{{link(0, 3), HealthState::failed}}));
   // Over the latency limit again, but by 3x where it was 300x: the pair's own measurements disagree
   // more than its mildest deficit; the bandwidth reproduced.
   j = judge_with_retests(g, generic_profile(), again(0.31, 3));
@@ -215,7 +219,7 @@ TEST(FleetRule, TwoOfSixHostsSlowAreBothNamedThroughTheNoise) {
     };
     const Judgement j = judge_with_retests(all_pairs(6, slow(0)), generic_profile(), slow(1000));
     EXPECT_EQ(flagged(j),
-              (std::map<std::string, HealthState>{{node(1), HealthState::degraded}, {node(4), HealthState::degraded}}))
+              (std::map<std::string, HealthState>{{node(1), HealthState::failed}, {node(4), HealthState::failed}}))
         << "seed " << seed;
   }
 }
@@ -227,7 +231,7 @@ TEST(FleetRule, ThreeOfEightHostsSlowAreNamed) {
   });
   EXPECT_EQ(flagged(judge(g.hosts, g.probes, generic_profile())),
             (std::map<std::string, HealthState>{
-                {node(2), HealthState::degraded}, {node(3), HealthState::degraded}, {node(6), HealthState::degraded}}));
+                {node(2), HealthState::failed}, {node(3), HealthState::failed}, {node(6), HealthState::failed}}));
 }
 
 TEST(FleetRule, TheRunsNoiseWidensTheLimitButNeverPastTheWidest) {
@@ -241,7 +245,9 @@ TEST(FleetRule, TheRunsNoiseWidensTheLimitButNeverPastTheWidest) {
   const std::map<std::string, HealthState> the_link{{link(2, 5), HealthState::degraded}};
   EXPECT_EQ(judged(0, 0.75), the_link);                                // a quiet run: 0.85 x the reference
   EXPECT_EQ(judged(3, 0.75), (std::map<std::string, HealthState>{}));  // as noisy as the lane: within its noise
-  EXPECT_EQ(judged(3, 0.3), the_link);                                 // under half: a finding however noisy
+  // Under half: a finding however noisy; under 0.4 of the reference, failed.
+  EXPECT_EQ(judged(3, 0.45), the_link);
+  EXPECT_EQ(judged(3, 0.3), (std::map<std::string, HealthState>{{link(2, 5), HealthState::failed}}));
 }
 
 TEST(FleetRule, AtFleetScaleTheNoiseLimitFlagsAboutWhatTukeysFenceDoes) {

@@ -3,9 +3,12 @@
 # settings file: slurmd passes almost no environment), every few seconds: fit nodes stay idle over
 # several runs; a node whose RDMA port goes DOWN is drained with "ibgpu: ..." by the next runs
 # and resumed once the port is up again; a node a person drained keeps the person's reason.
+# s4 is admitted degraded throughout (a port that is no rail of its is DOWN: the report admits it
+# with that port excluded, exit 1): it stays in service, as the health check and as a Prolog.
 source "$(dirname "$0")/lib.sh"
 interval=5
-fixtures s1 s2 s3 s4
+fixtures s1 s2 s3
+mkdir -p "$SYSFS" && cp -a "$SRC/tests/data/sysfs/degraded" "$SYSFS/s4"
 SLURM_CONF=$WORK/cluster/slurm.conf write_config
 write_hc_wrapper
 cluster_up_checked "$HC_WRAPPER" "$interval"
@@ -20,7 +23,16 @@ each_ran_twice() {
 }
 wait_for $((interval * 6)) "two health checks on every node" each_ran_twice
 grep -v ' 0$' "$HC_RUNS" && fail "a health check of a fit node did not exit 0 (above)"
-echo "fit nodes: $(wc -l <"$HC_RUNS") health checks, every node idle throughout"
+echo "fit nodes: $(wc -l <"$HC_RUNS") health checks, every node idle throughout (s4 admitted degraded)"
+
+# As a Prolog (anything but 0 drains the node and requeues the job): the degraded node is fit.
+set +e
+slurm_in_node s4 env -i SLURMD_NODENAME=s4 SLURM_SCRIPT_CONTEXT=prolog_slurmd IBGPU_CONFIG="$CONFIG" \
+  /bin/bash "$SRC/ci/slurm/healthcheck.sh" 2>"$WORK/prolog-s4.err"
+prolog_rc=$?
+set -e
+[ "$prolog_rc" -eq 0 ] || fail "the Prolog on the admitted-degraded s4 exited $prolog_rc: $(cat "$WORK/prolog-s4.err")"
+expect_idle s4
 
 scontrol update NodeName=s2 State=DRAIN Reason="maintenance"
 port_down s3

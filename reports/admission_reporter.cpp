@@ -1,0 +1,43 @@
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "reports/reporter.h"
+
+namespace ibgpu {
+
+namespace {
+
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The summary's decision, not the verdict's action: an interrupted run keeps its verdicts but
+// decides nothing.
+const char* decided(const RunSummary& s, const std::string& node) {
+  if (listed(s.admit, node)) return "admit";
+  if (listed(s.admit_degraded, node)) return "admit_degraded";
+  if (listed(s.drain, node)) return "drain";
+  return "undecided";
+}
+
+}  // namespace
+
+void AdmissionReporter::render(const Report& report, std::ostream& out) const {
+  for (const Verdict& v : report.verdicts) {
+    if (v.entity.kind != "node") continue;
+    std::vector<std::string> found, missing;
+    for (const Reason& r : v.reasons) {
+      auto& list = r.evidence == Evidence::unchecked ? missing : found;
+      if (r.evidence != Evidence::not_judged && !listed(list, r.code)) list.push_back(r.code);
+    }
+    std::string codes;
+    for (const auto& c : found) codes += (codes.empty() ? "" : ",") + c;
+    if (!missing.empty()) codes += std::string(codes.empty() ? "" : ",") + "not-checked:";
+    for (std::size_t i = 0; i < missing.size(); ++i) codes += (i ? "," : "") + missing[i];
+    out << v.entity.id << '\t' << decided(report.summary, v.entity.id) << '\t' << to_string(v.state) << '\t'
+        << (codes.empty() ? "-" : codes) << '\n';
+  }
+}
+
+}  // namespace ibgpu
