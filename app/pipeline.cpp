@@ -10,6 +10,8 @@
 #include <exception>
 #include <iostream>
 #include <random>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "app/live_events.h"
 #include "app/text.h"
@@ -96,22 +98,65 @@ ProbeResult lost_rank(const RankPlace& place, const std::string& gave_up) {
 }
 
 // Both ends of a pair report a failed meeting; ranks arrive in order, so the
-// initiator's account (when it has one) is kept and the echo dropped.
-void add_unless_reported(std::vector<ProbeResult>& probes, ProbeResult p) {
-  auto same = [&](const ProbeResult& q) {
-    return q.id == p.id && q.scope.ranks == p.scope.ranks &&
-           q.params.value("size_B", json()) == p.params.value("size_B", json()) &&
-           q.params.value("retest", 0) == p.params.value("retest", 0);  // a re-test is not an echo
+// initiator's account (when it has one) is kept and the echo dropped. An echo
+// is a pair result with the probe, ranks, size and re-test pass (a re-test is
+// not an echo) of one kept before. Rank 0 holds hundreds of thousands of
+// results at fleet scale: the kept ones are found by key, never by a walk.
+class PairResults {
+ public:
+  explicit PairResults(const std::vector<ProbeResult>& probes)
+      : probes_(probes), kept_(0, Hash{probes_}, SamePair{probes_}) {}
+
+  // Whether probes[index], a pair result, is the first of its key (and now known).
+  bool first(std::size_t index) { return kept_.insert(index).second; }
+
+ private:
+  static json size_of(const ProbeResult& p) { return p.params.value("size_B", json()); }
+  static int retest_of(const ProbeResult& p) { return p.params.value("retest", 0); }
+
+  // Over the key but the size: a pair's few sizes share a bucket, and a size's hash would
+  // depend on how the number is stored (8 and 8.0 are the same size).
+  struct Hash {
+    const std::vector<ProbeResult>& probes;
+    std::size_t operator()(std::size_t i) const {
+      const ProbeResult& p = probes[i];
+      std::size_t h = std::hash<std::string>()(p.id);
+      for (int rank : p.scope.ranks) h = h * 1000003 ^ std::hash<int>()(rank);
+      return h * 1000003 ^ std::hash<int>()(retest_of(p));
+    }
   };
+  struct SamePair {
+    const std::vector<ProbeResult>& probes;
+    bool operator()(std::size_t i, std::size_t j) const {
+      const ProbeResult& p = probes[i];
+      const ProbeResult& q = probes[j];
+      return q.id == p.id && q.scope.ranks == p.scope.ranks && size_of(q) == size_of(p) && retest_of(q) == retest_of(p);
+    }
+  };
+
+  const std::vector<ProbeResult>& probes_;
+  std::unordered_set<std::size_t, Hash, SamePair> kept_;
+};
+
+void add_unless_reported(std::vector<ProbeResult>& probes, PairResults& pairs, ProbeResult p) {
   const bool pair_result = p.kind().pair() && p.scope.ranks.size() == 2;
-  if (pair_result && std::any_of(probes.begin(), probes.end(), same)) return;
   probes.push_back(std::move(p));
+  if (pair_result && !pairs.first(probes.size() - 1)) probes.pop_back();
 }
 
-HostInventory* find_host(std::vector<HostInventory>& hosts, const std::string& name) {
-  for (auto& h : hosts)
-    if (h.name == name) return &h;
-  return nullptr;
+// The hosts of the world in rank order of first appearance, each with its ranks (World::hosts
+// and ranks_on, in one pass over the ranks); and where each sits among them.
+std::vector<HostInventory> world_hosts(const World& world, std::unordered_map<std::string, std::size_t>& index) {
+  std::vector<HostInventory> hosts;
+  for (const RankPlace& place : world.places) {
+    const auto [it, fresh] = index.try_emplace(place.host, hosts.size());
+    if (fresh) {
+      hosts.emplace_back();
+      hosts.back().name = place.host;
+    }
+    hosts[it->second].ranks.push_back(place.rank);
+  }
+  return hosts;
 }
 
 }  // namespace
@@ -120,12 +165,9 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
                 const std::string& gave_up) {
   Report report;
   report.run.ranks = world.size;
-  for (const auto& host : world.hosts()) {
-    HostInventory h;
-    h.name = host;
-    h.ranks = world.ranks_on(host);
-    report.hosts.push_back(std::move(h));
-  }
+  std::unordered_map<std::string, std::size_t> host_index;
+  report.hosts = world_hosts(world, host_index);
+  PairResults pairs(report.probes);
   report.run.scope = scope_of(report.hosts);
   if (report.run.scope == RunScope::node)
     report.run.notes.push_back(
@@ -151,13 +193,13 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
       continue;
     }
     if (result.inventory) {
-      HostInventory* slot = find_host(report.hosts, place.host);
-      std::vector<int> ranks = slot->ranks;
-      *slot = std::move(*result.inventory);
-      slot->name = place.host;
-      slot->ranks = std::move(ranks);
+      HostInventory& slot = report.hosts[host_index.at(place.host)];
+      std::vector<int> ranks = std::move(slot.ranks);
+      slot = std::move(*result.inventory);
+      slot.name = place.host;
+      slot.ranks = std::move(ranks);
     }
-    for (auto& p : result.probes) add_unless_reported(report.probes, std::move(p));
+    for (auto& p : result.probes) add_unless_reported(report.probes, pairs, std::move(p));
   }
   return report;
 }
@@ -205,18 +247,21 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
 // The file first: after a launcher's stop signal the kill follows within a second (mpirun's
 // default), and the table on stdout goes through the launcher, which may be slow to take it.
 // A file that cannot be written still leaves the table on stdout (the error follows it).
+// A JSON report file is one line (a fleet's is a third the size indented); on a terminal it is
+// indented for the eye. --format json (on request) is indented anywhere.
 void render(const Report& report, const CommonOptions& options) {
-  JsonReporter json_out;
+  const JsonReporter json_file(JsonReporter::Layout::compact);
   std::exception_ptr file_error;
   if (!options.json_path.empty() && options.json_path != "-") {
     try {
-      write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+      write_atomically(options.json_path, [&](std::ostream& out) { json_file.render(report, out); });
     } catch (const std::exception&) {
       file_error = std::current_exception();
     }
   }
   if (options.json_path == "-") {
-    json_out.render(report, std::cout);
+    const bool terminal = isatty(STDOUT_FILENO) == 1;
+    JsonReporter(terminal ? JsonReporter::Layout::indented : JsonReporter::Layout::compact).render(report, std::cout);
   } else {
     make_reporter(options.format)->render(report, std::cout);
   }
@@ -238,8 +283,8 @@ void follow_up(Report& report, const CommonOptions& options, const Command& comm
   report.run.notes.insert(report.run.notes.end(), notes.begin(), notes.end());
   if (options.json_path.empty() || options.json_path == "-") return;
   try {
-    JsonReporter json_out;
-    write_atomically(options.json_path, [&](std::ostream& out) { json_out.render(report, out); });
+    const JsonReporter json_file(JsonReporter::Layout::compact);
+    write_atomically(options.json_path, [&](std::ostream& out) { json_file.render(report, out); });
   } catch (const std::exception& e) {
     std::cerr << "ibgpu: the report without these notes stays: " << e.what() << '\n';
   }

@@ -21,20 +21,29 @@ void write_nested(std::ostream& out, const std::string& text, int depth) {
   out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 
+// A value at `depth`: indented as dump(2) nests it, or dump()'s one line.
+void write_value(std::ostream& out, const json& value, int depth, bool indented) {
+  if (indented)
+    write_nested(out, value.dump(2), depth);
+  else
+    out << value.dump();
+}
+
 template <class T>
-void write_array(std::ostream& out, const std::vector<T>& items) {
+void write_array(std::ostream& out, const std::vector<T>& items, bool indented) {
   if (items.empty()) return void(out << "[]");
-  out << "[\n";
+  out << (indented ? "[\n" : "[");
   for (std::size_t i = 0; i < items.size(); ++i) {
-    out << (i ? ",\n    " : "    ");
-    write_nested(out, json(items[i]).dump(2), 2);
+    if (indented) out << (i ? ",\n    " : "    ");
+    if (!indented && i) out << ',';
+    write_value(out, json(items[i]), 2, indented);
   }
-  out << "\n  ]";
+  out << (indented ? "\n  ]" : "]");
 }
 
 }  // namespace
 
-// The text of json(report).dump(2), through the model's one serializer
+// The text of json(report).dump(2) (compact: dump()), through the model's one serializer
 // (reports/json.cpp), with the long arrays converted one element at a time: a
 // fleet's report as one document is about a gigabyte of small allocations,
 // and their page faults alone cost seconds.
@@ -46,21 +55,25 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   head.summary = report.summary;
   head.burn_in = report.burn_in;
   const json doc = head;
-  out << "{\n";
+  const bool indented = layout_ == Layout::indented;
+  out << (indented ? "{\n" : "{");
   bool first = true;
   for (const auto& [name, value] : doc.items()) {  // sorted, as dump() writes them
-    out << (first ? "  \"" : ",\n  \"") << name << "\": ";
+    if (indented)
+      out << (first ? "  \"" : ",\n  \"") << name << "\": ";
+    else
+      out << (first ? "\"" : ",\"") << name << "\":";
     first = false;
     if (name == "hosts")
-      write_array(out, report.hosts);
+      write_array(out, report.hosts, indented);
     else if (name == "probes")
-      write_array(out, report.probes);
+      write_array(out, report.probes, indented);
     else if (name == "verdicts")
-      write_array(out, report.verdicts);
+      write_array(out, report.verdicts, indented);
     else
-      write_nested(out, value.dump(2), 1);
+      write_value(out, value, 1, indented);
   }
-  out << "\n}\n";
+  out << (indented ? "\n}\n" : "}\n");
 }
 
 }  // namespace ibgpu

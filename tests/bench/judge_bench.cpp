@@ -9,8 +9,6 @@
 // the renderers' cost, with less of the neighbours' noise; --judge-runs N
 // does so for the judge (a profiler then sees mostly the judge). --out FILE
 // writes the JSON report, to compare the verdicts of two builds.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -27,46 +25,18 @@
 #include "reports/json.h"
 #include "reports/reporter.h"
 #include "scheduler/kubernetes.h"
+#include "tests/bench/bench_util.h"
 #include "tests/health/synthetic_fleet.h"
 
 namespace {
 
-// Process CPU time: on a shared machine wall time mostly measures the neighbours.
+// judge_bench's names for the shared helpers.
 struct Clock {
-  using time_point = double;
-  static double now() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-  }
+  static double now() { return ibgpu::bench::cpu_ms(); }
 };
-
-double ms_since(double t) { return Clock::now() - t; }
-
-// Fresh memory is much of the cost (a first touch of a page is a fault, and
-// dear in a VM): each step's minor page faults are printed beside its time.
-long faults() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_minflt;
-}
-
-// Counts what a reporter writes and drops it: the cost measured is the
-// formatting, as when the report streams to a file, not a growing string.
-class CountingBuf : public std::streambuf {
- public:
-  std::size_t count = 0;
-
- protected:
-  int_type overflow(int_type c) override {
-    if (c != traits_type::eof()) ++count;
-    return c;
-  }
-  std::streamsize xsputn(const char*, std::streamsize n) override {
-    count += static_cast<std::size_t>(n);
-    return n;
-  }
-};
+using ibgpu::bench::CountingBuf;
+using ibgpu::bench::faults;
+using ibgpu::bench::ms_since;
 
 }  // namespace
 

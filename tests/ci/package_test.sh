@@ -50,7 +50,8 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 0 ] || { cat "$work/check.txt"; fail "one-host check with the packaged cpu profile: exit $rc, not 0"; }
-grep -qF "\"source\": \"$work/root/usr/bin/../share/ibgpu/profiles/cpu.toml\"" "$work/check.json" ||
-  fail "the cpu profile was not read from the package: $(grep -o '"source": "[^"]*"' "$work/check.json")"
+# The report file is compact JSON (one line): "source":"..." without a space.
+grep -qF "\"source\":\"$work/root/usr/bin/../share/ibgpu/profiles/cpu.toml\"" "$work/check.json" ||
+  fail "the cpu profile was not read from the package: $(grep -o '"source":"[^"]*"' "$work/check.json")"
 bash -n "$work/root/usr/libexec/ibgpu/healthcheck.sh" || fail "healthcheck.sh does not parse"
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"

@@ -32,6 +32,15 @@ TEST(JsonReporter, ASavedReportReadsBackIntoTheSameText) {
   EXPECT_EQ(read_back(text), text);
 }
 
+TEST(JsonReporter, CompactIsTheOneLineDumpAndReadsBack) {
+  for (const Report& report : {testing::sample_report(), Report{}}) {
+    std::ostringstream out;
+    JsonReporter(JsonReporter::Layout::compact).render(report, out);
+    EXPECT_EQ(out.str(), json(report).dump() + "\n");
+    EXPECT_EQ(read_back(out.str()), rendered(report));
+  }
+}
+
 TEST(JsonReporter, EmptyArraysAndAnEmptyReportAreTheDumpsText) {
   EXPECT_EQ(rendered(Report{}), json(Report{}).dump(2) + "\n");
   Report report = testing::sample_report();
