@@ -45,12 +45,14 @@ def with_allreduce(r, rc):
     assert sums and all(p['status'] == 'ok' and p['metrics']['wrong_elements_total'] == 0 for p in sums), sums
     assert sorted(sums[0]['scope']['hosts']) == HOSTS, sums[0]['scope']
     # The pairs are judged against each other; the one all-reduce across every host has nothing to
-    # be compared with and the default profile no floor for it: unknown, saying so (NOT_JUDGED).
+    # be compared with and the default profile no floor for it: recorded as not judged (NOT_JUDGED),
+    # which changes no state (docs/verdicts.md).
     links = verdicts(r, 'link')
     whole = [k for k in links if '<->..<->' in k]
     assert len(whole) == 1, whole
-    assert links[whole[0]]['state'] == 'unknown', links[whole[0]]
-    assert {x['code'] for x in links[whole[0]]['reasons']} == {'NOT_JUDGED'}, links[whole[0]]
+    assert links[whole[0]]['state'] == 'healthy', links[whole[0]]
+    assert {(x['code'], x['evidence']) for x in links[whole[0]]['reasons']} == {('NOT_JUDGED', 'not_judged')}, \
+        links[whole[0]]
     assert all(v['state'] == 'healthy' for k, v in links.items() if k not in whole), links
     assert not [k for k, v in verdicts(r, 'node').items() if network_reasons(v)], r['verdicts']
     assert r['summary']['exit_code'] == rc == expected_clean_exit(r), (r['summary'], rc)
