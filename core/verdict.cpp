@@ -60,6 +60,13 @@ std::optional<Evidence> evidence_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+std::vector<std::string> reason_codes(const Verdict& v, Evidence evidence) {
+  std::vector<std::string> codes;
+  for (const Reason& r : v.reasons)
+    if (r.evidence == evidence && std::find(codes.begin(), codes.end(), r.code) == codes.end()) codes.push_back(r.code);
+  return codes;
+}
+
 HealthState worst(HealthState a, HealthState b) { return std::max(a, b); }
 
 int exit_code_for(HealthState state) {

@@ -64,6 +64,10 @@ struct Verdict {
   std::vector<std::string> excluded = {};
 };
 
+// The codes of a verdict's reasons of one kind of evidence, each once, in order: the findings
+// of a drain reason, then what could not be checked (what ibgpu did not judge is no drain reason).
+std::vector<std::string> reason_codes(const Verdict& v, Evidence evidence);
+
 // What an admission controller applies to one Kubernetes node: label values
 // are label-legal (see scheduler/kubernetes.h), annotations carry the full lists.
 struct KubernetesTaint {

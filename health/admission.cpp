@@ -186,13 +186,8 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
 
 std::string short_reasons(const Verdict& node, std::size_t max_chars) {
   std::string text = to_string(node.state);
-  // The findings, then what could not be checked; what ibgpu did not judge is no drain reason.
-  std::vector<std::string> codes, unchecked;
-  for (const auto& r : node.reasons) {
-    auto& list = r.evidence == Evidence::unchecked ? unchecked : codes;
-    if (r.evidence != Evidence::not_judged && std::find(list.begin(), list.end(), r.code) == list.end())
-      list.push_back(r.code);
-  }
+  const std::vector<std::string> codes = reason_codes(node, Evidence::finding);
+  const std::vector<std::string> unchecked = reason_codes(node, Evidence::unchecked);
   for (std::size_t i = 0; i < codes.size(); ++i) text += (i == 0 ? ": " : ",") + codes[i];
   for (std::size_t i = 0; i < unchecked.size(); ++i) text += (i == 0 ? "; not checked: " : ",") + unchecked[i];
   for (std::size_t i = 0; i < node.excluded.size(); ++i) text += (i == 0 ? " (excluded " : ",") + node.excluded[i];

@@ -26,11 +26,8 @@ const char* decided(const RunSummary& s, const std::string& node) {
 void AdmissionReporter::render(const Report& report, std::ostream& out) const {
   for (const Verdict& v : report.verdicts) {
     if (v.entity.kind != "node") continue;
-    std::vector<std::string> found, missing;
-    for (const Reason& r : v.reasons) {
-      auto& list = r.evidence == Evidence::unchecked ? missing : found;
-      if (r.evidence != Evidence::not_judged && !listed(list, r.code)) list.push_back(r.code);
-    }
+    const std::vector<std::string> found = reason_codes(v, Evidence::finding);
+    const std::vector<std::string> missing = reason_codes(v, Evidence::unchecked);
     std::string codes;
     for (const auto& c : found) codes += (codes.empty() ? "" : ",") + c;
     if (!missing.empty()) codes += std::string(codes.empty() ? "" : ",") + "not-checked:";
