@@ -18,7 +18,7 @@ check_1m() {  # ALLREDUCE
   CHECK=(check --transport mpi --pairs all --sizes 1M --window 16 --iters 10 --allreduce "$1")
 }
 check_1m off
-runs=${IBGPU_NETNS_REPEAT:-10}
+runs=${IBGPU_NETNS_REPEAT:-6}
 false_positives=0
 for i in $(seq "$runs"); do
   out=$WORK/run$i.json
