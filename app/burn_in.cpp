@@ -17,8 +17,6 @@ namespace ibgpu {
 
 namespace {
 
-inline constexpr int kTagBurnIn = 106;
-
 double seconds_since(Clock::time_point t) { return Seconds(Clock::now() - t).count(); }
 
 // Rank 0's decision after `finished` rounds: the seconds to wait before the

@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "app/live_events.h"
 #include "app/pipeline.h"
@@ -13,6 +14,7 @@
 #include "cluster/kept_memory.h"
 #include "cluster/line.h"
 #include "cluster/liveness.h"
+#include "cluster/tags.h"
 #include "core/errors.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
@@ -23,19 +25,43 @@ namespace ibgpu {
 
 namespace {
 
-// Owns a communicator split off the session's; MPI_COMM_NULL for a rank in no group.
-class SplitComm {
+// Owns a communicator made from the session's (errors returned); MPI_COMM_NULL for a rank in none.
+class OwnedComm {
  public:
-  SplitComm(MPI_Comm parent, int color, int key) {
-    mpi_check(MPI_Comm_split(parent, color, key, &comm_), "MPI_Comm_split");
+  OwnedComm() = default;
+  explicit OwnedComm(MPI_Comm comm) : comm_(comm) {
     if (comm_ != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   }
-  ~SplitComm() {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  ~OwnedComm() {
+    if (comm_ != MPI_COMM_NULL && !mpi_lost()) MPI_Comm_free(&comm_);
   }
-  SplitComm(const SplitComm&) = delete;
-  SplitComm& operator=(const SplitComm&) = delete;
+  OwnedComm(OwnedComm&& other) noexcept : comm_(std::exchange(other.comm_, MPI_COMM_NULL)) {}
+  OwnedComm& operator=(OwnedComm&& other) noexcept {
+    std::swap(comm_, other.comm_);
+    return *this;
+  }
   MPI_Comm get() const { return comm_; }
+
+  // Every rank of `parent` together: the ranks of one colour (MPI_UNDEFINED: none).
+  static OwnedComm split(MPI_Comm parent, int color, int key) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    mpi_check(MPI_Comm_split(parent, color, key, &comm), "MPI_Comm_split");
+    return OwnedComm(comm);
+  }
+  // The `members` (ascending ranks of `parent`) alone, without the others: a collective of the
+  // members only (MPI_Comm_create_group), so a rank lost outside them is not needed.
+  static OwnedComm of_members(MPI_Comm parent, const std::vector<int>& members) {
+    MPI_Group all = MPI_GROUP_NULL, some = MPI_GROUP_NULL;
+    mpi_check(MPI_Comm_group(parent, &all), "MPI_Comm_group");
+    const int status = MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &some);
+    MPI_Group_free(&all);
+    mpi_check(status, "MPI_Group_incl");
+    MPI_Comm comm = MPI_COMM_NULL;
+    const int made = MPI_Comm_create_group(parent, some, kTagSurvivors, &comm);
+    MPI_Group_free(&some);
+    mpi_check(made, "MPI_Comm_create_group");
+    return OwnedComm(comm);
+  }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -66,26 +92,27 @@ std::string rank_names(const World& world, const std::vector<int>& ranks) {
 // beside other groups poll, so that a rank given up on keeps MPI for the roll calls and the gather
 // of ranks whose groups went on (probes/collective/mpi_allreduce.h).
 std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, MPI_Comm comm, const World& group,
-                                               Placement placement, const CollectiveOptions& options) {
+                                               Placement placement, const CollectiveOptions& options,
+                                               bool comm_is_whole_job = true) {
   if (name == "nccl") {
     const int device = options.device >= 0 ? options.device : group.self().local_rank;
     return std::make_unique<NcclAllReduce>(comm, group.rank, group.size, device, options.settings.timeout);
   }
-  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout, placement == Placement::job && line_open());
+  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout,
+                                        placement == Placement::job && line_open() && comm_is_whole_job);
 }
 
 // Whether every rank can run NCCL: the answer for --backend auto. Everyone
 // answered the roll call just before, so the wait is short; a timeout means mpi.
-std::string choose_backend(MpiSession& session, const CollectiveOptions& options, std::string& why_not_nccl) {
+std::string choose_backend(const World& world, MPI_Comm comm, const CollectiveOptions& options,
+                           std::string& why_not_nccl) {
   if (options.backend != "auto") return options.backend;
-  const World& world = session.world();
-  const auto probe = make_backend("nccl", session.comm(), world, Placement::job, options);
+  const auto probe = make_backend("nccl", comm, world, Placement::job, options);
   why_not_nccl = probe->unavailable_reason();
   if (!world.mpi) return why_not_nccl.empty() ? "nccl" : "mpi";
   TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{why_not_nccl.empty() ? 0 : 1, 0});  // mine, total
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, session.comm(), &request),
-            "MPI_Iallreduce");
+  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, comm, &request), "MPI_Iallreduce");
   if (!wait_with_deadline(request, Deadline(options.settings.timeout))) {
     flags.abandon();
     return "mpi";
@@ -107,10 +134,11 @@ void label(std::vector<ProbeResult>& results, std::size_t from, Placement placem
   }
 }
 
-// Ranks absent from a collective's roll call: the timeout is theirs alone (their hosts, their ranks),
-// and for the ranks that came the collective is not measured (skipped, so `unknown`), never failed.
+// Ranks absent from a collective's roll call: the timeout is theirs alone (their hosts, their ranks).
+// The ranks that came run it among themselves when they are two or more (`survivors_run`); else
+// for them it is not measured (skipped by ibgpu: not judged), never failed.
 void absent_from_collective(std::vector<ProbeResult>& results, const std::string& id, const World& world,
-                            const std::vector<int>& absent, Placement placement, Seconds timeout) {
+                            const std::vector<int>& absent, Placement placement, Seconds timeout, bool survivors_run) {
   const std::string what = "the " + std::string(to_string(placement)) + " all-reduce";
   ProbeResult lost;
   lost.id = id;
@@ -121,8 +149,12 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
     if (std::find(lost.scope.hosts.begin(), lost.scope.hosts.end(), host) == lost.scope.hosts.end())
       lost.scope.hosts.push_back(host);
   }
-  lost.error =
-      "not every rank arrived for " + what + ": " + rank_names(world, absent) + " silent for " + wait_text(timeout);
+  lost.error = "not every rank arrived for " + what + ": " + rank_names(world, absent) + " silent for " +
+               wait_text(timeout) + (survivors_run ? "; it ran among the ranks that came" : "");
+  if (survivors_run) {
+    results.push_back(std::move(lost));
+    return;
+  }
   Scope present;
   for (const auto& place : world.places) {
     if (std::find(absent.begin(), absent.end(), place.rank) != absent.end()) continue;
@@ -228,15 +260,19 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       }
       continue;
     }
-    // 1. Who is here? An absent rank is named, and nobody enters a collective with it.
+    // 1. Who is here? An absent rank is named, and nobody enters a collective with it: the ranks
+    //    that came run it among themselves (a communicator of theirs) when they are two or more.
+    std::optional<World> survivors;
+    OwnedComm survivors_comm;
     if (world.mpi) {
       const auto absent = roll_call(session.comm(), silence);
+      const int came = absent ? world.size - static_cast<int>(absent->size()) : 0;
       if (!absent || !absent->empty()) {
         if (world.rank == 0 || !absent) {
           const std::size_t from = results.size();
           const std::string id = allreduce_probe_id(backend_name.empty() ? options.backend : backend_name);
           if (absent) {
-            absent_from_collective(results, id, world, *absent, placement, options.settings.timeout);
+            absent_from_collective(results, id, world, *absent, placement, options.settings.timeout, came > 1);
           } else {
             ProbeResult r;
             r.id = id;
@@ -248,16 +284,25 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
           mark_interrupted(results, from);
           label(results, from, placement, "job", options.backend, why_not_nccl);
         }
-        continue;
+        if (!absent || came < 2) continue;
+        std::vector<int> present;
+        for (int r = 0; r < world.size; ++r)
+          if (std::find(absent->begin(), absent->end(), r) == absent->end()) present.push_back(r);
+        survivors = subworld(world, present);
+        survivors_comm = OwnedComm::of_members(session.comm(), present);
       }
     }
-    if (backend_name.empty()) backend_name = choose_backend(session, options, why_not_nccl);
-    // The job's MPI all-reduce blocks: a rank that stops inside it leaves the others only the line.
-    if (world.mpi && world.size > 1 && backend_name == "mpi" && placement == Placement::job)
+    // The ranks that run this placement, and their communicator.
+    const World& here = survivors ? *survivors : world;
+    const MPI_Comm base = survivors ? survivors_comm.get() : session.comm();
+    if (backend_name.empty()) backend_name = choose_backend(here, base, options, why_not_nccl);
+    // The job's MPI all-reduce blocks: a rank that stops inside it leaves the others only the line
+    // (opened by every rank: not among survivors, whose job all-reduce polls instead).
+    if (world.mpi && world.size > 1 && backend_name == "mpi" && placement == Placement::job && !survivors)
       open_line(session.comm(), world.rank, world.size, silence);
 
     // 2. This rank's group, and a communicator for it (MPI_COMM_NULL alone in a group).
-    const auto groups = placement_groups(world, placement);
+    const auto groups = placement_groups(here, placement);
     const auto mine = std::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
       return std::find(g.begin(), g.end(), world.rank) != g.end();
     });
@@ -271,17 +316,17 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       continue;
     }
     const World group = subworld(world, *mine);
-    std::unique_ptr<SplitComm> split;
-    MPI_Comm comm = session.comm();
+    OwnedComm split;
+    MPI_Comm comm = base;
     if (world.mpi && placement != Placement::job) {
       const int color = mine->size() > 1 ? static_cast<int>(mine - groups.begin()) : MPI_UNDEFINED;
-      split = std::make_unique<SplitComm>(session.comm(), color, world.rank);
-      comm = split->get();
+      split = OwnedComm::split(base, color, world.rank);
+      comm = split.get();
     }
     if (mine->size() < 2 && placement != Placement::job) continue;
 
     // 3. The sweep, in every group at once.
-    auto backend = make_backend(backend_name, comm, group, placement, options);
+    auto backend = make_backend(backend_name, comm, group, placement, options, !survivors);
     AllReduceSettings settings = options.settings;
     LiveBook* book = world.rank == 0 ? live_book() : nullptr;
     if (book) {

@@ -45,8 +45,9 @@ CollectiveOptions check_allreduce_defaults();
 std::string collectives_preflight(const MpiSession& session, const CollectiveOptions& options);
 
 // Every rank: for each placement, a roll call (absent ranks become a `timeout`
-// result naming them, and that placement is not run), then the sweep in each
-// group of two ranks or more. Results carry params placement and group.
+// result naming them, and the ranks that came run the placement among
+// themselves), then the sweep in each group of two ranks or more. Results
+// carry params placement and group.
 std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options);
 
 }  // namespace ibgpu

@@ -11,6 +11,7 @@
 
 #include "cluster/kept_memory.h"
 #include "cluster/line.h"
+#include "cluster/tags.h"
 #include "core/errors.h"
 #include "health/judge.h"
 #include "reports/json.h"
@@ -20,9 +21,6 @@ namespace ibgpu {
 using nlohmann::json;
 
 namespace {
-
-// Apart from the pipeline's (cluster/gather.h, liveness.h) and burn-in's tags.
-constexpr int kTagLive = 110;
 
 std::string host_pair(const ProbeResult& p) {
   if (p.scope.hosts.size() != 2) return {};

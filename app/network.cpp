@@ -28,7 +28,6 @@ namespace ibgpu {
 
 namespace {
 
-constexpr int kTagNetBase = 1000;
 constexpr int kTagsPerMeeting = 32;  // transports use tag..tag+15; the meeting itself the last one
 constexpr int kTagNegotiate = kTagsPerMeeting - 1;
 

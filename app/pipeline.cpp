@@ -365,6 +365,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
     limits.silence = options.timeout;
     limits.overall = gather_overall(options);
     limits.stop_grace = kStopGrace;
+    limits.known_lost = known_lost;  // given up on in an earlier step: one wait per lost rank
     // From MPI, and from the line where ranks that lost MPI send; only the line once rank 0 lost
     // MPI (it can only have lost it where the line is open: cluster/line.h).
     MpiMailbox by_mpi(session.comm(), kTagGather);

@@ -32,6 +32,7 @@ std::optional<std::string> MpiMailbox::try_receive(int source) {
 
 std::vector<int> MpiMailbox::heard_from() {
   heartbeat();  // whoever polls a mailbox is waiting, and a waiting rank beats
+  if (comm_ == heartbeat_comm()) note_lost_notices();
   std::vector<int> ranks;
   while (true) {
     int flag = 0;
@@ -66,7 +67,8 @@ Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, con
       if (auto text = mailbox.try_receive(r)) {
         slot = std::move(text);
         --outstanding;
-      } else if (now - last_heard[static_cast<std::size_t>(r)] < silence) {
+      } else if (now - last_heard[static_cast<std::size_t>(r)] < silence &&
+                 !(limits.known_lost && limits.known_lost(r))) {
         someone_alive = true;
       }
     }
@@ -94,6 +96,8 @@ bool wait_with_deadline(MPI_Request& request, const Deadline& deadline, MPI_Stat
 
 bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, Seconds silence, std::chrono::microseconds nap) {
   Deadline deadline(silence);
+  // A peer lost earlier gets one look, not a wait.
+  const bool lost = known_lost(peer);
   for (unsigned spins = 0;; ++spins) {
     heartbeat();
     int done = 0;
@@ -103,7 +107,8 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, Seconds silence
     if (nap.count() > 0) std::this_thread::sleep_for(nap);
     if ((spins & 4095u) == 0 && heard_from(peer)) deadline = Deadline(silence);
     // A peer past this step will not answer in it, however alive it is.
-    if ((spins & 255u) == 0 && (deadline.expired() || moved_on(peer))) {
+    if (lost || ((spins & 255u) == 0 && (deadline.expired() || moved_on(peer)))) {
+      if (!lost && deadline.expired() && !moved_on(peer) && !stop_requested()) mark_lost(peer);
       // A pending receive is cancelled, so no later message of the peer lands in it; nothing
       // is freed: the transfer may still be live (cluster/kept_memory.h).
       for (auto& r : requests)
@@ -119,7 +124,7 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, Seconds silence
 
 std::string why_given_up(int peer, Seconds silence) {
   if (moved_on(peer)) return ": it had already left this round";
-  return ": silent for " + wait_text(silence);
+  return ": silent for " + wait_text(silence) + " (lost: not waited for again)";
 }
 
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {
@@ -146,6 +151,20 @@ std::vector<int> split_ranks(const std::string& text) {
   return ranks;
 }
 
+// On the heartbeat communicator, rank 0's answer leads with the lost ranks: "1,4\n" + answer.
+std::string with_lost(const std::string& answer) { return join(lost_peers(), ",") + "\n" + answer; }
+
+std::optional<std::string> without_lost(const std::string& message) {
+  const std::size_t end = message.find('\n');
+  if (end == std::string::npos) return std::nullopt;
+  try {
+    for (int r : split_ranks(message.substr(0, end))) mark_lost_quietly(r);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return message.substr(end + 1);
+}
+
 }  // namespace
 
 std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, Seconds silence, const Decide& decide) {
@@ -153,6 +172,7 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
   mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   MpiMailbox mailbox(comm, tag);
+  const bool liveness = comm == heartbeat_comm();
   // Waiting here is bounded by silence, as the final gather is, so the cap is generous.
   const Deadline overall(overall_wait(silence));
   if (rank == 0) {
@@ -163,18 +183,22 @@ std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, 
     GatherLimits limits;
     limits.silence = silence;
     limits.overall = overall.remaining();
+    if (liveness) limits.known_lost = known_lost;
     const Gathered gathered = gather_at_root(mailbox, size, std::move(payload), limits);
+    if (liveness && !stop_requested())
+      for (int r : gathered.missing()) mark_lost(r);
     std::string answer = decide(gathered.payloads);
     set_heartbeat_audience({});
+    const std::string message = liveness ? with_lost(answer) : answer;
     for (int r = 1; r < size; ++r)
-      if (gathered.payloads[static_cast<std::size_t>(r)]) send_with_deadline(comm, r, tag, answer, Deadline(silence));
+      if (gathered.payloads[static_cast<std::size_t>(r)]) send_with_deadline(comm, r, tag, message, Deadline(silence));
     return answer;
   }
   if (!send_with_deadline(comm, 0, tag, payload, overall)) return std::nullopt;
   Deadline quiet(silence);
   while (!overall.expired() && !stop_requested()) {
     heartbeat();
-    if (auto answer = mailbox.try_receive(0)) return answer;
+    if (auto answer = mailbox.try_receive(0)) return liveness ? without_lost(*answer) : answer;
     if (heard_from(0)) quiet = Deadline(silence);
     if (quiet.expired()) break;
     std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -10,14 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "cluster/tags.h"
 #include "core/deadline.h"
 
 namespace ibgpu {
-
-inline constexpr int kTagGather = 101;
-inline constexpr int kTagRelease = 102;
-inline constexpr int kTagRollCall = 104;
-inline constexpr int kTagConsult = 105;
 
 // Non-blocking receipt of one whole message from a given rank, and of the
 // heartbeats that say a rank is still at work.
@@ -73,6 +69,8 @@ struct GatherLimits {
   std::chrono::microseconds poll_interval{200};
   // After a stop request, keep collecting this long from ranks still heard from.
   Seconds stop_grace{0};
+  // Ranks already given up on earlier (cluster/liveness.h): read if they send, never waited for.
+  std::function<bool(int)> known_lost;
 };
 Gathered gather_at_root(Mailbox& mailbox, int size, std::string own_payload, const GatherLimits& limits,
                         const ClockFn& clock = &Clock::now);
@@ -84,6 +82,8 @@ bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& pay
 // completes, or `peer` has shown no sign of life (no completion, no
 // heartbeat) for `silence`, or has said it is past this rank's step (it will
 // not answer here: cluster/liveness.h); then cancels them and returns false.
+// A peer silent for `silence` is lost from then on (mark_lost): a later wait for it, in any
+// step, ends at once.
 // Ends at once when a stop was requested. A non-zero `nap` sleeps that long between tests
 // instead: for a side that only waits while its CPU should stay free (the
 // responder of an RDMA bandwidth run, where Soft-RoCE's "HCA" is that CPU).
@@ -95,7 +95,9 @@ std::string why_given_up(int peer, Seconds silence);
 // Every rank of `comm` sends `payload` to rank 0, which waits for each rank
 // until it has been silent (no payload, no heartbeat) for `silence`, computes
 // one answer from what arrived (nullopt: the rank was silent) and sends it to
-// every rank that checked in. Returns the answer on rank 0 and those ranks;
+// every rank that checked in. On the heartbeat communicator rank 0 does not wait for a
+// rank known lost, counts a silent rank lost, and its answer tells every rank that came
+// which ranks are lost (cluster/liveness.h). Returns the answer on rank 0 and those ranks;
 // nullopt on a rank that heard nothing back from a silent rank 0.
 using Decide = std::function<std::string(const std::vector<std::optional<std::string>>& payloads)>;
 std::optional<std::string> consult(MPI_Comm comm, int tag, std::string payload, Seconds silence, const Decide& decide);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <deque>
+#include <set>
 #include <unordered_map>
 
 #include "cluster/line.h"
@@ -24,7 +26,39 @@ std::array<long long, 4096> g_phases{};
 std::size_t g_slot = 0;
 long long g_epoch = 0;
 std::unordered_map<int, long long> g_peer_phase;
+std::set<int> g_lost;
+// A notice's buffer must outlive its freed request: one slot per peer ever lost, never moved.
+std::deque<int> g_notices;
 }  // namespace
+
+void mark_lost_quietly(int peer) { g_lost.insert(peer); }
+
+void mark_lost(int peer) {
+  if (peer < 0 || peer == g_rank || !g_lost.insert(peer).second) return;
+  if (g_comm == MPI_COMM_NULL || g_rank == 0 || mpi_lost()) return;
+  g_notices.push_back(peer);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Isend(&g_notices.back(), 1, MPI_INT, 0, kTagLost, g_comm, &request) == MPI_SUCCESS)
+    MPI_Request_free(&request);
+}
+
+bool known_lost(int peer) { return g_lost.count(peer) > 0; }
+
+std::vector<int> lost_peers() { return {g_lost.begin(), g_lost.end()}; }
+
+MPI_Comm heartbeat_comm() { return g_comm; }
+
+void note_lost_notices() {
+  if (g_comm == MPI_COMM_NULL || g_rank != 0 || mpi_lost()) return;
+  while (true) {
+    int flag = 0;
+    MPI_Status status{};
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kTagLost, g_comm, &flag, &status) != MPI_SUCCESS || !flag) return;
+    int peer = -1;
+    MPI_Recv(&peer, 1, MPI_INT, status.MPI_SOURCE, kTagLost, g_comm, MPI_STATUS_IGNORE);
+    if (peer > 0) g_lost.insert(peer);
+  }
+}
 
 void begin_phase_epoch() {
   ++g_epoch;

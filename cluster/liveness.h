@@ -9,9 +9,9 @@
 
 #include <vector>
 
-namespace ibgpu {
+#include "cluster/tags.h"
 
-inline constexpr int kTagHeartbeat = 103;
+namespace ibgpu {
 
 void enable_heartbeats(MPI_Comm comm, int rank, double interval_s);
 void set_heartbeat_audience(std::vector<int> ranks);  // rank 0 is always included
@@ -37,5 +37,18 @@ long long phase_of(int peer);
 bool moved_on(int peer);
 // For a reader that drains heartbeats itself (a mailbox): what one beat said.
 void note_heartbeat(int peer, long long phase);
+
+// A peer silent past --timeout is lost for the rest of the job: every later wait for it ends at
+// once, so a host that dies or hangs costs the check one wait, not one per phase. A rank that
+// gives up on a peer tells rank 0 (a notice, fire-and-forget as a beat is), rank 0 hears it
+// while it waits for everyone (its gathers and roll calls then stop waiting for that peer), and
+// its answers tell the ranks that came. Lost stays lost: a peer heard again later (SIGCONT) is
+// still read where it sends, never waited for. Ranks of the heartbeat communicator.
+void mark_lost(int peer);          // and tells rank 0, unless this is rank 0
+void mark_lost_quietly(int peer);  // what rank 0 said: no notice back
+bool known_lost(int peer);
+std::vector<int> lost_peers();  // ascending
+void note_lost_notices();       // rank 0: drains the notices (a mailbox's poll)
+MPI_Comm heartbeat_comm();      // the communicator the ranks above belong to
 
 }  // namespace ibgpu

@@ -46,11 +46,14 @@ def corrupted_rank(r):
 
 
 def stalled_rank(r):
-    """Rank 1 silent before the collective (--timeout 3): one timeout naming it, no measurement."""
+    """Rank 1 silent before the collective (--timeout 3): one timeout naming it, and ranks 0 and 2
+    ran the all-reduce between themselves (measured, exact)."""
     t = [p for p in r['probes'] if p['status'] == 'timeout' and p['id'].startswith('collective.')]
     assert len(t) == 1 and t[0]['scope']['ranks'] == [1], r['probes']
     assert 'rank 1' in t[0]['error'] and 'silent for 3 s' in t[0]['error'], t[0]['error']
-    assert not [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] == 'ok'], r['probes']
+    assert 'it ran among the ranks that came' in t[0]['error'], t[0]['error']
+    ran = [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] == 'ok']
+    assert ran and all(p['scope']['ranks'] == [0, 2] and p['metrics']['wrong_elements'] == 0 for p in ran), r['probes']
 
 
 def stopped_rank(r):

@@ -42,14 +42,23 @@ def only_victim_flagged(r, host):
 
 
 def missed_allreduce(r, host, rank):
-    """The all-reduce the stopped RANK on HOST missed: the timeout is its host's alone; for the
-    others it was not measured (skipped, `unknown`), never a failure of theirs."""
+    """The all-reduce the stopped RANK on HOST missed: the timeout is its host's alone, and the
+    other five hosts ran it among themselves (measured and exact); no other node is unknown or
+    drained because of the lost host."""
     ar = [p for p in r['probes'] if p['id'].startswith('collective.')]
     late = [p for p in ar if p['status'] == 'timeout']
     assert late and all(p['scope']['hosts'] == [host] and p['scope']['ranks'] == [int(rank)] for p in late), ar
-    assert all('rank ' + rank in p['error'] for p in late), late
-    left = [p for p in ar if 'did not arrive' in (p.get('reason') or '')]
-    assert left and all(host not in p['scope']['hosts'] and len(p['scope']['hosts']) == 5 for p in left), left
+    assert all('rank ' + rank in p['error'] and 'it ran among the ranks that came' in p['error'] for p in late), late
+    ran = [p for p in ar if p['status'] == 'ok']
+    assert ran and all(host not in p['scope']['hosts'] and len(p['scope']['hosts']) == 5 for p in ran), ar
+    for k, v in verdicts(r, 'node').items():
+        if k == host:
+            continue
+        # The lane's generic profile leaves these hosts unknown for their missing GPU driver;
+        # nothing of the lost host's counts against them.
+        blamed = [x for x in v['reasons'] if host in (x.get('message') or '') or
+                  (x.get('metric') or '').startswith(('collective.', 'net.', 'cluster.'))]
+        assert all(x['evidence'] == 'not_judged' for x in blamed), blamed
 
 
 def killed(r, host, rank):

@@ -1,0 +1,17 @@
+#pragma once
+// Every MPI tag ibgpu sends with, in one table: two uses of one tag on one communicator would
+// take each other's messages (a rank draining one kind with MPI_ANY_SOURCE eats the other).
+namespace ibgpu {
+
+inline constexpr int kTagGather = 101;     // each rank's results to rank 0 (cluster/gather.h)
+inline constexpr int kTagRelease = 102;    // rank 0's exit code to the ranks (cluster/world.h)
+inline constexpr int kTagHeartbeat = 103;  // a sign of life and the sender's step (cluster/liveness.h)
+inline constexpr int kTagRollCall = 104;   // who is here before a collective
+inline constexpr int kTagConsult = 105;    // the re-test plan between the steps (app/retests.h)
+inline constexpr int kTagBurnIn = 106;     // whether and when the next burn-in round starts
+inline constexpr int kTagSurvivors = 107;  // the communicator of the ranks that came (app/collectives.cpp)
+inline constexpr int kTagLost = 108;       // "I gave up on rank R", to rank 0 (cluster/liveness.h)
+inline constexpr int kTagLive = 110;       // live rows and progress to rank 0 (app/live_events.h)
+inline constexpr int kTagNetBase = 1000;   // network meetings: 32 tags per round from here (app/network.cpp)
+
+}  // namespace ibgpu
