@@ -170,6 +170,29 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
 
 }  // namespace
 
+void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
+  if (lost.empty()) return;
+  for (ProbeResult& r : results) {
+    if (r.status != ProbeStatus::timeout || !r.kind().all_reduce() || r.scope.ranks.size() != 1) continue;
+    const auto placement = placement_from_string(r.params.value("placement", std::string()));
+    if (!placement) continue;
+    const int rank = r.scope.ranks.front();
+    for (const std::vector<int>& group : placement_groups(world, *placement)) {
+      if (std::find(group.begin(), group.end(), rank) == group.end()) continue;
+      std::vector<int> gone;
+      for (int member : group)
+        if (std::find(lost.begin(), lost.end(), member) != lost.end()) gone.push_back(member);
+      if (gone.empty()) break;
+      r.status = ProbeStatus::skipped;
+      r.skipped_by = SkippedBy::ibgpu;
+      r.reason = "not measured: " + rank_names(world, gone) + " was lost during it (no results came from it): " +
+                 r.error.value_or("no detail");
+      r.error.reset();
+      break;
+    }
+  }
+}
+
 const char* to_string(Placement placement) {
   switch (placement) {
     case Placement::job:

@@ -44,6 +44,13 @@ CollectiveOptions check_allreduce_defaults();
 // Empty when fine, else the usage error.
 std::string collectives_preflight(const MpiSession& session, const CollectiveOptions& options);
 
+// Rank 0, once the results are in: a collective that timed out in a group with a rank that
+// was lost (sent no results: `lost`, ranks of `world`) waited on that rank. A blocking
+// all-reduce cannot tell which member stopped, so every member's own account blames itself;
+// but a member whose results arrived was alive, and the lost rank is named by its missing
+// results. Such timeouts become `skipped` by ibgpu (not judged), naming the lost rank. Pure.
+void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost);
+
 // Every rank: for each placement, a roll call (absent ranks become a `timeout`
 // result naming them, and the ranks that came run the placement among
 // themselves), then the sweep in each group of two ranks or more. Results

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "app/collectives.h"
 #include "app/live_events.h"
 #include "app/text.h"
 #include "build_info.h"
@@ -388,6 +389,11 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
                                         duration_text(Seconds(Clock::now() - gather_started).count()) + " of waiting)"
                                   : "and was silent for " + duration_text(options.timeout.count());
   Report report = assemble(world, payloads, gave_up);
+  // The members of an all-reduce a lost rank stopped all gave up on it: the lost rank is to blame.
+  std::vector<int> lost;
+  for (std::size_t r = 0; r < payloads.size(); ++r)
+    if (!payloads[r]) lost.push_back(static_cast<int>(r));
+  excuse_waits_on_lost(report.probes, world, lost);
   if (ends_over_line()) report.run.notes.push_back(lost_mpi_note(world, line_listener()->arrivals()));
   if (stop_requested()) {
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.

@@ -100,6 +100,9 @@ void heartbeat() {
   if (now - g_last < g_interval) return;
   g_last = now;
   for (int to : g_audience) {
+    // A lost peer hears nothing more: a send to a dead process's host makes MPI's TCP transport
+    // try to connect to it again and again, and the waits of everyone else stall meanwhile.
+    if (g_lost.count(to)) continue;
     MPI_Request request = MPI_REQUEST_NULL;
     if (MPI_Isend(&g_phases[g_slot], 1, MPI_LONG_LONG, to, kTagHeartbeat, g_comm, &request) == MPI_SUCCESS)
       MPI_Request_free(&request);

@@ -37,6 +37,44 @@ TEST(Placement, UnevenHostsLeaveSmallerRails) {
   EXPECT_EQ(placement_groups(w, Placement::rail), (Groups{{0, 3}, {1}, {2}}));
 }
 
+// A member's own account of an all-reduce that gave up: its rank, placement and group.
+ProbeResult gave_up(int rank, const std::string& host, Placement placement) {
+  ProbeResult r;
+  r.id = "collective.mpi.all_reduce";
+  r.status = ProbeStatus::timeout;
+  r.scope = Scope{{host}, {rank}, {}};
+  r.params["placement"] = to_string(placement);
+  r.error = "no completion of MPI_Allreduce within 6 s: a rank is stopped, dead or stuck";
+  return r;
+}
+
+TEST(ExcuseWaitsOnLost, MembersOfAGroupWithALostRankAreNotJudgedAndTheLostRankIsNamed) {
+  // Hosts a, b, c with two ranks each; rank 3 (host b, local rank 1) sent no results.
+  const World w = on_hosts({"a", "a", "b", "b", "c", "c"});
+  std::vector<ProbeResult> results{gave_up(0, "a", Placement::job), gave_up(2, "b", Placement::node),
+                                   gave_up(4, "c", Placement::node), gave_up(5, "c", Placement::rail),
+                                   gave_up(0, "a", Placement::rail)};
+  excuse_waits_on_lost(results, w, {3});
+  // The job and b's node group held rank 3, as did the rail of local rank 1 (ranks 1, 3, 5).
+  for (std::size_t i : {0u, 1u, 3u}) {
+    EXPECT_EQ(results[i].status, ProbeStatus::skipped) << i;
+    EXPECT_EQ(results[i].skipped_by, SkippedBy::ibgpu) << i;
+    EXPECT_NE(results[i].reason->find("host b rank 3 was lost during it"), std::string::npos) << *results[i].reason;
+    EXPECT_FALSE(results[i].error) << i;
+  }
+  // c's node group and the rail of local rank 0 (ranks 0, 2, 4) did not: their timeouts stand.
+  EXPECT_EQ(results[2].status, ProbeStatus::timeout);
+  EXPECT_EQ(results[4].status, ProbeStatus::timeout);
+}
+
+TEST(ExcuseWaitsOnLost, NothingLostLeavesEveryTimeout) {
+  const World w = on_hosts({"a", "b"});
+  std::vector<ProbeResult> results{gave_up(0, "a", Placement::job), gave_up(1, "b", Placement::job)};
+  excuse_waits_on_lost(results, w, {});
+  EXPECT_EQ(results[0].status, ProbeStatus::timeout);
+  EXPECT_EQ(results[1].status, ProbeStatus::timeout);
+}
+
 TEST(Placement, DefaultsOnlyWhatDiffersFromTheJob) {
   using P = std::vector<Placement>;
   EXPECT_EQ(default_placements(on_hosts({"a"})), (P{Placement::job}));
