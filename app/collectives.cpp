@@ -185,8 +185,8 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
       if (gone.empty()) break;
       r.status = ProbeStatus::skipped;
       r.skipped_by = SkippedBy::ibgpu;
-      r.reason = "not measured: " + rank_names(world, gone) + " was lost during it (no results came from it): " +
-                 r.error.value_or("no detail");
+      r.reason = "not measured: " + rank_names(world, gone) +
+                 " was lost during it (no results came from it): " + r.error.value_or("no detail");
       r.error.reset();
       break;
     }
