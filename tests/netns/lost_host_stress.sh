@@ -83,5 +83,5 @@ summary=""
 for kind in stop kill linkdown; do
   summary+=" $kind ${count[$kind]:-0} (the fault after the host's results were in: ${late[$kind]:-0}),"
 done
-summary+=" launcher ${count[launcher]:-0},"
+summary+=" launcher ${count[launcher]:-0} (after the report: ${late[launcher]:-0}),"
 echo "lost host stress: $runs runs:${summary%,}; a report in every run, wrong blames 0, longest time to report ${slowest}s"
