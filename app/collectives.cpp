@@ -177,6 +177,8 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
     const auto placement = placement_from_string(r.params.value("placement", std::string()));
     if (!placement) continue;
     const int rank = r.scope.ranks.front();
+    // The lost rank's own timeout (absent from a roll call) is its to keep.
+    if (std::find(lost.begin(), lost.end(), rank) != lost.end()) continue;
     for (const std::vector<int>& group : placement_groups(world, *placement)) {
       if (std::find(group.begin(), group.end(), rank) == group.end()) continue;
       std::vector<int> gone;

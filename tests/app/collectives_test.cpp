@@ -53,8 +53,10 @@ TEST(ExcuseWaitsOnLost, MembersOfAGroupWithALostRankAreNotJudgedAndTheLostRankIs
   const World w = on_hosts({"a", "a", "b", "b", "c", "c"});
   std::vector<ProbeResult> results{gave_up(0, "a", Placement::job), gave_up(2, "b", Placement::node),
                                    gave_up(4, "c", Placement::node), gave_up(5, "c", Placement::rail),
-                                   gave_up(0, "a", Placement::rail)};
+                                   gave_up(0, "a", Placement::rail), gave_up(3, "b", Placement::job)};
   excuse_waits_on_lost(results, w, {3});
+  // The lost rank's own timeout (absent from a roll call) stands.
+  EXPECT_EQ(results[5].status, ProbeStatus::timeout);
   // The job and b's node group held rank 3, as did the rail of local rank 1 (ranks 1, 3, 5).
   for (std::size_t i : {0u, 1u, 3u}) {
     EXPECT_EQ(results[i].status, ProbeStatus::skipped) << i;
