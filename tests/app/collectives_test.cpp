@@ -51,7 +51,7 @@ ProbeResult gave_up(int rank, const std::string& host, Placement placement) {
 TEST(ExcuseWaitsOnLost, MembersOfAGroupWithALostRankAreNotJudgedAndTheLostRankIsNamed) {
   // Hosts a, b, c with two ranks each; rank 3 (host b, local rank 1) sent no results.
   const World w = on_hosts({"a", "a", "b", "b", "c", "c"});
-  std::vector<ProbeResult> results{gave_up(0, "a", Placement::job), gave_up(2, "b", Placement::node),
+  std::vector<ProbeResult> results{gave_up(0, "a", Placement::job),  gave_up(2, "b", Placement::node),
                                    gave_up(4, "c", Placement::node), gave_up(5, "c", Placement::rail),
                                    gave_up(0, "a", Placement::rail), gave_up(3, "b", Placement::job)};
   excuse_waits_on_lost(results, w, {3});
