@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "app/live_events.h"
@@ -172,26 +173,43 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
 
 void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
   if (lost.empty()) return;
+  const std::set<int> gone(lost.begin(), lost.end());
+  // Per placement, once: each rank's group and the lost members of each group. At fleet scale a
+  // blocking all-reduce that a rank stopped leaves a timeout from every other rank.
+  struct LostMates {
+    std::vector<std::size_t> group_of;       // by rank
+    std::vector<std::vector<int>> by_group;  // the lost members of each group
+  };
+  std::map<Placement, LostMates> mates;
+  auto mates_of = [&](Placement placement) -> const LostMates& {
+    const auto [it, fresh] = mates.try_emplace(placement);
+    if (fresh) {
+      LostMates& m = it->second;
+      m.group_of.resize(static_cast<std::size_t>(world.size));
+      for (const std::vector<int>& group : placement_groups(world, placement)) {
+        m.by_group.emplace_back();
+        for (int member : group) {
+          m.group_of[static_cast<std::size_t>(member)] = m.by_group.size() - 1;
+          if (gone.count(member)) m.by_group.back().push_back(member);
+        }
+      }
+    }
+    return it->second;
+  };
   for (ProbeResult& r : results) {
     if (r.status != ProbeStatus::timeout || !r.kind().all_reduce() || r.scope.ranks.size() != 1) continue;
     const auto placement = placement_from_string(r.params.value("placement", std::string()));
-    if (!placement) continue;
     const int rank = r.scope.ranks.front();
     // The lost rank's own timeout (absent from a roll call) is its to keep.
-    if (std::find(lost.begin(), lost.end(), rank) != lost.end()) continue;
-    for (const std::vector<int>& group : placement_groups(world, *placement)) {
-      if (std::find(group.begin(), group.end(), rank) == group.end()) continue;
-      std::vector<int> gone;
-      for (int member : group)
-        if (std::find(lost.begin(), lost.end(), member) != lost.end()) gone.push_back(member);
-      if (gone.empty()) break;
-      r.status = ProbeStatus::skipped;
-      r.skipped_by = SkippedBy::ibgpu;
-      r.reason = "not measured: " + rank_names(world, gone) +
-                 " was lost during it (no results came from it): " + r.error.value_or("no detail");
-      r.error.reset();
-      break;
-    }
+    if (!placement || rank < 0 || rank >= world.size || gone.count(rank)) continue;
+    const LostMates& m = mates_of(*placement);
+    const std::vector<int>& with_it = m.by_group[m.group_of[static_cast<std::size_t>(rank)]];
+    if (with_it.empty()) continue;
+    r.status = ProbeStatus::skipped;
+    r.skipped_by = SkippedBy::ibgpu;
+    r.reason = "not measured: " + rank_names(world, with_it) +
+               " was lost during it (no results came from it): " + r.error.value_or("no detail");
+    r.error.reset();
   }
 }
 
