@@ -14,13 +14,17 @@ HOSTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6']
 
 
 def measured(r, rc, run):
-    """Run RUN: 6 hosts with their ranks, every pair and link measured, the exit code a clean
-    run's and the job's (RC); prints the bandwidth of each pair."""
+    """Run RUN (cpu profile): 6 hosts with their ranks, every pair and link measured, every node
+    admitted healthy and nothing drained, exit 0 in the report and of the job (RC); prints the
+    bandwidth of each pair."""
     rc = int(rc)
     hosts = sorted(h['name'] for h in r['hosts'])
     assert hosts == HOSTS, hosts
     assert [h['ranks'] for h in sorted(r['hosts'], key=lambda h: h['name'])] == [[k] for k in range(6)], r['hosts']
-    assert r['summary']['exit_code'] == rc == expected_clean_exit(r), (r['summary'], rc)
+    nodes = verdicts(r, 'node')
+    assert sorted(nodes) == HOSTS, nodes
+    assert all(v['state'] == 'healthy' and v['action'] == 'admit' for v in nodes.values()), nodes
+    assert r['summary']['exit_code'] == rc == 0, (r['summary'], rc)
     bw = bw_by_pair(r)
     assert sorted(bw) == all_pairs(hosts), bw
     assert sorted(pair_key(k.split('<->')) for k in verdicts(r, 'link')) == all_pairs(hosts), verdicts(r, 'link')
