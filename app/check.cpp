@@ -11,6 +11,7 @@
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/inventory.h"
+#include "probes/stats.h"
 #include "scheduler/kubernetes.h"
 #include "scheduler/run_actions.h"
 
@@ -63,7 +64,9 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   std::string text = "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
                      pair_plan_name(s.net.pairs) +
                      (leaf_rounds_of(s, shape) > 0 ? ", and a round of hosts meeting a leaf-mate" : "") + ")";
-  if (s.collectives) text += ", all-reduce in " + std::to_string(shape.placements) + " placement(s)";
+  if (s.collectives)
+    text += ", all-reduce at " + format_sizes(s.allreduce.settings.sizes) + " in " + std::to_string(shape.placements) +
+            " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
   if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";
   text +=
@@ -100,6 +103,8 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   plan_ = plan_check(requested, shape_, cost_, options.budget_s);
   if (options.baseline) reference_ = options.baseline->medians();
   plan_notes_.push_back(plan_text(plan_, shape_));
+  if (auto floor = floor_plan_text(plan_.steps, shape_, cost_, options.profile.allreduce); !floor.empty())
+    plan_notes_.push_back(std::move(floor));
   for (const auto& d : plan_.dropped) plan_notes_.push_back("budget: dropped " + d);
   if (plan_.capped_to_s)
     plan_notes_.push_back("budget: each measurement stops at " + duration_text(*plan_.capped_to_s) +

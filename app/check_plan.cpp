@@ -72,13 +72,37 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
   return placements * per_placement;
 }
 
-std::string sizes_text(const std::vector<std::size_t>& sizes) {
-  std::string text;
-  for (std::size_t s : sizes) text += (text.empty() ? "" : ",") + format_size(s);
-  return text;
+}  // namespace
+
+bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits) {
+  auto& sizes = allreduce.settings.sizes;
+  if (limits.node_busbw_GBps.empty() && limits.rail_busbw_GBps.empty()) return false;
+  if (std::any_of(sizes.begin(), sizes.end(), [&](std::size_t s) { return s >= limits.min_size_B; })) return false;
+  sizes.push_back(limits.min_size_B);
+  allreduce.floor_sizes = {limits.min_size_B};
+  allreduce.floor_backend = to_string(limits.backend);
+  return true;
 }
 
-}  // namespace
+std::string floor_plan_text(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost,
+                            const AllReduceLimits& limits) {
+  if (!steps.collectives || (limits.node_busbw_GBps.empty() && limits.rail_busbw_GBps.empty())) return "";
+  const std::string floor = "the profile's " + std::string(to_string(limits.backend)) + " all-reduce floor";
+  if (!steps.allreduce.floor_sizes.empty())
+    return "all-reduce: " + format_sizes(steps.allreduce.floor_sizes) + " added to the sweep for " + floor +
+           " (run over " + to_string(limits.backend) + " only)";
+  const auto& sizes = steps.allreduce.settings.sizes;
+  if (sizes.empty() || *std::max_element(sizes.begin(), sizes.end()) >= limits.min_size_B) return "";
+  CollectiveOptions reaching = steps.allreduce;
+  reaching.settings.sizes = {limits.min_size_B};
+  return "all-reduce: the sweep stops at " + format_size(*std::max_element(sizes.begin(), sizes.end())) +
+         ", below the " + format_size(limits.min_size_B) + " " + floor +
+         " is written for: recorded, not judged by it (--allreduce-sizes judged adds " +
+         format_size(limits.min_size_B) + ", about " +
+         duration_text(allreduce_seconds(reaching, cost, shape.placements) -
+                       shape.placements * cost.collective_setup_s) +
+         " more)";
+}
 
 int leaf_rounds_of(const CheckSteps& steps, const LaunchShape& shape) {
   const PairPlan& pairs = steps.net.pairs;
@@ -185,7 +209,7 @@ CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, cons
       [&]() -> std::string {
         if (!s.collectives) return "";
         s.collectives = false;
-        return "the all-reduce step (" + sizes_text(s.allreduce.settings.sizes) + ")";
+        return "the all-reduce step (" + format_sizes(s.allreduce.settings.sizes) + ")";
       },
       [&]() -> std::string {
         if (s.retests == 0) return "";

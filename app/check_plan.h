@@ -10,6 +10,7 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/text.h"
+#include "health/profile.h"
 
 namespace ibgpu {
 
@@ -32,6 +33,12 @@ struct PresetDefaults {
   int retests = 1;
 };
 PresetDefaults preset_defaults(CheckPreset preset);
+
+// `check --allreduce-sizes judged` (and --full): the sweep goes on to the size the profile's
+// all-reduce floor is written for (limits.min_size_B), where the profile has such a floor and
+// `allreduce`'s sizes stop below it. The size added is recorded in allreduce.floor_sizes, to run
+// over the floor's backend only. Returns whether a size was added.
+bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits);
 
 // The shape of the launch, as far as the cost of a plan depends on it.
 struct LaunchShape {
@@ -68,6 +75,12 @@ double estimate_seconds(const CheckSteps& steps, const LaunchShape& shape, const
 // Seconds they take at most however slow the links: every measurement runs to its time cap
 // (set-up and the launcher's start not counted).
 double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost);
+
+// What the plan says of the all-reduce and the profile's floor: the size added to reach it, or,
+// where the sweep stops below it, that the figures are recorded, not judged by it, and what
+// reaching it would add to the estimate. Empty without a floor or without the all-reduce step.
+std::string floor_plan_text(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost,
+                            const AllReduceLimits& limits);
 
 // The shortest time cap a budget may impose on one measurement.
 constexpr double kSmallestTimeCapS = 0.05;

@@ -21,6 +21,7 @@
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
 #include "probes/collective/pattern.h"
+#include "probes/stats.h"
 
 namespace ibgpu {
 
@@ -368,9 +369,24 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     }
     if (mine->size() < 2 && placement != Placement::job) continue;
 
-    // 3. The sweep, in every group at once.
-    auto backend = make_backend(backend_name, comm, group, placement, options, !survivors);
+    // 3. The sweep, in every group at once; the sizes there for the floor alone only over its backend.
     AllReduceSettings settings = options.settings;
+    if (backend_name != options.floor_backend && !options.floor_sizes.empty()) {
+      std::erase_if(settings.sizes, [&](std::size_t size) {
+        return std::find(options.floor_sizes.begin(), options.floor_sizes.end(), size) != options.floor_sizes.end();
+      });
+      if (world.rank == 0) {
+        results.push_back(skipped(allreduce_probe_id(backend_name), world_scope(world),
+                                  "not run: " + format_sizes(options.floor_sizes) +
+                                      " is swept only for the profile's " + options.floor_backend +
+                                      " floor, and this all-reduce runs over " + backend_name +
+                                      ", which that floor does not judge",
+                                  SkippedBy::ibgpu));
+        label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
+      }
+      if (settings.sizes.empty()) continue;
+    }
+    auto backend = make_backend(backend_name, comm, group, placement, options, !survivors);
     LiveBook* book = world.rank == 0 ? live_book() : nullptr;
     if (book) {
       live_pump();

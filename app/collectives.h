@@ -31,6 +31,12 @@ struct CollectiveOptions {
   std::string backend = "auto";       // nccl | mpi | auto (nccl where every rank can run it, else mpi)
   std::vector<Placement> placements;  // empty: default_placements
   AllReduceSettings settings;
+  // Sizes in the sweep only to reach the profile's all-reduce floor (check --allreduce-sizes
+  // judged): they run where the backend is the one the floor is written for (floor_backend), and
+  // are not run, said why, where it is another (the MPI host backend is not judged by an NVLink
+  // floor, and would hold gigabytes of host memory per rank for nothing).
+  std::vector<std::size_t> floor_sizes;
+  std::string floor_backend = "nccl";
   int device = -1;  // CUDA device for NCCL; -1: the rank's local rank
   // Hidden test hook: this rank (of the job) flips one bit of its results.
   int test_corrupt_rank = -1;

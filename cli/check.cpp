@@ -5,6 +5,7 @@
 #include "app/commands.h"
 #include "core/errors.h"
 #include "health/profile_file.h"
+#include "probes/stats.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {
@@ -36,6 +37,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto budget = std::make_shared<std::string>();
   auto quick = std::make_shared<bool>(false);
   auto full = std::make_shared<bool>(false);
+  auto allreduce_sizes = std::make_shared<std::string>();
   auto skip = std::make_shared<std::vector<std::string>>();
   add_common_options(*sub, options->common);
   // The help shows the standard preset's defaults; the footer names the presets.
@@ -49,6 +51,13 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "can run it, else mpi), or off")
       ->check(CLI::IsMember({"nccl", "mpi", "auto", "off"}))
       ->capture_default_str();
+  sub->add_option("--allreduce-sizes", *allreduce_sizes,
+                  "The all-reduce's message sizes, e.g. 1M,16M,1G (default: the preset's, 1M,16M), or `judged`: "
+                  "the preset's and the size the profile's all-reduce floor is written for (1G in the HGX "
+                  "profiles), run over that floor's backend only; a figure below that size is recorded, not "
+                  "judged by the floor. The plan says what it adds")
+      ->type_name("LIST|judged")
+      ->check(non_empty_list());
   sub->add_option("--profile", *profile,
                   "Thresholds to judge by: a NAME (NAME.toml in $IBGPU_PROFILE_DIR, <prefix>/share/ibgpu/profiles "
                   "or the source tree's profiles/) or a FILE. Shipped: generic (no expectations), cpu (nodes without "
@@ -74,8 +83,9 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                                    "Preset: one pair round, bandwidth at 1M, 200 latency iterations, all-reduce "
                                    "at 1M (options given explicitly win)");
   sub->add_flag("--full", *full,
-                "Preset: every pair, bandwidth 64K-64M, 10000 latency iterations, all-reduce 64K-256M, "
-                "2 re-test passes (options given explicitly win)")
+                "Preset: every pair, bandwidth 64K-64M, 10000 latency iterations, all-reduce 64K-256M and "
+                "the profile's judged size (--allreduce-sizes judged), 2 re-test passes (options given "
+                "explicitly win)")
       ->excludes(quick_flag);
   sub->add_option("--baseline", options->baseline_path,
                   "Judge the fleet rule against the medians of a baseline built from saved runs "
@@ -87,7 +97,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "leaf switch or its uplinks, and drains no node for them; hosts it does not list are unplaced. "
                   "--pairs peers:K adds a round in which each host meets a leaf-mate")
       ->type_name("FILE");
-  return [sub, options, text, profile, budget, quick, full, skip, topology] {
+  return [sub, options, text, profile, budget, quick, full, skip, topology, allreduce_sizes] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick
                                                   : *full ? CheckPreset::full
                                                           : CheckPreset::standard);
@@ -98,6 +108,15 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     if (!given("--retests")) options->retests = preset.retests;
     options->allreduce.settings.sizes = preset.allreduce_sizes;
     options->allreduce.settings.iters = preset.allreduce_iters;
+    const bool to_floor = given("--allreduce-sizes") ? *allreduce_sizes == "judged" : *full;
+    if (given("--allreduce-sizes") && !to_floor) {
+      try {
+        options->allreduce.settings.sizes = parse_sizes(*allreduce_sizes);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--allreduce-sizes: ") + e.what() + " (a list such as 1M,16M,1G, or judged)");
+      }
+      validate_sizes(options->allreduce.settings.sizes, "all-reduce", kMaxAllReduceSize);
+    }
     if (!budget->empty()) {
       try {
         options->budget_s = parse_duration(*budget);
@@ -109,6 +128,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;
     options->collectives = options->allreduce.backend != "off";
     options->profile = load_profile(*profile);
+    if (to_floor) sweep_to_floor(options->allreduce, options->profile.allreduce);
     options->skip = parse_local_skips(*skip);
     if (!options->baseline_path.empty()) options->baseline = load_baseline(options->baseline_path);
     if (!topology->empty()) options->topology = load_topology(*topology);

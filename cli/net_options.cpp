@@ -33,16 +33,6 @@ int parse_peer_count(const std::string& plan) {
   return k;
 }
 
-namespace {
-
-std::string size_list(const std::vector<std::size_t>& sizes) {
-  std::string out;
-  for (std::size_t size : sizes) out += (out.empty() ? "" : ",") + format_size(size);
-  return out;
-}
-
-}  // namespace
-
 void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text) {
   // Only what the command measures: latency has no window of sends in flight. The defaults are
   // net.settings' as the caller set them.
@@ -55,8 +45,8 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text) {
       ->capture_default_str();
   sub.add_option("--sizes", text.sizes,
                  "Message sizes, e.g. 8,64K,8M (default: " +
-                     (bw && lat ? "bandwidth " + size_list(d.bw_sizes) + ", latency " + size_list(d.lat_sizes)
-                                : size_list(bw ? d.bw_sizes : d.lat_sizes)) +
+                     (bw && lat ? "bandwidth " + format_sizes(d.bw_sizes) + ", latency " + format_sizes(d.lat_sizes)
+                                : format_sizes(bw ? d.bw_sizes : d.lat_sizes)) +
                      ")")
       ->type_name("LIST")
       ->check(non_empty_list());

@@ -145,4 +145,10 @@ std::string format_size(std::size_t bytes) {
   return std::to_string(bytes);
 }
 
+std::string format_sizes(const std::vector<std::size_t>& sizes) {
+  std::string text;
+  for (std::size_t size : sizes) text += (text.empty() ? "" : ",") + format_size(size);
+  return text;
+}
+
 }  // namespace ibgpu

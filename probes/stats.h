@@ -33,5 +33,7 @@ std::vector<std::size_t> parse_sizes(const std::string& list);
 std::vector<std::size_t> size_sweep(std::size_t min, std::size_t max, std::size_t factor = 2);
 // The largest exact binary unit: 8 -> "8", 65536 -> "64K", 3000 -> "3000". parse_size reads it back.
 std::string format_size(std::size_t bytes);
+// A list as --sizes takes it: {1M, 16M} -> "1M,16M".
+std::string format_sizes(const std::vector<std::size_t>& sizes);
 
 }  // namespace ibgpu

@@ -191,6 +191,58 @@ TEST(CheckPlan, PresetsDifferInDepth) {
   EXPECT_LT(quick.retests, full.retests);
 }
 
+// An HGX profile's all-reduce floor: NCCL at 1 GiB and above.
+AllReduceLimits nccl_floor_at_1g() {
+  AllReduceLimits limits;
+  limits.backend = Transport::nccl;
+  limits.min_size_B = std::size_t{1} << 30;
+  limits.node_busbw_GBps.failed = 400;
+  return limits;
+}
+
+TEST(CheckPlan, JudgedSizesGoOnToTheFloorsSizeOverItsBackendOnly) {
+  CollectiveOptions allreduce = check_allreduce_defaults();  // 1M, 16M
+  ASSERT_TRUE(sweep_to_floor(allreduce, nccl_floor_at_1g()));
+  EXPECT_EQ(allreduce.settings.sizes, (std::vector<std::size_t>{1 << 20, 16 << 20, std::size_t{1} << 30}));
+  EXPECT_EQ(allreduce.floor_sizes, (std::vector<std::size_t>{std::size_t{1} << 30}));
+  EXPECT_EQ(allreduce.floor_backend, "nccl");
+  // A sweep already at the floor's size, or a profile without an all-reduce floor (cpu, generic): as given.
+  CollectiveOptions reaching = check_allreduce_defaults();
+  reaching.settings.sizes.push_back(std::size_t{2} << 30);
+  EXPECT_FALSE(sweep_to_floor(reaching, nccl_floor_at_1g()));
+  EXPECT_TRUE(reaching.floor_sizes.empty());
+  CollectiveOptions no_floor = check_allreduce_defaults();
+  EXPECT_FALSE(sweep_to_floor(no_floor, AllReduceLimits{}));
+  EXPECT_EQ(no_floor.settings.sizes, check_allreduce_defaults().settings.sizes);
+}
+
+TEST(CheckPlan, ThePlanSaysWhatTheFloorJudgesAndWhatReachingItCosts) {
+  CheckSteps steps;
+  LaunchShape shape;
+  shape.hosts = 2;
+  shape.ranks = 16;
+  shape.placements = 3;
+  const CostModel ndr{40, 40};
+  // Below the floor's size: recorded, not judged by it, and what judged would add.
+  const std::string below = floor_plan_text(steps, shape, ndr, nccl_floor_at_1g());
+  EXPECT_NE(below.find("stops at 16M, below the 1G the profile's nccl all-reduce floor is written for: recorded, "
+                       "not judged by it (--allreduce-sizes judged adds 1G, about "),
+            std::string::npos)
+      << below;
+  CheckSteps judged = steps;
+  sweep_to_floor(judged.allreduce, nccl_floor_at_1g());
+  const double added_s = estimate_seconds(judged, shape, ndr) - estimate_seconds(steps, shape, ndr);
+  EXPECT_GT(added_s, 0);
+  EXPECT_NE(below.find("about " + duration_text(added_s) + " more"), std::string::npos) << below << " " << added_s;
+  EXPECT_EQ(floor_plan_text(judged, shape, ndr, nccl_floor_at_1g()),
+            "all-reduce: 1G added to the sweep for the profile's nccl all-reduce floor (run over nccl only)");
+  // Nothing to say without the step or without a floor.
+  CheckSteps off = steps;
+  off.collectives = false;
+  EXPECT_EQ(floor_plan_text(off, shape, ndr, nccl_floor_at_1g()), "");
+  EXPECT_EQ(floor_plan_text(steps, shape, ndr, AllReduceLimits{}), "");
+}
+
 TEST(Duration, ParsesUnitsAndRefusesNonsense) {
   EXPECT_DOUBLE_EQ(parse_duration("90"), 90);
   EXPECT_DOUBLE_EQ(parse_duration("90s"), 90);

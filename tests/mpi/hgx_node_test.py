@@ -3,7 +3,7 @@ import json
 import sys
 
 
-def healthy_hgx(r, exit_code, np):
+def healthy_hgx(r, exit_code, np, judged):
     # Nothing held against the node: every reason is a figure ibgpu did not judge (the MPI host
     # all-reduce against the NCCL floor, MPI between ranks of one host against the RDMA floor).
     held = [(v['entity'], x) for v in r['verdicts'] for x in v['reasons'] if x['evidence'] != 'not_judged']
@@ -15,6 +15,16 @@ def healthy_hgx(r, exit_code, np):
     ran = [p for p in r['probes'] if p['id'] == 'collective.mpi.all_reduce' and p['status'] == 'ok']
     assert ran, [p['id'] for p in r['probes']]
     assert r['summary']['exit_code'] == int(exit_code) == 0, (r['summary'], exit_code)
+    # --allreduce-sizes judged: 1G is there for the NCCL floor alone; over MPI it is not run, said
+    # why, recorded as not judged (CHECK_NOT_RUN), and no MPI all-reduce at 1G exists.
+    not_run = [p for p in r['probes'] if p['id'] == 'collective.mpi.all_reduce' and p['status'] == 'skipped']
+    if int(judged):
+        assert len(not_run) == 1 and not_run[0]['skipped_by'] == 'ibgpu', not_run
+        assert "not run: 1G is swept only for the profile's nccl floor" in not_run[0]['reason'], not_run
+        assert {x['code'] for x in node[0]['reasons'] if 'not run: 1G' in x.get('message', '')} == {'CHECK_NOT_RUN'}, node
+    else:
+        assert not not_run, not_run
+    assert not [p for p in ran if p['params']['size_B'] >= 1 << 30], ran
 
 
 if __name__ == '__main__':
