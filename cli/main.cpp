@@ -13,12 +13,13 @@
 namespace {
 
 constexpr const char* kExitCodes =
-    "Exit codes (monitoring-plugin convention):\n"
-    "  0   every checked entity is healthy\n"
-    "  1   some entity is degraded (usable, below expectation)\n"
-    "  2   some entity failed (wrong data, below the floor, error, timeout, missing device)\n"
-    "  3   unknown or incomplete: a check could not run or a rank was lost; never reported as healthy\n"
-    "  64  usage or configuration error\n"
+    "Exit codes follow the admission the run decided (docs/verdicts.md):\n"
+    "  0   every node admitted healthy\n"
+    "  1   some node admitted degraded (without the GPUs and rails it excludes), or a finding on the fabric\n"
+    "  2   some node not admitted for a finding (below a floor, wrong data, an error, a missing device)\n"
+    "  3   some node not decided: a check is missing because of the node (or a rank was lost, or the run\n"
+    "      was interrupted); never reported as healthy\n"
+    "  64  usage or configuration error, before anything runs\n"
     "Launch with MPI, one rank per GPU: mpirun -np 16 --hostfile hosts ibgpu check";
 
 std::string version_text() {
@@ -48,7 +49,7 @@ int usage_exit(bool speaker) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ibgpu: measure and judge GPU nodes and their RDMA fabric before they join a shared pool"};
+  CLI::App app{"ibgpu: measure and judge GPU nodes and their RDMA fabric before they join a shared pool", "ibgpu"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   app.footer(kExitCodes);
@@ -59,8 +60,14 @@ int main(int argc, char** argv) {
   subcommands.push_back(ibgpu::cli::add_report(app));
   subcommands.push_back(ibgpu::cli::add_simulate(app));
   const bool speaker = ibgpu::launcher_rank() == 0;
+  if (argc < 2) {  // a bare `ibgpu`: the commands, not "A subcommand is required"
+    if (speaker) std::cerr << app.help();
+    return usage_exit(speaker);
+  }
   // Before CLI11, which would answer a misspelt command with "A subcommand is required".
-  if (const std::string unknown = ibgpu::cli::unknown_command(app, argc, argv); !unknown.empty()) {
+  std::string unknown = ibgpu::cli::unknown_command(app, argc, argv);
+  if (unknown.empty()) unknown = ibgpu::cli::bad_environment();
+  if (!unknown.empty()) {
     if (speaker) ibgpu::report_usage_error(unknown, json_path_in(argc, argv));
     return usage_exit(speaker);
   }
@@ -69,7 +76,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     return speaker ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    if (speaker) ibgpu::report_usage_error(e.what(), json_path_in(argc, argv));
+    // CLI11 says "The following argument was not expected: --loopbak" (or, at the top, "A
+    // subcommand is required"): an option the command does not take is named, with close ones.
+    std::string message = e.what();
+    if (std::string hint = ibgpu::cli::unknown_option(app, argc, argv); !hint.empty()) message = hint;
+    if (speaker) ibgpu::report_usage_error(message, json_path_in(argc, argv));
     return usage_exit(speaker);
   }
 

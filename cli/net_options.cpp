@@ -9,6 +9,9 @@ namespace ibgpu::cli {
 std::vector<std::size_t> sizes_or_sweep(const std::string& list, const std::string& min, const std::string& max,
                                         const std::vector<std::size_t>& fallback, std::size_t factor) {
   try {
+    if (!list.empty() && (!min.empty() || !max.empty()))
+      throw UsageError(std::string("--sizes with ") + (min.empty() ? "--max" : "--min") +
+                       ": give a list (--sizes) or a sweep (--min and --max), not both");
     if (!list.empty()) return parse_sizes(list);
     if (min.empty() != max.empty())
       throw UsageError(min.empty() ? "--max needs --min: a sweep has two ends (or give --sizes)"

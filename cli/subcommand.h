@@ -61,6 +61,12 @@ void refuse_two_on_stdout(const CLI::App& sub);
 // Empty, or the usage error for a word of argv where a command belongs that names none, with the
 // commands close to it: "unknown command 'chek'; did you mean 'check'?".
 std::string unknown_command(const CLI::App& app, int argc, char** argv);
+// Empty, or the usage error for an option of argv that the command it follows does not take,
+// with the options close to it: "unknown option '--loopbak' of 'check'; did you mean '--loopback'?".
+std::string unknown_option(const CLI::App& app, int argc, char** argv);
+// Empty, or the usage error for an environment variable ibgpu reads whose value it does not take
+// (IBGPU_PROGRESS=terminal|plain|off).
+std::string bad_environment();
 
 Subcommand add_inventory(CLI::App& parent);
 Subcommand add_burn_in(CLI::App& parent);

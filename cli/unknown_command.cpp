@@ -77,4 +77,34 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+std::string unknown_option(const CLI::App& app, int argc, char** argv) {
+  auto named = [](const CLI::App* s) { return !s->get_name().empty(); };
+  const CLI::App* level = &app;
+  for (int i = 1; i < argc; ++i) {  // the command named: option values in between are not commands
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    const auto subs = level->get_subcommands(named);
+    const auto match = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
+    if (match != subs.end()) level = *match;
+  }
+  std::vector<std::string> names;
+  for (const CLI::Option* option : level->get_options())
+    if (!option->get_group().empty())  // hidden options are not suggested
+      for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (!word.starts_with("--")) continue;
+    const std::string name = word.substr(0, word.find('='));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    const std::string where = level == &app ? "" : " of '" + level->get_name() + "'";
+    const auto close = close_names(name, names);
+    if (!close.empty())
+      return "unknown option '" + name + "'" + where + "; did you mean " + quoted_list("", close) + "?";
+    return "unknown option '" + name + "'" + where + " (ibgpu " + (level == &app ? "" : level->get_name() + " ") +
+           "--help lists them)";
+  }
+  return "";
+}
+
 }  // namespace ibgpu::cli

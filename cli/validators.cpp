@@ -1,12 +1,23 @@
 #include <charconv>
 #include <climits>
+#include <cstdlib>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "core/errors.h"
+#include "reports/render_util.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {
+
+std::string bad_environment() {
+  const char* progress = std::getenv("IBGPU_PROGRESS");
+  if (progress && *progress && std::string_view(progress) != "terminal" && std::string_view(progress) != "plain" &&
+      std::string_view(progress) != "off")
+    return "IBGPU_PROGRESS='" + printable(progress) + "': expected terminal, plain or off (or unset)";
+  return "";
+}
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/bounded_input.h"
 
@@ -299,8 +300,17 @@ Profile resolve_profile(const std::string& spec, const std::vector<fs::path>& di
     searched += (searched.empty() ? "" : ", ") + dir.lexically_normal().string();
   }
   if (spec == "generic") return generic_profile();
-  throw ProfileError("--profile " + spec + ": no profile of that name (looked for " + spec + ".toml in " +
-                     (searched.empty() ? std::string("no directory") : searched) +
+  // The names there are, so a mistyped one is seen at once (a folder of a few files: the first 64).
+  std::set<std::string> names{"generic"};
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end && names.size() < 64; it.increment(ec))
+      if (it->path().extension() == ".toml") names.insert(it->path().stem().string());
+  }
+  std::string known;
+  for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+  throw ProfileError("--profile " + spec + ": no profile of that name (profiles: " + known + "; looked for " + spec +
+                     ".toml in " + (searched.empty() ? std::string("no directory") : searched) +
                      "; set IBGPU_PROFILE_DIR or give a file path)");
 }
 

@@ -25,6 +25,26 @@ expect_usage "unknown command 'rep'; did you mean 'report'?" rep out.json
 expect_usage "unknown command 'probe latt'; did you mean 'probe lat'?" probe latt --sizes 8
 expect_usage "unknown command 'xyzzy' (ibgpu --help lists them)" xyzzy
 expect_usage "unknown command 'probe frobnicate' (ibgpu probe --help lists them)" probe frobnicate
+# An option the command does not take: the close ones, or where to look; a bare `ibgpu` lists
+# the commands; a list and a sweep of sizes together, an unknown profile (the names there are
+# listed) and an environment value ibgpu does not take are refused before anything runs.
+expect_usage "unknown option '--loopbak' of 'check'; did you mean '--loopback'?" check --loopbak
+expect_usage "unknown option '--profil' of 'check'; did you mean '--profile'?" check --json "$WORK/x.json" --profil cpu
+expect_usage "unknown option '--verison'; did you mean '--version'?" --verison
+expect_usage "unknown option '--frobnicate' of 'probe' (ibgpu probe --help lists them)" probe --frobnicate
+expect_usage "--sizes with --max: give a list (--sizes) or a sweep (--min and --max), not both" \
+  check --sizes 1M --max 8M
+run
+[ "$rc" -eq 64 ] || fail "a bare ibgpu exited $rc, not 64"
+if ! grep -q "^Usage: ibgpu \[OPTIONS\] SUBCOMMAND" "$WORK/err" || ! grep -q "^  check  " "$WORK/err"; then
+  fail "a bare ibgpu does not list the commands: $(cat "$WORK/err")"
+fi
+run check --profile hgx --allreduce off
+[ "$rc" -eq 64 ] || fail "an unknown profile: exit $rc, not 64"
+grep -q "no profile of that name (profiles: a100-hdr, cpu, generic, hgx-h100-ndr, hgx-h200-ndr;" "$WORK/err" ||
+  fail "an unknown profile does not list the shipped ones: $(cat "$WORK/err")"
+IBGPU_PROGRESS=bogus expect_usage "IBGPU_PROGRESS='bogus': expected terminal, plain or off (or unset)" \
+  check --profile cpu
 run chek --json "$WORK/usage.json"
 python3 - "$WORK/usage.json" <<'EOF' || fail "no JSON usage error for an unknown command"
 import json, sys
