@@ -5,6 +5,7 @@
 #
 #   netns_require            exit 77 (skip) with one line when this machine cannot do it
 #   netns_up N               hosts h1..hN; installs the teardown trap; sets NETNS_* below
+#                            (NETNS_SLOTS ranks on each, 1 unless set before)
 #   netns_mpirun LIMIT ARGS  mpirun over every host under a hard timeout; sets rc and elapsed
 #   netns_limit_host K RATE  tbf on both ends of host K's veth: all its traffic is slow
 #   netns_limit_pair A B RATE  only traffic between hosts A and B is slow (htb + u32)
@@ -31,6 +32,7 @@ NETNS_UPLINK=""       # its end of the veth pair between the two bridges
 NETNS_SUBNET=""      # e.g. 10.213.7.0/24
 NETNS_BRIDGE_ADDR=""
 NETNS_DIR=""         # scratch: hostfile, agent map
+NETNS_SLOTS=${NETNS_SLOTS:-1}  # ranks per host
 rc=0 elapsed=0      # set by netns_mpirun: mpirun's status, its seconds
 NETNS_AGENT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rsh-agent
 
@@ -145,7 +147,7 @@ netns_up() {
     ip -n "$ns" addr add "$base.$((10 + k))/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
-    echo "$base.$((10 + k)) slots=1" >>"$NETNS_DIR/hostfile"
+    echo "$base.$((10 + k)) slots=$NETNS_SLOTS" >>"$NETNS_DIR/hostfile"
     echo "$base.$((10 + k)) $ns h$k" >>"$NETNS_DIR/map"
   done
   # `ip netns exec` bind-mounts /etc/netns/NS/hosts over /etc/hosts: every host knows the others
@@ -179,7 +181,7 @@ netns_down() {
   return 0
 }
 
-# netns_mpirun LIMIT ARGS...: `mpirun ARGS` with one rank on each host, killed (and everything
+# netns_mpirun LIMIT ARGS...: `mpirun ARGS` with NETNS_SLOTS ranks on each host, killed (and everything
 # it started in the namespaces) after LIMIT seconds. Each host has one slot, so OpenMPI does not
 # know that all ranks share this machine's cores and would busy-poll: with 4 ranks on 2 cores the
 # ranks then starve each other and a clean veth measured 0.006-0.03 GB/s instead of 0.25-0.5;
@@ -190,7 +192,7 @@ netns_mpirun() {
   shift
   set +e
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 IBGPU_NETNS_MAP=$NETNS_DIR/map \
-    timeout --kill-after=5 "$limit" mpirun --bind-to none -np "${#NETNS_HOSTS[@]}" \
+    timeout --kill-after=5 "$limit" mpirun --bind-to none -np "$((${#NETNS_HOSTS[@]} * NETNS_SLOTS))" \
     --hostfile "$NETNS_DIR/hostfile" \
     --mca plm_rsh_agent "$NETNS_AGENT" --mca plm_rsh_no_tree_spawn 1 \
     --mca btl tcp,self --mca btl_tcp_if_include "$NETNS_SUBNET" --mca oob_tcp_if_include "$NETNS_SUBNET" \
