@@ -1,4 +1,6 @@
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -29,10 +31,39 @@ CLI::Validator finite_range(double min, double max) {
       range_help(min, max));
 }
 
+namespace {
+
+// A report's path is refused before anything runs, not after an hour of measuring: a folder, or
+// a file in a folder that does not exist ('-' is stdout). Only in a process launched alone: in a
+// job of several ranks the first rank writes it, on a host whose folders the others may not have,
+// and a refusal by one rank before MPI starts would leave the others waiting in the launcher.
+bool launched_alone() {
+  for (const char* var : {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char* value = std::getenv(var); value && std::strtol(value, nullptr, 10) > 1) return false;
+  return true;
+}
+
+CLI::Validator writable_file_path() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path == "-" || !launched_alone()) return {};
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) return "'" + path + "' is a folder: give a file path";
+        const auto folder = std::filesystem::path(path).parent_path();
+        if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+          return "'" + path + "': no folder " + folder.string();
+        return {};
+      },
+      "");
+}
+
+}  // namespace
+
 void add_common_options(CLI::App& sub, CommonOptions& options) {
   sub.add_option("--json", options.json_path,
                  "Write the JSON report to FILE (atomically), or to stdout with '-' (then no table)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(writable_file_path());
   sub.add_option("--format", options.format, "Terminal output format")
       ->check(CLI::IsMember(reporter_formats()))
       ->capture_default_str();

@@ -43,6 +43,8 @@ run check --profile hgx --allreduce off
 [ "$rc" -eq 64 ] || fail "an unknown profile: exit $rc, not 64"
 grep -q "no profile of that name (profiles: a100-hdr, cpu, generic, hgx-h100-ndr, hgx-h200-ndr;" "$WORK/err" ||
   fail "an unknown profile does not list the shipped ones: $(cat "$WORK/err")"
+expect_usage "--json: '$WORK' is a folder: give a file path" check --profile cpu --json "$WORK"
+expect_usage "--json: '$WORK/none/r.json': no folder $WORK/none" check --profile cpu --json "$WORK/none/r.json"
 IBGPU_PROGRESS=bogus expect_usage "IBGPU_PROGRESS='bogus': expected terminal, plain or off (or unset)" \
   check --profile cpu
 run chek --json "$WORK/usage.json"
