@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """ci/gpu/check's reading of its reports: summary.py HAS_GPU OUT_DIR SCHEMA.
 
-Every report must be valid against the schema (where python3-jsonschema is installed). With a GPU,
-the GPU steps must have run: NVML lists the GPU, the CUDA probes measured it, the NCCL sweep ran to
-4 GiB with no wrong element; the figures are printed. Without one, each GPU step must be `skipped`
-with its reason. Exit 1 on any failed expectation, each printed."""
+Every report must be valid against the schema (where python3-jsonschema is installed; it says so
+where it is not). With a GPU, the GPU steps must have run: NVML lists the GPU, the CUDA probes
+measured it, the NCCL sweep ran to 4 GiB with no wrong element; the figures are printed. Without
+one, each GPU step must be `skipped` with its reason. Exit 1 on any failed expectation, each
+printed."""
 import json
 import os
 import sys
@@ -48,6 +49,10 @@ def typical(metric):
 
 def main():
     has_gpu, out, schema = sys.argv[1] == '1', sys.argv[2], sys.argv[3]
+    try:
+        import jsonschema  # noqa: F401 (load() uses it)
+    except ImportError:
+        print('  reports not validated against the schema: python3 has no jsonschema module here')
     inventory = load(out, 'inventory.json', schema)
     check = load(out, 'check.json', schema)
     allreduce = load(out, 'allreduce.json', schema)
