@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "app/live_events.h"
 #include "app/pipeline.h"
@@ -322,6 +323,31 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     live_pause();  // what is said between the steps starts on a line of its own
   }
   return results;
+}
+
+void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
+  if (lost.empty()) return;
+  const std::set<int> gone(lost.begin(), lost.end());
+  auto is_pair = [](const ProbeResult& r) { return r.id.starts_with("net.") && r.scope.ranks.size() == 2; };
+  // The first round in which a transfer with a lost rank broke (the result carries a size: data
+  // was moving; a meeting that got no answer does not), and with whom.
+  std::optional<std::pair<int, int>> first;  // round, lost rank
+  for (const auto& r : results) {
+    if (!is_pair(r) || r.status == ProbeStatus::ok || r.status == ProbeStatus::skipped) continue;
+    if (!r.params.contains("size_B") || !r.params.contains("round")) continue;
+    const int round = r.params["round"].get<int>();
+    for (int rank : r.scope.ranks)
+      if (gone.count(rank) && (!first || round < first->first)) first = {round, rank};
+  }
+  if (!first) return;
+  const auto& [broke, peer] = *first;
+  const std::string host = peer < static_cast<int>(world.places.size()) ? world.places[peer].host : "?";
+  const std::string why = "measured after host " + host + " (rank " + std::to_string(peer) +
+                          ") was lost mid-transfer in round " + std::to_string(broke) +
+                          ": MPI's TCP transport retries what was queued for a dead peer, which slows what the "
+                          "others measure after";
+  for (auto& r : results)
+    if (is_pair(r) && r.status == ProbeStatus::ok && r.params.value("round", -1) > broke) r.params["not_judged"] = why;
 }
 
 }  // namespace ibgpu

@@ -52,6 +52,15 @@ std::string round_progress(const World& world, const std::string& label, std::si
 // --gid-index its ports lack, is a usage error (empty answer when fine).
 std::string network_preflight(const World& world, const NetOptions& options);
 
+// Rank 0, once the results are in: after a pair transfer broke because its peer was lost (`lost`:
+// ranks that sent no results; the result carries a size, so data was moving), OpenMPI's TCP
+// transport keeps retrying what was queued for the dead peer, which slows what the survivors
+// measure after (seen under srun --kill-on-bad-exit=0: a third of the clean bandwidth, and more
+// than the one rank that was mid-transfer with it). Pair results of every later round are marked
+// not judged (params.not_judged: why): recorded, held against no one; the next run judges them.
+// Pure.
+void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost);
+
 // Refuses sizes MPI or memory cannot take, with the reason (UsageError): up
 // to `max_bytes` (a pair probe's window of 1G messages is already 64G).
 inline constexpr std::size_t kMaxPairSize = std::size_t{1} << 30;

@@ -15,6 +15,7 @@
 
 #include "app/collectives.h"
 #include "app/live_events.h"
+#include "app/network.h"
 #include "app/text.h"
 #include "build_info.h"
 #include "cluster/gather.h"
@@ -394,6 +395,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   for (std::size_t r = 0; r < payloads.size(); ++r)
     if (!payloads[r]) lost.push_back(static_cast<int>(r));
   excuse_waits_on_lost(report.probes, world, lost);
+  mark_after_broken_transfer(report.probes, world, lost);
   if (ends_over_line()) report.run.notes.push_back(lost_mpi_note(world, line_listener()->arrivals()));
   if (stop_requested()) {
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.

@@ -136,16 +136,22 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     const bool pair = judged == Judged::pair_bandwidth || judged == Judged::pair_latency;
     const bool one_host = pair && p.kind().transport != Transport::verbs && p.scope.hosts[0] == p.scope.hosts[1];
     if (one_host) not_applied = "MPI between ranks of one host measures its memory and scheduling, not a network";
+    // A pair measured where ibgpu knows the figure is not the link's (params.not_judged, e.g. after
+    // the transport broke on a lost peer: app/network.h): recorded, held to nothing, as one host's.
+    const auto marked = p.params.find("not_judged");
+    const bool unjudged = one_host || (pair && marked != p.params.end() && marked->is_string());
+    if (unjudged && !one_host) not_applied = marked->get<std::string>();
+    auto held = [&](const Limit& limit) -> const Limit& { return unjudged ? kNoLimit : limit; };
     auto mpi_limit = [&](const Limit& limit) -> const Limit& {
       const auto& hosts = p.scope.hosts;
       const bool host_tcp = one_host || (hosts_without_rdma &&
                                          (hosts_without_rdma->count(hosts[0]) || hosts_without_rdma->count(hosts[1])));
       if (!host_tcp || limit.empty()) return limit;
-      if (!one_host)
+      if (!unjudged)
         not_applied = "the profile's limit is for MPI over RDMA, and this pair has an end without an active RDMA port";
       return kNoLimit;
     };
-    auto fleet_code = [&](const char* code) { return one_host ? "" : code; };
+    auto fleet_code = [&](const char* code) { return unjudged ? "" : code; };
     switch (judged) {
       case Judged::none:
         break;
@@ -153,8 +159,8 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!large_enough(p, s, profile.network.bw_min_size_B)) break;
         const bool verbs = p.kind().transport == Transport::verbs;
         add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
-            verbs ? profile.network.verbs_bw_GBps : mpi_limit(profile.network.mpi_bw_GBps),
-            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", verbs ? "IB_LINK_BW_OUTLIER" : fleet_code("NET_BW_OUTLIER"));
+            held(verbs ? profile.network.verbs_bw_GBps : mpi_limit(profile.network.mpi_bw_GBps)),
+            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", fleet_code(verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER"));
         break;
       }
       case Judged::pair_latency: {
@@ -164,11 +170,11 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!lat) break;
         const bool verbs = p.kind().transport == Transport::verbs;
         add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, "lat_us.p50", LimitSense::ceiling,
-            verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us), "LAT_HIGH",
+            held(verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us)), "LAT_HIGH",
             fleet_code("LAT_OUTLIER"));
         if (lat->summary)
           add(lat->summary->p99, "lat_us.p99", LimitSense::ceiling,
-              verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us), "LAT_HIGH", "");
+              held(verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us)), "LAT_HIGH", "");
         break;
       }
       case Judged::allreduce: {

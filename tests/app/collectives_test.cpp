@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "app/network.h"
+
 namespace ibgpu {
 namespace {
 
@@ -75,6 +77,46 @@ TEST(ExcuseWaitsOnLost, NothingLostLeavesEveryTimeout) {
   excuse_waits_on_lost(results, w, {});
   EXPECT_EQ(results[0].status, ProbeStatus::timeout);
   EXPECT_EQ(results[1].status, ProbeStatus::timeout);
+}
+
+// One pair result as the MPI pair probe leaves it: ranks a and b, the round, and a size (data
+// moved) unless it ended at the meeting.
+ProbeResult pair(const World& w, int a, int b, int round, ProbeStatus status, bool data = true) {
+  ProbeResult r;
+  r.id = "net.mpi.bw";
+  r.status = status;
+  r.scope = Scope{{w.places[a].host, w.places[b].host}, {a, b}, {}};
+  r.params["round"] = round;
+  if (data) r.params["size_B"] = 65536;
+  return r;
+}
+
+TEST(MarkAfterBrokenTransfer, WhatIsMeasuredAfterATransferWithALostPeerBrokeIsNotJudged) {
+  // As srun left it with s3's task killed mid-transfer with s2 in round 1: later rounds crawl.
+  const World w = on_hosts({"s1", "s2", "s3", "s4"});
+  std::vector<ProbeResult> results{
+      pair(w, 0, 3, 0, ProbeStatus::ok),
+      pair(w, 1, 2, 1, ProbeStatus::timeout),
+      pair(w, 0, 2, 0, ProbeStatus::timeout, false),  // a meeting s3 never answered: no time to place it
+      pair(w, 0, 3, 1, ProbeStatus::ok),
+      pair(w, 0, 1, 2, ProbeStatus::ok),
+      pair(w, 3, 1, 3, ProbeStatus::ok)};
+  mark_after_broken_transfer(results, w, {2});
+  for (std::size_t i : {4u, 5u}) {
+    ASSERT_TRUE(results[i].params.contains("not_judged")) << i;
+    EXPECT_EQ(results[i].params["not_judged"].get<std::string>().rfind(
+                  "measured after host s3 (rank 2) was lost mid-transfer in round 1", 0),
+              0u)
+        << results[i].params.dump();
+  }
+  for (std::size_t i : {0u, 1u, 2u, 3u}) EXPECT_FALSE(results[i].params.contains("not_judged")) << i;
+  // Nobody lost: nothing marked; a lost rank that never broke a transfer (the meeting only): nothing.
+  std::vector<ProbeResult> clean = results;
+  for (auto& r : clean) r.params.erase("not_judged");
+  mark_after_broken_transfer(clean, w, {});
+  clean.erase(clean.begin() + 1);
+  mark_after_broken_transfer(clean, w, {2});
+  for (const auto& r : clean) EXPECT_FALSE(r.params.contains("not_judged"));
 }
 
 TEST(Placement, DefaultsOnlyWhatDiffersFromTheJob) {

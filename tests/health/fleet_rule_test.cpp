@@ -87,6 +87,35 @@ std::map<std::string, HealthState> flagged(const Judgement& j) {
 std::string link(int a, int b) { return "link " + host_name(a) + "<->" + host_name(b); }
 std::string node(int a) { return "node " + host_name(a); }
 
+// A pair ibgpu marked as not its link's figure (params.not_judged: measured after its host's
+// transfer with a lost peer broke, app/network.h) is recorded, held to no floor and no fleet rule,
+// and left out of the fleet's reference: a host slowed that way is not blamed.
+TEST(FleetRule, APairMarkedNotJudgedIsHeldToNothing) {
+  const int slowed = 1;
+  Group g = all_pairs(6, [&](int a, int b, int, PairShape& s) {
+    if (a == slowed || b == slowed) s.bw_GBps /= 3;
+  });
+  for (auto& p : g.probes)
+    if (p.scope.hosts[0] == host_name(slowed) || p.scope.hosts[1] == host_name(slowed))
+      p.params["not_judged"] = "measured after host node01's transfer with lost host node09 broke (round 0)";
+  const auto ms = extract_measurements(g.probes, generic_profile());
+  int marked = 0;
+  for (const auto& m : ms)
+    if (m.probe->params.contains("not_judged")) {
+      ++marked;
+      EXPECT_EQ(*m.outlier_code, '\0') << m.kind;
+      EXPECT_TRUE(m.limit->empty()) << m.kind;
+      EXPECT_EQ(m.floor_not_applied, "measured after host node01's transfer with lost host node09 broke (round 0)");
+    }
+  EXPECT_EQ(marked, 5 * 3);  // five pairs: bandwidth, latency median and tail
+  const Judgement j = judge(g.hosts, g.probes, generic_profile());
+  for (const auto& [entity, state] : flagged(j)) EXPECT_NE(state, HealthState::failed) << entity;
+  const auto refs = fleet_references(ms, generic_profile().fleet);
+  const auto bw = refs.find("net.verbs.write_bw@8388608:bw_avg_GBps");
+  ASSERT_NE(bw, refs.end());
+  EXPECT_EQ(bw->second.count, 10);  // the ten pairs without node01
+}
+
 TEST(FleetRule, FromThreeHostsTheSlowHostIsNamedAndNothingElse) {
   for (int n = 3; n <= 7; ++n) {
     const int slow = 1;

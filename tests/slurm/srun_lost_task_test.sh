@@ -5,10 +5,12 @@
 # README's srun recipes launch: Slurm ends the step, and rank 0 still writes its report, which
 # names s3 (silent), decides nothing and blames no other node.
 # With IBGPU_SLURM_KILL_ON_BAD_EXIT=0 (Slurm's default without KillOnBadExit) the other tasks run
-# on: the report comes and names s3, but OpenMPI 4.1's TCP transport keeps retrying what the task
-# that was mid-transfer with s3 had queued for it ("failed to TCP connect to a peer MPI process"),
-# so that task's later measurements crawl (s2 at a third of its clean bandwidth) and the fleet
-# rule blames s2 too: why the recipes set --kill-on-bad-exit=1. Not run by default.
+# on, and OpenMPI 4.1's TCP transport keeps retrying what was queued for the dead task ("failed to
+# TCP connect to a peer MPI process"): the survivors' later measurements crawl (a third of their
+# clean bandwidth). ibgpu records the pairs of the rounds after the broken transfer as not judged
+# (app/network.h), so s3 alone is failed in the report; but in about one run of three a survivor
+# falls silent and the others hang in the all-reduce's set-up until srun's limit, with no report:
+# why the recipes set --kill-on-bad-exit=1. Not run by default.
 source "$(dirname "$0")/lib.sh"
 cluster_up
 fixtures s1 s2 s3 s4
