@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     // CLI11 says "The following argument was not expected: --loopbak" (or, at the top, "A
     // subcommand is required"): an option the command does not take is named, with close ones.
     std::string message = e.what();
-    if (std::string hint = ibgpu::cli::unknown_option(app, argc, argv); !hint.empty()) message = hint;
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) || dynamic_cast<const CLI::RequiredError*>(&e))
+      if (std::string hint = ibgpu::cli::unknown_option(app, argc, argv); !hint.empty()) message = hint;
     if (speaker) ibgpu::report_usage_error(message, json_path_in(argc, argv));
     return usage_exit(speaker);
   }

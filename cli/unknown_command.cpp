@@ -87,10 +87,16 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
     const auto match = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
     if (match != subs.end()) level = *match;
   }
+  // The command's options and its option groups' (CLI11 keeps a group as a command without a name).
   std::vector<std::string> names;
-  for (const CLI::Option* option : level->get_options())
-    if (!option->get_group().empty())  // hidden options are not suggested
-      for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  std::vector<const CLI::App*> holders{level};
+  for (std::size_t i = 0; i < holders.size(); ++i) {
+    for (const CLI::Option* option : holders[i]->get_options())
+      if (!option->get_group().empty())  // hidden options are not suggested
+        for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+    for (const CLI::App* group : holders[i]->get_subcommands([](const CLI::App* s) { return s->get_name().empty(); }))
+      holders.push_back(group);
+  }
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--") break;
