@@ -100,6 +100,8 @@ void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probe
   // What no rule could judge lands on its entity as a note (Evidence::not_judged), never in localisation.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
+  // At most one observation per measurement: a fleet's are a million, and growing them moves each.
+  evidence.observations.reserve(evidence.observations.size() + measurements.size());
   for (const auto& m : measurements) {
     Finding f = judge_measurement(m, references, profile.fleet);
     const bool judged = !f.reason || f.reason->evidence != Evidence::not_judged;

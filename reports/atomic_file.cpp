@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <streambuf>
 #include <vector>
 
 namespace ibgpu {
@@ -83,7 +84,43 @@ int create_temp_beside(const std::string& path, std::string& temp) {
   return ::mkostemp(temp.data(), O_CLOEXEC);
 }
 
-void replace(const std::string& path, const std::string& text) {
+// Hands what a stream writes to a descriptor in large chunks; the first write error stops it
+// (the stream turns bad) and is kept for the caller to report.
+class DescriptorBuf : public std::streambuf {
+ public:
+  explicit DescriptorBuf(int fd) : fd_(fd), buffer_(1 << 20) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (c != traits_type::eof()) sputc(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* from = pbase();
+    while (error_ == 0 && from < pptr()) {
+      const ssize_t n = ::write(fd_, from, static_cast<std::size_t>(pptr() - from));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) error_ = errno;
+      if (n > 0) from += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return error_ == 0;
+  }
+
+  int fd_;
+  std::vector<char> buffer_;
+  int error_ = 0;
+};
+
+// The report streams into the temporary file rather than through a copy in memory: at fleet
+// scale it is hundreds of megabytes.
+void replace(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::string temp;
   const int fd = create_temp_beside(path, temp);
   if (fd < 0) fail("create a temporary file beside", path, errno);
@@ -96,7 +133,11 @@ void replace(const std::string& path, const std::string& text) {
     } else if (::fchmod(fd, static_cast<mode_t>(0644) & ~current_umask()) != 0) {
       fail("set the mode of", temp, errno);
     }
-    write_all(fd, text, temp);
+    DescriptorBuf buf(fd);
+    std::ostream out(&buf);
+    write(out);
+    out.flush();
+    if (buf.error() != 0) fail("write", temp, buf.error());
     if (::fsync(fd) != 0) fail("sync", temp, errno);
   } catch (...) {
     ::close(fd);
@@ -146,12 +187,13 @@ OutputTarget output_target(const std::string& path) {
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const OutputTarget target = output_target(path);
   if (!target.refusal.empty()) throw std::runtime_error(target.refusal);
-  std::ostringstream buffer;
-  write(buffer);
   if (target.write_through) {
+    // A device or pipe gets the report once it is whole: a render that throws leaves nothing half-written there.
+    std::ostringstream buffer;
+    write(buffer);
     write_through(target.path, buffer.str());
   } else {
-    replace(target.path, buffer.str());
+    replace(target.path, write);
   }
 }
 

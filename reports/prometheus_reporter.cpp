@@ -60,20 +60,32 @@ std::string sample_value(double v) {
   return shortest_number(v);
 }
 
+// The text between a sample's braces: name="value" pairs, comma-separated.
+std::string label_text(const Labels& labels) {
+  std::string text;
+  for (const auto& [name, v] : labels) {
+    if (!text.empty()) text += ',';
+    text += metric_name(name) + "=\"" + label_value(v) + '"';
+  }
+  return text;
+}
+
 // Families keep the order of their first sample; a series written twice (a
 // re-tested pair) keeps its last value, since the exposition allows each once.
 class Exposition {
  public:
   void add(const std::string& family, const std::string& help, const Labels& labels, double value) {
+    add_rendered(family, help, label_text(labels), value);
+  }
+
+  // `labels`: the text between the braces, as label_text() renders it.
+  void add_rendered(const std::string& family, const std::string& help, const std::string& labels, double value) {
     auto [it, fresh] = index_.try_emplace(family, families_.size());
     if (fresh) families_.push_back(Family{family, help, {}, {}});
     Family& f = families_[it->second];
-    std::string text;
-    for (const auto& [name, v] : labels)
-      text += (text.empty() ? "" : ",") + metric_name(name) + "=\"" + label_value(v) + "\"";
-    auto [series, new_series] = f.index.try_emplace(text, f.samples.size());
+    auto [series, new_series] = f.index.try_emplace(labels, f.samples.size());
     if (new_series)
-      f.samples.emplace_back(text, value);
+      f.samples.emplace_back(labels, value);  // a copy: the built text carries spare capacity
     else
       f.samples[series->second].second = value;
   }
@@ -85,8 +97,11 @@ class Exposition {
   void write(std::ostream& out) const {
     for (const auto& f : families_) {
       out << "# HELP " << f.name << ' ' << help_text(f.help) << '\n' << "# TYPE " << f.name << " gauge\n";
-      for (const auto& [labels, value] : f.samples)
-        out << f.name << (labels.empty() ? "" : "{" + labels + "}") << ' ' << sample_value(value) << '\n';
+      for (const auto& [labels, value] : f.samples) {
+        out << f.name;
+        if (!labels.empty()) out << '{' << labels << '}';
+        out << ' ' << sample_value(value) << '\n';
+      }
     }
   }
 
@@ -139,10 +154,11 @@ std::pair<std::string, Labels> subject(const ProbeResult& p) {
 
 void add_probe_metrics(Exposition& x, const ProbeResult& p, std::map<std::string, std::set<std::string>>& sources) {
   const auto [prefix, labels] = subject(p);
+  const std::string text = label_text(labels);  // the same for each of the probe's samples
   for (const auto& [key, metric] : p.metrics) {
     const std::string family = metric_name(prefix + key);
     if (metric.value) {
-      x.add(family, "", labels, *metric.value);
+      x.add_rendered(family, "", text, *metric.value);
     } else if (metric.summary) {
       const Stats& s = *metric.summary;
       for (const auto& [stat, v] : {std::pair{"min", s.min},
@@ -152,12 +168,9 @@ void add_probe_metrics(Exposition& x, const ProbeResult& p, std::map<std::string
                                     {"p999", s.p999},
                                     {"max", s.max},
                                     {"mean", s.mean},
-                                    {"stddev", s.stddev}}) {
-        Labels with = labels;
-        with.emplace_back("stat", stat);
-        x.add(family, "", with, v);
-      }
-      x.add(family + "_samples", "", labels, static_cast<double>(s.n));
+                                    {"stddev", s.stddev}})
+        x.add_rendered(family, "", (text.empty() ? "" : text + ",") + label_text({{"stat", stat}}), v);
+      x.add_rendered(family + "_samples", "", text, static_cast<double>(s.n));
       sources[family + "_samples"].insert(p.id);
     } else {
       continue;  // missing: no series rather than a made-up number
