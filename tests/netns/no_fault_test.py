@@ -41,6 +41,16 @@ def nothing_flagged(r):
     assert sorted(verdicts(r, 'link')) and not bad, bad
 
 
+def stand_out(r, slow):
+    """Under a profile whose GPU checks cannot run here, every node is missing a check; the SLOW
+    hosts (comma-separated) show their finding (failed: under [fleet].bw_fraction_failed of their
+    peers), the others are unknown; all are drained (decision table rows 4 and 6)."""
+    slow = slow.split(',')
+    for k, v in verdicts(r, 'node').items():
+        assert v['action'] == 'drain', v
+        assert v['state'] == ('failed' if k in slow else 'unknown'), (k, v['state'], v['reasons'])
+
+
 def with_allreduce(r, rc):
     """The all-reduce step on: every all-reduce ok and exact across the hosts, nothing flagged,
     the exit code a clean run's and the job's (RC)."""
