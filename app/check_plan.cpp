@@ -76,7 +76,7 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
 
 bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits) {
   auto& sizes = allreduce.settings.sizes;
-  if (limits.node_busbw_GBps.empty() && limits.rail_busbw_GBps.empty()) return false;
+  if (!limits.has_floor()) return false;
   if (std::any_of(sizes.begin(), sizes.end(), [&](std::size_t s) { return s >= limits.min_size_B; })) return false;
   sizes.push_back(limits.min_size_B);
   allreduce.floor_sizes = {limits.min_size_B};
@@ -86,18 +86,19 @@ bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits)
 
 std::string floor_plan_text(const CheckSteps& steps, const LaunchShape& shape, const CostModel& cost,
                             const AllReduceLimits& limits) {
-  if (!steps.collectives || (limits.node_busbw_GBps.empty() && limits.rail_busbw_GBps.empty())) return "";
+  if (!steps.collectives || !limits.has_floor()) return "";
   const std::string floor = "the profile's " + std::string(to_string(limits.backend)) + " all-reduce floor";
   if (!steps.allreduce.floor_sizes.empty())
     return "all-reduce: " + format_sizes(steps.allreduce.floor_sizes) + " added to the sweep for " + floor +
            " (run over " + to_string(limits.backend) + " only)";
   const auto& sizes = steps.allreduce.settings.sizes;
-  if (sizes.empty() || *std::max_element(sizes.begin(), sizes.end()) >= limits.min_size_B) return "";
+  if (sizes.empty()) return "";
+  const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
+  if (largest >= limits.min_size_B) return "";
   CollectiveOptions reaching = steps.allreduce;
   reaching.settings.sizes = {limits.min_size_B};
-  return "all-reduce: the sweep stops at " + format_size(*std::max_element(sizes.begin(), sizes.end())) +
-         ", below the " + format_size(limits.min_size_B) + " " + floor +
-         " is written for: recorded, not judged by it (--allreduce-sizes judged adds " +
+  return "all-reduce: the sweep stops at " + format_size(largest) + ", below the " + format_size(limits.min_size_B) +
+         " " + floor + " is written for: recorded, not judged by it (--allreduce-sizes judged adds " +
          format_size(limits.min_size_B) + ", about " +
          duration_text(allreduce_seconds(reaching, cost, shape.placements) -
                        shape.placements * cost.collective_setup_s) +

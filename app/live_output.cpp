@@ -54,12 +54,16 @@ std::string half_cells(const std::optional<AllReduceHalf>& half) {
 
 }  // namespace
 
+std::optional<LiveStyle> live_style_named(std::string_view name) {
+  if (name == "terminal") return LiveStyle::terminal;
+  if (name == "plain") return LiveStyle::plain;
+  if (name == "off") return LiveStyle::off;
+  return std::nullopt;
+}
+
 LiveStyle live_style(bool quiet, bool stderr_is_terminal, const char* env_override) {
   if (quiet) return LiveStyle::off;
-  const std::string_view forced = env_override ? env_override : "";
-  if (forced == "terminal") return LiveStyle::terminal;
-  if (forced == "plain") return LiveStyle::plain;
-  if (forced == "off") return LiveStyle::off;
+  if (const auto forced = live_style_named(env_override ? env_override : "")) return *forced;
   return stderr_is_terminal ? LiveStyle::terminal : LiveStyle::plain;
 }
 

@@ -22,6 +22,8 @@ enum class LiveStyle {
 // IBGPU_PROGRESS=terminal|plain|off overrides what isatty(2) says (tests, and terminals that
 // do not understand the clear-line code); --quiet always wins. Anything else is ignored.
 LiveStyle live_style(bool quiet, bool stderr_is_terminal, const char* env_override);
+// The style IBGPU_PROGRESS names (terminal, plain, off); none for any other word.
+std::optional<LiveStyle> live_style_named(std::string_view name);
 
 // ---- Pure renderings of one line each (no newline, no "ibgpu: " prefix). ----
 

@@ -1,9 +1,9 @@
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
 
+#include "cluster/world.h"
 #include "reports/reporter.h"
 #include "subcommand.h"
 
@@ -37,16 +37,10 @@ namespace {
 // a file in a folder that does not exist ('-' is stdout). Only in a process launched alone: in a
 // job of several ranks the first rank writes it, on a host whose folders the others may not have,
 // and a refusal by one rank before MPI starts would leave the others waiting in the launcher.
-bool launched_alone() {
-  for (const char* var : {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
-    if (const char* value = std::getenv(var); value && std::strtol(value, nullptr, 10) > 1) return false;
-  return true;
-}
-
 CLI::Validator writable_file_path() {
   return CLI::Validator(
       [](std::string& path) -> std::string {
-        if (path == "-" || !launched_alone()) return {};
+        if (path == "-" || launcher_tasks_over(1)) return {};
         std::error_code ec;
         if (std::filesystem::is_directory(path, ec)) return "'" + path + "' is a folder: give a file path";
         const auto folder = std::filesystem::path(path).parent_path();

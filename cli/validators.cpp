@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
-#include <string_view>
 
+#include "app/live_output.h"
 #include "core/errors.h"
 #include "reports/render_util.h"
 #include "subcommand.h"
@@ -13,8 +13,7 @@ namespace ibgpu::cli {
 
 std::string bad_environment() {
   const char* progress = std::getenv("IBGPU_PROGRESS");
-  if (progress && *progress && std::string_view(progress) != "terminal" && std::string_view(progress) != "plain" &&
-      std::string_view(progress) != "off")
+  if (progress && *progress && !live_style_named(progress))
     return "IBGPU_PROGRESS='" + printable(progress) + "': expected terminal, plain or off (or unset)";
   return "";
 }

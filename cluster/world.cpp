@@ -82,25 +82,29 @@ bool launched_by_mpi() {
   return false;
 }
 
-std::string split_launch(const World& world) {
-  // The number of tasks each launcher says it started (srun: the step's, not the allocation's:
-  // a batch script may run one ibgpu inside a larger job).
+std::optional<LauncherTasks> launcher_tasks_over(long count) {
   for (const char* var : {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
     const char* value = std::getenv(var);
     if (!value) continue;
     const long tasks = std::strtol(value, nullptr, 10);
-    if (tasks <= world.size) continue;
-    std::string text = std::string("the launcher started ") + std::to_string(tasks) + " tasks (" + var + "=" + value +
-                       ") but MPI joined " + std::to_string(world.size) + ": each task would check its node alone. ";
-    if (std::string_view(var) == "SLURM_STEP_NUM_TASKS")
-      text +=
-          "Launch with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf; `srun --mpi=list` shows the "
-          "plugins, and Slurm's PMIx plugin needs the PMIx library, Debian's libpmix2)";
-    else
-      text += "Launch with the mpirun of the MPI ibgpu was built with (OpenMPI)";
-    return text;
+    if (tasks > count) return LauncherTasks{tasks, var, value};
   }
-  return {};
+  return std::nullopt;
+}
+
+std::string split_launch(const World& world) {
+  const auto launched = launcher_tasks_over(world.size);
+  if (!launched) return {};
+  std::string text = std::string("the launcher started ") + std::to_string(launched->tasks) + " tasks (" +
+                     launched->variable + "=" + launched->value + ") but MPI joined " + std::to_string(world.size) +
+                     ": each task would check its node alone. ";
+  if (std::string_view(launched->variable) == "SLURM_STEP_NUM_TASKS")
+    text +=
+        "Launch with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf; `srun --mpi=list` shows the "
+        "plugins, and Slurm's PMIx plugin needs the PMIx library, Debian's libpmix2)";
+  else
+    text += "Launch with the mpirun of the MPI ibgpu was built with (OpenMPI)";
+  return text;
 }
 
 MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {

@@ -3,6 +3,7 @@
 // Works under mpirun and srun, and as a single process without a launcher.
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,16 @@ std::vector<RankPlace> places_from_hosts(const std::vector<std::string>& hosts);
 World subworld(const World& world, const std::vector<int>& members);
 
 bool launched_by_mpi();  // OpenMPI, PMIx or PMI (srun) variables present
+
+// The first launcher variable that says the job has more than `count` tasks (srun: the step's,
+// not the allocation's: a batch script may run one ibgpu inside a larger job), with its count;
+// none otherwise. Readable before MPI_Init.
+struct LauncherTasks {
+  long tasks = 1;
+  const char* variable = nullptr;
+  const char* value = nullptr;
+};
+std::optional<LauncherTasks> launcher_tasks_over(long count);
 
 // Where the launcher's variables say the job has more tasks than the MPI world
 // holds, the usage error to stop with: srun without a PMI plugin (Slurm's

@@ -69,6 +69,7 @@ struct AllReduceLimits {
   std::size_t min_size_B = std::size_t{1} << 30;  // judge busbw at large messages only
   Limit node_busbw_GBps;                          // all GPUs of one node
   Limit rail_busbw_GBps;                          // across nodes (one rail or the whole fabric)
+  bool has_floor() const { return !node_busbw_GBps.empty() || !rail_busbw_GBps.empty(); }
 };
 
 struct GpuLimits {
