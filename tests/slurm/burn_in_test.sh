@@ -10,7 +10,7 @@ cat >>"$CONFIG" <<'CONF'
 IBGPU_SYSFS_ROOT=
 IBGPU_BURN_IN_DURATION=12s
 IBGPU_BURN_IN_INTERVAL=4s
-IBGPU_BURN_IN_OPTIONS="--transport mpi --sizes 64K --iters 10 --allreduce off --timeout 30"
+IBGPU_BURN_IN_OPTIONS="--transport mpi --sizes 1M --window 16 --iters 10 --allreduce off --timeout 30"
 CONF
 # Not from this test's environment: IBGPU (CTest's) and a PATH without ibgpu.
 job=$(cd "$WORK" && env -u IBGPU IBGPU_CONFIG="$CONFIG" sbatch --parsable -N 4 "$SRC/ci/slurm/burn-in.sbatch")

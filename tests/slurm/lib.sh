@@ -181,7 +181,7 @@ srun_check() {
   # shellcheck disable=SC2016  # expanded by each task's shell
   timeout 60 srun -N 4 --ntasks-per-node=1 --mpi=pmix --kill-on-bad-exit=0 \
     bash -c 'IBGPU_HOSTNAME=$SLURMD_NODENAME exec "$@" --sysfs-root "$IBGPU_LANE_SYSFS/$SLURMD_NODENAME"' rank \
-    "$IBGPU" check --profile cpu --transport mpi --sizes 64K --iters 10 --allreduce off --timeout 30 "$@"
+    "$IBGPU" check --profile cpu --transport mpi --sizes 1M --window 16 --iters 10 --allreduce off --timeout 30 "$@"
   rc=$?
   set -e
 }
