@@ -12,6 +12,7 @@
 #include "app/live_events.h"
 #include "app/pipeline.h"
 #include "cluster/gather.h"
+#include "cluster/group_channel.h"
 #include "cluster/kept_memory.h"
 #include "cluster/line.h"
 #include "cluster/liveness.h"
@@ -21,6 +22,7 @@
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
 #include "probes/collective/pattern.h"
+#include "probes/collective/ring_allreduce.h"
 #include "probes/stats.h"
 
 namespace ibgpu {
@@ -50,20 +52,6 @@ class OwnedComm {
     mpi_check(MPI_Comm_split(parent, color, key, &comm), "MPI_Comm_split");
     return OwnedComm(comm);
   }
-  // The `members` (ascending ranks of `parent`) alone, without the others: a collective of the
-  // members only (MPI_Comm_create_group), so a rank lost outside them is not needed.
-  static OwnedComm of_members(MPI_Comm parent, const std::vector<int>& members) {
-    MPI_Group all = MPI_GROUP_NULL, some = MPI_GROUP_NULL;
-    mpi_check(MPI_Comm_group(parent, &all), "MPI_Comm_group");
-    const int status = MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &some);
-    MPI_Group_free(&all);
-    mpi_check(status, "MPI_Group_incl");
-    MPI_Comm comm = MPI_COMM_NULL;
-    const int made = MPI_Comm_create_group(parent, some, kTagSurvivors, &comm);
-    MPI_Group_free(&some);
-    mpi_check(made, "MPI_Comm_create_group");
-    return OwnedComm(comm);
-  }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -89,40 +77,89 @@ std::string rank_names(const World& world, const std::vector<int>& ranks) {
   return text;
 }
 
+// Where a placement's ranks talk: their own communicator, or, when a rank was lost, point to point
+// among them on the job's communicator (cluster/group_channel.h), on tags of their own for each
+// placement and burn-in round, so that a late message of one never lands in another.
+struct GroupLink {
+  MPI_Comm comm = MPI_COMM_NULL;  // the group's communicator, or the job's for `members`
+  std::vector<int> members;       // job ranks; empty: every rank of `comm`
+  int ring_tag = -1;              // with members: the ring's tag
+  std::unique_ptr<GroupChannel> channel;
+
+  static GroupLink whole(MPI_Comm comm) {
+    GroupLink link;
+    link.comm = comm;
+    link.channel = std::make_unique<CommChannel>(comm);
+    return link;
+  }
+  static GroupLink among(MPI_Comm job, std::vector<int> members, int tag, int ring_tag = -1) {
+    GroupLink link;
+    link.comm = job;
+    link.members = std::move(members);
+    link.ring_tag = ring_tag;
+    link.channel = std::make_unique<MemberChannel>(job, link.members, tag);
+    return link;
+  }
+};
+
+// The tags of the survivors' run of a placement: the same on every rank that runs it (the burn-in
+// round and the placement's place in the list), apart for the backend choice, the agreements and
+// the ring (cluster/tags.h).
+int survivors_tag(std::size_t placement_index, int kind) {
+  const long long round = (current_phase() >> 32) % kSurvivorsRounds;
+  return kTagSurvivorsBase +
+         static_cast<int>((round * static_cast<long long>(kMaxPlacements) + static_cast<long long>(placement_index)) *
+                          kTagSurvivorsKinds) +
+         kind;
+}
+
 // MPI times blocking calls only in the job's all-reduce: every rank is in it, so a rank that stops
 // inside it leaves all the others without MPI together, and they end over the line. Groups run
 // beside other groups poll, so that a rank given up on keeps MPI for the roll calls and the gather
-// of ranks whose groups went on (probes/collective/mpi_allreduce.h).
-std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, MPI_Comm comm, const World& group,
+// of ranks whose groups went on (probes/collective/mpi_allreduce.h). The ranks that came when one
+// was lost run a ring of their own messages (probes/collective/ring_allreduce.h).
+std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, GroupLink& link, const World& group,
                                                Placement placement, const CollectiveOptions& options,
-                                               bool comm_is_whole_job = true) {
+                                               bool whole_job = true) {
   if (name == "nccl") {
     const int device = options.device >= 0 ? options.device : group.self().local_rank;
-    return std::make_unique<NcclAllReduce>(comm, group.rank, group.size, device, options.settings.timeout);
+    return std::make_unique<NcclAllReduce>(link.channel.get(), group.rank, group.size, device,
+                                           options.settings.timeout);
   }
-  return std::make_unique<MpiAllReduce>(comm, options.settings.timeout,
-                                        placement == Placement::job && line_open() && comm_is_whole_job);
+  if (!link.members.empty())
+    return std::make_unique<RingAllReduce>(link.comm, link.members, link.ring_tag, options.settings.timeout);
+  return std::make_unique<MpiAllReduce>(link.comm, options.settings.timeout,
+                                        placement == Placement::job && line_open() && whole_job);
 }
 
 // Whether every rank can run NCCL: the answer for --backend auto. Everyone
 // answered the roll call just before, so the wait is short; a timeout means mpi.
-std::string choose_backend(const World& world, MPI_Comm comm, const CollectiveOptions& options,
+std::string choose_backend(const World& world, GroupLink& link, const CollectiveOptions& options,
                            std::string& why_not_nccl) {
   if (options.backend != "auto") return options.backend;
-  const auto probe = make_backend("nccl", comm, world, Placement::job, options);
+  const auto probe = make_backend("nccl", link, world, Placement::job, options);
   why_not_nccl = probe->unavailable_reason();
   if (!world.mpi) return why_not_nccl.empty() ? "nccl" : "mpi";
-  TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{why_not_nccl.empty() ? 0 : 1, 0});  // mine, total
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&(*flags)[0], &(*flags)[1], 1, MPI_INT, MPI_SUM, comm, &request), "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(options.settings.timeout))) {
-    flags.abandon();
-    return "mpi";
+  const auto total = link.channel->combine(why_not_nccl.empty() ? 0 : 1, Combine::sum, options.settings.timeout);
+  if (!total) return "mpi";
+  const int cannot = static_cast<int>(*total);
+  if (cannot > 0 && why_not_nccl.empty())
+    why_not_nccl = std::to_string(cannot) + " of " + std::to_string(world.size) + " ranks cannot run nccl";
+  return cannot == 0 ? "nccl" : "mpi";
+}
+
+// While the ranks that came run a group by point to point, each wait is for one peer and ends
+// only on its silence: the root beats to every member, the others to the root and their ring
+// neighbours, so a member waiting on someone else is never taken for silent.
+void beat_to_group(const std::vector<int>& members, int self) {
+  const auto at = std::find(members.begin(), members.end(), self);
+  if (members.empty() || at == members.end()) return;
+  if (at == members.begin()) {
+    set_heartbeat_audience(members);
+    return;
   }
-  const int total = (*flags)[1];
-  if (total > 0 && why_not_nccl.empty())
-    why_not_nccl = std::to_string(total) + " of " + std::to_string(world.size) + " ranks cannot run nccl";
-  return total == 0 ? "nccl" : "mpi";
+  const std::size_t i = static_cast<std::size_t>(at - members.begin()), n = members.size();
+  set_heartbeat_audience({members.front(), members[(i + 1) % n], members[(i + n - 1) % n]});
 }
 
 void label(std::vector<ProbeResult>& results, std::size_t from, Placement placement, const std::string& group,
@@ -168,6 +205,23 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
   // The others are not to blame: the absent rank is (`lost` above).
   results.push_back(
       skipped(id, present, "not run: " + rank_names(world, absent) + " did not arrive for " + what, SkippedBy::ibgpu));
+}
+
+// Among the ranks that came, this rank's waits that ended because a member left the all-reduce or
+// fell silent in it (the channel's root names it to all; the ring knows its neighbour): that
+// member's doing, not this rank's. Not measured, never held against this rank.
+void excuse_wait_on_member(std::vector<ProbeResult>& results, const World& world, std::optional<int> missing,
+                           std::optional<int> ring_peer) {
+  const std::optional<int> peer = missing ? missing : ring_peer;
+  if (!peer || *peer == world.rank || *peer < 0 || *peer >= world.size) return;
+  for (ProbeResult& r : results) {
+    if (r.status != ProbeStatus::timeout || r.scope.ranks != std::vector<int>{world.rank}) continue;
+    r.status = ProbeStatus::skipped;
+    r.skipped_by = SkippedBy::ibgpu;
+    r.reason = "not measured: " + rank_names(world, {*peer}) +
+               " left the all-reduce of the ranks that came, or fell silent in it: " + r.error.value_or("no detail");
+    r.error.reset();
+  }
 }
 
 }  // namespace
@@ -283,14 +337,19 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
 }
 
 std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options) {
-  set_phase(kPhaseCollectives);
   const World& world = session.world();
   const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
   std::string why_not_nccl;
   std::string backend_name;
   const auto placements = options.placements.empty() ? default_placements(world) : options.placements;
-  for (Placement placement : placements) {
+  if (placements.size() > static_cast<std::size_t>(kMaxPlacements))
+    throw std::logic_error("more all-reduce placements than the phases and tags allow");
+  for (std::size_t index = 0; index < placements.size(); ++index) {
+    const Placement placement = placements[index];
+    // Each placement a step of its own: a rank that left one (it heard no roll call answer) is
+    // seen to have left by those still waiting for it there (cluster/liveness.h).
+    set_phase(kPhaseCollectives + static_cast<int>(index));
     // 0. After a stop signal, or once this process has lost MPI, nothing new starts: what is left
     //    is not measured.
     if (stop_requested() || mpi_lost()) {
@@ -305,11 +364,11 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       continue;
     }
     // 1. Who is here? An absent rank is named, and nobody enters a collective with it: the ranks
-    //    that came run it among themselves (a communicator of theirs) when they are two or more.
+    //    that came run it among themselves, by point to point, when they are two or more.
     std::optional<World> survivors;
-    OwnedComm survivors_comm;
     if (world.mpi) {
-      const auto absent = roll_call(session.comm(), silence);
+      auto absent = roll_call(session.comm(), silence);
+      if (world.rank == options.test_deaf_rank && index == 0) absent.reset();  // heard nothing back
       const int came = absent ? world.size - static_cast<int>(absent->size()) : 0;
       if (!absent || !absent->empty()) {
         if (world.rank == 0 || !absent) {
@@ -333,13 +392,19 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
         for (int r = 0; r < world.size; ++r)
           if (std::find(absent->begin(), absent->end(), r) == absent->end()) present.push_back(r);
         survivors = subworld(world, present);
-        survivors_comm = OwnedComm::of_members(session.comm(), present);
       }
     }
-    // The ranks that run this placement, and their communicator.
+    // The ranks that run this placement, and where they agree.
     const World& here = survivors ? *survivors : world;
-    const MPI_Comm base = survivors ? survivors_comm.get() : session.comm();
-    if (backend_name.empty()) backend_name = choose_backend(here, base, options, why_not_nccl);
+    if (backend_name.empty()) {
+      std::vector<int> everyone;
+      for (const RankPlace& place : here.places) everyone.push_back(place.rank);
+      GroupLink all = survivors ? GroupLink::among(session.comm(), everyone, survivors_tag(index, kTagSurvivorsChoice))
+                                : GroupLink::whole(session.comm());
+      beat_to_group(all.members, world.rank);
+      backend_name = choose_backend(here, all, options, why_not_nccl);
+      set_heartbeat_audience({});
+    }
     // The job's MPI all-reduce blocks: a rank that stops inside it leaves the others only the line
     // (opened by every rank: not among survivors, whose job all-reduce polls instead).
     if (world.mpi && world.size > 1 && backend_name == "mpi" && placement == Placement::job && !survivors)
@@ -361,11 +426,16 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     }
     const World group = subworld(world, *mine);
     OwnedComm split;
-    MPI_Comm comm = base;
-    if (world.mpi && placement != Placement::job) {
+    GroupLink link;
+    if (survivors) {
+      link = GroupLink::among(session.comm(), *mine, survivors_tag(index, kTagSurvivorsAgree),
+                              survivors_tag(index, kTagSurvivorsRing));
+    } else if (world.mpi && placement != Placement::job) {
       const int color = mine->size() > 1 ? static_cast<int>(mine - groups.begin()) : MPI_UNDEFINED;
-      split = OwnedComm::split(base, color, world.rank);
-      comm = split.get();
+      split = OwnedComm::split(session.comm(), color, world.rank);
+      link = GroupLink::whole(split.get());
+    } else {
+      link = GroupLink::whole(session.comm());
     }
     if (mine->size() < 2 && placement != Placement::job) continue;
 
@@ -386,7 +456,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       }
       if (settings.sizes.empty()) continue;
     }
-    auto backend = make_backend(backend_name, comm, group, placement, options, !survivors);
+    auto backend = make_backend(backend_name, link, group, placement, options, !survivors);
     LiveBook* book = world.rank == 0 ? live_book() : nullptr;
     if (book) {
       live_pump();
@@ -401,7 +471,10 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     }
     if (world.rank == options.test_corrupt_rank) backend->faults.corrupt_result_rank = group.rank;
     const std::size_t from = results.size();
-    std::vector<ProbeResult> swept = run_allreduce(*backend, comm, group, settings);
+    beat_to_group(link.members, world.rank);
+    std::vector<ProbeResult> swept = run_allreduce(*backend, *link.channel, group, settings);
+    set_heartbeat_audience({});
+    if (survivors) excuse_wait_on_member(swept, world, link.channel->missing(), backend->peer_given_up_on());
     if (book) book->allreduce_done();
     results.insert(results.end(), swept.begin(), swept.end());
     mark_interrupted(results, from);

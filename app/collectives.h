@@ -40,6 +40,9 @@ struct CollectiveOptions {
   int device = -1;  // CUDA device for NCCL; -1: the rank's local rank
   // Hidden test hook: this rank (of the job) flips one bit of its results.
   int test_corrupt_rank = -1;
+  // Hidden, for tests: this rank hears no answer to the first roll call (as a rank too slow to
+  // hear it would), while rank 0 counts it among the ranks that came.
+  int test_deaf_rank = -1;
 };
 
 // What `ibgpu check` runs: backend auto, 1M and 16M floats, 10 iterations.

@@ -26,8 +26,8 @@ bool heard_from(int peer);
 // peer in one step can tell that the peer has already left it (it gave up on this rank, or was
 // told to skip it): then no answer will come, however alive the peer is, and the wait ends
 // (wait_for_peer) instead of lasting for ever.
-inline constexpr int kPhaseCollectives = 1 << 28;
-inline constexpr int kPhaseReport = kPhaseCollectives + 1;
+inline constexpr int kPhaseCollectives = 1 << 28;  // + the placement's index (of kMaxPlacements)
+inline constexpr int kPhaseReport = kPhaseCollectives + kMaxPlacements;
 void begin_phase_epoch();  // a new check round (burn-in): steps count from 0 again, higher
 void set_phase(int phase);
 long long current_phase();

@@ -9,9 +9,21 @@ inline constexpr int kTagHeartbeat = 103;  // a sign of life and the sender's st
 inline constexpr int kTagRollCall = 104;   // who is here before a collective
 inline constexpr int kTagConsult = 105;    // the re-test plan between the steps (app/retests.h)
 inline constexpr int kTagBurnIn = 106;     // whether and when the next burn-in round starts
-inline constexpr int kTagSurvivors = 107;  // the communicator of the ranks that came (app/collectives.cpp)
 inline constexpr int kTagLost = 108;       // "I gave up on rank R", to rank 0 (cluster/liveness.h)
 inline constexpr int kTagLive = 110;       // live rows and progress to rank 0 (app/live_events.h)
 inline constexpr int kTagNetBase = 1000;   // network meetings: 32 tags per round from here (app/network.cpp)
+
+// The all-reduce of the ranks that came when one was lost, by point to point on the job's
+// communicator (app/collectives.cpp): per burn-in round (of kSurvivorsRounds, then again) and per
+// placement (of kMaxPlacements: job, node, rail), one tag for each kind of message, so a late
+// message of a run given up on never lands in a later one. From 200 to 776, below kTagNetBase.
+inline constexpr int kMaxPlacements = 3;
+inline constexpr int kSurvivorsRounds = 64;
+inline constexpr int kTagSurvivorsKinds = 3;
+inline constexpr int kTagSurvivorsChoice = 0;  // whether every rank can run nccl
+inline constexpr int kTagSurvivorsAgree = 1;   // the sweep's agreements (cluster/group_channel.h)
+inline constexpr int kTagSurvivorsRing = 2;    // the ring's data (probes/collective/ring_allreduce.h)
+inline constexpr int kTagSurvivorsBase = 200;
+static_assert(kTagSurvivorsBase + kSurvivorsRounds * kMaxPlacements * kTagSurvivorsKinds <= kTagNetBase);
 
 }  // namespace ibgpu

@@ -56,7 +56,7 @@ std::optional<std::string> why_not_here(const ProbeKind& kind, const Sysfs& sysf
     case Transport::cuda:
       return unless_empty(why_no_cuda_probes());
     case Transport::nccl:
-      return unless_empty(NcclAllReduce(MPI_COMM_NULL, 0, 1, 0, Seconds(1)).unavailable_reason());
+      return unless_empty(NcclAllReduce(nullptr, 0, 1, 0, Seconds(1)).unavailable_reason());
     case Transport::kernel_log:
       return why_no_kernel_log();
   }

@@ -5,6 +5,7 @@
 // CollectiveTimeout, never a hang.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -61,6 +62,9 @@ class AllReduceBackend {
   // Fills the input with fill_pattern, runs one all-reduce untimed and returns
   // how many result elements on this rank differ bit-exactly from expected_sum.
   virtual std::uint64_t check(bool in_place, std::size_t count, DType type) = 0;
+  // After a CollectiveTimeout: the job rank whose silence or departure ended the wait, where the
+  // backend waits on its peers one by one (the ring); nullopt where it cannot tell (MPI, NCCL).
+  virtual std::optional<int> peer_given_up_on() const { return std::nullopt; }
 
   AllReduceFaults faults;
 };

@@ -20,21 +20,6 @@ namespace ibgpu {
 
 namespace {
 
-MPI_Datatype mpi_type(DType type) {
-  switch (type) {
-    case DType::f32:
-      return MPI_FLOAT;
-    case DType::f64:
-      return MPI_DOUBLE;
-    case DType::i32:
-      return MPI_INT32_T;
-    case DType::f16:
-    case DType::bf16:
-      break;
-  }
-  throw std::invalid_argument(std::string("MPI cannot sum ") + to_string(type));
-}
-
 // Spins, looking at the clock and sending heartbeats every 256 polls. On expiry
 // the request is left alone: the standard forbids cancelling or freeing a
 // collective's request.
@@ -55,6 +40,40 @@ bool spin_until_complete(MPI_Request& request, const Deadline& deadline) {
 
 }  // namespace
 
+MPI_Datatype mpi_sum_type(DType type) {
+  switch (type) {
+    case DType::f32:
+      return MPI_FLOAT;
+    case DType::f64:
+      return MPI_DOUBLE;
+    case DType::i32:
+      return MPI_INT32_T;
+    case DType::f16:
+    case DType::bf16:
+      break;
+  }
+  throw std::invalid_argument(std::string("MPI cannot sum ") + to_string(type));
+}
+
+std::string mpi_sum_unsupported(DType type, std::size_t count) {
+  if (type == DType::f16 || type == DType::bf16)
+    return std::string("MPI has no ") + to_string(type) + " sum (MPI_SUM covers float, double and int32); use " +
+           "--dtype float, or the nccl backend for " + to_string(type);
+  if (count > static_cast<std::size_t>(INT_MAX))
+    return "MPI counts are int: " + std::to_string(count) + " elements exceed " + std::to_string(INT_MAX) +
+           "; use a smaller size";
+  return {};
+}
+
+std::string mpi_unavailable(MPI_Comm comm) {
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  if (!initialised || finalised) return "MPI is not initialised (ibgpu was not started by mpirun or srun)";
+  if (comm == MPI_COMM_NULL) return "no MPI communicator";
+  return {};
+}
+
 MpiAllReduce::MpiAllReduce(MPI_Comm comm, Seconds timeout, bool blocking)
     : comm_(comm), timeout_(timeout), blocking_(blocking) {}
 
@@ -68,24 +87,9 @@ MpiAllReduce::~MpiAllReduce() {
   static_cast<void>(new std::vector<std::byte>(std::move(recv_)));
 }
 
-std::string MpiAllReduce::unavailable_reason() {
-  int initialised = 0, finalised = 0;
-  MPI_Initialized(&initialised);
-  MPI_Finalized(&finalised);
-  if (!initialised || finalised) return "MPI is not initialised (ibgpu was not started by mpirun or srun)";
-  if (comm_ == MPI_COMM_NULL) return "no MPI communicator";
-  return {};
-}
+std::string MpiAllReduce::unavailable_reason() { return mpi_unavailable(comm_); }
 
-std::string MpiAllReduce::unsupported(DType type, std::size_t count) const {
-  if (type == DType::f16 || type == DType::bf16)
-    return std::string("MPI has no ") + to_string(type) + " sum (MPI_SUM covers float, double and int32); use " +
-           "--dtype float, or the nccl backend for " + to_string(type);
-  if (count > static_cast<std::size_t>(INT_MAX))
-    return "MPI counts are int: " + std::to_string(count) + " elements exceed " + std::to_string(INT_MAX) +
-           "; use a smaller size";
-  return {};
-}
+std::string MpiAllReduce::unsupported(DType type, std::size_t count) const { return mpi_sum_unsupported(type, count); }
 
 void MpiAllReduce::prepare(std::size_t max_bytes, DType type) {
   if (std::string why = unsupported(type, max_bytes / dtype_size(type)); !why.empty()) throw UsageError(why);
@@ -117,7 +121,7 @@ void MpiAllReduce::require(std::size_t count, DType type) const {
 MPI_Request MpiAllReduce::start(bool in_place, std::size_t count, DType type) {
   MPI_Request request = MPI_REQUEST_NULL;
   const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
-  mpi_check(MPI_Iallreduce(input, recv_.data(), static_cast<int>(count), mpi_type(type), MPI_SUM, own_, &request),
+  mpi_check(MPI_Iallreduce(input, recv_.data(), static_cast<int>(count), mpi_sum_type(type), MPI_SUM, own_, &request),
             "MPI_Iallreduce");
   return request;
 }
@@ -140,7 +144,7 @@ double MpiAllReduce::run_blocking(bool in_place, std::size_t count, DType type, 
   const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
   void* output = recv_.data();
   const int n = static_cast<int>(count);
-  const MPI_Datatype datatype = mpi_type(type);
+  const MPI_Datatype datatype = mpi_sum_type(type);
   const MPI_Comm comm = own_;
   const int calls = warmup + iters;
   auto seconds = std::make_shared<double>(0);

@@ -14,11 +14,20 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "probes/collective/backend.h"
 
 namespace ibgpu {
+
+// What MPI's sum covers, for the backends that sum with MPI (this one and the ring's):
+// MPI_FLOAT, MPI_DOUBLE or MPI_INT32_T (throws std::invalid_argument for half and bfloat16);
+// empty, or why `count` elements of `type` cannot be summed (a usage error's text); empty, or
+// why MPI cannot run here with `comm`.
+MPI_Datatype mpi_sum_type(DType type);
+std::string mpi_sum_unsupported(DType type, std::size_t count);
+std::string mpi_unavailable(MPI_Comm comm);
 
 class MpiAllReduce final : public AllReduceBackend {
  public:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/gather.h"
+#include "cluster/group_channel.h"
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "core/deadline.h"
@@ -48,8 +49,8 @@ struct NcclAllReduce::State {
   bool abandoned = false;  // ncclCommInitRank never returned: a helper thread is still inside libnccl
 };
 
-NcclAllReduce::NcclAllReduce(MPI_Comm comm, int rank, int nranks, int local_rank, Seconds timeout)
-    : comm_(comm),
+NcclAllReduce::NcclAllReduce(GroupChannel* channel, int rank, int nranks, int local_rank, Seconds timeout)
+    : channel_(channel),
       rank_(rank),
       nranks_(nranks),
       local_rank_(local_rank),
@@ -77,7 +78,7 @@ std::string NcclAllReduce::unavailable_reason() {
     if (count > 1 && local_rank_ >= count)
       return "local rank " + std::to_string(local_rank_) + " has no GPU of its own: " + std::to_string(count) +
              " CUDA devices visible";
-    if (comm_ == MPI_COMM_NULL && nranks_ > 1) return "no MPI communicator to share the NCCL unique id";
+    if (!channel_ && nranks_ > 1) return "no MPI communicator to share the NCCL unique id";
     s.device = count == 1 ? 0 : local_rank_;
     return {};
   }();
@@ -121,11 +122,9 @@ void NcclAllReduce::init_comm() {
   TransferMemory<NcclLibrary::UniqueId> kept_id{};
   NcclLibrary::UniqueId& id = *kept_id;
   if (rank_ == 0) s.nccl.check(s.nccl.get_unique_id(&id), "ncclGetUniqueId");
-  if (nranks_ > 1) {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi_check(MPI_Ibcast(&id, sizeof id, MPI_BYTE, 0, comm_, &request), "MPI_Ibcast");
-    if (!wait_with_deadline(request, Deadline(timeout_)))
-      throw CollectiveTimeout("MPI_Ibcast of the NCCL unique id from rank 0", timeout_);
+  if (nranks_ > 1 && !channel_->broadcast(&id, sizeof id, timeout_)) {
+    kept_id.abandon();
+    throw CollectiveTimeout("the NCCL unique id from rank 0 (MPI)", timeout_);
   }
   // ncclCommInitRank waits for every rank and takes no timeout: it runs on a
   // helper thread, so a rank lost now is a timeout here rather than a hang.

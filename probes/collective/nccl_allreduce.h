@@ -11,14 +11,15 @@
 namespace ibgpu {
 
 class Deadline;
+class GroupChannel;
 
 class NcclAllReduce final : public AllReduceBackend {
  public:
-  // The NCCL unique id travels from rank 0 over `comm` (MPI_COMM_NULL is
-  // allowed for a single process, nranks 1). The device is the rank's local
-  // rank among the visible CUDA devices (device 0 when the launcher shows each
-  // rank one device). Every wait gets `timeout`.
-  NcclAllReduce(MPI_Comm comm, int rank, int nranks, int local_rank, Seconds timeout);
+  // The NCCL unique id travels from rank 0 over `channel` (null is allowed for a
+  // single process, nranks 1; else it must outlive the backend). The device is
+  // the rank's local rank among the visible CUDA devices (device 0 when the
+  // launcher shows each rank one device). Every wait gets `timeout`.
+  NcclAllReduce(GroupChannel* channel, int rank, int nranks, int local_rank, Seconds timeout);
   ~NcclAllReduce() override;
   NcclAllReduce(const NcclAllReduce&) = delete;
   NcclAllReduce& operator=(const NcclAllReduce&) = delete;
@@ -43,7 +44,7 @@ class NcclAllReduce final : public AllReduceBackend {
   void poll_health(const Deadline& deadline, const std::string& what);
   [[noreturn]] void give_up(const std::string& what);
 
-  MPI_Comm comm_;
+  GroupChannel* channel_;
   int rank_, nranks_, local_rank_;
   Seconds timeout_;
   std::unique_ptr<State> state_;

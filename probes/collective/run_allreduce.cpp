@@ -8,8 +8,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "cluster/gather.h"
-#include "cluster/kept_memory.h"
 #include "core/deadline.h"
 #include "core/errors.h"
 #include "core/waits.h"
@@ -40,23 +38,15 @@ std::vector<std::size_t> validate(const AllReduceBackend& backend, const World& 
   return counts;
 }
 
-// Every rank's `mine` combined by `op` (MPI_SUM, MPI_MAX); nullopt when not every rank
-// answered in time.
-std::optional<double> agreed(MPI_Comm comm, const World& world, double mine, MPI_Op op, Seconds timeout) {
+// Every rank's `mine` combined; nullopt when not every rank answered in time.
+std::optional<double> agreed(GroupChannel& channel, const World& world, double mine, Combine how, Seconds timeout) {
   if (!world.mpi) return mine;
-  TransferMemory<std::array<double, 2>> values(std::array<double, 2>{mine, 0});  // mine, combined
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iallreduce(&(*values)[0], &(*values)[1], 1, MPI_DOUBLE, op, comm, &request), "MPI_Iallreduce");
-  if (!wait_with_deadline(request, Deadline(timeout))) {
-    values.abandon();
-    return std::nullopt;
-  }
-  return (*values)[1];
+  return channel.combine(mine, how, timeout);
 }
 
 // How many ranks raise a flag; nullopt when not every rank answered in time.
-std::optional<int> count_flags(MPI_Comm comm, const World& world, bool mine, Seconds timeout) {
-  const auto total = agreed(comm, world, mine ? 1 : 0, MPI_SUM, timeout);  // exact: small integers
+std::optional<int> count_flags(GroupChannel& channel, const World& world, bool mine, Seconds timeout) {
+  const auto total = agreed(channel, world, mine ? 1 : 0, Combine::sum, timeout);  // exact: small integers
   if (!total) return std::nullopt;
   return static_cast<int>(*total);
 }
@@ -72,12 +62,12 @@ struct CapOutcome {
 // time cap. When the rest of the warmup and c.iters fit, they run; else the warmup ends there and
 // the timed iterations that fit run (one at least), and c.warmup and c.iters become what ran.
 // Seconds per timed iteration.
-std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm, const World& world,
+std::optional<double> timed_within_cap(AllReduceBackend& backend, GroupChannel& channel, const World& world,
                                        const AllReduceSettings& settings, AllReduceCase& c, CapOutcome& out) {
   out = {};
   if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
   const double first = backend.run_timed(c.in_place, c.count, c.dtype, 0, 1);
-  const auto pace = agreed(comm, world, first, MPI_MAX, settings.timeout);
+  const auto pace = agreed(channel, world, first, Combine::max, settings.timeout);
   if (!pace) return std::nullopt;
   out.first_iteration_s = *pace;
   // From agreed numbers only: a rank's own clock would give it its own count, and ranks that run
@@ -92,27 +82,17 @@ std::optional<double> timed_within_cap(AllReduceBackend& backend, MPI_Comm comm,
 }
 
 // Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.
-std::optional<std::vector<RankOutcome>> gather_outcomes(MPI_Comm comm, const World& world, const RankOutcome& mine,
-                                                        Seconds timeout) {
+std::optional<std::vector<RankOutcome>> gather_outcomes(GroupChannel& channel, const World& world,
+                                                        const RankOutcome& mine, Seconds timeout) {
   if (!world.mpi) return std::vector<RankOutcome>{mine};
   // A wrong count travels as a double (exact below 2^53); -1 means not checked.
-  TransferMemory<std::array<double, 2>> sent(
-      std::array<double, 2>{mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0});
-  TransferMemory<std::vector<double>> gathered(world.rank == 0 ? 2 * static_cast<std::size_t>(world.size) : 0);
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Igather(sent->data(), 2, MPI_DOUBLE, gathered->data(), 2, MPI_DOUBLE, 0, comm, &request),
-            "MPI_Igather");
-  if (!wait_with_deadline(request, Deadline(timeout))) {
-    sent.abandon();
-    gathered.abandon();
-    return std::nullopt;
-  }
-  const std::vector<double>& all = *gathered;
+  const auto all = channel.gather({mine.seconds, mine.wrong ? static_cast<double>(*mine.wrong) : -1.0}, timeout);
+  if (!all) return std::nullopt;
   std::vector<RankOutcome> outcomes;
-  for (std::size_t r = 0; r + 1 < all.size(); r += 2) {
+  for (std::size_t r = 0; r + 1 < all->size(); r += 2) {
     RankOutcome o;
-    o.seconds = all[r];
-    if (all[r + 1] >= 0) o.wrong = static_cast<std::uint64_t>(all[r + 1]);
+    o.seconds = (*all)[r];
+    if ((*all)[r + 1] >= 0) o.wrong = static_cast<std::uint64_t>((*all)[r + 1]);
     outcomes.push_back(o);
   }
   return outcomes;
@@ -141,6 +121,12 @@ std::string not_agreed(const char* stage, Seconds timeout) {
 
 std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm, const World& world,
                                        const AllReduceSettings& settings) {
+  CommChannel channel(comm);
+  return run_allreduce(backend, channel, world, settings);
+}
+
+std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& channel, const World& world,
+                                       const AllReduceSettings& settings) {
   const std::string reason = backend.unavailable_reason();
   const std::vector<std::size_t> counts = validate(backend, world, settings);
   const std::string id = allreduce_probe_id(backend.name());
@@ -153,7 +139,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
   std::vector<ProbeResult> results;
 
   // 1. Can every rank run the backend? NCCL needs all ranks or none.
-  const auto unavailable = count_flags(comm, world, !reason.empty(), timeout);
+  const auto unavailable = count_flags(channel, world, !reason.empty(), timeout);
   if (!reason.empty()) {
     results.push_back(own_result(id, ProbeStatus::skipped, world, "", sweep, reason));
     return results;
@@ -183,7 +169,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
   } catch (const std::exception& e) {
     prepare_failure = own_result(id, ProbeStatus::error, world, device, sweep, e.what());
   }
-  const auto unprepared = count_flags(comm, world, prepare_failure.has_value(), timeout);
+  const auto unprepared = count_flags(channel, world, prepare_failure.has_value(), timeout);
   if (prepare_failure) {
     results.push_back(std::move(*prepare_failure));
     return results;
@@ -233,7 +219,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
       RankOutcome mine;
       CapOutcome cap;
       try {
-        const auto seconds = timed_within_cap(backend, comm, world, settings, c, cap);
+        const auto seconds = timed_within_cap(backend, channel, world, settings, c, cap);
         if (cap.first_iteration_s) pace_per_byte = *cap.first_iteration_s / bytes;
         if (!seconds) {
           results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
@@ -249,7 +235,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm,
         results.push_back(own_result(id, ProbeStatus::error, world, device, allreduce_params(c), e.what()));
         return results;
       }
-      const auto outcomes = gather_outcomes(comm, world, mine, timeout);
+      const auto outcomes = gather_outcomes(channel, world, mine, timeout);
       if (!outcomes) {
         results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
                                      not_agreed("timing gather", timeout)));

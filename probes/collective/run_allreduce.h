@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "cluster/group_channel.h"
 #include "cluster/world.h"
 #include "core/result.h"
 #include "core/waits.h"
@@ -32,8 +33,8 @@ struct AllReduceSettings {
   std::function<void(std::size_t done, std::size_t total, const ProbeResult* summary)> progress;
 };
 
-// Every rank calls it with the same settings (without MPI, world.mpi false: a
-// single process, `comm` unused). Results, id collective.<backend>.all_reduce:
+// Every rank of the group calls it with the same settings; the ranks agree over `channel`
+// (without MPI, world.mpi false: a single process, the channel unused). Results, id collective.<backend>.all_reduce:
 // - rank 0: one per (size, in-place) with params {size_B, count, dtype,
 //   in_place, iters, warmup, nranks} and the metrics of allreduce_summary;
 // - any rank whose check found wrong elements: a `failed` result of its own;
@@ -45,6 +46,9 @@ struct AllReduceSettings {
 // Throws UsageError, before any communication, for settings no rank can run:
 // a size that is not a whole number of elements, a type the backend cannot sum,
 // more ranks than the correctness pattern allows, iters < 1.
+std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& channel, const World& world,
+                                       const AllReduceSettings& settings);
+// The same over the group's own communicator (CommChannel).
 std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, MPI_Comm comm, const World& world,
                                        const AllReduceSettings& settings);
 

@@ -54,6 +54,31 @@ def stalled_rank(r):
     assert 'it ran among the ranks that came' in t[0]['error'], t[0]['error']
     ran = [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] == 'ok']
     assert ran and all(p['scope']['ranks'] == [0, 2] and p['metrics']['wrong_elements'] == 0 for p in ran), r['probes']
+    # no communicator of theirs (a blocking collective to make): a ring of their own messages
+    assert all(p['params']['call'] == 'ring of MPI_Isend/MPI_Irecv' for p in ran), [p['params'] for p in ran]
+
+
+def deaf_rank(r):
+    """Rank 1 silent before the collective, rank 2 deaf to the roll call's answer (rank 0 counts it
+    among the ranks that came): ranks 0 and 3 do not wait for it for ever, their all-reduce is not
+    measured and names rank 2, and nothing is failed or in error."""
+    absent = [p for p in r['probes'] if p['status'] == 'timeout' and p['id'].startswith('collective.')
+              and p['scope']['ranks'] == [1]]
+    assert len(absent) == 1, r['probes']
+    for rank in (0, 3):
+        mine = [p for p in r['probes'] if p['id'].startswith('collective.') and p['scope']['ranks'] == [rank]]
+        assert mine and all(p['status'] == 'skipped' and p['skipped_by'] == 'ibgpu' for p in mine), mine
+        assert all('rank 2 left the all-reduce of the ranks that came' in p['reason'] for p in mine), mine
+    assert not [p for p in r['probes'] if p['status'] in ('failed', 'error')], r['probes']
+
+
+def ring_stopped(r):
+    """Rank 1 silent before the collective, rank 3 SIGSTOPped in the ranks' ring: rank 3 is named,
+    ranks 0 and 2 keep no timeout of their own (their waits were on it), nothing failed or in error."""
+    t = [p for p in r['probes'] if p['status'] == 'timeout']
+    assert any(p['scope']['ranks'] == [3] or 'rank 3' in (p['error'] or '') for p in t), t
+    assert not [p for p in t if p['scope']['ranks'] in ([0], [2])], t
+    assert not [p for p in r['probes'] if p['status'] in ('failed', 'error')], r['probes']
 
 
 def stopped_rank(r):

@@ -4,13 +4,14 @@
 # Then s3's task SIGKILLed mid-check (a crash, the OOM killer) under --kill-on-bad-exit=1, as the
 # README's srun recipes launch: Slurm ends the step, and rank 0 still writes its report, which
 # names s3 (silent), decides nothing and blames no other node.
-# With IBGPU_SLURM_KILL_ON_BAD_EXIT=0 (Slurm's default without KillOnBadExit) the other tasks run
-# on, and OpenMPI 4.1's TCP transport keeps retrying what was queued for the dead task ("failed to
-# TCP connect to a peer MPI process"): the survivors' later measurements crawl (a third of their
-# clean bandwidth). ibgpu records the pairs of the rounds after the broken transfer as not judged
-# (app/network.h), so s3 alone is failed in the report; but in about one run of three a survivor
-# falls silent and the others hang in the all-reduce's set-up until srun's limit, with no report:
-# why the recipes set --kill-on-bad-exit=1. Not run by default.
+# Then the same under --kill-on-bad-exit=0 (Slurm's default without KillOnBadExit): the other tasks
+# run on, and OpenMPI 4.1's TCP transport keeps retrying what was queued for the dead task ("failed
+# to TCP connect to a peer MPI process"): the survivors' later measurements crawl (a third of their
+# clean bandwidth), and one of them may hear the all-reduce's roll call late. ibgpu records the
+# pairs of the rounds after the broken transfer as not judged (app/network.h), and the ranks that
+# came give up on one that left the all-reduce (cluster/group_channel.h; a communicator of theirs
+# hung in its set-up in one run of three): s3 alone is failed, the others admitted.
+# IBGPU_SLURM_KILL_ON_BAD_EXIT=0 or 1 runs that one alone.
 source "$(dirname "$0")/lib.sh"
 cluster_up
 fixtures s1 s2 s3 s4
@@ -61,15 +62,16 @@ wait_for 30 "the job's nodes leave COMPLETING" no_jobs
 expect_idle s1 s2 s3 s4
 echo "scancel mid-check: an interrupted report, nothing decided, every node idle"
 
-# 2. s3's task SIGKILLed 2 s into the check.
-rm -f "$WORK/srun.err"
-(after_plan 2 && pid=$(task_pid s3) && kill -KILL "$pid" && echo "$pid" >"$WORK/killed.pid") &
-long_check "$WORK/killed.json" "${IBGPU_SLURM_KILL_ON_BAD_EXIT:-1}"
-wait
-[ -s "$WORK/killed.pid" ] || fail "s3's task was never killed"
-[ -s "$WORK/killed.json" ] || fail "s3's task killed: no report (srun exit $rc): $(grep -v "^ " "$WORK/srun.err" | tail -n 15)"
-validate "$WORK/killed.json"
-python3 - "$WORK/killed.json" <<'PY' || fail "s3's task killed: the report does not blame s3 alone"
+# 2. s3's task SIGKILLed 2 s into the check, under each --kill-on-bad-exit.
+for kill_on_bad_exit in ${IBGPU_SLURM_KILL_ON_BAD_EXIT:-1 0}; do
+  rm -f "$WORK/srun.err" "$WORK/killed.pid"
+  (after_plan 2 && pid=$(task_pid s3) && kill -KILL "$pid" && echo "$pid" >"$WORK/killed.pid") &
+  long_check "$WORK/killed.json" "$kill_on_bad_exit"
+  wait
+  [ -s "$WORK/killed.pid" ] || fail "s3's task was never killed"
+  [ -s "$WORK/killed.json" ] || fail "s3's task killed: no report (srun exit $rc): $(grep -v "^ " "$WORK/srun.err" | tail -n 15)"
+  validate "$WORK/killed.json"
+  python3 - "$WORK/killed.json" "$kill_on_bad_exit" <<'PY' || fail "s3's task killed (--kill-on-bad-exit=$kill_on_bad_exit): the report does not blame s3 alone"
 import json, sys
 r = json.load(open(sys.argv[1]))
 nodes = {v['entity']['id']: v for v in r['verdicts'] if v['entity']['kind'] == 'node'}
@@ -85,9 +87,11 @@ s = r['summary']
 if r['run'].get('interrupted'):  # the step ended (--kill-on-bad-exit=1): nothing decided
     assert not s['drain'] and not s['admit'] and not s['admit_degraded'], s
 else:
-    assert nodes['s3']['state'] == 'failed', nodes['s3']
+    assert sys.argv[2] == '0', r['run']  # under =1 Slurm ends the step
+    assert nodes['s3']['state'] == 'failed' and s['drain'] == ['s3'], (nodes['s3'], s)
+    assert sorted(s['admit'] + s['admit_degraded']) == ['s1', 's2', 's4'], s
 PY
-wait_for 30 "the job's nodes leave COMPLETING" no_jobs
-expect_idle s1 s2 s4
-echo "srun with s3's task killed: report written (srun exit $rc), s3 named, no other node blamed"
-
+  wait_for 30 "the job's nodes leave COMPLETING" no_jobs
+  expect_idle s1 s2 s4
+  echo "srun --kill-on-bad-exit=$kill_on_bad_exit with s3's task killed: report written (srun exit $rc), s3 named, no other node blamed"
+done

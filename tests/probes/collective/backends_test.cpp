@@ -5,10 +5,12 @@
 #include <climits>
 #include <string>
 
+#include "cluster/group_channel.h"
 #include "core/errors.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
 #include "probes/collective/nccl_library.h"
+#include "probes/collective/ring_allreduce.h"
 
 namespace ibgpu {
 namespace {
@@ -35,8 +37,28 @@ TEST(MpiAllReduce, SumsFloatDoubleAndInt32Only) {
   EXPECT_THROW(backend.prepare(1024, DType::bf16), UsageError);
 }
 
+TEST(RingAllReduce, SumsWhatMpiSumsAndSaysSo) {
+  RingAllReduce ring(MPI_COMM_NULL, {0, 1}, 202, Seconds(1));
+  EXPECT_EQ(ring.name(), "mpi");  // the MPI backend's probe, over another schedule
+  EXPECT_EQ(ring.timed_call(), "ring of MPI_Isend/MPI_Irecv");
+  EXPECT_EQ(ring.unavailable_reason(), "MPI is not initialised (ibgpu was not started by mpirun or srun)");
+  EXPECT_EQ(ring.unsupported(DType::f64, 1000), "");
+  EXPECT_TRUE(contains(ring.unsupported(DType::f16, 1000), "MPI has no half sum"));
+  EXPECT_THROW(ring.prepare(1024, DType::bf16), UsageError);
+  EXPECT_EQ(ring.peer_given_up_on(), std::nullopt);
+}
+
+TEST(CommChannel, AGroupOfOneAnswersAtOnce) {
+  CommChannel alone(MPI_COMM_NULL);
+  EXPECT_EQ(alone.combine(2.5, Combine::max, Seconds(1)), 2.5);
+  EXPECT_EQ(alone.gather({1, 2}, Seconds(1)), (std::vector<double>{1, 2}));
+  char byte = 'x';
+  EXPECT_TRUE(alone.broadcast(&byte, 1, Seconds(1)));
+  EXPECT_EQ(alone.missing(), std::nullopt);
+}
+
 TEST(NcclAllReduce, SaysWhyNotWithoutAGpu) {
-  NcclAllReduce backend(MPI_COMM_NULL, 0, 1, 0, Seconds(5));
+  NcclAllReduce backend(nullptr, 0, 1, 0, Seconds(5));
   EXPECT_EQ(backend.name(), "nccl");
   const std::string why = backend.unavailable_reason();
   if (why.empty()) GTEST_SKIP() << "a CUDA device is present here: the NCCL path is exercised by the MPI lane";
@@ -49,7 +71,7 @@ TEST(NcclAllReduce, SaysWhyNotWithoutAGpu) {
 }
 
 TEST(NcclAllReduce, SeveralRanksNeedACommunicator) {
-  NcclAllReduce backend(MPI_COMM_NULL, 0, 2, 0, Seconds(5));
+  NcclAllReduce backend(nullptr, 0, 2, 0, Seconds(5));
   EXPECT_FALSE(backend.unavailable_reason().empty());
 }
 
