@@ -10,12 +10,13 @@ namespace ibgpu {
 
 namespace {
 
-RankRound expand(const World& world, const std::vector<std::string>& hosts, const Round& host_round) {
+// `ranks`: World::ranks_by_host().
+RankRound expand(const std::vector<std::vector<int>>& ranks, const Round& host_round) {
   RankRound round;
   for (const NodePair& hp : host_round) {
-    const std::vector<int> left = world.ranks_on(hosts[static_cast<std::size_t>(hp.a)]);
-    const std::vector<int> right = world.ranks_on(hosts[static_cast<std::size_t>(hp.b)]);
-    // ranks_on lists ranks in rank order, which is local-rank order.
+    const std::vector<int>& left = ranks.at(static_cast<std::size_t>(hp.a));
+    const std::vector<int>& right = ranks.at(static_cast<std::size_t>(hp.b));
+    // Each host's ranks in rank order, which is local-rank order.
     for (std::size_t i = 0; i < std::min(left.size(), right.size()); ++i)
       round.push_back(RankPair{std::min(left[i], right[i]), std::max(left[i], right[i])});
   }
@@ -23,12 +24,10 @@ RankRound expand(const World& world, const std::vector<std::string>& hosts, cons
 }
 
 // Local ranks 0-1, 2-3, ... on every host at once: each host's own HCA (or shared memory) path.
-RankRound loopback_round(const World& world, const std::vector<std::string>& hosts) {
+RankRound loopback_round(const World& world) {
   RankRound round;
-  for (const auto& host : hosts) {
-    const std::vector<int> ranks = world.ranks_on(host);
+  for (const std::vector<int>& ranks : world.ranks_by_host())
     for (std::size_t i = 0; i + 1 < ranks.size(); i += 2) round.push_back(RankPair{ranks[i], ranks[i + 1]});
-  }
   return round;
 }
 
@@ -103,22 +102,21 @@ std::string pair_plan_name(const PairPlan& plan) {
 }
 
 std::vector<RankRound> rank_rounds(const World& world, const PairPlan& plan) {
-  const std::vector<std::string> hosts = world.hosts();
-  const int n = static_cast<int>(hosts.size());
+  const int n = static_cast<int>(world.hosts().size());
   const std::vector<Round> planned = host_rounds(plan, n);
   std::vector<RankRound> rounds = rank_rounds_for(world, planned);
   // On one host (a node's own check) there is no other host to meet: its
   // ranks meet each other, rail to rail, as --loopback asks for in a fleet.
   if (plan.loopback || n == 1)
-    if (RankRound r = loopback_round(world, hosts); !r.empty()) rounds.push_back(std::move(r));
+    if (RankRound r = loopback_round(world); !r.empty()) rounds.push_back(std::move(r));
   return rounds;
 }
 
 std::vector<RankRound> rank_rounds_for(const World& world, const std::vector<Round>& host_rounds) {
-  const std::vector<std::string> hosts = world.hosts();
+  const std::vector<std::vector<int>> ranks = world.ranks_by_host();
   std::vector<RankRound> rounds;
   for (const Round& hr : host_rounds)
-    if (RankRound r = expand(world, hosts, hr); !r.empty()) rounds.push_back(std::move(r));
+    if (RankRound r = expand(ranks, hr); !r.empty()) rounds.push_back(std::move(r));
   return rounds;
 }
 

@@ -10,6 +10,8 @@
 #include <map>
 #include <stdexcept>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
@@ -35,9 +37,21 @@ std::string local_host_name() {
 
 std::vector<std::string> World::hosts() const {
   std::vector<std::string> names;
+  std::unordered_set<std::string_view> seen;
   for (const auto& p : places)
-    if (std::find(names.begin(), names.end(), p.host) == names.end()) names.push_back(p.host);
+    if (seen.insert(p.host).second) names.push_back(p.host);
   return names;
+}
+
+std::vector<std::vector<int>> World::ranks_by_host() const {
+  std::vector<std::vector<int>> ranks;
+  std::unordered_map<std::string_view, std::size_t> index;  // host -> its place in hosts()
+  for (const auto& p : places) {
+    const auto [it, fresh] = index.emplace(p.host, ranks.size());
+    if (fresh) ranks.emplace_back();
+    ranks[it->second].push_back(p.rank);
+  }
+  return ranks;
 }
 
 std::vector<int> World::ranks_on(const std::string& host) const {

@@ -28,6 +28,10 @@ struct World {
   const std::string& host() const { return self().host; }
   std::vector<std::string> hosts() const;  // distinct, in rank order of first appearance
   std::vector<int> ranks_on(const std::string& host) const;
+  // The ranks of each of hosts(), in that order, each list in rank order: one pass over the
+  // places, where ranks_on for every host would be one per host (at 4,096 hosts of 8 ranks, a
+  // billion name comparisons on every rank to plan eight rounds).
+  std::vector<std::vector<int>> ranks_by_host() const;
 };
 
 // Local ranks from host names alone, so hosts are what the launcher placed,

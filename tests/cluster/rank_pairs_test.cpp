@@ -16,6 +16,18 @@ World world_of(const std::vector<std::string>& hosts) {
   return w;
 }
 
+TEST(World, RanksByHostFollowHostsOrderAndRankOrder) {
+  // A launcher that interleaves hosts: b's ranks come first, a's are not contiguous.
+  const World w = world_of({"b", "a", "b", "c", "a"});
+  EXPECT_EQ(w.hosts(), (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_EQ(w.ranks_by_host(), (std::vector<std::vector<int>>{{0, 2}, {1, 4}, {3}}));
+  EXPECT_EQ(w.ranks_on("a"), (std::vector<int>{1, 4}));
+  // Interleaved, rail i still meets rail i: rank 1 (a's first) with rank 0 (b's first).
+  const auto rounds = rank_rounds(world_of({"b", "a", "b", "a"}), PairPlan{});
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0], (RankRound{{0, 1}, {2, 3}}));
+}
+
 TEST(RankRounds, TwoHostsFourRailsMeetRailToRail) {
   // Ranks 0-3 on a, 4-7 on b: one round, rail i of a with rail i of b.
   const World w = world_of({"a", "a", "a", "a", "b", "b", "b", "b"});
