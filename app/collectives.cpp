@@ -77,6 +77,9 @@ std::string rank_names(const World& world, const std::vector<int>& ranks) {
   return text;
 }
 
+// Where a wait among the ranks that came ended on one member: that member's job rank (params).
+constexpr const char* kWaitedOnRank = "waited_on_rank";
+
 // Where a placement's ranks talk: their own communicator, or, when a rank was lost, point to point
 // among them on the job's communicator (cluster/group_channel.h), on tags of their own for each
 // placement and burn-in round, so that a late message of one never lands in another.
@@ -162,6 +165,16 @@ void beat_to_group(const std::vector<int>& members, int self) {
   set_heartbeat_audience({members.front(), members[(i + 1) % n], members[(i + n - 1) % n]});
 }
 
+// Leaving a step where members of this rank's group may still wait on it by point to point: the
+// next step's number to them at once, so they see this rank has gone on rather than take it for
+// silent (and lost) a --timeout later; then beats to rank 0 alone again.
+void leave_step(int next_phase, const std::vector<int>& members, int self) {
+  set_phase(next_phase);
+  beat_to_group(members, self);
+  heartbeat_now();
+  set_heartbeat_audience({});
+}
+
 void label(std::vector<ProbeResult>& results, std::size_t from, Placement placement, const std::string& group,
            const std::string& requested, const std::string& why_not_nccl) {
   for (std::size_t i = from; i < results.size(); ++i) {
@@ -207,27 +220,21 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
       skipped(id, present, "not run: " + rank_names(world, absent) + " did not arrive for " + what, SkippedBy::ibgpu));
 }
 
-// Among the ranks that came, this rank's waits that ended because a member left the all-reduce or
-// fell silent in it (the channel's root names it to all; the ring knows its neighbour): that
-// member's doing, not this rank's. Not measured, never held against this rank.
-void excuse_wait_on_member(std::vector<ProbeResult>& results, const World& world, std::optional<int> missing,
-                           std::optional<int> ring_peer) {
+// Among the ranks that came, this rank's waits that ended on a member (the channel's root names the
+// one that did not come to all; the ring knows its neighbour): the member's rank, for rank 0 to
+// judge with the job's lost ranks in hand (excuse_waits_on_lost).
+void note_waited_on(std::vector<ProbeResult>& results, const World& world, std::optional<int> missing,
+                    std::optional<int> ring_peer) {
   const std::optional<int> peer = missing ? missing : ring_peer;
   if (!peer || *peer == world.rank || *peer < 0 || *peer >= world.size) return;
-  for (ProbeResult& r : results) {
-    if (r.status != ProbeStatus::timeout || r.scope.ranks != std::vector<int>{world.rank}) continue;
-    r.status = ProbeStatus::skipped;
-    r.skipped_by = SkippedBy::ibgpu;
-    r.reason = "not measured: " + rank_names(world, {*peer}) +
-               " left the all-reduce of the ranks that came, or fell silent in it: " + r.error.value_or("no detail");
-    r.error.reset();
-  }
+  for (ProbeResult& r : results)
+    if (r.status == ProbeStatus::timeout && r.scope.ranks == std::vector<int>{world.rank})
+      r.params[kWaitedOnRank] = *peer;
 }
 
 }  // namespace
 
 void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
-  if (lost.empty()) return;
   const std::set<int> gone(lost.begin(), lost.end());
   // Per placement, once: each rank's group and the lost members of each group. At fleet scale a
   // blocking all-reduce that a rank stopped leaves a timeout from every other rank.
@@ -257,6 +264,22 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
     const int rank = r.scope.ranks.front();
     // The lost rank's own timeout (absent from a roll call) is its to keep.
     if (!placement || rank < 0 || rank >= world.size || gone.count(rank)) continue;
+    // A wait among the ranks that came that ended on one member: that member's doing, whether it
+    // fell silent (lost) or left the step while this rank still waited in it.
+    if (const auto peer = r.params.find(kWaitedOnRank); peer != r.params.end() && peer->is_number_integer()) {
+      const int other = peer->get<int>();
+      if (other >= 0 && other < world.size && other != rank) {
+        r.status = ProbeStatus::skipped;
+        r.skipped_by = SkippedBy::ibgpu;
+        r.reason = "not measured: " + rank_names(world, {other}) +
+                   (gone.count(other) ? " was lost during it (no results came from it): "
+                                      : " left the all-reduce of the ranks that came while this rank waited in it: ") +
+                   r.error.value_or("no detail");
+        r.error.reset();
+        continue;
+      }
+    }
+    if (gone.empty()) continue;
     const LostMates& m = mates_of(*placement);
     const std::vector<int>& with_it = m.by_group[m.group_of[static_cast<std::size_t>(rank)]];
     if (with_it.empty()) continue;
@@ -387,7 +410,17 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
           mark_interrupted(results, from);
           label(results, from, placement, "job", options.backend, why_not_nccl);
         }
-        if (!absent || came < 2) continue;
+        // A rank that heard nothing back has lost step with rank 0 (which may have chosen the
+        // backend, or counted it among the ranks that came): it takes no part in what is left.
+        if (!absent) {
+          for (const std::vector<int>& g : placement_groups(world, placement))
+            if (std::find(g.begin(), g.end(), world.rank) != g.end()) set_heartbeat_audience(g);
+          set_phase(kPhaseCollectives + kMaxPlacements);  // past every placement: the report
+          heartbeat_now();                                // to every group-mate: any of them may be its group's root
+          set_heartbeat_audience({});
+          break;
+        }
+        if (came < 2) continue;
         std::vector<int> present;
         for (int r = 0; r < world.size; ++r)
           if (std::find(absent->begin(), absent->end(), r) == absent->end()) present.push_back(r);
@@ -473,8 +506,8 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     const std::size_t from = results.size();
     beat_to_group(link.members, world.rank);
     std::vector<ProbeResult> swept = run_allreduce(*backend, *link.channel, group, settings);
-    set_heartbeat_audience({});
-    if (survivors) excuse_wait_on_member(swept, world, link.channel->missing(), backend->peer_given_up_on());
+    leave_step(kPhaseCollectives + static_cast<int>(index) + 1, link.members, world.rank);
+    if (survivors) note_waited_on(swept, world, link.channel->missing(), backend->peer_given_up_on());
     if (book) book->allreduce_done();
     results.insert(results.end(), swept.begin(), swept.end());
     mark_interrupted(results, from);

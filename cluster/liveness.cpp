@@ -94,11 +94,8 @@ void set_heartbeat_audience(std::vector<int> ranks) {
   g_audience = std::move(ranks);
 }
 
-void heartbeat() {
-  if (g_comm == MPI_COMM_NULL || (++g_calls & 63u) != 0 || mpi_lost()) return;
-  const auto now = Clock::now();
-  if (now - g_last < g_interval) return;
-  g_last = now;
+namespace {
+void beat_to_audience() {
   for (int to : g_audience) {
     // A lost peer hears nothing more: a send to a dead process's host makes MPI's TCP transport
     // try to connect to it again and again, and the waits of everyone else stall meanwhile.
@@ -107,6 +104,21 @@ void heartbeat() {
     if (MPI_Isend(&g_phases[g_slot], 1, MPI_LONG_LONG, to, kTagHeartbeat, g_comm, &request) == MPI_SUCCESS)
       MPI_Request_free(&request);
   }
+}
+}  // namespace
+
+void heartbeat() {
+  if (g_comm == MPI_COMM_NULL || (++g_calls & 63u) != 0 || mpi_lost()) return;
+  const auto now = Clock::now();
+  if (now - g_last < g_interval) return;
+  g_last = now;
+  beat_to_audience();
+}
+
+void heartbeat_now() {
+  if (g_comm == MPI_COMM_NULL || mpi_lost()) return;
+  g_last = Clock::now();
+  beat_to_audience();
 }
 
 bool heard_from(int peer) {

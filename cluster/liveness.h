@@ -17,6 +17,9 @@ void enable_heartbeats(MPI_Comm comm, int rank, double interval_s);
 void set_heartbeat_audience(std::vector<int> ranks);  // rank 0 is always included
 // Cheap enough to call from every polling loop.
 void heartbeat();
+// One beat to the audience now, whatever the interval: a rank leaving a step tells those that may
+// still wait on it there (they see it has moved on) instead of going quiet for them.
+void heartbeat_now();
 // Drains heartbeats from `peer`; true if there was at least one.
 bool heard_from(int peer);
 

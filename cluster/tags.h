@@ -17,6 +17,8 @@ inline constexpr int kTagNetBase = 1000;   // network meetings: 32 tags per roun
 // communicator (app/collectives.cpp): per burn-in round (of kSurvivorsRounds, then again) and per
 // placement (of kMaxPlacements: job, node, rail), one tag for each kind of message, so a late
 // message of a run given up on never lands in a later one. From 200 to 776, below kTagNetBase.
+// A message left unread by a run given up on (a member the root no longer waited for) could
+// still be taken kSurvivorsRounds burn-in rounds later by the same placement's run.
 inline constexpr int kMaxPlacements = 3;
 inline constexpr int kSurvivorsRounds = 64;
 inline constexpr int kTagSurvivorsKinds = 3;

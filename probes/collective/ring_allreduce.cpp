@@ -88,13 +88,18 @@ bool RingAllReduce::exchange(const std::byte* out, int send_count, std::byte* in
   const int prev = members_[(me_ + n - 1) % n];
   const MPI_Datatype datatype = mpi_sum_type(type);
   std::vector<MPI_Request> receiving(1, MPI_REQUEST_NULL), sending(1, MPI_REQUEST_NULL);
+  // Until both have completed, MPI may write the buffers: an error thrown meanwhile (a failed
+  // post, a process failure) must leave them to the destructor's keeping, not free them.
+  abandoned_ = true;
   mpi_check(MPI_Irecv(in, recv_count, datatype, prev, tag_, parent_, &receiving[0]), "MPI_Irecv");
   mpi_check(MPI_Isend(out, send_count, datatype, next, tag_, parent_, &sending[0]), "MPI_Isend");
   const bool received = wait_for_peer(receiving, prev, timeout_);
-  if (received && wait_for_peer(sending, next, timeout_)) return true;
+  if (received && wait_for_peer(sending, next, timeout_)) {
+    abandoned_ = false;
+    return true;
+  }
   if (!received && sending[0] != MPI_REQUEST_NULL) note_abandoned_request();  // a send is left to MPI
   given_up_on_ = received ? next : prev;
-  abandoned_ = true;
   return false;
 }
 

@@ -79,6 +79,33 @@ TEST(ExcuseWaitsOnLost, NothingLostLeavesEveryTimeout) {
   EXPECT_EQ(results[1].status, ProbeStatus::timeout);
 }
 
+TEST(ExcuseWaitsOnLost, AWaitThatEndedOnOneMemberIsThatMembersDoingUnlessTheWaiterWasLost) {
+  // Hosts a..e, one rank each; rank 1 absent (lost), ranks 0, 2, 3, 4 ran among themselves.
+  const World w = on_hosts({"a", "b", "c", "d", "e"});
+  auto waited_on = [](ProbeResult r, int peer) {
+    r.params["waited_on_rank"] = peer;
+    return r;
+  };
+  std::vector<ProbeResult> results{
+      waited_on(gave_up(0, "a", Placement::job), 2),   // rank 2 left the step while rank 0 waited
+      waited_on(gave_up(2, "c", Placement::node), 4),  // rank 4 fell silent and was lost
+      waited_on(gave_up(4, "e", Placement::job), 3),   // rank 4 was lost itself: its timeout stands
+      gave_up(3, "d", Placement::node)};               // no member named, no lost mate: it stands
+  excuse_waits_on_lost(results, w, {1, 4});
+  EXPECT_EQ(results[0].status, ProbeStatus::skipped);
+  EXPECT_NE(results[0].reason->find("host c rank 2 left the all-reduce of the ranks that came while this rank waited"),
+            std::string::npos)
+      << *results[0].reason;
+  EXPECT_EQ(results[1].status, ProbeStatus::skipped);
+  EXPECT_NE(results[1].reason->find("host e rank 4 was lost during it"), std::string::npos) << *results[1].reason;
+  EXPECT_EQ(results[2].status, ProbeStatus::timeout);
+  EXPECT_EQ(results[3].status, ProbeStatus::timeout);
+  // Without a lost rank in the job, the member named is still the one to blame.
+  std::vector<ProbeResult> quiet{waited_on(gave_up(0, "a", Placement::job), 3)};
+  excuse_waits_on_lost(quiet, w, {});
+  EXPECT_EQ(quiet[0].status, ProbeStatus::skipped);
+}
+
 // One pair result as the MPI pair probe leaves it: ranks a and b, the round, and a size (data
 // moved) unless it ended at the meeting.
 ProbeResult pair(const World& w, int a, int b, int round, ProbeStatus status, bool data = true) {

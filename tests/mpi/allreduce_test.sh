@@ -50,11 +50,11 @@ lost_case() {
   echo "$label: ok in $((SECONDS - start)) s"
 }
 
-# stopped_case RANK LABEL CHECK ARGS...: as lost_case on four ranks with a long sweep, the job's
+# stopped_case RANK NP LABEL CHECK ARGS...: as lost_case on NP ranks with a long sweep, the job's
 # rank RANK SIGSTOPped once the first size's row is out (mid-sweep), and let go after.
 stopped_case() {
-  local rank=$1 label=$2 check=$3 pid
-  shift 3
+  local rank=$1 np=$2 label=$3 check=$4 pid
+  shift 4
   rm -f "$WORK/stopped.pid"
   (
     for _ in $(seq 600); do
@@ -68,7 +68,7 @@ stopped_case() {
       sleep 0.05
     done
   ) &
-  lost_case "$label" "$check" 60 4 --sizes 64K,1M,2M,4M --iters 400 --warmup 1 --timeout 3 "$@"
+  lost_case "$label" "$check" 60 "$np" --sizes 64K,1M,2M,4M --iters 400 --warmup 1 --timeout 3 "$@"
   wait
   [ -s "$WORK/stopped.pid" ] || fail "$label: rank $rank was never stopped"
   kill -CONT "$(cat "$WORK/stopped.pid")" 2>/dev/null || true
@@ -82,13 +82,14 @@ lost_case "stalled rank" stalled_rank 40 3 "${SMALL[@]}" --timeout 3 --test-stal
 #     ever; by point to point they give up on it at once (it has left the step).
 lost_case "deaf rank" deaf_rank 40 4 "${SMALL[@]}" --timeout 3 --test-stall-rank 1 --test-deaf-rank 2
 
-# 4c. As 4, and rank 3 SIGSTOPped in the ring of the ranks that came: the ring's waits end on its
-#     silence, and it alone is named.
-stopped_case 3 "rank stopped in the ring of the ranks that came" ring_stopped --test-stall-rank 1
+# 4c. As 4 on five ranks, and rank 3 SIGSTOPped in the ring of the ranks that came (0, 2, 3, 4): the
+#     ring's waits end on its silence, and it alone is named; rank 0, which waits on rank 4, sees
+#     rank 4 leave rather than fall silent, and neither is taken for lost.
+stopped_case 3 5 "rank stopped in the ring of the ranks that came" ring_stopped --test-stall-rank 1
 
 # 5. A rank SIGSTOPped in the middle of the sweep: its group's all-reduce times out, the report
 #    is written, and the stopped rank is named.
-stopped_case 2 "stopped rank" stopped_rank
+stopped_case 2 4 "stopped rank" stopped_rank
 
 # 6. NCCL without a GPU (no driver, or no NCCL at all): skipped with the reason, incomplete
 #    (exit 3), never healthy.
