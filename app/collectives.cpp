@@ -122,8 +122,7 @@ int survivors_tag(std::size_t placement_index, int kind) {
 // of ranks whose groups went on (probes/collective/mpi_allreduce.h). The ranks that came when one
 // was lost run a ring of their own messages (probes/collective/ring_allreduce.h).
 std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, GroupLink& link, const World& group,
-                                               Placement placement, const CollectiveOptions& options,
-                                               bool whole_job = true) {
+                                               Placement placement, const CollectiveOptions& options) {
   if (name == "nccl") {
     const int device = options.device >= 0 ? options.device : group.self().local_rank;
     return std::make_unique<NcclAllReduce>(link.channel.get(), group.rank, group.size, device,
@@ -132,7 +131,7 @@ std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, GroupLin
   if (!link.members.empty())
     return std::make_unique<RingAllReduce>(link.comm, link.members, link.ring_tag, options.settings.timeout);
   return std::make_unique<MpiAllReduce>(link.comm, options.settings.timeout,
-                                        placement == Placement::job && line_open() && whole_job);
+                                        placement == Placement::job && line_open());
 }
 
 // Whether every rank can run NCCL: the answer for --backend auto. Everyone
@@ -154,23 +153,22 @@ std::string choose_backend(const World& world, GroupLink& link, const Collective
 // While the ranks that came run a group by point to point, each wait is for one peer and ends
 // only on its silence: the root beats to every member, the others to the root and their ring
 // neighbours, so a member waiting on someone else is never taken for silent.
-void beat_to_group(const std::vector<int>& members, int self) {
+std::vector<int> group_audience(const std::vector<int>& members, int self) {
   const auto at = std::find(members.begin(), members.end(), self);
-  if (members.empty() || at == members.end()) return;
-  if (at == members.begin()) {
-    set_heartbeat_audience(members);
-    return;
-  }
+  if (members.empty() || at == members.end()) return {};
+  if (at == members.begin()) return members;
   const std::size_t i = static_cast<std::size_t>(at - members.begin()), n = members.size();
-  set_heartbeat_audience({members.front(), members[(i + 1) % n], members[(i + n - 1) % n]});
+  return {members.front(), members[(i + 1) % n], members[(i + n - 1) % n]};
 }
 
-// Leaving a step where members of this rank's group may still wait on it by point to point: the
-// next step's number to them at once, so they see this rank has gone on rather than take it for
-// silent (and lost) a --timeout later; then beats to rank 0 alone again.
-void leave_step(int next_phase, const std::vector<int>& members, int self) {
+void beat_to_group(const std::vector<int>& members, int self) { set_heartbeat_audience(group_audience(members, self)); }
+
+// Leaving a step where others may still wait on this rank by point to point: the next step's
+// number to them at once, so they see this rank has gone on rather than take it for silent (and
+// lost) a --timeout later; then beats to rank 0 alone again.
+void leave_step(int next_phase, const std::vector<int>& audience) {
   set_phase(next_phase);
-  beat_to_group(members, self);
+  set_heartbeat_audience(audience);
   heartbeat_now();
   set_heartbeat_audience({});
 }
@@ -413,11 +411,11 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
         // A rank that heard nothing back has lost step with rank 0 (which may have chosen the
         // backend, or counted it among the ranks that came): it takes no part in what is left.
         if (!absent) {
+          // Past every placement (the report), told to every group-mate: any may be its group's root.
+          std::vector<int> mates;
           for (const std::vector<int>& g : placement_groups(world, placement))
-            if (std::find(g.begin(), g.end(), world.rank) != g.end()) set_heartbeat_audience(g);
-          set_phase(kPhaseCollectives + kMaxPlacements);  // past every placement: the report
-          heartbeat_now();                                // to every group-mate: any of them may be its group's root
-          set_heartbeat_audience({});
+            if (std::find(g.begin(), g.end(), world.rank) != g.end()) mates = g;
+          leave_step(kPhaseCollectives + kMaxPlacements, mates);
           break;
         }
         if (came < 2) continue;
@@ -489,7 +487,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       }
       if (settings.sizes.empty()) continue;
     }
-    auto backend = make_backend(backend_name, link, group, placement, options, !survivors);
+    auto backend = make_backend(backend_name, link, group, placement, options);
     LiveBook* book = world.rank == 0 ? live_book() : nullptr;
     if (book) {
       live_pump();
@@ -506,7 +504,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     const std::size_t from = results.size();
     beat_to_group(link.members, world.rank);
     std::vector<ProbeResult> swept = run_allreduce(*backend, *link.channel, group, settings);
-    leave_step(kPhaseCollectives + static_cast<int>(index) + 1, link.members, world.rank);
+    leave_step(kPhaseCollectives + static_cast<int>(index) + 1, group_audience(link.members, world.rank));
     if (survivors) note_waited_on(swept, world, link.channel->missing(), backend->peer_given_up_on());
     if (book) book->allreduce_done();
     results.insert(results.end(), swept.begin(), swept.end());

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "cluster/gather.h"
@@ -81,10 +82,9 @@ std::string MpiAllReduce::timed_call() const { return blocking_ ? "MPI_Allreduce
 
 MpiAllReduce::~MpiAllReduce() {
   if (!abandoned_) return;
-  // MPI may still complete the abandoned all-reduce into these buffers; the
-  // job ends soon after a timeout, so leaking them is the safe choice.
-  static_cast<void>(new std::vector<std::byte>(std::move(send_)));
-  static_cast<void>(new std::vector<std::byte>(std::move(recv_)));
+  // MPI may still complete the abandoned all-reduce into these buffers (cluster/kept_memory.h).
+  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(send_)));
+  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(recv_)));
 }
 
 std::string MpiAllReduce::unavailable_reason() { return mpi_unavailable(comm_); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "cluster/gather.h"
@@ -49,9 +50,9 @@ RingAllReduce::RingAllReduce(MPI_Comm parent, std::vector<int> members, int tag,
 RingAllReduce::~RingAllReduce() {
   if (!abandoned_) return;
   // MPI may still move data of the step given up on (cluster/kept_memory.h).
-  static_cast<void>(new std::vector<std::byte>(std::move(send_)));
-  static_cast<void>(new std::vector<std::byte>(std::move(recv_)));
-  static_cast<void>(new std::vector<std::byte>(std::move(incoming_)));
+  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(send_)));
+  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(recv_)));
+  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(incoming_)));
 }
 
 std::string RingAllReduce::unavailable_reason() { return mpi_unavailable(parent_); }

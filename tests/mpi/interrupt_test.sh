@@ -29,7 +29,10 @@ interrupted_check() {  # SIGNAL NAME
   wait "$pid"
   rc=$?
   set -e
-  [ $((SECONDS - started)) -lt 85 ] || fail "$name: the interrupted job did not end"
+  # A hang is told apart by what rank 0 last said and how far the report got.
+  [ $((SECONDS - started)) -lt 85 ] || fail "$name: the interrupted job did not end (exit $rc); stderr ends:
+$(tail -20 "$WORK/$name.err")
+report: $(if [ -s "$WORK/$name.json" ]; then echo written; else echo none; fi)"
 }
 
 for sig in INT TERM; do
