@@ -7,8 +7,10 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "app/pipeline.h"
 #include "app/retests.h"
 #include "cluster/rank_pairs.h"
+#include "cluster/world.h"
 #include "core/probe_kind.h"
 #include "health/judge.h"
 
@@ -362,6 +364,41 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
     }
 }
 
+// What the fleet's ranks send rank 0, as run_round sends it: one payload per rank (a host's rank of
+// rail r, initiator of that rail's pairs), the host's inventory from its first rank. The run's
+// results move into them.
+struct SentToRankZero {
+  World world;
+  std::vector<std::optional<std::string>> payloads;
+};
+
+SentToRankZero send_to_rank_zero(const FleetModel& model, SimRun& run) {
+  SentToRankZero sent;
+  std::vector<std::string> rank_hosts;
+  for (const std::string& name : run.names)
+    rank_hosts.insert(rank_hosts.end(), static_cast<std::size_t>(model.rails), name);
+  sent.world.size = static_cast<int>(rank_hosts.size());
+  sent.world.places = places_from_hosts(rank_hosts);
+  sent.world.mpi = true;
+  std::vector<RankResult> ranks(rank_hosts.size());
+  std::vector<HostInventory> inventories = sim_hosts(model, run.names);
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int>(r);
+    ranks[r].host = rank_hosts[r];
+    if (r % static_cast<std::size_t>(model.rails) == 0)
+      ranks[r].inventory = std::move(inventories[r / static_cast<std::size_t>(model.rails)]);
+  }
+  for (ProbeResult& p : run.probes)
+    ranks[static_cast<std::size_t>(p.scope.ranks.front())].probes.push_back(std::move(p));
+  run.probes.clear();
+  sent.payloads.reserve(ranks.size());
+  for (RankResult& rank : ranks) {
+    sent.payloads.emplace_back(to_json(rank).dump());
+    rank = RankResult{};
+  }
+  return sent;
+}
+
 }  // namespace
 
 SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const SimSettings& settings) {
@@ -452,9 +489,15 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
   }
 
   out.measurements = run.probes.size();
+  const SentToRankZero sent = send_to_rank_zero(model, run);
+  // Rank 0's part of a real run from here: the payloads through the gather side's own code, then the judge.
+  const double rank0_start = cpu_seconds();
+  const Report report = assemble(sent.world, sent.payloads, "within 60 s");
   const FabricTopology topology = sim_topology(model);
-  const Judgement j = judge(sim_hosts(model, run.names), run.probes, settings.profile, nullptr,
-                            settings.topology ? &topology : nullptr);
+  const Judgement j =
+      judge(report.hosts, report.probes, settings.profile, nullptr, settings.topology ? &topology : nullptr);
+  out.rank0_cpu_s = cpu_seconds() - rank0_start;
+  out.assembled = report.probes.size();
   out.judged = true;
   score(out, run, j.verdicts, settings.topology);
   out.cpu_s = cpu_seconds() - cpu_start;

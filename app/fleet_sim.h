@@ -95,7 +95,9 @@ struct SimOutcome {
   int paths = 0;         // path verdicts (a cut between groups; the judge finds them with or without a topology)
   int uplink_pairs = 0;  // measured pairs whose route crosses a bad uplink
   int healthy_drained = 0, healthy_degraded = 0;  // fault-free hosts not admitted as healthy
-  double cpu_s = 0;
+  double cpu_s = 0;                               // the whole simulation
+  double rank0_cpu_s = 0;     // of it, rank 0's part of a real run: the payloads read, assembled and judged
+  std::size_t assembled = 0;  // results rank 0 assembled from the payloads: all the measurements, no more
 };
 
 struct SimSettings {

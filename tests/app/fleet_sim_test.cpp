@@ -105,6 +105,19 @@ TEST(FleetSimulation, AHealthyFleetIsJudgedHealthyThroughTheNoise) {
   }
 }
 
+// The judge sees what rank 0 of a real run would: every rank's results serialised as run_round
+// sends them and read back by assemble, a re-test of a pair and a dead end included.
+TEST(FleetSimulation, TheResultsReachTheJudgeThroughRankZerosOwnAssembly) {
+  const FleetModel m = small_fleet(1);
+  const FleetFaults f = draw_faults(m, some_of_each());
+  const SimOutcome r = simulate(m, f, plan_of(PairPlan{PairMode::peers, 8, {}, false}));
+  ASSERT_TRUE(r.judged);
+  ASSERT_GT(r.retest_rounds, 0);
+  EXPECT_EQ(r.assembled, r.measurements) << "a result lost or made up between the ranks and the judge";
+  EXPECT_GT(r.rank0_cpu_s, 0.0);
+  EXPECT_LE(r.rank0_cpu_s, r.cpu_s);
+}
+
 // The goal at small size: every node and rail fault found, no fault-free node drained or
 // degraded, with 8 peers and the re-tests (and with every pair).
 TEST(FleetSimulation, PeerPlansFindEveryNodeAndRailFaultWithoutFalseDrains) {
