@@ -212,4 +212,13 @@ EOF
 else
   echo "note: libcuda.so.1 is installed here: the driverless wording did not run"
 fi
+# The version names the commit the binary was built from (read at every build, not at configure
+# time: a rebuild after a commit must not keep the old one); where the source is not a git checkout
+# (a release tarball) it says unknown.
+if head=$(git -C "$IBGPU_SOURCE_DIR" describe --always --abbrev=12 2>/dev/null); then
+  run --version
+  [ "$rc" -eq 0 ] || fail "ibgpu --version exited $rc"
+  grep -q "^ibgpu [0-9.]* (git $head[-,]" "$WORK/out" ||
+    fail "ibgpu --version does not name HEAD ($head), rebuild after a commit: $(cat "$WORK/out")"
+fi
 echo "cli conventions: ok"
