@@ -218,7 +218,7 @@ fi
 if head=$(git -C "$IBGPU_SOURCE_DIR" describe --always --abbrev=12 2>/dev/null); then
   run --version
   [ "$rc" -eq 0 ] || fail "ibgpu --version exited $rc"
-  grep -q "^ibgpu [0-9.]* (git $head[-,]" "$WORK/out" ||
+  grep -q "^ibgpu [0-9.]* (git ${head}[-,]" "$WORK/out" ||
     fail "ibgpu --version does not name HEAD ($head), rebuild after a commit: $(cat "$WORK/out")"
 fi
 echo "cli conventions: ok"
