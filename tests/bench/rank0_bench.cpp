@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "app/check_plan.h"
+#include "app/payload_reader.h"
 #include "app/pipeline.h"
 #include "health/judge.h"
 #include "health/localise.h"
@@ -113,7 +114,7 @@ std::vector<Step> run_rank0_path(int hosts, CheckPreset preset, const std::strin
   });
   timed(steps, "parse", [&] {
     std::size_t n = 0;
-    for (const auto& p : sent.payloads) n += rank_result_from_json(nlohmann::json::parse(*p)).probes.size();
+    for (const auto& p : sent.payloads) n += read_rank_payload(*p).probes.size();
     return std::to_string(n) + " results (parsed and dropped; assemble parses again)";
   });
   Report report;
