@@ -52,6 +52,23 @@ RankResult rank_result_from_json(const json& j) {
   return r;
 }
 
+std::string rank_payload(const RankResult& mine, std::size_t cap) {
+  std::string payload = to_json(mine).dump();
+  if (payload.size() <= cap) return payload;
+  RankResult instead;
+  instead.rank = mine.rank;
+  instead.host = mine.host;
+  ProbeResult p;
+  p.id = kRankProbe;
+  p.status = ProbeStatus::error;
+  p.scope = Scope{{mine.host}, {mine.rank}, {}};
+  p.error = "rank " + std::to_string(mine.rank) + " on host " + mine.host + ": its results (" +
+            std::to_string(mine.probes.size()) + " results, " + std::to_string(payload.size()) +
+            " bytes) are over the " + std::to_string(cap) + " bytes a rank may send rank 0, and were not sent";
+  instead.probes.push_back(std::move(p));
+  return to_json(instead).dump();
+}
+
 std::string rfc3339_now() {
   const std::time_t t = std::time(nullptr);
   std::tm utc{};
@@ -358,7 +375,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   set_phase(kPhaseReport);
   mine.rank = world.rank;
   mine.host = world.host();
-  const std::string payload = to_json(mine).dump();
+  const std::string payload = rank_payload(mine);
   all_present = true;
 
   const Deadline send_deadline = Deadline(gather_overall(options)).with_stop_grace(kStopGrace);
