@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/line.h"
 #include "cluster/world.h"
 #include "core/inventory.h"
 #include "core/report.h"
@@ -34,6 +35,12 @@ struct RankResult {
 
 nlohmann::json to_json(const RankResult& r);
 RankResult rank_result_from_json(const nlohmann::json& j);
+
+// The text a rank sends rank 0: to_json(mine), dumped. Results longer than `cap` (the line's
+// cap, cluster/line.h; the MPI gather keeps to it too) are not sent: in their place the rank
+// sends one error result naming itself and their size, which rank 0 reports. Rank 0 so holds
+// at most `cap` bytes of each rank, and a rank's results never fail to arrive for their size.
+std::string rank_payload(const RankResult& mine, std::size_t cap = kLineMaxPayload);
 
 struct Command {
   std::function<RankResult(MpiSession&)> run;  // every rank

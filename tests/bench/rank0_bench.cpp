@@ -6,10 +6,13 @@
 // Each host count runs in a process of its own, so the peak memory printed
 // (ru_maxrss after each step) is that run's. Not a test: run it by hand or by
 // ci/bench/rank0.sh.
-//   ibgpu_rank0_bench [--preset standard|full] [--dir DIR] hosts...
+//   ibgpu_rank0_bench [--preset standard|full] [--dir DIR] [--out FILE] hosts...
 // --preset: the check preset whose bandwidth and all-reduce sizes the ranks
 // report (standard: 1 MiB and 8 MiB; full: four sizes); --dir: where the
-// report is written (default: the working directory). With two host counts
+// report is written (default: the working directory) and then removed;
+// --out: the report is kept there instead (FILE.HOSTS with several host
+// counts), so that two builds' reports can be compared byte for byte (cmp):
+// the bench's inputs, run id and times are fixed. With two host counts
 // or more it prints each step's growth exponent between neighbouring counts
 // (CPU time ~ hosts^k).
 #include <sys/wait.h>
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "app/check_plan.h"
+#include "app/payload_reader.h"
 #include "app/pipeline.h"
 #include "health/judge.h"
 #include "health/localise.h"
@@ -89,7 +93,7 @@ std::vector<PairObservation> observations_of(const std::vector<ProbeResult>& pro
   return out;
 }
 
-std::vector<Step> run_rank0_path(int hosts, CheckPreset preset, const std::string& dir) {
+std::vector<Step> run_rank0_path(int hosts, CheckPreset preset, const std::string& dir, const std::string& keep) {
   testing::FleetPayloadShape shape;
   shape.fleet.hosts = hosts;
   const PresetDefaults defaults = preset_defaults(preset);
@@ -110,7 +114,7 @@ std::vector<Step> run_rank0_path(int hosts, CheckPreset preset, const std::strin
   });
   timed(steps, "parse", [&] {
     std::size_t n = 0;
-    for (const auto& p : sent.payloads) n += rank_result_from_json(nlohmann::json::parse(*p)).probes.size();
+    for (const auto& p : sent.payloads) n += read_rank_payload(*p).probes.size();
     return std::to_string(n) + " results (parsed and dropped; assemble parses again)";
   });
   Report report;
@@ -145,14 +149,14 @@ std::vector<Step> run_rank0_path(int hosts, CheckPreset preset, const std::strin
       make_reporter(format)->render(report, out);
       return mib(buf.count);
     });
-  const std::string path = dir + "/rank0_bench_report.json";
+  const std::string path = keep.empty() ? dir + "/rank0_bench_report.json" : keep;
   timed(steps, "write json file (compact)", [&] {
     write_atomically(path, [&](std::ostream& out) { JsonReporter(JsonReporter::Layout::compact).render(report, out); });
     std::FILE* f = std::fopen(path.c_str(), "rb");
     std::fseek(f, 0, SEEK_END);
     const long size = std::ftell(f);
     std::fclose(f);
-    std::remove(path.c_str());
+    if (keep.empty()) std::remove(path.c_str());
     return mib(static_cast<std::size_t>(size)) + " file";
   });
   return steps;
@@ -171,13 +175,13 @@ void print(int hosts, const std::vector<Step>& steps) {
 }
 
 // One host count in a child process (its own peak memory); the steps come back through a pipe.
-std::vector<Step> run_in_child(int hosts, CheckPreset preset, const std::string& dir) {
+std::vector<Step> run_in_child(int hosts, CheckPreset preset, const std::string& dir, const std::string& keep) {
   int fds[2];
   if (pipe(fds) != 0) return {};
   const pid_t child = fork();
   if (child == 0) {
     close(fds[0]);
-    const auto steps = run_rank0_path(hosts, preset, dir);
+    const auto steps = run_rank0_path(hosts, preset, dir, keep);
     print(hosts, steps);
     std::ostringstream text;
     text << std::setprecision(17);
@@ -210,6 +214,7 @@ std::vector<Step> run_in_child(int hosts, CheckPreset preset, const std::string&
 int main(int argc, char** argv) {
   CheckPreset preset = CheckPreset::standard;
   std::string dir = ".";
+  std::string out;
   std::vector<int> counts;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -219,6 +224,8 @@ int main(int argc, char** argv) {
       preset = name == "full" ? CheckPreset::full : CheckPreset::standard;
     } else if (arg == "--dir" && i + 1 < argc) {
       dir = argv[++i];
+    } else if (arg == "--out" && i + 1 < argc) {
+      out = argv[++i];
     } else {
       counts.push_back(std::atoi(argv[i]));
     }
@@ -226,12 +233,13 @@ int main(int argc, char** argv) {
   if (counts.empty()) counts = {256, 1024};
   for (int n : counts)
     if (n < 4 || n % 2) {
-      std::cerr << "usage: ibgpu_rank0_bench [--preset standard|full] [--dir DIR] hosts... (even, >= 4)\n";
+      std::cerr << "usage: ibgpu_rank0_bench [--preset standard|full] [--dir DIR] [--out FILE] hosts... (even, >= 4)\n";
       return 64;
     }
   std::map<int, std::vector<Step>> runs;
   for (int n : counts) {
-    runs[n] = run_in_child(n, preset, dir);
+    const std::string kept = out.empty() || counts.size() == 1 ? out : out + "." + std::to_string(n);
+    runs[n] = run_in_child(n, preset, dir, kept);
     if (runs[n].empty()) {
       std::cerr << "the run at " << n << " hosts failed\n";
       return 1;

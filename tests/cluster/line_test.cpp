@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace ibgpu {
 namespace {
@@ -108,6 +109,23 @@ TEST(Line, AStrangersConnectionIsClosedUnreadAndTheRankStillGetsThrough) {
   std::thread rank1([&] { EXPECT_TRUE(send_over_line(line.address(), 1, "{}", Deadline(Seconds(10)))); });
   EXPECT_EQ(receive(line, 1), "{}");
   rank1.join();
+}
+
+TEST(Line, RankZeroHoldsAtMostAConnectionPerRankAndSixteenMore) {
+  // What the line may cost rank 0 in descriptors is bounded: a connection past the world's size
+  // and 16 more is closed as it is accepted (LineListener::accept_new), whoever opened it.
+  LineListener line(2, kToken);
+  std::vector<Fd> silent;
+  for (int i = 0; i < 30; ++i) {
+    silent.push_back(raw_send(line.address(), ""));
+    for (int poll = 0; poll < 5; ++poll) line.heard_from();
+  }
+  int closed = 0;
+  for (const Fd& fd : silent) {
+    char byte = 0;
+    if (::recv(fd.get(), &byte, 1, MSG_DONTWAIT) == 0) ++closed;
+  }
+  EXPECT_EQ(closed, 30 - (2 + 16));
 }
 
 TEST(Line, TheGatherOverTheLineNamesTheRankThatNeverCame) {
