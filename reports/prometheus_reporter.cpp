@@ -1,9 +1,17 @@
 // Prometheus text exposition (format 0.0.4) for node_exporter's textfile
 // collector. Every number is a gauge: a run is a snapshot, not a counter.
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "core/result.h"
 #include "reports/render_util.h"
@@ -15,19 +23,19 @@ namespace {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == ':';
+}
+
 // Metric and label names: [a-zA-Z_:][a-zA-Z0-9_:]*; anything else becomes '_'.
 std::string metric_name(const std::string& text) {
   std::string name;
-  for (char c : text) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == ':';
-    name += ok ? c : '_';
-  }
+  for (char c : text) name += name_char(c) ? c : '_';
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) name.insert(name.begin(), '_');
   return name;
 }
 
-std::string label_value(const std::string& text) {
-  std::string out;
+void append_label_value(std::string& out, std::string_view text) {
   for (char c : text) {
     if (c == '\\')
       out += "\\\\";
@@ -38,7 +46,6 @@ std::string label_value(const std::string& text) {
     else
       out += c;
   }
-  return out;
 }
 
 std::string help_text(const std::string& text) {
@@ -54,129 +61,224 @@ std::string help_text(const std::string& text) {
   return out;
 }
 
-std::string sample_value(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return shortest_number(v);
+void append_sample_value(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "NaN";
+  } else if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+  } else {
+    char text[64];
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
+    if (ec == std::errc())
+      out.append(text, end);
+    else
+      out += shortest_number(v);  // its fallback; the same text when to_chars succeeds
+  }
 }
 
-// The text between a sample's braces: name="value" pairs, comma-separated.
+// Appends name="value" to the text between a sample's braces, comma-separated; `name` is a
+// valid label name.
+void add_label(std::string& text, std::string_view name, std::string_view value) {
+  if (!text.empty()) text += ',';
+  text += name;
+  text += "=\"";
+  append_label_value(text, value);
+  text += '"';
+}
+
 std::string label_text(const Labels& labels) {
   std::string text;
-  for (const auto& [name, v] : labels) {
-    if (!text.empty()) text += ',';
-    text += metric_name(name) + "=\"" + label_value(v) + '"';
-  }
+  for (const auto& [name, v] : labels) add_label(text, metric_name(name), v);
   return text;
 }
 
 // Families keep the order of their first sample; a series written twice (a
 // re-tested pair) keeps its last value, since the exposition allows each once.
+// A sample's labels are two texts, each kept once however many samples share it:
+// its subject's (a probe's or an entity's labels) and a last label that tells
+// the subject's samples of one family apart (stat="p50", state="failed"), or none.
 class Exposition {
  public:
-  void add(const std::string& family, const std::string& help, const Labels& labels, double value) {
-    add_rendered(family, help, label_text(labels), value);
+  static constexpr std::uint32_t kNone = 0;  // the id of the empty text
+
+  Exposition() { text_id(""); }
+
+  // The id of a label text (as label_text() renders it), the same for the same text.
+  std::uint32_t text_id(std::string text) {
+    auto [it, fresh] = text_ids_.try_emplace(std::move(text), static_cast<std::uint32_t>(texts_.size()));
+    if (fresh) {
+      texts_.push_back(&it->first);  // a node of the map: it stays put
+      asked_.push_back(0);
+      owned_.push_back(false);
+    }
+    if (owned_[it->second]) throw std::logic_error("prometheus: a subject's own labels were asked for again");
+    ++asked_[it->second];
+    return it->second;
   }
 
-  // `labels`: the text between the braces, as label_text() renders it.
-  void add_rendered(const std::string& family, const std::string& help, const std::string& labels, double value) {
-    auto [it, fresh] = index_.try_emplace(family, families_.size());
-    if (fresh) families_.push_back(Family{family, help, {}, {}});
-    Family& f = families_[it->second];
-    auto [series, new_series] = f.index.try_emplace(labels, f.samples.size());
-    if (new_series)
-      f.samples.emplace_back(labels, value);  // a copy: the built text carries spare capacity
+  // Brackets the samples of one subject (a probe) named by `labels`. When text_id() gave that
+  // text out once only, the subject's series can repeat only among its own samples: a fleet's
+  // millions of samples then need no index over them all (at 4096 hosts that index cost seconds).
+  // Every text must be asked for before a subject begins.
+  void begin_subject(std::uint32_t labels) {
+    own_ = asked_[labels] == 1 ? std::optional(labels) : std::nullopt;
+    own_samples_.clear();
+  }
+  void end_subject() { own_.reset(); }
+
+  std::size_t family(const std::string& name, const std::string& help = "") {
+    auto [it, fresh] = family_ids_.try_emplace(name, families_.size());
+    if (fresh) families_.push_back(Family{name, help, {}, {}});
+    return it->second;
+  }
+
+  void add(std::size_t family, std::uint32_t labels, std::uint32_t last, double value) {
+    Family& f = families_[family];
+    if (own_ && labels == *own_) {
+      owned_[labels] = true;
+      for (const OwnSample& o : own_samples_)
+        if (o.family == family && f.samples[o.sample].last == last) return void(f.samples[o.sample].value = value);
+      own_samples_.push_back({family, f.samples.size()});
+      f.samples.push_back({labels, last, value});
+      return;
+    }
+    const std::uint64_t series = std::uint64_t{labels} << 32 | last;
+    auto [it, fresh] = f.index.try_emplace(series, f.samples.size());
+    if (fresh)
+      f.samples.push_back({labels, last, value});
     else
-      f.samples[series->second].second = value;
+      f.samples[it->second].value = value;
   }
 
-  void add_help(const std::string& family, const std::string& help) {
-    if (auto it = index_.find(family); it != index_.end()) families_[it->second].help = help;
+  void add(const std::string& family_name, const std::string& help, const Labels& labels, double value) {
+    add(family(family_name, help), text_id(label_text(labels)), kNone, value);
+  }
+
+  void add_help(const std::string& family_name, const std::string& help) {
+    if (auto it = family_ids_.find(family_name); it != family_ids_.end()) families_[it->second].help = help;
   }
 
   void write(std::ostream& out) const {
+    std::string text;
     for (const auto& f : families_) {
-      out << "# HELP " << f.name << ' ' << help_text(f.help) << '\n' << "# TYPE " << f.name << " gauge\n";
-      for (const auto& [labels, value] : f.samples) {
-        out << f.name;
-        if (!labels.empty()) out << '{' << labels << '}';
-        out << ' ' << sample_value(value) << '\n';
+      text += "# HELP " + f.name + ' ' + help_text(f.help) + "\n# TYPE " + f.name + " gauge\n";
+      for (const Sample& s : f.samples) {
+        text += f.name;
+        const std::string& labels = *texts_[s.labels];
+        const std::string& last = *texts_[s.last];
+        if (!labels.empty() || !last.empty()) {
+          text += '{';
+          text += labels;
+          if (!labels.empty() && !last.empty()) text += ',';
+          text += last;
+          text += '}';
+        }
+        text += ' ';
+        append_sample_value(text, s.value);
+        text += '\n';
+        if (text.size() > (1 << 16)) {
+          out.write(text.data(), static_cast<std::streamsize>(text.size()));
+          text.clear();
+        }
       }
     }
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
   }
 
  private:
+  struct Sample {
+    std::uint32_t labels, last;  // text ids
+    double value;
+  };
   struct Family {
     std::string name, help;
-    std::vector<std::pair<std::string, double>> samples;
-    std::map<std::string, std::size_t> index;
+    std::vector<Sample> samples;
+    std::unordered_map<std::uint64_t, std::size_t> index;  // labels and last -> samples[i], but a subject's own
+  };
+  struct OwnSample {
+    std::size_t family, sample;
   };
   std::vector<Family> families_;
-  std::map<std::string, std::size_t> index_;
+  std::map<std::string, std::size_t> family_ids_;
+  std::vector<const std::string*> texts_;
+  std::unordered_map<std::string, std::uint32_t> text_ids_;
+  std::vector<std::uint32_t> asked_;  // by text id: how often text_id() gave it out
+  std::vector<bool> owned_;           // by text id: a subject's own, with samples
+  std::optional<std::uint32_t> own_;  // the labels of the subject begun, when its own
+  std::vector<OwnSample> own_samples_;
 };
 
-// What a probe's numbers describe, as a family prefix and the labels naming it.
-std::pair<std::string, Labels> subject(const ProbeResult& p) {
+// What a probe's numbers describe, as a family prefix and the text of the labels naming it.
+std::pair<std::string, std::string> subject(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
   const auto& devices = p.scope.devices;
-  Labels labels{{"probe", p.id}};
+  std::string labels;
+  add_label(labels, "probe", p.id);
   std::string prefix;
   if (is_pair_probe(p)) {
     prefix = "link";
-    labels.insert(labels.end(), {{"a", hosts[0]}, {"b", hosts[1]}});
+    add_label(labels, "a", hosts[0]);
+    add_label(labels, "b", hosts[1]);
     if (!devices.empty())
-      labels.emplace_back("rail", devices.size() == 2 && devices[0] == devices[1] ? devices[0] : join(devices, ","));
+      add_label(labels, "rail", devices.size() == 2 && devices[0] == devices[1] ? devices[0] : join(devices, ","));
   } else if (is_allreduce_probe(p)) {
     prefix = "allreduce";
-    labels.emplace_back("hosts", join(hosts, ","));
-    if (!devices.empty()) labels.emplace_back("devices", join(devices, ","));
+    add_label(labels, "hosts", join(hosts, ","));
+    if (!devices.empty()) add_label(labels, "devices", join(devices, ","));
   } else if (p.kind().subject == ProbeSubject::gpu && hosts.size() == 1 && devices.size() == 1) {
     prefix = "gpu";
-    labels.insert(labels.end(), {{"host", hosts[0]}, {"gpu", gpu_name(devices[0])}});
+    add_label(labels, "host", hosts[0]);
+    add_label(labels, "gpu", gpu_name(devices[0]));
   } else if (p.kind().subject == ProbeSubject::hca_port && hosts.size() == 1 && devices.size() == 1) {
     prefix = "port";
-    labels.insert(labels.end(), {{"host", hosts[0]}, {"port", devices[0]}});
+    add_label(labels, "host", hosts[0]);
+    add_label(labels, "port", devices[0]);
   } else {
     prefix = "node";
-    labels.emplace_back("host", join(hosts, ","));
-    if (!devices.empty()) labels.emplace_back("devices", join(devices, ","));
+    add_label(labels, "host", join(hosts, ","));
+    if (!devices.empty()) add_label(labels, "devices", join(devices, ","));
   }
   if (p.scope.ranks.size() > 1 && prefix == "link")
-    labels.emplace_back("ranks", std::to_string(p.scope.ranks[0]) + "," + std::to_string(p.scope.ranks[1]));
+    add_label(labels, "ranks", std::to_string(p.scope.ranks[0]) + "," + std::to_string(p.scope.ranks[1]));
   // The parameters that tell one measurement of a probe from another.
   for (const char* key : {"size_B", "direction", "in_place", "placement", "group"}) {
     auto it = p.params.find(key);
     if (it == p.params.end() || it->is_null()) continue;
-    labels.emplace_back(key, it->is_string() ? it->get<std::string>() : it->dump());
+    add_label(labels, key, it->is_string() ? it->get_ref<const std::string&>() : it->dump());
   }
-  return {"ibgpu_" + prefix + "_", labels};
+  return {"ibgpu_" + prefix + "_", std::move(labels)};
 }
 
-void add_probe_metrics(Exposition& x, const ProbeResult& p, std::map<std::string, std::set<std::string>>& sources) {
-  const auto [prefix, labels] = subject(p);
-  const std::string text = label_text(labels);  // the same for each of the probe's samples
+// The ids of the last label of each of a summary's samples, in the order they are written.
+struct StatLabels {
+  explicit StatLabels(Exposition& x) {
+    for (std::size_t i = 0; i < std::size(kNames); ++i) ids[i] = x.text_id(label_text({{"stat", kNames[i]}}));
+  }
+  static constexpr const char* kNames[] = {"min", "p50", "p90", "p99", "p999", "max", "mean", "stddev"};
+  std::uint32_t ids[std::size(kNames)] = {};
+};
+
+// `labels`: the id of the text of subject(p), the same for each of the probe's samples.
+void add_probe_metrics(Exposition& x, const StatLabels& stat_labels, const ProbeResult& p, const std::string& prefix,
+                       std::uint32_t labels, std::map<std::string, std::set<std::string>>& sources) {
+  x.begin_subject(labels);
   for (const auto& [key, metric] : p.metrics) {
     const std::string family = metric_name(prefix + key);
     if (metric.value) {
-      x.add_rendered(family, "", text, *metric.value);
+      x.add(x.family(family), labels, Exposition::kNone, *metric.value);
     } else if (metric.summary) {
       const Stats& s = *metric.summary;
-      for (const auto& [stat, v] : {std::pair{"min", s.min},
-                                    {"p50", s.p50},
-                                    {"p90", s.p90},
-                                    {"p99", s.p99},
-                                    {"p999", s.p999},
-                                    {"max", s.max},
-                                    {"mean", s.mean},
-                                    {"stddev", s.stddev}})
-        x.add_rendered(family, "", (text.empty() ? "" : text + ",") + label_text({{"stat", stat}}), v);
-      x.add_rendered(family + "_samples", "", text, static_cast<double>(s.n));
+      const double values[] = {s.min, s.p50, s.p90, s.p99, s.p999, s.max, s.mean, s.stddev};
+      const std::size_t f = x.family(family);
+      for (std::size_t i = 0; i < std::size(values); ++i) x.add(f, labels, stat_labels.ids[i], values[i]);
+      x.add(x.family(family + "_samples"), labels, Exposition::kNone, static_cast<double>(s.n));
       sources[family + "_samples"].insert(p.id);
     } else {
       continue;  // missing: no series rather than a made-up number
     }
     sources[family].insert(p.id);
   }
+  x.end_subject();
 }
 
 constexpr HealthState kStates[] = {HealthState::healthy, HealthState::degraded, HealthState::unknown,
@@ -203,22 +305,39 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
           static_cast<double>(*t));
   x.add("ibgpu_run_ranks", "Ranks the run was launched with.", {}, r.run.ranks);
 
-  for (const auto& v : r.verdicts)
-    for (HealthState s : kStates)
-      x.add("ibgpu_entity_state",
-            "State of each judged entity (gpu, hca_port, link, node): 1 for the state it is in, 0 for the others.",
-            {{"kind", v.entity.kind}, {"id", v.entity.id}, {"state", to_string(s)}}, v.state == s ? 1 : 0);
+  // An entity's labels are written four times over (a sample per state) and once more with its reasons.
+  std::uint32_t state_labels[std::size(kStates)];
+  for (std::size_t i = 0; i < std::size(kStates); ++i)
+    state_labels[i] = x.text_id(label_text({{"state", to_string(kStates[i])}}));
+  std::vector<std::uint32_t> entities;
+  entities.reserve(r.verdicts.size());
+  for (const auto& v : r.verdicts) {
+    entities.push_back(x.text_id(label_text({{"kind", v.entity.kind}, {"id", v.entity.id}})));
+    const std::size_t family = x.family(
+        "ibgpu_entity_state",
+        "State of each judged entity (gpu, hca_port, link, node): 1 for the state it is in, 0 for the others.");
+    for (std::size_t i = 0; i < std::size(kStates); ++i)
+      x.add(family, entities.back(), state_labels[i], v.state == kStates[i] ? 1 : 0);
+  }
   for (const auto& v : r.verdicts)
     if (v.entity.kind == "node" && v.action)
       for (Action a : {Action::admit, Action::admit_degraded, Action::drain})
         x.add("ibgpu_node_action", "What the pool may do with each node: 1 for its action, 0 for the others.",
               {{"node", v.entity.id}, {"action", to_string(a)}}, *v.action == a ? 1 : 0);
-  for (const auto& v : r.verdicts)
-    x.add("ibgpu_entity_reasons", "Number of reasons behind each entity's state.",
-          {{"kind", v.entity.kind}, {"id", v.entity.id}}, static_cast<double>(v.reasons.size()));
+  for (std::size_t i = 0; i < r.verdicts.size(); ++i)
+    x.add(x.family("ibgpu_entity_reasons", "Number of reasons behind each entity's state."), entities[i],
+          Exposition::kNone, static_cast<double>(r.verdicts[i].reasons.size()));
 
   std::map<std::string, std::set<std::string>> sources;  // family -> probe ids
-  for (const auto& p : r.probes) add_probe_metrics(x, p, sources);
+  const StatLabels stat_labels(x);
+  std::vector<std::pair<std::string, std::uint32_t>> subjects;  // every text asked for before the samples
+  subjects.reserve(r.probes.size());
+  for (const auto& p : r.probes) {
+    auto [prefix, text] = subject(p);
+    subjects.emplace_back(std::move(prefix), x.text_id(std::move(text)));
+  }
+  for (std::size_t i = 0; i < r.probes.size(); ++i)
+    add_probe_metrics(x, stat_labels, r.probes[i], subjects[i].first, subjects[i].second, sources);
   for (const auto& [family, ids] : sources) {
     std::vector<std::string> names(ids.begin(), ids.end());
     x.add_help(family, "ibgpu measurement from " + join(names, ", ") + " (see the JSON report for its definition).");

@@ -296,6 +296,25 @@ TEST(Prometheus, RetestedPairIsOneSeriesWithItsLastValue) {
   EXPECT_EQ(bw[0].value, 12.5);
 }
 
+TEST(Prometheus, MetricsWhoseNamesSanitiseAlikeAreOneSeriesWithTheLastValue) {
+  Report r = testing::sample_report();
+  ProbeResult p = r.probes.at(3);  // net.mpi.bw node1<->node1 at 1 MiB
+  p.metrics = {{"odd.name", Metric::of(1)}, {"odd_name", Metric::of(2)}};
+  ProbeResult summary = p;  // and a re-tested summary keeps each statistic's last value
+  summary.metrics = {{"lat_us", Metric::of(Stats{4, 1, 2, 3, 4, 5, 6, 7, 8})}};
+  r.probes.insert(r.probes.end(), {p, summary});
+  summary.metrics = {{"lat_us", Metric::of(Stats{5, 10, 20, 30, 40, 50, 60, 70, 80})}};
+  r.probes.push_back(summary);
+  const std::string text = render(PrometheusReporter{}, r);
+  const Exposition x = parse_exposition(text);
+  ASSERT_EQ(x.error, "");
+  const auto odd = find(x, "ibgpu_link_odd_name", {});
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_EQ(odd[0].value, 2);
+  EXPECT_EQ(find(x, "ibgpu_link_lat_us", {{"probe", "net.mpi.bw"}, {"stat", "p50"}}).at(0).value, 20);
+  EXPECT_EQ(find(x, "ibgpu_link_lat_us_samples", {{"probe", "net.mpi.bw"}}).at(0).value, 5);
+}
+
 // ---- JUnit ---------------------------------------------------------------------
 
 TEST(Junit, CountsFollowProbeStatusesAndVerdictStates) {
