@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <limits>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "health/statistics.h"
 
@@ -24,12 +26,25 @@ double goodness(double value, LimitSense sense) {
 }
 double goodness(const Measurement& m) { return goodness(m.value, m.sense); }
 
-// The ends of a pair measurement (host, and rail when the scope names two); none for others.
-std::optional<std::pair<std::string, std::string>> pair_units(const Measurement& m) {
+// One end of a pair measurement: its host, and its rail when the scope names two.
+struct PairUnit {
+  std::string_view host, device;
+  bool operator==(const PairUnit&) const = default;
+};
+struct PairUnitHash {
+  std::size_t operator()(const PairUnit& u) const {
+    const std::size_t host = std::hash<std::string_view>{}(u.host);
+    return host ^ (std::hash<std::string_view>{}(u.device) + 0x9e3779b97f4a7c15 + (host << 6) + (host >> 2));
+  }
+};
+
+// The ends of a pair measurement; none for others.
+std::optional<std::pair<PairUnit, PairUnit>> pair_units(const Measurement& m) {
   const Scope& s = m.probe->scope;
   if (!is_pair_probe(*m.probe) || s.hosts.size() != 2) return std::nullopt;
   const bool rails = s.devices.size() == 2;
-  return std::pair{s.hosts[0] + '/' + (rails ? s.devices[0] : ""), s.hosts[1] + '/' + (rails ? s.devices[1] : "")};
+  return std::pair{PairUnit{s.hosts[0], rails ? std::string_view(s.devices[0]) : ""},
+                   PairUnit{s.hosts[1], rails ? std::string_view(s.devices[1]) : ""}};
 }
 
 // How far each first-pass measurement of a kind falls short of what it could
@@ -39,17 +54,31 @@ std::optional<std::pair<std::string, std::string>> pair_units(const Measurement&
 // explains its own pairs; not its best pair, which grows with the peers it met);
 // another, the reference.
 std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, double reference, double healthy) {
-  std::map<std::string, std::vector<double>> of_unit;  // unit -> the goodness of its pairs
-  for (const Measurement* m : kind)
-    if (const auto units = pair_units(*m))
-      for (const std::string& u : {units->first, units->second}) of_unit[u].push_back(goodness(*m));
-  std::map<std::string, double> typical_of;
-  for (const auto& [u, values] : of_unit) typical_of[u] = quantile(values, 0.75);
+  // Per measurement its ends (as positions in of_unit), or none.
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::pair<std::size_t, std::size_t>> ends(kind.size(), {kNone, kNone});
+  std::unordered_map<PairUnit, std::size_t, PairUnitHash> unit_index;
+  std::vector<std::vector<double>> of_unit;  // per unit the goodness of its pairs
+  auto unit = [&](const PairUnit& u) {
+    const auto [it, fresh] = unit_index.try_emplace(u, of_unit.size());
+    if (fresh) of_unit.emplace_back();
+    return it->second;
+  };
+  for (std::size_t i = 0; i < kind.size(); ++i)
+    if (const auto units = pair_units(*kind[i])) {
+      ends[i] = {unit(units->first), unit(units->second)};
+      of_unit[ends[i].first].push_back(goodness(*kind[i]));
+      of_unit[ends[i].second].push_back(goodness(*kind[i]));
+    }
+  std::vector<double> typical_of;
+  typical_of.reserve(of_unit.size());
+  for (auto& values : of_unit) typical_of.push_back(quantile(std::move(values), 0.75));
   std::vector<double> out;
-  for (const Measurement* m : kind) {
+  for (std::size_t i = 0; i < kind.size(); ++i) {
+    const Measurement* m = kind[i];
     if (m->retest) continue;
-    const auto units = pair_units(*m);
-    const double could = units ? std::min(typical_of[units->first], typical_of[units->second]) : reference;
+    const auto [a, b] = ends[i];
+    const double could = a != kNone ? std::min(typical_of[a], typical_of[b]) : reference;
     if (could >= healthy) out.push_back(goodness(*m) - could);
   }
   return out;
@@ -60,7 +89,8 @@ std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, doub
 double noise_sigma(const std::vector<double>& d) {
   if (d.size() < kNoiseSample) return 0;
   constexpr double kQuartileInSigmas = 0.6745;  // a normal's lower quartile lies this far under its median
-  return (quantile(d, 0.5) - quantile(d, 0.25)) / kQuartileInSigmas;
+  const std::vector<double> in_order = sorted(d);
+  return (sorted_quantile(in_order, 0.5) - sorted_quantile(in_order, 0.25)) / kQuartileInSigmas;
 }
 
 // A latency median within the spread the run's own pairs show between their median and their

@@ -46,8 +46,8 @@ Endpoint endpoint(const ProbeResult& p, std::size_t side) {
 
 // The pair observations of a run, and the texts their groups view.
 struct PairEvidence {
-  std::set<std::string> outcome_groups;   // failed pairs: "<probe id>:outcome"
-  std::vector<Measurement> measurements;  // measured pairs: groups are their kinds
+  std::map<std::string_view, std::string> outcome_groups;  // pair probe ids that failed -> "<probe id>:outcome"
+  std::vector<Measurement> measurements;                   // measured pairs: groups are their kinds
   std::vector<PairObservation> observations;
 
   void add(std::string_view group, const ProbeResult& p, HealthState state, std::optional<Reason> reason,
@@ -59,6 +59,16 @@ struct PairEvidence {
   }
 };
 
+// The link verdicts of pairs of hosts (as the pair names them, first host first), by position
+// in the book: a fleet's pairs name a few links each.
+struct HostPairHash {
+  std::size_t operator()(const std::pair<std::string_view, std::string_view>& hosts) const {
+    const std::size_t first = std::hash<std::string_view>{}(hosts.first);
+    return first ^ (std::hash<std::string_view>{}(hosts.second) + 0x9e3779b97f4a7c15 + (first << 6) + (first >> 2));
+  }
+};
+using LinkIndex = std::unordered_map<std::pair<std::string_view, std::string_view>, std::size_t, HostPairHash>;
+
 // Pair failures go to localisation (a dead node times out with all its
 // peers); everything else lands on its own entity.
 void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
@@ -66,42 +76,56 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
   const RunScope scope = scope_of(hosts);
   int ranks = 0;
   for (const auto& host : hosts) ranks += static_cast<int>(host.ranks.size());
-  std::set<std::string_view> failing;  // pair probes with a failed outcome: their groups are localised
-  for (const auto& p : probes)
-    if (is_pair_probe(p) && p.status != ProbeStatus::ok && p.status != ProbeStatus::skipped) failing.insert(p.id);
-  for (const auto& p : probes) {
-    if (is_local_probe(p)) continue;  // judged by judge_local
+  // Pair probes with a failed outcome: their groups are localised.
+  std::vector<bool> pair(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const ProbeResult& p = probes[i];
+    pair[i] = is_pair_probe(p);
+    if (pair[i] && p.status != ProbeStatus::ok && p.status != ProbeStatus::skipped &&
+        !evidence.outcome_groups.count(p.id))
+      evidence.outcome_groups.emplace(p.id, p.id + ":outcome");
+  }
+  // One observation per pair result at most, and per measurement (extracted before): a fleet's are
+  // a million, and growing them moves each.
+  evidence.observations.reserve(evidence.observations.size() +
+                                static_cast<std::size_t>(std::count(pair.begin(), pair.end(), true)) +
+                                evidence.measurements.size());
+  LinkIndex links;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const ProbeResult& p = probes[i];
+    if (!pair[i] && is_local_probe(p)) continue;  // judged by judge_local
     if (absence_expected(p, profile) || out_of_scope(p, scope, ranks)) continue;
     Finding found = probe_outcome(p);
-    if (!is_pair_probe(p)) {
+    if (!pair[i]) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
     } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
       // A pair that ran is a good peer to the outcome group too: without it, a rail that fails
       // with every peer (its leaf down) would be all its host shows there, and blamed as the node.
-      if (p.status == ProbeStatus::ok && failing.count(p.id))
-        evidence.add(*evidence.outcome_groups.insert(p.id + ":outcome").first, p, HealthState::healthy, std::nullopt);
-      book.add({"link", p.scope.hosts[0] + "<->" + p.scope.hosts[1]}, found.state, std::move(found.reason));
+      if (p.status == ProbeStatus::ok)
+        if (const auto group = evidence.outcome_groups.find(p.id); group != evidence.outcome_groups.end())
+          evidence.add(group->second, p, HealthState::healthy, std::nullopt);
+      const std::string& a = p.scope.hosts[0];
+      const std::string& b = p.scope.hosts[1];
+      auto [link, fresh] = links.try_emplace({a, b}, 0);
+      if (fresh) link->second = book.index("link", a + "<->" + b);
+      VerdictBook::add(book[link->second], found.state, std::move(found.reason));
     } else {
-      const std::string& group = *evidence.outcome_groups.insert(p.id + ":outcome").first;
-      evidence.add(group, p, found.state, std::move(found.reason));
+      evidence.add(evidence.outcome_groups.at(p.id), p, found.state, std::move(found.reason));
     }
   }
 }
 
 // ---- Measurements: profile limits, fleet rules, localisation. --------------
 
-void judge_measurements(VerdictBook& book, const std::vector<ProbeResult>& probes, const Profile& profile,
-                        PairEvidence& evidence, const std::unordered_map<std::string, double>* reference_medians,
-                        const std::set<std::string>* without_rdma = nullptr) {
-  evidence.measurements = extract_measurements(probes, profile, without_rdma);
+// The measurements: evidence.measurements, extracted before the outcomes are judged.
+void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence& evidence,
+                        const std::unordered_map<std::string, double>* reference_medians) {
   const auto& measurements = evidence.measurements;
   const FleetReferences references = fleet_references(measurements, profile.fleet, reference_medians);
   // Pairs go to localisation; re-tests of the same entity and kind: the mildest measurement counts.
   // What no rule could judge lands on its entity as a note (Evidence::not_judged), never in localisation.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
-  // At most one observation per measurement: a fleet's are a million, and growing them moves each.
-  evidence.observations.reserve(evidence.observations.size() + measurements.size());
   for (const auto& m : measurements) {
     Finding f = judge_measurement(m, references, profile.fleet);
     const bool judged = !f.reason || f.reason->evidence != Evidence::not_judged;
@@ -128,9 +152,10 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   VerdictBook book;
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
-  judge_outcomes(book, probes, profile, hosts, evidence);
   const std::set<std::string> without_rdma = hosts_without_rdma(hosts);
-  judge_measurements(book, probes, profile, evidence, reference_medians, &without_rdma);
+  evidence.measurements = extract_measurements(probes, profile, &without_rdma);
+  judge_outcomes(book, probes, profile, hosts, evidence);
+  judge_measurements(book, profile, evidence, reference_medians);
   for (auto& blame : localise(evidence.observations, topology))
     book.add(blame.entity, blame.state, std::move(blame.reason));
 
@@ -145,8 +170,9 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
                                    const std::unordered_map<std::string, double>* reference_medians) {
   VerdictBook book;
   PairEvidence evidence;
+  evidence.measurements = extract_measurements(probes, profile);
   judge_outcomes(book, probes, profile, {}, evidence);  // pairs only: the run's scope does not matter
-  judge_measurements(book, probes, profile, evidence, reference_medians);
+  judge_measurements(book, profile, evidence, reference_medians);
   const auto& pairs = evidence.observations;
   // Re-tests fold as localisation folds them: a pair is a suspect while its deficit reproduces.
   std::deque<PairObservation> not_reproduced;

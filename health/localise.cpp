@@ -4,10 +4,8 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <map>
 #include <set>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -26,6 +24,37 @@ struct Unit {
   auto operator<=>(const Unit&) const = default;
 };
 Unit unit_of(const Endpoint& e) { return {e.host, e.device}; }
+
+// Hashes for the plain keys localisation indexes by.
+std::size_t combined(std::size_t seed, std::size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15 + (seed << 6) + (seed >> 2));
+}
+struct UnitHash {
+  std::size_t operator()(const Unit& u) const {
+    return combined(std::hash<std::string_view>{}(u.host), std::hash<std::string_view>{}(u.device));
+  }
+};
+
+// Dense indices of keys, in order of first mention.
+template <typename Key, typename Hash = std::hash<Key>>
+class Indices {
+ public:
+  std::size_t of(const Key& key) { return index_.try_emplace(key, index_.size()).first->second; }
+  std::size_t size() const { return index_.size(); }
+
+ private:
+  std::unordered_map<Key, std::size_t, Hash> index_;
+};
+
+// The edges of a run as pair_edges() folds them, with what localisation needs of each: its group
+// and the units of its judged observation's ends, as positions in order of first mention.
+struct IndexedEdges {
+  std::vector<PairEdge> edges;
+  std::vector<std::size_t> group;                         // per edge
+  std::vector<std::pair<std::size_t, std::size_t>> ends;  // per edge: the units of judged->a and judged->b
+  std::size_t units = 0;
+};
+IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& cleared);
 
 // How far a bad observation falls short of what the pair should read, in log space: of the fleet
 // reference when known, else of its limit; none without the figures.
@@ -103,7 +132,7 @@ bool host_is_culprit(std::ptrdiff_t culprits, std::ptrdiff_t measured) {
 std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const std::vector<PairEdge>& edges,
                                          const std::vector<std::pair<std::size_t, std::size_t>>& ends,
                                          const FabricTopology* topology, std::vector<Blame>& out) {
-  std::map<std::string_view, std::pair<int, int>> rails;  // per host: measured, culprits
+  std::unordered_map<std::string_view, std::pair<int, int>> rails;  // per host: measured, culprits
   for (const auto& u : units) {
     auto& [measured, culprits] = rails[u.unit.host];
     ++measured;
@@ -129,21 +158,29 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const st
 // link_id: the link verdict's id of a pair of hosts, "a<->b".
 std::string link_id(const PairObservation& o) { return std::string(o.a.host) + "<->" + std::string(o.b.host); }
 
-// `fabric_explained`: the links of the pairs a fabric blame explained, for the other groups.
-void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* topology, std::vector<Blame>& out,
-                    std::set<std::string>& fabric_explained) {
-  // Units in order of first mention.
+// `members`: the group's edges, as positions in `all`. `fabric_explained`: the links of the pairs a
+// fabric blame explained, for the other groups.
+void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& members, const FabricTopology* topology,
+                    std::vector<Blame>& out, std::set<std::string>& fabric_explained) {
+  // Units in order of first mention, and by their position in the run.
   std::vector<UnitCount> units;
-  std::map<Unit, std::size_t> unit_index;
-  auto count_of = [&](const Endpoint& e) {
-    const auto [it, fresh] = unit_index.try_emplace(unit_of(e), units.size());
-    if (fresh) units.push_back(UnitCount{unit_of(e)});
-    return it->second;
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> unit_index(all.units, kNone);
+  auto count_of = [&](std::size_t unit, const Endpoint& e) {
+    if (unit_index[unit] == kNone) {
+      unit_index[unit] = units.size();
+      units.push_back(UnitCount{unit_of(e)});
+    }
+    return unit_index[unit];
   };
+  std::vector<PairEdge> edges;
   std::vector<std::pair<std::size_t, std::size_t>> ends;
-  for (const PairEdge& edge : edges) {
-    const PairObservation* o = edge.judged;
-    ends.emplace_back(count_of(o->a), count_of(o->b));
+  edges.reserve(members.size());
+  ends.reserve(members.size());
+  for (const std::size_t m : members) {
+    edges.push_back(all.edges[m]);
+    const PairObservation* o = all.edges[m].judged;
+    ends.emplace_back(count_of(all.ends[m].first, o->a), count_of(all.ends[m].second, o->b));
     const bool bad = o->state != HealthState::healthy;
     for (const std::size_t u : {ends.back().first, ends.back().second}) {
       units[u].total++;
@@ -177,16 +214,15 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
   // A host whose rails are culprits as host_is_culprit says is itself the culprit. The fabric came
   // first: leaf switches of several rails failing together (one power feed) cleared their rails.
   // Hosts and their rails in order of first mention.
-  std::vector<std::string_view> hosts;
-  std::map<std::string_view, std::vector<const UnitCount*>> rails_of;
+  std::vector<std::vector<const UnitCount*>> rails_of;  // per host, in order of first mention
+  Indices<std::string_view> hosts;
   for (const auto& u : units) {
-    auto& rails = rails_of[u.unit.host];
-    if (rails.empty()) hosts.push_back(u.unit.host);
-    rails.push_back(&u);
+    const std::size_t h = hosts.of(u.unit.host);
+    if (h == rails_of.size()) rails_of.emplace_back();
+    rails_of[h].push_back(&u);
   }
-  for (const std::string_view host : hosts) {
-    const auto& rails = rails_of[host];
-    const std::string name(host);
+  for (const auto& rails : rails_of) {
+    const std::string name(rails.front()->unit.host);
     const auto culprits = std::count_if(rails.begin(), rails.end(), [](const UnitCount* u) { return u->culprit; });
     const auto measured = static_cast<std::ptrdiff_t>(rails.size());
     if (culprits == 0) continue;
@@ -233,71 +269,132 @@ void localise_group(const std::vector<PairEdge>& edges, const FabricTopology* to
 
 }  // namespace
 
-std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
-                                 std::deque<PairObservation>& cleared) {
+namespace {
+
+IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& cleared) {
+  // The observations of one rank pair of an edge. Only a pair bad every time is judged by all
+  // of them (reproduced): the list is kept while that holds, from the second observation on.
   struct RankPair {
     int lo, hi;  // ranks at the edge's lower and higher unit
     const PairObservation* mildest;
-    std::vector<const PairObservation*> seen = {};
+    std::pair<std::size_t, std::size_t> mildest_ends;  // the units of its a and b
+    int seen = 1;
+    std::vector<const PairObservation*> bad_every_time = {};
   };
-  using EdgeKey = std::tuple<Unit, Unit, std::string_view>;  // lower unit, higher unit, group
-  std::map<EdgeKey, std::size_t> index;
-  std::vector<std::vector<RankPair>> edges;  // in order of first mention
+  // An edge's rank pairs in order of first mention: nearly always one, kept without an allocation.
+  struct Edge {
+    std::size_t group;
+    RankPair first;
+    std::vector<RankPair> more = {};
+  };
+  // The edges by group and lower unit, with their higher unit: a unit meets a few dozen peers, so
+  // a short list searched in order serves, not a map of a fleet's million edges.
+  struct Peer {
+    std::size_t hi, edge;
+  };
+  std::vector<std::vector<std::vector<Peer>>> peers_of;  // [group][lower unit]
+  Indices<Unit, UnitHash> units;
+  Indices<std::string_view> groups;
+  std::vector<Edge> edges;  // in order of first mention
+  edges.reserve(observations.size());
+  // Consecutive observations are often of one pair (its sizes, its latency's median and tail):
+  // the previous one's units and group are compared before any is looked up.
+  const PairObservation* previous = nullptr;
+  std::size_t group = 0;
+  std::pair<std::size_t, std::size_t> ends;
   for (const auto& o : observations) {
-    const bool swap = unit_of(o.b) < unit_of(o.a);
-    const Endpoint& lo = swap ? o.b : o.a;
-    const Endpoint& hi = swap ? o.a : o.b;
-    const auto [it, fresh] = index.try_emplace(EdgeKey{unit_of(lo), unit_of(hi), o.group}, edges.size());
-    if (fresh) edges.emplace_back();
-    auto& ranks = edges[it->second];
-    auto same =
-        std::find_if(ranks.begin(), ranks.end(), [&](const RankPair& r) { return r.lo == lo.rank && r.hi == hi.rank; });
-    if (same == ranks.end()) {
-      ranks.push_back(RankPair{lo.rank, hi.rank, &o});
-      same = ranks.end() - 1;
-    } else if (o.state < same->mildest->state) {
-      same->mildest = &o;
+    if (!previous || o.group != previous->group) group = groups.of(o.group);
+    if (!previous || unit_of(o.a) != unit_of(previous->a) || unit_of(o.b) != unit_of(previous->b))
+      ends = {units.of(unit_of(o.a)), units.of(unit_of(o.b))};
+    previous = &o;
+    // Both orders of a pair are one edge: its ends ordered by their units' positions.
+    const bool swap = ends.second < ends.first;
+    const std::size_t lo = swap ? ends.second : ends.first, hi = swap ? ends.first : ends.second;
+    const int lo_rank = swap ? o.b.rank : o.a.rank, hi_rank = swap ? o.a.rank : o.b.rank;
+    if (group == peers_of.size()) peers_of.emplace_back();
+    auto& of_group = peers_of[group];
+    if (of_group.size() <= lo) of_group.resize(lo + 1);
+    auto& peers = of_group[lo];
+    const auto known = std::find_if(peers.begin(), peers.end(), [&](const Peer& p) { return p.hi == hi; });
+    if (known == peers.end()) {
+      peers.push_back(Peer{hi, edges.size()});
+      edges.push_back(Edge{group, RankPair{lo_rank, hi_rank, &o, ends}});
+      continue;
     }
-    same->seen.push_back(&o);
+    Edge& edge = edges[known->edge];
+    auto is_same = [&](const RankPair& r) { return r.lo == lo_rank && r.hi == hi_rank; };
+    RankPair* same = &edge.first;
+    if (!is_same(edge.first)) {
+      const auto found = std::find_if(edge.more.begin(), edge.more.end(), is_same);
+      if (found == edge.more.end()) {
+        edge.more.push_back(RankPair{lo_rank, hi_rank, &o, ends});
+        continue;
+      }
+      same = &*found;
+    }
+    const PairObservation* first = same->mildest;  // while seen once
+    if (o.state < same->mildest->state) {
+      same->mildest = &o;
+      same->mildest_ends = ends;
+    }
+    ++same->seen;
+    if (same->mildest->state == HealthState::healthy) continue;  // not bad every time
+    if (same->seen == 2) same->bad_every_time.push_back(first);
+    same->bad_every_time.push_back(&o);
   }
   const bool run_retested =
       std::any_of(observations.begin(), observations.end(), [](const PairObservation& o) { return o.retest; });
-  std::vector<PairEdge> out;
-  out.reserve(edges.size());
-  for (auto& ranks : edges) {
+  IndexedEdges out;
+  out.units = units.size();
+  out.edges.reserve(edges.size());
+  out.group.reserve(edges.size());
+  out.ends.reserve(edges.size());
+  for (auto& edge : edges) {
     PairEdge worst_pair;
-    for (auto& r : ranks) {
-      if (r.mildest->state != HealthState::healthy && !reproduced(r.seen)) {
+    std::pair<std::size_t, std::size_t> worst_ends;
+    auto fold = [&](RankPair& r) {
+      if (r.mildest->state != HealthState::healthy && r.seen > 1 && !reproduced(r.bad_every_time)) {
         cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
         r.mildest = &cleared.back();
       }
-      const PairEdge edge{r.mildest, run_retested && r.mildest->state == HealthState::degraded && r.seen.size() == 1};
-      if (!worst_pair.judged || edge.judged->state > worst_pair.judged->state ||
-          (edge.judged->state == worst_pair.judged->state && worst_pair.unconfirmed && !edge.unconfirmed))
-        worst_pair = edge;
-    }
-    out.push_back(worst_pair);
+      const PairEdge judged{r.mildest, run_retested && r.mildest->state == HealthState::degraded && r.seen == 1};
+      if (!worst_pair.judged || judged.judged->state > worst_pair.judged->state ||
+          (judged.judged->state == worst_pair.judged->state && worst_pair.unconfirmed && !judged.unconfirmed)) {
+        worst_pair = judged;
+        worst_ends = r.mildest_ends;
+      }
+    };
+    fold(edge.first);
+    for (RankPair& r : edge.more) fold(r);
+    out.edges.push_back(worst_pair);
+    out.group.push_back(edge.group);
+    out.ends.push_back(worst_ends);
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
+                                 std::deque<PairObservation>& cleared) {
+  return indexed_edges(observations, cleared).edges;
+}
+
 std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology) {
   // Each group's edges, groups in order of first mention; only groups with a bad edge.
-  std::vector<std::string_view> groups;
-  std::map<std::string_view, std::vector<PairEdge>> edges_by_group;
   std::deque<PairObservation> cleared;  // re-tested pairs that did not reproduce their deficit
-  for (const PairEdge& edge : pair_edges(observations, cleared)) {
-    auto& edges = edges_by_group[edge.judged->group];
-    if (edges.empty()) groups.push_back(edge.judged->group);
-    edges.push_back(edge);
+  const IndexedEdges all = indexed_edges(observations, cleared);
+  std::vector<std::vector<std::size_t>> edges_by_group;  // groups in order of first mention
+  for (std::size_t e = 0; e < all.edges.size(); ++e) {
+    if (all.group[e] == edges_by_group.size()) edges_by_group.emplace_back();
+    edges_by_group[all.group[e]].push_back(e);
   }
   std::vector<Blame> out;
   std::set<std::string> fabric_explained;
-  for (const std::string_view group : groups) {
-    const auto& edges = edges_by_group[group];
-    if (std::any_of(edges.begin(), edges.end(),
-                    [](const PairEdge& e) { return e.judged->state != HealthState::healthy; }))
-      localise_group(edges, topology, out, fabric_explained);
+  for (const auto& members : edges_by_group) {
+    if (std::any_of(members.begin(), members.end(),
+                    [&](std::size_t e) { return all.edges[e].judged->state != HealthState::healthy; }))
+      localise_group(all, members, topology, out, fabric_explained);
   }
   // A pair a fabric fault explains in one kind of measurement is that fault's in every kind: the
   // bandwidth of every pair over a slow uplink blames the uplink, and the latency of the one of

@@ -17,14 +17,24 @@ inline std::optional<double> lower_median(std::vector<double> values) {
   return *mid;
 }
 
-// The quantile q (0..1) of values, interpolated between the two nearest ranks
+// The quantile q (0..1) of values sorted ascending, interpolated between the two nearest ranks
 // (the usual definition, R's type 7); values must not be empty.
+inline double sorted_quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+// The same of values in any order.
 inline double quantile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+  return sorted_quantile(values, q);
+}
+
+inline std::vector<double> sorted(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values;
 }
 
 // How far below the typical a reading must lie, in log space, to be beyond the noise that
@@ -37,7 +47,8 @@ inline double quantile(std::vector<double> values, double q) {
 constexpr std::size_t kNoiseSample = 8;
 inline double noise_fence(const std::vector<double>& readings) {
   if (readings.size() < kNoiseSample) return 0;
-  const double q1 = quantile(readings, 0.25), median = quantile(readings, 0.5);
+  const std::vector<double> in_order = sorted(readings);
+  const double q1 = sorted_quantile(in_order, 0.25), median = sorted_quantile(in_order, 0.5);
   return std::min(0.0, q1 - 3 * (median - q1));
 }
 

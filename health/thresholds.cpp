@@ -14,9 +14,10 @@ namespace {
 enum class Judged { none, pair_bandwidth, pair_latency, allreduce, gpu_copy_bw, gpu_mem_bw };
 
 Judged judged_number(const ProbeResult& p) {
-  const ProbeKind& kind = p.kind();
-  if (is_pair_probe(p) && kind.quantity == Quantity::bandwidth) return Judged::pair_bandwidth;
-  if (is_pair_probe(p) && kind.quantity == Quantity::latency) return Judged::pair_latency;
+  const ProbeKind& kind = p.kind();                            // looked up once: a fleet has a million results
+  const bool pair = kind.pair() && p.scope.hosts.size() == 2;  // is_pair_probe
+  if (pair && kind.quantity == Quantity::bandwidth) return Judged::pair_bandwidth;
+  if (pair && kind.quantity == Quantity::latency) return Judged::pair_latency;
   if (kind.all_reduce()) return Judged::allreduce;
   if (kind.id == kGpuCopyBwProbe) return Judged::gpu_copy_bw;
   if (kind.id == kGpuMemBwProbe) return Judged::gpu_mem_bw;
@@ -49,16 +50,20 @@ Shape shape_of(const ProbeResult& p) {
 }
 
 // The fleet group of a result's number: probe id, size and shape, then the metric.
-std::string kind_text(const ProbeResult& p, const Shape& s, bool allreduce, const char* metric) {
-  std::string kind = p.id;
-  if (s.size) kind += "@" + std::to_string(*s.size);
+// Built in one string: a fleet has a million measurements.
+std::string kind_text(const ProbeResult& p, const Shape& s, bool allreduce, std::string_view metric) {
+  std::string kind;
+  kind.reserve(p.id.size() + metric.size() + (s.direction ? s.direction->size() : 0) + 64);
+  kind += p.id;
+  if (s.size) kind.append(1, '@').append(std::to_string(*s.size));
   if (allreduce) {
     kind += s.in_place ? "/in_place" : "/out_of_place";
-    kind += "/" + std::to_string(p.scope.hosts.size()) + "hosts";
-    if (s.nranks) kind += "/" + std::to_string(*s.nranks) + "ranks";
+    kind.append(1, '/').append(std::to_string(p.scope.hosts.size())).append("hosts");
+    if (s.nranks) kind.append(1, '/').append(std::to_string(*s.nranks)).append("ranks");
   }
-  if (s.direction) kind += "/" + *s.direction;
-  return kind + ":" + metric;
+  if (s.direction) kind.append(1, '/').append(*s.direction);
+  kind.append(1, ':').append(metric);
+  return kind;
 }
 
 bool is_bandwidth(Judged j) { return j == Judged::pair_bandwidth || j == Judged::allreduce; }
@@ -102,7 +107,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     Shape shape;
   };
   std::vector<Judging> judging;  // each judged result with its params, decoded once
-  std::map<std::string, std::uint64_t> largest;
+  std::map<std::string_view, std::uint64_t> largest;
   for (const auto& p : probes) {
     if (p.status != ProbeStatus::ok) continue;
     const Judged judged = judged_number(p);
@@ -116,6 +121,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
   };
 
   std::vector<Measurement> out;
+  out.reserve(2 * judging.size());  // a sampled latency gives two, the rest one: a fleet's are a million
   for (const Judging& j : judging) {
     // Plain names, not structured bindings: the lambda below captures them (clang 14 cannot).
     const ProbeResult& p = *j.probe;
