@@ -393,7 +393,7 @@ SentToRankZero send_to_rank_zero(const FleetModel& model, SimRun& run) {
   run.probes.clear();
   sent.payloads.reserve(ranks.size());
   for (RankResult& rank : ranks) {
-    sent.payloads.emplace_back(to_json(rank).dump());
+    sent.payloads.emplace_back(rank_payload(rank));
     rank = RankResult{};
   }
   return sent;
