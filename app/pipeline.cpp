@@ -52,20 +52,31 @@ RankResult rank_result_from_json(const json& j) {
   return r;
 }
 
+namespace {
+
+// What went wrong on a rank as a whole (its command threw, its results were too long to send).
+ProbeResult rank_error(const std::string& host, int rank, std::string error) {
+  ProbeResult p;
+  p.id = kRankProbe;
+  p.status = ProbeStatus::error;
+  p.scope = Scope{{host}, {rank}, {}};
+  p.error = std::move(error);
+  return p;
+}
+
+}  // namespace
+
 std::string rank_payload(const RankResult& mine, std::size_t cap) {
   std::string payload = to_json(mine).dump();
   if (payload.size() <= cap) return payload;
   RankResult instead;
   instead.rank = mine.rank;
   instead.host = mine.host;
-  ProbeResult p;
-  p.id = kRankProbe;
-  p.status = ProbeStatus::error;
-  p.scope = Scope{{mine.host}, {mine.rank}, {}};
-  p.error = "rank " + std::to_string(mine.rank) + " on host " + mine.host + ": its results (" +
-            std::to_string(mine.probes.size()) + " results, " + std::to_string(payload.size()) +
-            " bytes) are over the " + std::to_string(cap) + " bytes a rank may send rank 0, and were not sent";
-  instead.probes.push_back(std::move(p));
+  instead.probes.push_back(rank_error(mine.host, mine.rank,
+                                      "rank " + std::to_string(mine.rank) + " on host " + mine.host +
+                                          ": its results (" + std::to_string(mine.probes.size()) + " results, " +
+                                          std::to_string(payload.size()) + " bytes) are over the " +
+                                          std::to_string(cap) + " bytes a rank may send rank 0, and were not sent"));
   return to_json(instead).dump();
 }
 
@@ -365,12 +376,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   try {
     mine = command.run(session);
   } catch (const std::exception& e) {
-    ProbeResult p;
-    p.id = kRankProbe;
-    p.status = ProbeStatus::error;
-    p.scope = Scope{{world.host()}, {world.rank}, {}};
-    p.error = e.what();
-    mine.probes.push_back(std::move(p));
+    mine.probes.push_back(rank_error(world.host(), world.rank, e.what()));
   }
   set_phase(kPhaseReport);
   mine.rank = world.rank;
