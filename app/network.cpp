@@ -258,6 +258,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     if (!theirs) {
       auto lost = silent_partner(ctx, options);
       mark_interrupted(lost);
+      for (auto& r : lost) r.params["round"] = first_round + k;
       results.insert(results.end(), lost.begin(), lost.end());
       return;
     }
@@ -325,6 +326,14 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
   return results;
 }
 
+namespace {
+
+bool is_pair_in_round(const ProbeResult& r) {
+  return r.id.starts_with("net.") && r.scope.ranks.size() == 2 && r.params.contains("round");
+}
+
+}  // namespace
+
 void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
   if (lost.empty()) return;
   const std::set<int> gone(lost.begin(), lost.end());
@@ -348,6 +357,22 @@ void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& 
                           "others measure after";
   for (auto& r : results)
     if (is_pair(r) && r.status == ProbeStatus::ok && r.params.value("round", -1) > broke) r.params["not_judged"] = why;
+}
+
+void mark_after_stop(std::vector<ProbeResult>& results) {
+  std::optional<int> cut;  // the first round with a meeting or a measurement the stop ended
+  for (const auto& r : results)
+    if (is_pair_in_round(r) && cut_by_stop(r)) {
+      const int round = r.params["round"].get<int>();
+      cut = std::min(cut.value_or(round), round);
+    }
+  if (!cut) return;
+  const std::string why = "measured in round " + std::to_string(*cut) +
+                          " or after, which the stop signal cut: the job's teardown slows what it overlaps";
+  for (auto& r : results)
+    if (is_pair_in_round(r) && r.status == ProbeStatus::ok && r.params["round"].get<int>() >= *cut &&
+        !r.params.contains("not_judged"))
+      r.params["not_judged"] = why;
 }
 
 }  // namespace ibgpu

@@ -89,16 +89,26 @@ std::string rfc3339_now() {
   return text;
 }
 
+namespace {
+constexpr std::string_view kInterrupted = "interrupted by a stop signal (job teardown or operator): ";
+}  // namespace
+
 void mark_interrupted(std::vector<ProbeResult>& results, std::size_t from) {
   if (!stop_requested()) return;
-  for (std::size_t i = from; i < results.size(); ++i) {
-    ProbeResult& r = results[i];
-    if (r.status != ProbeStatus::timeout && r.status != ProbeStatus::error) continue;
-    r.status = ProbeStatus::skipped;
-    r.skipped_by = SkippedBy::ibgpu;
-    r.reason = "interrupted by a stop signal (job teardown or operator): " + r.error.value_or("no detail");
-    r.error.reset();
-  }
+  for (std::size_t i = from; i < results.size(); ++i)
+    if (results[i].status == ProbeStatus::timeout || results[i].status == ProbeStatus::error) skip_for_stop(results[i]);
+}
+
+void skip_for_stop(ProbeResult& r) {
+  r.status = ProbeStatus::skipped;
+  r.skipped_by = SkippedBy::ibgpu;
+  r.reason = std::string(kInterrupted) + r.error.value_or("no detail");
+  r.error.reset();
+}
+
+bool cut_by_stop(const ProbeResult& r) {
+  return r.status == ProbeStatus::skipped && r.skipped_by == SkippedBy::ibgpu && r.reason &&
+         r.reason->starts_with(kInterrupted);
 }
 
 namespace {
@@ -440,6 +450,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.
     report.run.interrupted = true;
     mark_interrupted(report.probes);
+    mark_after_stop(report.probes);
     report.run.notes.push_back("interrupted by a stop signal: what was not measured is unknown");
   }
   report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};

@@ -87,6 +87,9 @@ int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bo
 // when a stop was requested; call it where results are made, right after the
 // wait that ended.
 void mark_interrupted(std::vector<ProbeResult>& results, std::size_t from = 0);
+// What mark_interrupted does to each of those results, and how to tell one after.
+void skip_for_stop(ProbeResult& r);
+bool cut_by_stop(const ProbeResult& r);
 
 // "2026-11-29T17:50:00Z"
 std::string rfc3339_now();

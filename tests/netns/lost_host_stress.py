@@ -42,6 +42,13 @@ def judged(r, host, kind, rc):
         for k, v in nodes.items():
             if k != host:
                 assert v['state'] != 'failed', v
+        # The round the stop cut, and those after, overlapped the teardown: recorded, not judged.
+        pairs = [p for p in r['probes'] if p['id'].startswith('net.') and 'round' in p['params']]
+        cut = [p['params']['round'] for p in pairs
+               if p['status'] == 'skipped' and (p.get('reason') or '').startswith('interrupted by a stop signal')]
+        for p in pairs:
+            if cut and p['status'] == 'ok' and p['params']['round'] >= min(cut):
+                assert 'not_judged' in p['params'], p
     else:
         # (A launcher stop that came after the report was written leaves it whole.)
         if kind != 'launcher':
