@@ -1,8 +1,25 @@
+#include <ctime>
+#include <string>
+
 #include "app/check_plan.h"
 #include "core/errors.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {
+
+namespace {
+
+// A stream of its own for each burn-in started without --jsonl: "ibgpu-burn-in-20261204T183500Z.jsonl".
+std::string default_stream_name() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, "ibgpu-burn-in-%Y%m%dT%H%M%SZ.jsonl", &utc);
+  return text;
+}
+
+}  // namespace
 
 Subcommand add_burn_in(CLI::App& parent) {
   auto options = std::make_shared<BurnInOptions>();
@@ -22,7 +39,7 @@ Subcommand add_burn_in(CLI::App& parent) {
   sub->add_option("--rounds", options->rounds,
                   "Stop after N finished rounds (with --duration, whichever comes first); one of the two is needed")
       ->type_name("N")
-      ->check(CLI::Range(1, 1000000));
+      ->check(whole_number(1, 1000000));
   sub->add_option("--interval", *interval,
                   "From the start of one round to the start of the next (0: back to back); a round that "
                   "runs longer is followed at once")
@@ -30,9 +47,9 @@ Subcommand add_burn_in(CLI::App& parent) {
       ->capture_default_str();
   sub->add_option("--jsonl", options->jsonl_path,
                   "Append one JSON record per finished round to FILE (synced as written: a killed run "
-                  "keeps every finished round), then a summary record")
-      ->type_name("FILE")
-      ->required();
+                  "keeps every finished round), then a summary record (default: ibgpu-burn-in-<UTC start>.jsonl "
+                  "in the working directory, named on stderr as the run starts)")
+      ->type_name("FILE");
   sub->footer(
       "Each round is a full check (the same options). The final verdict per entity folds the rounds:\n"
       "as bad as it was when never healthy; healthy in some rounds and failed, unknown or degraded\n"
@@ -52,6 +69,7 @@ Subcommand add_burn_in(CLI::App& parent) {
             // '-' is stdout everywhere else; the stream is synced as written, so it is a file of its own.
             if (options->jsonl_path == "-")
               throw UsageError("--jsonl needs a file name: the stream of rounds is not written to stdout");
+            if (options->jsonl_path.empty()) options->jsonl_path = default_stream_name();
             if (duration_option->count() == 0 && options->rounds == 0)
               throw UsageError("burn-in needs --duration, --rounds or both: how long to keep running rounds");
             try {

@@ -1,6 +1,5 @@
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 #include <string>
 
 #include "cluster/world.h"
@@ -21,11 +20,7 @@ CLI::Validator finite_range(double min, double max) {
           return "'" + input + "' is not a number";
         }
         if (used != input.size() || !std::isfinite(value)) return "'" + input + "' is not a finite number";
-        if (value < min || value > max) {
-          std::ostringstream range;
-          range << "'" << input << "' is not a " << range_help(min, max);
-          return range.str();
-        }
+        if (value < min || value > max) return out_of_range(input, min, max);
         return {};
       },
       range_help(min, max));

@@ -28,6 +28,9 @@ void add_common_options(CLI::App& sub, CommonOptions& options);
 // "FLOAT in [0.1, 86400]", or "FLOAT >= 0" for a max of 1e300 or more.
 CLI::Validator finite_range(double min, double max);
 std::string range_help(double min, double max);  // that help text
+// A number outside [min, max], in words: "'0' is out of range: a number from 0.1 to 86400" (whole
+// numbers: "'-1' is out of range: a whole number of 0 or more").
+std::string out_of_range(const std::string& input, double min, double max);
 // A whole number in [min, max]; the help says "INT in [1, 10]", or "INT >= 0" for a max of INT_MAX.
 // CLI::NonNegativeNumber would print its bound as 1.79769e+308 and let "nan" through.
 CLI::Validator whole_number(long long min, long long max = INT_MAX);

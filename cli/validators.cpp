@@ -34,19 +34,32 @@ std::string range_text(const char* type, T min, T max, bool unbounded_max) {
          (unbounded_max ? " >= " + number_text(min) : " in [" + number_text(min) + ", " + number_text(max) + "]");
 }
 
+// "'0' is out of range: a number from 0.1 to 86400"; no `max`: "... of 0 or more".
+std::string out_of_range_text(const std::string& input, const char* what, const std::string& min,
+                              const std::string& max) {
+  return "'" + input + "' is out of range: " + what + " " +
+         (max.empty() ? "of " + min + " or more" : "from " + min + " to " + max);
+}
+
 }  // namespace
+
+std::string out_of_range(const std::string& input, double min, double max) {
+  return out_of_range_text(input, "a number", number_text(min), max >= 1e300 ? "" : number_text(max));
+}
 
 std::string range_help(double min, double max) { return range_text("FLOAT", min, max, max >= 1e300); }
 
 CLI::Validator whole_number(long long min, long long max) {
-  const std::string range = range_text("INT", min, max, max == INT_MAX || max == LLONG_MAX);
+  const bool unbounded = max == INT_MAX || max == LLONG_MAX;
+  const std::string range = range_text("INT", min, max, unbounded);
   return CLI::Validator(
-      [min, max, range](std::string& input) -> std::string {
+      [min, max, unbounded](std::string& input) -> std::string {
         long long value = 0;
         const char* end = input.data() + input.size();
         const auto [stop, ec] = std::from_chars(input.data(), end, value);
         if (input.empty() || ec != std::errc{} || stop != end) return "'" + input + "' is not a whole number";
-        if (value < min || value > max) return "'" + input + "' is not an " + range;
+        if (value < min || value > max)
+          return out_of_range_text(input, "a whole number", std::to_string(min), unbounded ? "" : std::to_string(max));
         return {};
       },
       range);

@@ -129,9 +129,10 @@ for cmd in check burn-in inventory "probe bw" "probe lat" "probe list" allreduce
   [ "$rc" -eq 0 ] || fail "$cmd --help exited $rc"
   ! grep -qE "e\+308|179769|NONNEGATIVE|POSITIVE" "$WORK/out" || fail "$cmd --help has an unreadable range: $(grep -E "e\+308|NONNEG|POSITIVE" "$WORK/out")"
 done
-expect_usage "--iters: '-1' is not an INT >= 0" probe lat --iters -1
+expect_usage "--iters: '-1' is out of range: a whole number of 0 or more" probe lat --iters -1
 expect_usage "--window: 'nan' is not a whole number" probe bw --window nan
-expect_usage "--timeout: '0' is not a FLOAT in [0.1, 86400]" inventory --timeout 0
+expect_usage "--timeout: '0' is out of range: a number from 0.1 to 86400" inventory --timeout 0
+expect_usage "--rounds: '0' is out of range: a whole number from 1 to 1000000" burn-in --rounds 0 --jsonl x.jsonl
 
 # 5. A broken report is named by its file, its place and what was expected; never the JSON library's words.
 python3 - "$GOLDEN/report.json" "$WORK" <<'EOF'

@@ -56,7 +56,19 @@ wait
 [ "$rc" -ne 0 ] || fail "killed burn-in: exit 0"
 check_report "$WORK/killed.jsonl" killed
 
-# 3. Bad input: nothing runs, nothing is written, exit 64.
+# 3. Without --jsonl the rounds go to a new stream of their own in the working directory, named on
+# stderr (the exit code is the verdict's: this host has none of the profile's GPUs, so 3).
+mkdir -p "$WORK/default" && pushd "$WORK/default" >/dev/null
+burn_in 120 --rounds 1 "${QUICK[@]}" >/dev/null 2>"$WORK/err"
+popd >/dev/null
+[ "$rc" -le 3 ] || fail "burn-in without --jsonl: exit $rc: $(grep ibgpu "$WORK/err" | tail -5)"
+streams=("$WORK"/default/ibgpu-burn-in-*Z.jsonl)
+{ [ "${#streams[@]}" -eq 1 ] && [ -f "${streams[0]}" ]; } || fail "burn-in without --jsonl: streams ${streams[*]}"
+grep -q "rounds to $(basename "${streams[0]}")" "$WORK/err" || fail "the default stream is not named on stderr"
+{ [ "$(grep -c '"record":"round"' "${streams[0]}")" -eq 1 ] && grep -q '"record":"summary"' "${streams[0]}"; } ||
+  fail "the default stream lacks its round or summary: $(cut -c1-80 "${streams[0]}")"
+
+# 4. Bad input: nothing runs, nothing is written, exit 64.
 burn_in 60 --duration 10s --jsonl "$WORK/no/such/dir/x.jsonl" "${QUICK[@]}" >/dev/null 2>"$WORK/err"
 [ "$rc" -eq 64 ] || fail "unwritable --jsonl: exit $rc, expected 64"
 grep -q -- "--jsonl" "$WORK/err" || fail "unwritable --jsonl: the error does not name the option"
