@@ -54,4 +54,20 @@ set -e
 grep -qF "\"source\":\"$work/root/usr/bin/../share/ibgpu/profiles/cpu.toml\"" "$work/check.json" ||
   fail "the cpu profile was not read from the package: $(grep -o '"source":"[^"]*"' "$work/check.json")"
 bash -n "$work/root/usr/libexec/ibgpu/healthcheck.sh" || fail "healthcheck.sh does not parse"
+
+# A named maintainer, not a placeholder host.
+maintainer=$(dpkg-deb -f "$deb" Maintainer)
+[[ $maintainer =~ ^[^\<]+\ \<[^@\>]+@[^\>]+\>$ ]] || fail "Maintainer is not 'Name <email>': $maintainer"
+[[ $maintainer != *localhost* ]] || fail "Maintainer names localhost: $maintainer"
+
+# The copyright file in Debian's machine-readable format, with the licence's text.
+copyright=$work/root/usr/share/doc/ibgpu/copyright
+[ -f "$copyright" ] || fail "usr/share/doc/ibgpu/copyright missing"
+for line in "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" "Upstream-Name: ibgpu" \
+            "Files: *" "License: Expat"; do
+  grep -qxF "$line" "$copyright" || fail "copyright lacks '$line'"
+done
+grep -qE '^Copyright: [0-9]{4} .' "$copyright" || fail "copyright lacks a Copyright: line"
+grep -qxF " Permission is hereby granted, free of charge, to any person obtaining a copy" "$copyright" ||
+  fail "copyright lacks the licence's text"
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"

@@ -1,0 +1,42 @@
+# What a node gets beside the binary, its profiles and the Slurm recipes (included by CMakeLists.txt
+# after those): each part below says what it installs; their sources are under packaging/.
+
+# The Debian package's Maintainer field: -DIBGPU_MAINTAINER="Name <email>"; by default the git
+# identity of the checkout that configures the build.
+if(NOT DEFINED IBGPU_MAINTAINER)
+  set(IBGPU_MAINTAINER_DEFAULT "ibgpu maintainer not set (-DIBGPU_MAINTAINER) <maintainer-not-set@invalid>")
+  execute_process(COMMAND git config user.name WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+                  OUTPUT_VARIABLE git_name OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE git_name_rc)
+  execute_process(COMMAND git config user.email WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+                  OUTPUT_VARIABLE git_email OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE git_email_rc)
+  if(git_name_rc EQUAL 0 AND git_email_rc EQUAL 0 AND git_name AND git_email)
+    set(IBGPU_MAINTAINER_DEFAULT "${git_name} <${git_email}>")
+  endif()
+endif()
+set(IBGPU_MAINTAINER "${IBGPU_MAINTAINER_DEFAULT}" CACHE STRING "The Debian package's Maintainer: Name <email>")
+set(CPACK_PACKAGE_CONTACT "${IBGPU_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${IBGPU_MAINTAINER}")
+
+# /usr/share/doc/ibgpu/copyright in Debian's machine-readable format, from LICENSE (MIT, which
+# Debian calls Expat): the text after its title and copyright lines, each line indented, blank ones ".".
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/LICENSE)
+file(STRINGS ${CMAKE_SOURCE_DIR}/LICENSE ibgpu_license_lines)
+list(GET ibgpu_license_lines 2 ibgpu_copyright_line)
+string(REGEX REPLACE "^Copyright \\(c\\) " "" ibgpu_copyright "${ibgpu_copyright_line}")
+list(SUBLIST ibgpu_license_lines 4 -1 ibgpu_license_text)
+set(ibgpu_debian_copyright "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: ibgpu
+
+Files: *
+Copyright: ${ibgpu_copyright}
+License: Expat
+")
+foreach(line IN LISTS ibgpu_license_text)
+  if(line STREQUAL "")
+    string(APPEND ibgpu_debian_copyright " .\n")
+  else()
+    string(APPEND ibgpu_debian_copyright " ${line}\n")
+  endif()
+endforeach()
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/debian/copyright CONTENT "${ibgpu_debian_copyright}" @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
