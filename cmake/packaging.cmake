@@ -40,3 +40,21 @@ foreach(line IN LISTS ibgpu_license_text)
 endforeach()
 file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/debian/copyright CONTENT "${ibgpu_debian_copyright}" @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The man page: help2man over `ibgpu --help` and `--version`, with a SUBCOMMANDS section holding
+# each subcommand's --help (ci/setup installs help2man).
+find_program(HELP2MAN help2man REQUIRED)
+find_program(GZIP gzip REQUIRED)
+set(IBGPU_MAN ${CMAKE_BINARY_DIR}/man/ibgpu.1)
+add_custom_command(
+  OUTPUT ${IBGPU_MAN} ${IBGPU_MAN}.gz
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+  COMMAND bash ${CMAKE_SOURCE_DIR}/packaging/from_help.sh man-include $<TARGET_FILE:ibgpu> ${IBGPU_MAN}.include
+  COMMAND ${HELP2MAN} --no-info --section 1 --version-string ${PROJECT_VERSION}
+          --name "check GPU nodes and their RDMA fabric before they join a pool"
+          --include ${IBGPU_MAN}.include --output ${IBGPU_MAN} $<TARGET_FILE:ibgpu>
+  COMMAND ${GZIP} -9 -n -f -k ${IBGPU_MAN}
+  DEPENDS ibgpu ${CMAKE_SOURCE_DIR}/packaging/from_help.sh
+  COMMENT "Generating the man page ibgpu.1 from ibgpu --help" VERBATIM)
+add_custom_target(ibgpu_man ALL DEPENDS ${IBGPU_MAN}.gz)
+install(FILES ${IBGPU_MAN}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

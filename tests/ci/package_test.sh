@@ -54,6 +54,7 @@ set -e
 grep -qF "\"source\":\"$work/root/usr/bin/../share/ibgpu/profiles/cpu.toml\"" "$work/check.json" ||
   fail "the cpu profile was not read from the package: $(grep -o '"source":"[^"]*"' "$work/check.json")"
 bash -n "$work/root/usr/libexec/ibgpu/healthcheck.sh" || fail "healthcheck.sh does not parse"
+bin=$work/root/usr/bin/ibgpu
 
 # A named maintainer, not a placeholder host.
 maintainer=$(dpkg-deb -f "$deb" Maintainer)
@@ -70,4 +71,24 @@ done
 grep -qE '^Copyright: [0-9]{4} .' "$copyright" || fail "copyright lacks a Copyright: line"
 grep -qxF " Permission is hereby granted, free of charge, to any person obtaining a copy" "$copyright" ||
   fail "copyright lacks the licence's text"
+
+# The man page: help2man's NAME, and every command with its own help (the commands read from the
+# packaged binary by the build's generator, and those this test knows of).
+manpage=$work/root/usr/share/man/man1/ibgpu.1.gz
+[ -f "$manpage" ] || fail "usr/share/man/man1/ibgpu.1.gz missing"
+zcat "$manpage" >"$work/ibgpu.1" || fail "the man page is not gzip"
+grep -qx '\.SH NAME' "$work/ibgpu.1" || fail "the man page has no NAME section"
+grep -q '^ibgpu \\- check GPU nodes' "$work/ibgpu.1" || fail "NAME is not 'ibgpu - check GPU nodes ...'"
+mapfile -t commands < <(bash "$source/packaging/from_help.sh" commands "$bin")
+for cmd in "${commands[@]}" check burn-in inventory probe "probe bw" "probe lat" "probe list" allreduce report simulate; do
+  grep -qxF ".SS \"ibgpu $cmd\"" "$work/ibgpu.1" || fail "the man page lacks the help of ibgpu $cmd"
+done
+if command -v man >/dev/null; then
+  MANWIDTH=100 man --warnings -l "$manpage" >"$work/man.txt" 2>"$work/man.err" || fail "man -l: $(cat "$work/man.err")"
+  [ ! -s "$work/man.err" ] || fail "man -l warns: $(head -5 "$work/man.err")"
+  grep -q '^SUBCOMMANDS' "$work/man.txt" || fail "man -l renders no SUBCOMMANDS section"
+  grep -q 'ibgpu check' "$work/man.txt" || fail "man -l renders no 'ibgpu check'"
+else
+  echo "note: no man here: the page is checked as text only"
+fi
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"
