@@ -58,3 +58,15 @@ add_custom_command(
   COMMENT "Generating the man page ibgpu.1 from ibgpu --help" VERBATIM)
 add_custom_target(ibgpu_man ALL DEPENDS ${IBGPU_MAN}.gz)
 install(FILES ${IBGPU_MAN}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# The bash completion: its lists of commands and options come from the binary's help.
+set(IBGPU_COMPLETION ${CMAKE_BINARY_DIR}/bash-completion/ibgpu)
+add_custom_command(
+  OUTPUT ${IBGPU_COMPLETION}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/bash-completion
+  COMMAND bash ${CMAKE_SOURCE_DIR}/packaging/from_help.sh completion $<TARGET_FILE:ibgpu>
+          ${CMAKE_SOURCE_DIR}/packaging/bash-completion/ibgpu.in ${IBGPU_COMPLETION}
+  DEPENDS ibgpu ${CMAKE_SOURCE_DIR}/packaging/from_help.sh ${CMAKE_SOURCE_DIR}/packaging/bash-completion/ibgpu.in
+  COMMENT "Generating the bash completion from ibgpu --help" VERBATIM)
+add_custom_target(ibgpu_completion ALL DEPENDS ${IBGPU_COMPLETION})
+install(FILES ${IBGPU_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

@@ -91,4 +91,17 @@ if command -v man >/dev/null; then
 else
   echo "note: no man here: the page is checked as text only"
 fi
+
+# The bash completion, sourced in a bash of its own: ibgpu ch<TAB> is check, and --profile offers
+# the profiles beside the packaged binary.
+completion=$work/root/usr/share/bash-completion/completions/ibgpu
+[ -f "$completion" ] || fail "usr/share/bash-completion/completions/ibgpu missing"
+completes() {
+  # shellcheck disable=SC2016  # expanded by that bash
+  env -u IBGPU_PROFILE_DIR bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ibgpu
+    printf "%s\n" "${COMPREPLY[@]}"' completes "$completion" "$@"
+}
+[ "$(completes ibgpu ch)" = check ] || fail "ibgpu ch<TAB> completes '$(completes ibgpu ch | xargs)', not check"
+[ "$(completes ibgpu probe li)" = list ] || fail "ibgpu probe li<TAB> completes '$(completes ibgpu probe li | xargs)'"
+[ "$(completes "$bin" check --profile cp)" = cpu ] || fail "--profile cp<TAB>: '$(completes "$bin" check --profile cp | xargs)'"
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"
