@@ -70,3 +70,15 @@ add_custom_command(
   COMMENT "Generating the bash completion from ibgpu --help" VERBATIM)
 add_custom_target(ibgpu_completion ALL DEPENDS ${IBGPU_COMPLETION})
 install(FILES ${IBGPU_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+
+# The systemd units of the periodic one-node check, under <prefix>/lib/systemd/system (the package:
+# /usr/lib/systemd/system). The service names the binary by its path under the prefix in effect when
+# installing (CPack installs with /usr), so it is written at install time.
+install(FILES packaging/systemd/ibgpu-check.timer DESTINATION lib/systemd/system)
+install(CODE "
+  set(IBGPU_BINARY \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/ibgpu\")
+  set(unit \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/lib/systemd/system/ibgpu-check.service\")
+  message(STATUS \"Installing: \${unit}\")
+  configure_file(\"${CMAKE_SOURCE_DIR}/packaging/systemd/ibgpu-check.service.in\" \"\${unit}\" @ONLY)
+  list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${unit}\")
+")

@@ -104,4 +104,20 @@ completes() {
 [ "$(completes ibgpu ch)" = check ] || fail "ibgpu ch<TAB> completes '$(completes ibgpu ch | xargs)', not check"
 [ "$(completes ibgpu probe li)" = list ] || fail "ibgpu probe li<TAB> completes '$(completes ibgpu probe li | xargs)'"
 [ "$(completes "$bin" check --profile cp)" = cpu ] || fail "--profile cp<TAB>: '$(completes "$bin" check --profile cp | xargs)'"
+
+# The systemd units: the service runs the packaged binary; both pass systemd-analyze verify (the
+# binary's path is rewritten to where it was unpacked, since it is not installed here).
+units=$work/root/usr/lib/systemd/system
+for u in ibgpu-check.service ibgpu-check.timer; do [ -f "$units/$u" ] || fail "usr/lib/systemd/system/$u missing"; done
+grep -q '^ExecStart=/usr/bin/ibgpu check ' "$units/ibgpu-check.service" || fail "the service does not run /usr/bin/ibgpu check"
+if command -v systemd-analyze >/dev/null; then
+  mkdir "$work/units"
+  sed "s|^ExecStart=/usr/bin/ibgpu |ExecStart=$bin |" "$units/ibgpu-check.service" >"$work/units/ibgpu-check.service"
+  cp "$units/ibgpu-check.timer" "$work/units/"
+  systemd-analyze verify --man=no "$work/units/ibgpu-check.service" "$work/units/ibgpu-check.timer" >"$work/verify.txt" 2>&1 ||
+    fail "systemd-analyze verify: $(cat "$work/verify.txt")"
+  [ ! -s "$work/verify.txt" ] || fail "systemd-analyze verify complains: $(cat "$work/verify.txt")"
+else
+  echo "note: no systemd-analyze here: the units are not verified"
+fi
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"

@@ -1,0 +1,40 @@
+#!/bin/bash
+# The systemd units of the periodic one-node check (packaging/systemd) pass `systemd-analyze verify`
+# with no complaint (a bad value is only a warning there: any output fails), the service with this
+# build's binary where the install writes <prefix>/bin/ibgpu. The installed ones are verified by
+# tests/ci/package_test.sh and ci/fresh-machine.
+source "$(dirname "$0")/lib.sh"
+if ! command -v systemd-analyze >/dev/null; then
+  echo "SKIP: systemd-analyze is not installed (package systemd)"
+  exit 77
+fi
+units=$IBGPU_SOURCE_DIR/packaging/systemd
+mkdir -p "$WORK/units"
+sed "s|@IBGPU_BINARY@|$IBGPU|" "$units/ibgpu-check.service.in" >"$WORK/units/ibgpu-check.service"
+cp "$units/ibgpu-check.timer" "$WORK/units/"
+grep -q "^ExecStart=$IBGPU check " "$WORK/units/ibgpu-check.service" || fail "ExecStart does not run ibgpu check"
+
+# verify UNIT...: systemd-analyze verify without man page lookups (the page is not installed here).
+verify() { systemd-analyze verify --man=no "$@" >"$WORK/verify.out" 2>&1; }
+verify "$WORK/units/ibgpu-check.service" "$WORK/units/ibgpu-check.timer" ||
+  fail "systemd-analyze verify: $(cat "$WORK/verify.out")"
+[ ! -s "$WORK/verify.out" ] || fail "systemd-analyze verify complains: $(cat "$WORK/verify.out")"
+
+# The service: a oneshot, settings from /etc/default/ibgpu, the report in its state directory.
+service=$WORK/units/ibgpu-check.service
+for line in Type=oneshot EnvironmentFile=-/etc/default/ibgpu StateDirectory=ibgpu; do
+  grep -qxF "$line" "$service" || fail "the service lacks $line"
+done
+grep -q '^ExecStart=.* --json /var/lib/ibgpu/check\.json' "$service" || fail "the report is not under /var/lib/ibgpu"
+# shellcheck disable=SC2016  # systemd's variables, literally
+grep -q '^ExecStart=.* --profile \${IBGPU_PROFILE} .*\$IBGPU_CHECK_ARGS$' "$service" ||
+  fail "ExecStart does not take IBGPU_PROFILE and IBGPU_CHECK_ARGS (split) from the settings"
+if grep -q '^\[Install\]' "$service"; then fail "the service has an [Install] section: the timer starts it"; fi
+
+# The checks can fail: a unit systemd cannot run is reported.
+sed 's|^ExecStart=[^ ]*|ExecStart=/nonexistent/ibgpu|' "$service" >"$WORK/units/ibgpu-broken.service"
+if verify "$WORK/units/ibgpu-broken.service"; then fail "verify passed a service whose binary does not exist"; fi
+sed 's|^Type=oneshot|Type=oneshoot|' "$service" >"$WORK/units/ibgpu-typo.service"
+verify "$WORK/units/ibgpu-typo.service" || true
+[ -s "$WORK/verify.out" ] || fail "verify said nothing of Type=oneshoot"
+echo "systemd units: ok"
