@@ -82,3 +82,16 @@ install(CODE "
   configure_file(\"${CMAKE_SOURCE_DIR}/packaging/systemd/ibgpu-check.service.in\" \"\${unit}\" @ONLY)
   list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${unit}\")
 ")
+
+# /etc/default/ibgpu, whatever the prefix (the scripts and the service read it there); a Debian
+# conffile, so an edited one survives upgrades. `cmake --install` keeps one that is already there.
+install(CODE "
+  set(conf \"\$ENV{DESTDIR}/etc/default/ibgpu\")
+  if(EXISTS \"\${conf}\")
+    message(STATUS \"Kept as it is: \${conf}\")
+  else()
+    file(INSTALL \"${CMAKE_SOURCE_DIR}/packaging/default/ibgpu\" DESTINATION /etc/default)  # under DESTDIR
+  endif()
+")
+file(WRITE ${CMAKE_BINARY_DIR}/debian/conffiles "/etc/default/ibgpu\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/debian/conffiles)

@@ -2,7 +2,9 @@
 # The Debian package as a node gets it: built by CPack from this build, its
 # dependencies named, its files where the README says, and what it installs
 # runs from where it lands: `ibgpu --version`, a one-host check on the `cpu`
-# profile found beside the binary (healthy, exit 0), the Slurm recipes.
+# profile found beside the binary (healthy, exit 0), the Slurm recipes; its
+# maintainer, copyright file, man page, bash completion, systemd units and the
+# /etc/default/ibgpu conffile.
 # Unpacked into a temporary root with dpkg-deb, not installed on this host;
 # ci/fresh-machine installs it with apt in a new Debian 12 root.
 #   package_test.sh BUILD_DIR SOURCE_DIR
@@ -120,4 +122,11 @@ if command -v systemd-analyze >/dev/null; then
 else
   echo "note: no systemd-analyze here: the units are not verified"
 fi
+
+# /etc/default/ibgpu: installed, and a conffile, so an edited one survives upgrades.
+[ -f "$work/root/etc/default/ibgpu" ] || fail "etc/default/ibgpu missing"
+cmp -s "$source/packaging/default/ibgpu" "$work/root/etc/default/ibgpu" || fail "etc/default/ibgpu is not packaging/default/ibgpu"
+dpkg-deb -e "$deb" "$work/control"
+[ -f "$work/control/conffiles" ] || fail "the package has no conffiles"
+grep -qxF /etc/default/ibgpu "$work/control/conffiles" || fail "conffiles lacks /etc/default/ibgpu: $(cat "$work/control/conffiles")"
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"
