@@ -30,6 +30,10 @@ grep -q '^ExecStart=.* --json /var/lib/ibgpu/check\.json' "$service" || fail "th
 grep -q '^ExecStart=.* --profile \${IBGPU_PROFILE} .*\$IBGPU_CHECK_ARGS$' "$service" ||
   fail "ExecStart does not take IBGPU_PROFILE and IBGPU_CHECK_ARGS (split) from the settings"
 if grep -q '^\[Install\]' "$service"; then fail "the service has an [Install] section: the timer starts it"; fi
+# The check opens GPU and RDMA device nodes and reads the kernel log: no setting may close /dev
+# (ProtectClock= implies DeviceAllow=, which makes every other device unreachable) or the log.
+bad=$(grep -E '^(PrivateDevices|DevicePolicy|DeviceAllow|ProtectClock|ProtectKernelLogs)=' "$service" || true)
+[ -z "$bad" ] || fail "the service shuts out devices or the kernel log: $bad"
 
 # The checks can fail: a unit systemd cannot run is reported.
 sed 's|^ExecStart=[^ ]*|ExecStart=/nonexistent/ibgpu|' "$service" >"$WORK/units/ibgpu-broken.service"
