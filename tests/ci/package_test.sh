@@ -129,4 +129,20 @@ cmp -s "$source/packaging/default/ibgpu" "$work/root/etc/default/ibgpu" || fail 
 dpkg-deb -e "$deb" "$work/control"
 [ -f "$work/control/conffiles" ] || fail "the package has no conffiles"
 grep -qxF /etc/default/ibgpu "$work/control/conffiles" || fail "conffiles lacks /etc/default/ibgpu: $(cat "$work/control/conffiles")"
+# And dpkg keeps an edited one: the package installed into an empty root of its own (dpkg --root;
+# its dependencies are not there, and it has no maintainer scripts), the file edited, the same
+# package installed again.
+if [ "$(id -u)" -eq 0 ]; then
+  dpkgroot=$work/dpkg-root
+  mkdir -p "$dpkgroot/var/lib/dpkg/updates" "$dpkgroot/var/lib/dpkg/info"
+  touch "$dpkgroot/var/lib/dpkg/status"
+  dpkg_i() { dpkg --root="$dpkgroot" --force-depends --force-script-chrootless --force-confold -i "$deb" >"$work/dpkg.log" 2>&1; }
+  dpkg_i || fail "dpkg -i into an empty root: $(tail -5 "$work/dpkg.log")"
+  sed -i 's/^#IBGPU_PROFILE=.*/IBGPU_PROFILE=cpu/' "$dpkgroot/etc/default/ibgpu"
+  grep -qx IBGPU_PROFILE=cpu "$dpkgroot/etc/default/ibgpu" || fail "could not edit the installed /etc/default/ibgpu"
+  dpkg_i || fail "dpkg -i again: $(tail -5 "$work/dpkg.log")"
+  grep -qx IBGPU_PROFILE=cpu "$dpkgroot/etc/default/ibgpu" || fail "installing the package again replaced the edited /etc/default/ibgpu"
+else
+  echo "note: not root: dpkg's keeping of an edited /etc/default/ibgpu is not tried here (ci/fresh-machine does)"
+fi
 echo "package: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"
