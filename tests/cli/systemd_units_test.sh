@@ -1,8 +1,9 @@
 #!/bin/bash
 # The systemd units of the periodic one-node check (packaging/systemd) pass `systemd-analyze verify`
 # with no complaint (a bad value is only a warning there: any output fails), the service with this
-# build's binary where the install writes <prefix>/bin/ibgpu. The installed ones are verified by
-# tests/ci/package_test.sh and ci/fresh-machine.
+# build's binary where the install writes <prefix>/bin/ibgpu; and the service's command line, run
+# as systemd would run it with settings from /etc/default/ibgpu, is a healthy check of a CPU-only
+# node. The installed ones are verified by tests/ci/package_test.sh and ci/fresh-machine.
 source "$(dirname "$0")/lib.sh"
 if ! command -v systemd-analyze >/dev/null; then
   echo "SKIP: systemd-analyze is not installed (package systemd)"
@@ -34,6 +35,26 @@ if grep -q '^\[Install\]' "$service"; then fail "the service has an [Install] se
 # (ProtectClock= implies DeviceAllow=, which makes every other device unreachable) or the log.
 bad=$(grep -E '^(PrivateDevices|DevicePolicy|DeviceAllow|ProtectClock|ProtectKernelLogs)=' "$service" || true)
 [ -z "$bad" ] || fail "the service shuts out devices or the kernel log: $bad"
+
+# The command line as systemd would run it, with IBGPU_PROFILE=cpu and IBGPU_CHECK_ARGS="--skip
+# gpu.cuda" from /etc/default/ibgpu (the report where this test can write, sysfs from a tree with no
+# devices): ibgpu takes every option, and a CPU-only node is healthy, exit 0.
+read -r -a words <<<"$(sed -n 's/^ExecStart=//p' "$service")"
+argv=()
+for word in "${words[@]}"; do
+  case $word in
+    "\${IBGPU_PROFILE}") argv+=(cpu) ;;
+    "\$IBGPU_CHECK_ARGS") argv+=(--skip gpu.cuda) ;;
+    /var/lib/ibgpu/check.json) argv+=("$WORK/check.json") ;;
+    *) argv+=("$word") ;;
+  esac
+done
+set +e
+(cd "$WORK" && env -u IBGPU_PROFILE_DIR IBGPU_HOSTNAME=n1 "${argv[@]}" --sysfs-root "$DATA/sysfs/empty" >"$WORK/run.out" 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 0 ] || fail "the service's command (${argv[*]}) exited $rc: $(tail -5 "$WORK/run.out")"
+[ -s "$WORK/check.json" ] || fail "the service's command wrote no report"
 
 # The checks can fail: a unit systemd cannot run is reported.
 sed 's|^ExecStart=[^ ]*|ExecStart=/nonexistent/ibgpu|' "$service" >"$WORK/units/ibgpu-broken.service"
