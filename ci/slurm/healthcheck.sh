@@ -15,12 +15,13 @@
 #
 # slurm.conf, as the periodic health check (slurmd runs it as root with almost
 # no environment, and ignores its exit status: the script drains the node itself):
-#   HealthCheckProgram=/usr/local/libexec/ibgpu/healthcheck.sh
+#   HealthCheckProgram=/usr/libexec/ibgpu/healthcheck.sh
 #   HealthCheckInterval=600
 #   HealthCheckNodeState=IDLE,CYCLE   # idle nodes only: the check loads the GPUs
 # or before every job, on each of its nodes:
-#   Prolog=/usr/local/libexec/ibgpu/healthcheck.sh
+#   Prolog=/usr/libexec/ibgpu/healthcheck.sh
 #   PrologFlags=Alloc
+# (where the Debian package installs it; `cmake --install --prefix P`: P/libexec/ibgpu/healthcheck.sh)
 #
 # Settings come from a config file, since slurmd passes almost no environment:
 # /etc/default/ibgpu, or the file IBGPU_CONFIG names. It is read by bash
@@ -31,6 +32,8 @@
 #                     GPUs or RDMA (default: generic, which calls such a node unknown,
 #                     and so drains it)
 #   IBGPU_SYSFS_ROOT  read sysfs from there instead of /sys (tests and replays)
+#   IBGPU_CHECK_ARGS  more options for `ibgpu check`, split at spaces on purpose (no
+#                     quoting), e.g. "--skip gpu.cuda" on nodes that run jobs
 #   IBGPU_HC_TIMEOUT  seconds the whole check may take (default: 120)
 #   IBGPU_HC_REPORT   where to keep the last JSON report (default: /run/ibgpu-healthcheck.json)
 #   SLURM_CONF, PATH  for scontrol, where they are not the defaults
@@ -56,7 +59,7 @@ NODE=${SLURMD_NODENAME:-$(hostname -s)}
 SLURMD_NODENAME=$NODE
 
 # The settings: the config file first, then what the environment already had.
-settings=(IBGPU IBGPU_PROFILE IBGPU_SYSFS_ROOT IBGPU_HC_TIMEOUT IBGPU_HC_REPORT SLURM_CONF)
+settings=(IBGPU IBGPU_PROFILE IBGPU_SYSFS_ROOT IBGPU_CHECK_ARGS IBGPU_HC_TIMEOUT IBGPU_HC_REPORT SLURM_CONF)
 config=${IBGPU_CONFIG:-/etc/default/ibgpu}
 if [ -r "$config" ]; then
   given=()
@@ -119,6 +122,10 @@ if left_as_is "$line"; then done_nothing 3; fi
 
 extra=()
 if [ -n "${IBGPU_SYSFS_ROOT:-}" ]; then extra+=(--sysfs-root "$IBGPU_SYSFS_ROOT"); fi
+if [ -n "${IBGPU_CHECK_ARGS:-}" ]; then
+  read -r -a more <<<"$IBGPU_CHECK_ARGS"
+  extra+=("${more[@]}")
+fi
 
 rm -f "$REPORT"
 # ibgpu's own --timeout bounds each wait inside the check; `timeout` bounds the
