@@ -234,7 +234,13 @@ std::string CheckRound::preflight(MpiSession& s) const {
 Command CheckRound::command() {
   Command c;
   c.run = [this](MpiSession& s) { return run(s); };
-  c.judge = [this](Report& report) { judge_report(report); };
+  c.judge = [this](Report& report) {
+    judge_report(report);
+    const AdmissionActionOptions& a = options_.actions;
+    report.run.actions = !a.any()    ? AdmissionActions::none
+                         : a.dry_run ? AdmissionActions::dry_run
+                                     : AdmissionActions::run;
+  };
   c.preflight = [this](MpiSession& s) { return preflight(s); };
   if (options_.actions.any())
     c.after_report = [this](const Report& r) { return run_admission_actions(options_.actions, r, std::cerr); };

@@ -28,6 +28,13 @@ struct ToolInfo {
 enum class RunScope { fleet, node };
 
 inline const char* to_string(RunScope scope) { return scope == RunScope::node ? "node" : "fleet"; }
+// Whether the run was asked to act on its decisions (--slurm-drain, --drain-cmd, --resume-cmd), and how.
+enum class AdmissionActions { none, dry_run, run };
+
+inline const char* to_string(AdmissionActions a) {
+  return a == AdmissionActions::run ? "run" : a == AdmissionActions::dry_run ? "dry_run" : "none";
+}
+
 inline std::optional<RunScope> run_scope_from_string(const std::string& text) {
   if (text == "fleet") return RunScope::fleet;
   if (text == "node") return RunScope::node;
@@ -51,6 +58,9 @@ struct RunInfo {
   // A stop signal arrived (Ctrl-C, scancel, a time limit): what was not measured is unknown,
   // and no admission action runs on this report.
   bool interrupted = false;
+  // Requested admission actions: they run after the report is written (none when an interrupted
+  // run), and what they did joins the notes.
+  AdmissionActions actions = AdmissionActions::none;
 };
 
 // ---- Burn-in: many check rounds in one launch (health/burn_in.h) ----------

@@ -10,7 +10,9 @@
 #include "core/text.h"
 #include "probes/stats.h"
 #include "reports/html.h"
+#include "reports/next_steps.h"
 #include "reports/reporter.h"
+#include "reports/table_summary.h"
 #include "reports/text_table.h"
 
 namespace ibgpu {
@@ -194,6 +196,19 @@ void write_nodes(const Report& r, std::ostream& out) {
   out << "</tbody>\n</table>\n</section>\n";
 }
 
+// What to do about each node not admitted, and whether anything was drained.
+void write_next_steps(const Report& r, std::ostream& out) {
+  const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
+  if (nodes.empty()) return;
+  out << "<section id=\"next-steps\">\n<h2>Next steps</h2>\n<p class=\"actions\">" << html_escape(actions_taken(r))
+      << " The full advice per reason: <code>" << kReasonCodesDoc << "</code>.</p>\n<table id=\"next\">\n"
+      << "<thead><tr><th>node</th><th>action</th><th>main reason</th><th>next step</th></tr></thead>\n<tbody>\n";
+  for (const auto& n : nodes)
+    out << "<tr><td>" << html_escape(n.node->entity.id) << "</td><td>" << to_string(*n.node->action) << "</td><td>"
+        << html_escape(n.reason) << "</td><td>" << html_escape(n.step) << "</td></tr>\n";
+  out << "</tbody>\n</table>\n</section>\n";
+}
+
 // Counts and states read better without decimals.
 std::string optional_number(const std::optional<double>& v) {
   if (!v) return "-";
@@ -291,6 +306,7 @@ void HtmlReporter::render(const Report& r, std::ostream& out) const {
   write_pairs(r, Quantity::latency, out);
   write_allreduce_section(r, out);
   write_nodes(r, out);
+  write_next_steps(r, out);
   write_reasons(r, out);
   write_burn_in_section(r, out);
   out << "<footer><p>"

@@ -486,6 +486,7 @@ void to_json(json& j, const Report& r) {
            {"verdicts", r.verdicts},
            {"summary", r.summary}};
   if (r.run.interrupted) j["run"]["interrupted"] = true;  // absent otherwise: the usual shape
+  if (r.run.actions != AdmissionActions::none) j["run"]["admission_actions"] = to_string(r.run.actions);  // likewise
   // Only burn-in reports have the section: a check's report keeps its shape.
   if (r.burn_in) j["burn_in"] = *r.burn_in;
 }
@@ -510,6 +511,15 @@ void from_json(const json& j, Report& r) {
   }
   r.run.notes = run.value("notes", std::vector<std::string>{});
   r.run.interrupted = run.value("interrupted", false);
+  r.run.actions = AdmissionActions::none;
+  if (auto a = run.find("admission_actions"); a != run.end()) {
+    if (*a == "run")
+      r.run.actions = AdmissionActions::run;
+    else if (*a == "dry_run")
+      r.run.actions = AdmissionActions::dry_run;
+    else
+      throw std::runtime_error("run.admission_actions: expected \"run\" or \"dry_run\", got " + a->dump());
+  }
   r.hosts = j.value("hosts", std::vector<HostInventory>{});
   r.probes = j.value("probes", std::vector<ProbeResult>{});
   r.verdicts = j.value("verdicts", std::vector<Verdict>{});

@@ -3,8 +3,10 @@
 // cut (the JSON report has everything).
 #include <algorithm>
 
+#include "reports/next_steps.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
+#include "reports/table_summary.h"
 
 namespace ibgpu {
 
@@ -47,6 +49,18 @@ void admission_table(const Report& r, std::ostream& out) {
   if (nodes.size() > kMaxRows) out << "\n_and " << nodes.size() - kMaxRows << " more nodes (see the JSON report)_\n";
 }
 
+// What to do about each node not admitted, and whether anything was drained.
+void next_steps(const Report& r, std::ostream& out) {
+  const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
+  if (nodes.empty()) return;
+  out << "\n**Next steps** (the full advice per reason: " << md(kReasonCodesDoc) << "). " << md(actions_taken(r))
+      << "\n\n";
+  for (std::size_t i = 0; i < nodes.size() && i < kMaxRows; ++i)
+    out << "- **" << md(nodes[i].node->entity.id) << "** (" << to_string(*nodes[i].node->action)
+        << "): " << md(nodes[i].reason) << ": " << md(nodes[i].step) << '\n';
+  if (nodes.size() > kMaxRows) out << "- _and " << nodes.size() - kMaxRows << " more_\n";
+}
+
 void reasons(const Report& r, HealthState state, const char* title, std::ostream& out) {
   std::vector<const Verdict*> hits;
   for (const auto& v : r.verdicts)
@@ -79,6 +93,7 @@ void MarkdownReporter::render(const Report& r, std::ostream& out) const {
     out << "Admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size() << ", drain "
         << r.summary.drain.size() << ".\n";
   admission_table(r, out);
+  next_steps(r, out);
   reasons(r, HealthState::failed, "Failed", out);
   reasons(r, HealthState::degraded, "Degraded", out);
   reasons(r, HealthState::unknown, "Unknown", out);

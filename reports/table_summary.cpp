@@ -103,22 +103,39 @@ void print_counts(const Report& r, std::ostream& out) {
   if (!table.empty()) table.print(out, "  ");
 }
 
-void print_not_admitted(const Report& r, std::ostream& out) {
+}  // namespace
+
+std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
   std::map<std::string_view, std::vector<const Verdict*>> parts;  // node -> its GPUs and ports
   for (const auto& v : r.verdicts)
     if (v.entity.kind != "node" && v.entity.kind != "link")
       if (const auto node = node_of(v.entity); !node.empty()) parts[node].push_back(&v);
-  std::vector<const Verdict*> nodes;
-  for (const auto& v : r.verdicts)
-    if (v.entity.kind == "node" && v.action && *v.action != Action::admit) nodes.push_back(&v);
-  if (nodes.empty()) return;
-  std::stable_sort(nodes.begin(), nodes.end(), [](const Verdict* a, const Verdict* b) {
-    return static_cast<int>(*a->action) > static_cast<int>(*b->action);  // drain first
+  std::vector<NodeNextStep> out;
+  for (const auto& v : r.verdicts) {
+    if (v.entity.kind != "node" || !v.action || *v.action == Action::admit) continue;
+    const auto it = parts.find(v.entity.id);
+    const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
+    const std::string code = main.reason ? main.reason->code : "-";
+    out.push_back({&v, code, main_reason_text(main),
+                   main.reason ? std::string(next_step(code)) : "see its parts' verdicts below"});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const NodeNextStep& a, const NodeNextStep& b) {
+    return static_cast<int>(*a.node->action) > static_cast<int>(*b.node->action);  // drain first
   });
-  const auto drained = std::count_if(nodes.begin(), nodes.end(), [](auto* v) { return *v->action == Action::drain; });
+  return out;
+}
+
+namespace {
+
+void print_not_admitted(const Report& r, std::ostream& out) {
+  const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
+  if (nodes.empty()) return;
+  const auto drained =
+      std::count_if(nodes.begin(), nodes.end(), [](auto& n) { return *n.node->action == Action::drain; });
   out << "\nNot admitted: " << grouped(static_cast<std::size_t>(drained)) << " to drain, "
       << grouped(nodes.size() - static_cast<std::size_t>(drained))
-      << " admitted degraded (the full advice per reason: docs/reason-codes.md)\n";
+      << " admitted degraded (the full advice per reason: " << kReasonCodesDoc << ")\n"
+      << actions_taken(r) << '\n';
   TextTable table({{"node"}, {"action"}, {"main reason"}, {"next step", Align::left, true}});
   struct Tally {
     std::size_t nodes = 0;
@@ -126,17 +143,13 @@ void print_not_admitted(const Report& r, std::ostream& out) {
   };
   std::vector<std::pair<std::string, Tally>> by_reason;  // "action|code", in order of first appearance
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const Verdict& v = *nodes[i];
-    const auto it = parts.find(v.entity.id);
-    const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
-    const std::string code = main.reason ? main.reason->code : "-";
-    const std::string key = std::string(to_string(*v.action)) + "|" + code;
+    const NodeNextStep& n = nodes[i];
+    const std::string key = std::string(to_string(*n.node->action)) + "|" + n.code;
     auto tally = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& t) { return t.first == key; });
-    if (tally == by_reason.end()) tally = by_reason.insert(by_reason.end(), {key, Tally{0, code}});
+    if (tally == by_reason.end()) tally = by_reason.insert(by_reason.end(), {key, Tally{0, n.code}});
     ++tally->second.nodes;
     if (i >= kNodeLines) continue;
-    table.add_row({v.entity.id, to_string(*v.action), main_reason_text(main),
-                   main.reason ? next_step(code) : "see its parts' verdicts below"});
+    table.add_row({n.node->entity.id, to_string(*n.node->action), n.reason, n.step});
   }
   table.print(out, "  ");
   if (nodes.size() <= kNodeLines) return;

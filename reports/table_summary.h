@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/report.h"
 
@@ -37,6 +38,18 @@ void print_leaf_summary(const Report& r, std::ostream& out);
 // The leaf switch of a host (HostInventory::leaf, from --topology); empty when
 // the report does not place it.
 std::string leaf_of(const Report& r, const std::string& host);
+
+// A node not admitted (drained or admitted degraded), its main reason and what to do next: the
+// node's own first reason, or its worst part's ("GPU_ECC_UNCORRECTABLE (gpu3)"), and that code's
+// next step. Every format that lists such nodes says the same.
+struct NodeNextStep {
+  const Verdict* node = nullptr;
+  std::string code;    // the main reason's code, "-" when none
+  std::string reason;  // the main reason as the table prints it
+  std::string step;
+};
+// The nodes not admitted, drained first (the report's order within each action).
+std::vector<NodeNextStep> nodes_not_admitted(const Report& r);
 
 // "1,234,567": counts at fleet scale read better grouped.
 std::string grouped(std::size_t n);
