@@ -74,6 +74,10 @@ want
 $expected"
 if [ -e pwned ] || [ -e "$WORK/pwned" ]; then fail "a host name was run through a shell"; fi
 check_report "$WORK/drain.json" drained "$host"
+# The table and the report say the drain was asked for, and that it runs after the report.
+grep -q "^Admission actions run once this report is written" "$WORK/drain.out" ||
+  fail "the table does not say the drain runs: $(grep -A1 "^Not admitted" "$WORK/drain.out")"
+grep -q '"admission_actions":"run"' "$WORK/drain.json" || fail "the report lacks run.admission_actions run"
 
 # 2. A fit node drained by a person is left alone, and the report says so.
 echo "NodeName=cpu01 State=IDLE+DRAIN Reason=PSU swap [alice@2026-11-28T16:00:00]" >"$WORK/nodes/cpu01"
@@ -109,6 +113,17 @@ printf -v want '<%s>' scontrol update "NodeName=$host" State=DRAIN "Reason=ibgpu
 cmd=${line#*"drained by someone else): "}
 got=$(bash -c "printf '<%s>' $cmd")
 [ "$got" = "$want" ] || fail "dry-run line does not read back: $line"
+grep -q "^Dry run: the admission commands were printed on stderr, not run; nothing was drained" "$WORK/dry.out" ||
+  fail "the table does not say it was a dry run: $(grep -A1 "^Not admitted" "$WORK/dry.out")"
+grep -q '"admission_actions":"dry_run"' "$WORK/dry.json" || fail "the report lacks run.admission_actions dry_run"
+
+# 4b. Without an action option the verdict is the same, and the table says nothing was drained.
+check plain "$host" "${unfit[@]}"
+[ "$rc" -eq 2 ] || fail "no action asked: exit $rc"
+[ ! -e "$WORK/plain.log" ] || fail "no action asked, yet scontrol ran: $(logged plain)"
+grep -q "^No admission action was requested, so nothing was drained" "$WORK/plain.out" ||
+  fail "the table does not say nothing was drained: $(grep -A1 "^Not admitted" "$WORK/plain.out")"
+! grep -q '"admission_actions"' "$WORK/plain.json" || fail "run.admission_actions present with no action asked"
 
 # 5. A failing drain command: noted, verdict and exit code unchanged.
 FAKE_SCONTROL_FAIL=1 check failing gpu02 "${unfit[@]}" --slurm-drain
