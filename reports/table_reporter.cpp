@@ -58,7 +58,11 @@ void append_metric_text(std::string& out, const std::string& name, const Metric&
   out += name;
   if (m.value) {
     out += ' ';
-    append_number(out, *m.value);
+    // A count ("gpu_count 8", not "8.000"); a whole bandwidth or time keeps its significant digits.
+    if (name.ends_with("_count"))
+      append_whole_or_number(out, *m.value);
+    else
+      append_number(out, *m.value);
   } else if (m.summary) {
     out += " p50 ";
     append_number(out, m.summary->p50);
