@@ -80,14 +80,15 @@ std::string rank_payload(const RankResult& mine, std::size_t cap) {
   return to_json(instead).dump();
 }
 
-std::string rfc3339_now() {
+std::string utc_now(const char* format) {
   const std::time_t t = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  char text[128];
+  return std::string(text, std::strftime(text, sizeof text, format, &utc));
 }
+
+std::string rfc3339_now() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 namespace {
 constexpr std::string_view kInterrupted = "interrupted by a stop signal (job teardown or operator): ";

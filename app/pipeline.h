@@ -93,6 +93,8 @@ bool cut_by_stop(const ProbeResult& r);
 
 // "2026-11-29T17:50:00Z"
 std::string rfc3339_now();
+// The time now in UTC, as strftime writes it in `format` (up to 127 characters).
+std::string utc_now(const char* format);
 
 // The one-line usage error, on stderr and, with --json, as a JSON document.
 void report_usage_error(const std::string& message, const std::string& json_path);

@@ -1,25 +1,9 @@
-#include <ctime>
-#include <string>
-
 #include "app/check_plan.h"
+#include "app/pipeline.h"
 #include "core/errors.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {
-
-namespace {
-
-// A stream of its own for each burn-in started without --jsonl: "ibgpu-burn-in-20261204T183500Z.jsonl".
-std::string default_stream_name() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[64];
-  std::strftime(text, sizeof text, "ibgpu-burn-in-%Y%m%dT%H%M%SZ.jsonl", &utc);
-  return text;
-}
-
-}  // namespace
 
 Subcommand add_burn_in(CLI::App& parent) {
   auto options = std::make_shared<BurnInOptions>();
@@ -69,7 +53,8 @@ Subcommand add_burn_in(CLI::App& parent) {
             // '-' is stdout everywhere else; the stream is synced as written, so it is a file of its own.
             if (options->jsonl_path == "-")
               throw UsageError("--jsonl needs a file name: the stream of rounds is not written to stdout");
-            if (options->jsonl_path.empty()) options->jsonl_path = default_stream_name();
+            // A stream of its own for each burn-in started without --jsonl.
+            if (options->jsonl_path.empty()) options->jsonl_path = utc_now("ibgpu-burn-in-%Y%m%dT%H%M%SZ.jsonl");
             if (duration_option->count() == 0 && options->rounds == 0)
               throw UsageError("burn-in needs --duration, --rounds or both: how long to keep running rounds");
             try {

@@ -12,16 +12,24 @@ srun_check --json "$WORK/check.json" >"$WORK/srun.out" 2>"$WORK/srun.err"
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then fail "srun ibgpu check hung past 60 s: $(grep -v "^ " "$WORK/srun.err" | tail -n 12)"; fi
 [ -s "$WORK/check.json" ] || fail "srun ibgpu check (exit $rc) wrote no report: $(tail -n 20 "$WORK/srun.err")"
 validate "$WORK/check.json"
-python3 - "$WORK/check.json" <<'PY' || fail "the report does not name the four nodes s1..s4"
+# Every node healthy and admitted. The links are MPI over TCP between namespaces on a shared 2-core
+# machine: a pair that ran beside another at 0.6 of the rest has been seen (NET_BW_OUTLIER, exit 1,
+# every node admitted); that is a link finding of this machine's noise, not the launch's.
+python3 - "$WORK/check.json" "$rc" <<'PY' || fail "four fit nodes, exit $rc: see above; $(tail -n 20 "$WORK/srun.err")"
 import json, sys
 r = json.load(open(sys.argv[1]))
-hosts = sorted({v['entity']['id'] for v in r['verdicts'] if v['entity']['kind'] == 'node'})
-assert hosts == ['s1', 's2', 's3', 's4'], hosts
+nodes = {v['entity']['id']: v for v in r['verdicts'] if v['entity']['kind'] == 'node'}
+assert sorted(nodes) == ['s1', 's2', 's3', 's4'], sorted(nodes)
+for v in nodes.values():
+    assert v['state'] == 'healthy' and v['action'] == 'admit', v
+assert r['summary']['exit_code'] == int(sys.argv[2]), (r['summary'], sys.argv[2])
+bad = [v for v in r['verdicts'] if v['state'] != 'healthy']
+assert all(v['entity']['kind'] == 'link' and v['state'] == 'degraded' for v in bad), bad
+assert r['summary']['exit_code'] == (1 if bad else 0), r['summary']
 PY
-[ "$rc" -eq 0 ] || fail "four fit nodes: srun ibgpu check exited $rc, want 0 (healthy): $(tail -n 20 "$WORK/srun.err")"
 wait_for 30 "the job's nodes leave COMPLETING" no_jobs
 expect_idle s1 s2 s3 s4
-echo "srun -N 4 --mpi=pmix ibgpu check: report for s1..s4, exit 0, every node idle"
+echo "srun -N 4 --mpi=pmix ibgpu check: report for s1..s4, every node admitted healthy (exit $rc), every node idle"
 
 set +e
 # shellcheck disable=SC2016  # expanded by each task's shell
