@@ -88,9 +88,10 @@ cat >"$WORK/fixture.expect.json" <<EOF
               "bandwidth:mlx5_0": {"pairs": 1, "valued": 0, "unmeasured": 0, "flags": 1, "self": 2}},
  "nodes": ["node1", $("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil")],
  "reason_rows": 7,
- "sections": ["bandwidth", "latency", "allreduce-section", "admission", "problems"],
+ "sections": ["bandwidth", "latency", "allreduce-section", "admission", "next-steps", "problems"],
  "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN",
-          "0 of 1 host pairs measured", "1 same-host result(s) not drawn"]}
+          "0 of 1 host pairs measured", "1 same-host result(s) not drawn",
+          "No admission action was requested, so nothing was drained", "host up? (ssh, scontrol show node)"]}
 EOF
 # Two ranks of node1 measured each other over MPI: the same host, no pair, so the
 # mpi heatmaps are white on the diagonal and light grey elsewhere; the timed-out
@@ -106,7 +107,7 @@ cat >"$WORK/fleet.expect.json" <<'EOF'
 {"heatmaps": {"bandwidth:mpi": {"pairs": 6, "valued": 5, "unmeasured": 0, "flags": 2, "self": 4, "leaves": 2},
               "latency:mpi": {"pairs": 6, "valued": 6, "unmeasured": 0, "flags": 2, "self": 4, "leaves": 2}},
  "nodes": ["a", "b", "c", "d"],
- "sections": ["bandwidth", "latency", "allreduce-section", "admission", "problems", "burn-in"],
+ "sections": ["bandwidth", "latency", "allreduce-section", "admission", "next-steps", "problems", "burn-in"],
  "allreduce": {"rows": 12, "series": 1, "points": 3},
  "burn_in": {"link a<->d": {"charts": 1, "bad_rounds": "3,5", "flagged": 2}},
  "text": ["6 of 6 host pairs measured", "Burn-in over 6 round(s)", "NET_BW_LOW in round(s) 3, 5"]}
