@@ -185,14 +185,16 @@ netns_down() {
 # it started in the namespaces) after LIMIT seconds. Each host has one slot, so OpenMPI does not
 # know that all ranks share this machine's cores and would busy-poll: with 4 ranks on 2 cores the
 # ranks then starve each other and a clean veth measured 0.006-0.03 GB/s instead of 0.25-0.5;
-# mpi_yield_when_idle makes waiting ranks give the CPU away. Sets rc (mpirun's status; 124 or 137 after
+# mpi_yield_when_idle makes waiting ranks give the CPU away. With NETNS_CPU set (a taskset CPU list),
+# mpirun and everything it starts run on those CPUs only. Sets rc (mpirun's status; 124 or 137 after
 # the timeout) and elapsed (seconds); never aborts the calling script.
 netns_mpirun() {
-  local limit=$1 started=$SECONDS
+  local limit=$1 started=$SECONDS pin=()
   shift
+  [ -z "${NETNS_CPU:-}" ] || pin=(taskset -c "$NETNS_CPU")
   set +e
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 IBGPU_NETNS_MAP=$NETNS_DIR/map \
-    timeout --kill-after=5 "$limit" mpirun --bind-to none -np "$((${#NETNS_HOSTS[@]} * NETNS_SLOTS))" \
+    timeout --kill-after=5 "$limit" ${pin[@]+"${pin[@]}"} mpirun --bind-to none -np "$((${#NETNS_HOSTS[@]} * NETNS_SLOTS))" \
     --hostfile "$NETNS_DIR/hostfile" \
     --mca plm_rsh_agent "$NETNS_AGENT" --mca plm_rsh_no_tree_spawn 1 \
     --mca btl tcp,self --mca btl_tcp_if_include "$NETNS_SUBNET" --mca oob_tcp_if_include "$NETNS_SUBNET" \
