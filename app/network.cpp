@@ -328,8 +328,18 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
 
 namespace {
 
+// A pair result of the network rounds: it carries the round it was measured in.
 bool is_pair_in_round(const ProbeResult& r) {
   return r.id.starts_with("net.") && r.scope.ranks.size() == 2 && r.params.contains("round");
+}
+
+// The pairs measured in round `from` or later are recorded, not judged, for `why` (a pair already
+// marked keeps the reason it has).
+void mark_rounds_from(std::vector<ProbeResult>& results, int from, const std::string& why) {
+  for (auto& r : results)
+    if (is_pair_in_round(r) && r.status == ProbeStatus::ok && r.params["round"].get<int>() >= from &&
+        !r.params.contains("not_judged"))
+      r.params["not_judged"] = why;
 }
 
 }  // namespace
@@ -337,13 +347,12 @@ bool is_pair_in_round(const ProbeResult& r) {
 void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
   if (lost.empty()) return;
   const std::set<int> gone(lost.begin(), lost.end());
-  auto is_pair = [](const ProbeResult& r) { return r.id.starts_with("net.") && r.scope.ranks.size() == 2; };
   // The first round in which a transfer with a lost rank broke (the result carries a size: data
   // was moving; a meeting that got no answer does not), and with whom.
   std::optional<std::pair<int, int>> first;  // round, lost rank
   for (const auto& r : results) {
-    if (!is_pair(r) || r.status == ProbeStatus::ok || r.status == ProbeStatus::skipped) continue;
-    if (!r.params.contains("size_B") || !r.params.contains("round")) continue;
+    if (!is_pair_in_round(r) || r.status == ProbeStatus::ok || r.status == ProbeStatus::skipped) continue;
+    if (!r.params.contains("size_B")) continue;
     const int round = r.params["round"].get<int>();
     for (int rank : r.scope.ranks)
       if (gone.count(rank) && (!first || round < first->first)) first = {round, rank};
@@ -355,8 +364,7 @@ void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& 
                           ") was lost mid-transfer in round " + std::to_string(broke) +
                           ": MPI's TCP transport retries what was queued for a dead peer, which slows what the "
                           "others measure after";
-  for (auto& r : results)
-    if (is_pair(r) && r.status == ProbeStatus::ok && r.params.value("round", -1) > broke) r.params["not_judged"] = why;
+  mark_rounds_from(results, broke + 1, why);
 }
 
 void mark_after_stop(std::vector<ProbeResult>& results) {
@@ -367,12 +375,9 @@ void mark_after_stop(std::vector<ProbeResult>& results) {
       cut = std::min(cut.value_or(round), round);
     }
   if (!cut) return;
-  const std::string why = "measured in round " + std::to_string(*cut) +
-                          " or after, which the stop signal cut: the job's teardown slows what it overlaps";
-  for (auto& r : results)
-    if (is_pair_in_round(r) && r.status == ProbeStatus::ok && r.params["round"].get<int>() >= *cut &&
-        !r.params.contains("not_judged"))
-      r.params["not_judged"] = why;
+  mark_rounds_from(results, *cut,
+                   "measured in round " + std::to_string(*cut) +
+                       " or after, which the stop signal cut: the job's teardown slows what it overlaps");
 }
 
 }  // namespace ibgpu

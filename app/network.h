@@ -63,11 +63,11 @@ void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& 
 
 // Rank 0, in a run a stop signal interrupted (the launcher tearing the job down after a rank
 // died, scancel, Ctrl-C): the pairs that finished in the first round the stop cut (a meeting or a
-// measurement it ended), and in any round
-// after, overlapped the teardown (processes ending, the launcher's daemons reaping them, on the
-// same CPUs and links): seen on six namespace hosts, a pair at a third of its round's others and
-// failed for it. Those results are marked not judged, as above; the rounds that ended before the
-// stop are judged. Pure.
+// measurement it ended), and in any round after, overlapped the teardown (processes ending, the
+// launcher's daemons reaping them, on the same CPUs and links): seen on six namespace hosts, a pair
+// at a third of its round's others and failed for it. Those results are marked not judged, as
+// above (a pair marked already keeps its reason); the rounds that ended before the stop are judged.
+// Pure.
 void mark_after_stop(std::vector<ProbeResult>& results);
 
 // Refuses sizes MPI or memory cannot take, with the reason (UsageError): up

@@ -28,6 +28,12 @@ struct ToolInfo {
 enum class RunScope { fleet, node };
 
 inline const char* to_string(RunScope scope) { return scope == RunScope::node ? "node" : "fleet"; }
+inline std::optional<RunScope> run_scope_from_string(const std::string& text) {
+  if (text == "fleet") return RunScope::fleet;
+  if (text == "node") return RunScope::node;
+  return std::nullopt;
+}
+
 // Whether the run was asked to act on its decisions (--slurm-drain, --drain-cmd, --resume-cmd), and how.
 enum class AdmissionActions { none, dry_run, run };
 
@@ -35,11 +41,13 @@ inline const char* to_string(AdmissionActions a) {
   return a == AdmissionActions::run ? "run" : a == AdmissionActions::dry_run ? "dry_run" : "none";
 }
 
-inline std::optional<RunScope> run_scope_from_string(const std::string& text) {
-  if (text == "fleet") return RunScope::fleet;
-  if (text == "node") return RunScope::node;
+inline std::optional<AdmissionActions> admission_actions_from_string(const std::string& text) {
+  if (text == "none") return AdmissionActions::none;
+  if (text == "dry_run") return AdmissionActions::dry_run;
+  if (text == "run") return AdmissionActions::run;
   return std::nullopt;
 }
+
 // One host is a node's own check.
 inline RunScope scope_of(const std::vector<HostInventory>& hosts) {
   return hosts.size() == 1 ? RunScope::node : RunScope::fleet;
@@ -58,8 +66,8 @@ struct RunInfo {
   // A stop signal arrived (Ctrl-C, scancel, a time limit): what was not measured is unknown,
   // and no admission action runs on this report.
   bool interrupted = false;
-  // Requested admission actions: they run after the report is written (none when an interrupted
-  // run), and what they did joins the notes.
+  // Requested admission actions: they run after the report is written (in an interrupted run,
+  // none runs), and what they did joins the notes.
   AdmissionActions actions = AdmissionActions::none;
 };
 

@@ -511,14 +511,12 @@ void from_json(const json& j, Report& r) {
   }
   r.run.notes = run.value("notes", std::vector<std::string>{});
   r.run.interrupted = run.value("interrupted", false);
-  r.run.actions = AdmissionActions::none;
+  r.run.actions = AdmissionActions::none;  // absent: none was asked for
   if (auto a = run.find("admission_actions"); a != run.end()) {
-    if (*a == "run")
-      r.run.actions = AdmissionActions::run;
-    else if (*a == "dry_run")
-      r.run.actions = AdmissionActions::dry_run;
-    else
+    const auto actions = a->is_string() ? admission_actions_from_string(a->get<std::string>()) : std::nullopt;
+    if (!actions || *actions == AdmissionActions::none)
       throw std::runtime_error("run.admission_actions: expected \"run\" or \"dry_run\", got " + a->dump());
+    r.run.actions = *actions;
   }
   r.hosts = j.value("hosts", std::vector<HostInventory>{});
   r.probes = j.value("probes", std::vector<ProbeResult>{});
