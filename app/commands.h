@@ -75,8 +75,15 @@ struct ReportOptions {
   double compare_threshold = 0.1;
   std::string baseline_out;
 };
-void check_report_options(const ReportOptions& options);  // throws UsageError
-int run_report(const ReportOptions& options);             // throws UsageError for unreadable input
+void check_report_options(const ReportOptions& options);
+// `ibgpu explain`: reason codes from the table in the binary (core/reason_codes.h), no MPI.
+struct ExplainOptions {
+  CommonOptions common;           // not read: explain takes none of the common options
+  std::vector<ReasonCode> codes;  // none: list them all
+  bool markdown = false;          // the table of docs/reason-codes.md
+};
+int run_explain(const ExplainOptions& options);  // throws UsageError
+int run_report(const ReportOptions& options);    // throws UsageError for unreadable input
 
 // `ibgpu simulate`: the check's planning, re-tests, judge and localiser over a modelled
 // fleet (app/fleet_sim.h), one row per pair plan, the same fleet and faults for each. No MPI.

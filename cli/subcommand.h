@@ -64,6 +64,11 @@ void refuse_two_on_stdout(const CLI::App& sub);
 // Empty, or the usage error for a word of argv where a command belongs that names none, with the
 // commands close to it: "unknown command 'chek'; did you mean 'check'?".
 std::string unknown_command(const CLI::App& app, int argc, char** argv);
+// The names close to `word`: within two edits and less than half the name changed, or a name
+// that starts with it ("rep" for report). Several equally close names are all returned.
+std::vector<std::string> close_names(const std::string& word, const std::vector<std::string>& names);
+// "'a', 'b' or 'c'", each name after `prefix`.
+std::string quoted_list(const std::string& prefix, const std::vector<std::string>& names);
 // Empty, or the usage error for an option of argv that the command it follows does not take,
 // with the options close to it: "unknown option '--loopbak' of 'check'; did you mean '--loopback'?".
 std::string unknown_option(const CLI::App& app, int argc, char** argv);
@@ -78,5 +83,6 @@ Subcommand add_allreduce(CLI::App& parent);
 std::vector<Subcommand> add_probe(CLI::App& parent);
 Subcommand add_report(CLI::App& parent);
 Subcommand add_simulate(CLI::App& parent);
+Subcommand add_explain(CLI::App& parent);
 
 }  // namespace ibgpu::cli

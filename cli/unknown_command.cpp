@@ -24,8 +24,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
-// The names close to `word`: within two edits and less than half the name changed, or a name
-// that starts with it ("rep" for report). Several equally close names are all returned.
+}  // namespace
+
 std::vector<std::string> close_names(const std::string& word, const std::vector<std::string>& names) {
   std::vector<std::string> best;
   std::size_t best_distance = 3;
@@ -50,8 +50,6 @@ std::string quoted_list(const std::string& prefix, const std::vector<std::string
   }
   return out;
 }
-
-}  // namespace
 
 std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   const CLI::App* level = &app;

@@ -100,10 +100,10 @@ struct BurnInEntity {
   // Rounds it passed (healthy or degraded) over rounds judged; unknown does
   // not pass (an unchecked round is no evidence of health).
   double pass_ratio = 0;
-  std::optional<int> first_not_healthy_round, last_not_healthy_round;  // rounds count from 1
-  std::vector<int> not_passed_rounds;                                  // failed or unknown
-  std::map<std::string, int> reasons;                                  // reason code -> rounds it appeared in
-  std::map<std::string, std::vector<int>> reason_rounds;               // reason code -> those rounds
+  std::optional<int> first_not_healthy_round, last_not_healthy_round;      // rounds count from 1
+  std::vector<int> not_passed_rounds;                                      // failed or unknown
+  std::map<ReasonCode, int, ReasonCodeByName> reasons;                     // reason code -> rounds it appeared in
+  std::map<ReasonCode, std::vector<int>, ReasonCodeByName> reason_rounds;  // reason code -> those rounds
   std::vector<BurnInFigure> figures;
   std::map<std::string, double> counter_deltas;  // IB error counters summed over the run (ports)
   std::map<std::string, int> counter_resets;     // rounds a counter went backwards (not summed)

@@ -60,8 +60,8 @@ std::optional<Evidence> evidence_from_string(const std::string& text) {
   return std::nullopt;
 }
 
-std::vector<std::string> reason_codes(const Verdict& v, Evidence evidence) {
-  std::vector<std::string> codes;
+std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence) {
+  std::vector<ReasonCode> codes;
   for (const Reason& r : v.reasons)
     if (r.evidence == evidence && std::find(codes.begin(), codes.end(), r.code) == codes.end()) codes.push_back(r.code);
   return codes;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/reason_codes.h"
+
 namespace ibgpu {
 
 // Ordered by severity for aggregation: an unknown check outranks a degraded
@@ -42,7 +44,7 @@ struct Entity {
 };
 
 struct Reason {
-  std::string code;  // IB_PORT_DOWN, PROBE_TIMEOUT, ...
+  ReasonCode code;
   std::string message;
   std::string metric;
   std::optional<double> value;
@@ -66,7 +68,7 @@ struct Verdict {
 
 // The codes of a verdict's reasons of one kind of evidence, each once, in order: the findings
 // of a drain reason, then what could not be checked (what ibgpu did not judge is no drain reason).
-std::vector<std::string> reason_codes(const Verdict& v, Evidence evidence);
+std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence);
 
 // What an admission controller applies to one Kubernetes node: label values
 // are label-legal (see scheduler/kubernetes.h), annotations carry the full lists.

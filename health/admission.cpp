@@ -186,10 +186,11 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
 
 std::string short_reasons(const Verdict& node, std::size_t max_chars) {
   std::string text = to_string(node.state);
-  const std::vector<std::string> codes = reason_codes(node, Evidence::finding);
-  const std::vector<std::string> unchecked = reason_codes(node, Evidence::unchecked);
-  for (std::size_t i = 0; i < codes.size(); ++i) text += (i == 0 ? ": " : ",") + codes[i];
-  for (std::size_t i = 0; i < unchecked.size(); ++i) text += (i == 0 ? "; not checked: " : ",") + unchecked[i];
+  const std::vector<ReasonCode> codes = reason_codes(node, Evidence::finding);
+  const std::vector<ReasonCode> unchecked = reason_codes(node, Evidence::unchecked);
+  for (std::size_t i = 0; i < codes.size(); ++i) text += (i == 0 ? ": " : ",") + std::string(to_string(codes[i]));
+  for (std::size_t i = 0; i < unchecked.size(); ++i)
+    text += (i == 0 ? "; not checked: " : ",") + std::string(to_string(unchecked[i]));
   for (std::size_t i = 0; i < node.excluded.size(); ++i) text += (i == 0 ? " (excluded " : ",") + node.excluded[i];
   if (!node.excluded.empty()) text += ")";
   if (text.size() > max_chars && max_chars > 3) text = text.substr(0, max_chars - 3) + "...";

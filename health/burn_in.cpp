@@ -35,8 +35,8 @@ std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + std::t
 bool is_fabric_kind(const std::string& kind) { return kind == "switch" || kind == "uplink" || kind == "path"; }
 
 // A reason that says something was found, not that a check did not run or could not be judged.
-bool is_finding(const std::string& code) {
-  return code != "CHECK_SKIPPED" && code != "NOT_JUDGED" && code != "CHECK_NOT_RUN";
+bool is_finding(ReasonCode code) {
+  return code != ReasonCode::CHECK_SKIPPED && code != ReasonCode::NOT_JUDGED && code != ReasonCode::CHECK_NOT_RUN;
 }
 
 // For an entity never healthy: the rounds of the findings that came and went (in at least
@@ -117,7 +117,7 @@ void BurnInTally::add_verdicts(const Report& round) {
       s.last_not_healthy_round = rounds_;
     }
     if (!passed(v.state)) s.not_passed_rounds.push_back(rounds_);
-    std::unordered_set<std::string> seen;  // a code counts once per round
+    std::set<ReasonCode> seen;  // a code counts once per round
     for (const auto& r : v.reasons) {
       if (seen.insert(r.code).second) {
         ++s.reasons[r.code];
@@ -312,7 +312,7 @@ BurnInResult BurnInTally::finish() const {
       if (!trend || trend->z < kDriftZ || trend->change < rules.drift_fraction) continue;
       v.state = worst(v.state, rules.drift_state);
       const auto& pts = f.series;
-      v.reasons.push_back(Reason{"BURN_IN_DRIFT",
+      v.reasons.push_back(Reason{ReasonCode::BURN_IN_DRIFT,
                                  f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " +
                                      (f.higher_is_better ? "fell" : "rose") + " " +
                                      std::to_string(std::lround(100 * trend->change)) + "% over rounds " +
@@ -348,7 +348,7 @@ Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e,
     std::string codes;
     for (const auto& [code, in] : e.reason_rounds)
       if (is_finding(code) && std::includes(came_and_went.begin(), came_and_went.end(), in.begin(), in.end()))
-        codes += (codes.empty() ? "" : ", ") + code;
+        codes += (codes.empty() ? "" : ", ") + std::string(to_string(code));
     text = (codes.empty() ? "findings" : codes) + " in " + of_rounds(static_cast<int>(came_and_went.size()), judged) +
            " (rounds " + rounds_text(came_and_went) + "), not in the others";
     bad_rounds = came_and_went;
@@ -392,7 +392,7 @@ Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e,
             format_value(worst_point.value) + " in round " + std::to_string(worst_point.round) + when + ", median " +
             format_value(f.median);
   }
-  return Reason{"BURN_IN_FLAKY", text, "pass_ratio", e.pass_ratio, 1.0};
+  return Reason{ReasonCode::BURN_IN_FLAKY, text, "pass_ratio", e.pass_ratio, 1.0};
 }
 
 }  // namespace ibgpu

@@ -64,8 +64,8 @@ class BurnInTally {
   };
   struct EntityTally {
     BurnInEntity stats;
-    std::unordered_map<std::string, Reason> last_reason;  // per reason code, the latest
-    std::vector<std::string> reason_order;                // codes in order of first appearance
+    std::map<ReasonCode, Reason> last_reason;  // per reason code, the latest
+    std::vector<ReasonCode> reason_order;      // codes in order of first appearance
     std::vector<int> not_healthy_rounds;
     std::vector<FigureTally> figures;
     std::unordered_map<std::string, std::size_t> figure_index;

@@ -16,7 +16,8 @@ std::string entity_text(const Entity& e) { return e.kind + " " + e.id; }
 
 std::string reasons_text(const Verdict& v) {
   std::vector<std::string> parts;
-  for (const auto& r : v.reasons) parts.push_back(r.code + (r.message.empty() ? "" : ": " + r.message));
+  for (const auto& r : v.reasons)
+    parts.push_back(std::string(to_string(r.code)) + (r.message.empty() ? "" : ": " + r.message));
   return join(parts, "; ");
 }
 

@@ -16,7 +16,7 @@ namespace {
 bool is_floor(const Measurement& m) { return m.sense == LimitSense::floor; }
 
 // A tail (lat_us.p99) has no fleet rule: its measurements carry no outlier code.
-bool has_fleet_rule(const Measurement& m) { return *m.outlier_code != '\0'; }
+bool has_fleet_rule(const Measurement& m) { return m.outlier_code.has_value(); }
 
 // Higher is better, in log space: a bandwidth's log, a latency's negated log.
 // Zero reads as the smallest positive figure (a pair that moved nothing).
@@ -194,14 +194,14 @@ Finding judge_against_fleet(const Measurement& m, const FleetReferences& referen
                                 format_value(failed_at) + " (" + format_value(r.failed_fraction) +
                                 " x the fleet reference " + format_value(r.reference) + ", " + of +
                                 "; the fleet rule's failed level, [fleet].bw_fraction_failed)";
-    return Finding{HealthState::failed, Reason{m.outlier_code, message, m.metric, m.value, failed_at}};
+    return Finding{HealthState::failed, Reason{*m.outlier_code, message, m.metric, m.value, failed_at}};
   }
   const double times = r.limit / r.reference;
   const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
                               (floor ? " under " : " over ") + format_value(r.limit) + " (" + format_value(times) +
                               " x the fleet reference " + format_value(r.reference) + ", " + of +
                               (r.widened ? "; widened for this run's noise" : "") + ")";
-  return Finding{HealthState::degraded, Reason{m.outlier_code, message, m.metric, m.value, r.limit}};
+  return Finding{HealthState::degraded, Reason{*m.outlier_code, message, m.metric, m.value, r.limit}};
 }
 
 Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules) {
@@ -217,7 +217,7 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
                               ? "the fleet rule is off"
                               : "fewer than " + std::to_string(std::max(1, rules.min_fleet_size)) +
                                     " such measurements to compare (the fleet rule's [fleet].min_fleet_size)";
-  Reason reason{"NOT_JUDGED",
+  Reason reason{ReasonCode::NOT_JUDGED,
                 m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) + " not judged: " + no_limit +
                     " and " + why,
                 m.metric, m.value, std::nullopt};

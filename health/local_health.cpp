@@ -16,9 +16,9 @@ namespace ibgpu {
 
 namespace {
 
-Reason reason(std::string code, std::string message, std::string metric, std::optional<double> value,
+Reason reason(ReasonCode code, std::string message, std::string metric, std::optional<double> value,
               std::optional<double> threshold) {
-  return Reason{std::move(code), std::move(message), std::move(metric), value, threshold};
+  return Reason{code, std::move(message), std::move(metric), value, threshold};
 }
 
 std::string number_text(double v) {
@@ -64,7 +64,7 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
         const std::string state = port.state ? port.state->name : "unreadable";
         const std::string phys = port.phys_state ? port.phys_state->name : "unreadable";
         VerdictBook::add(entity, rail ? HealthState::failed : HealthState::degraded,
-                         reason("IB_PORT_DOWN",
+                         reason(ReasonCode::IB_PORT_DOWN,
                                 std::string(rail ? "" : "not a rail (no GPU near it): ") + "state " + state +
                                     ", physical state " + phys,
                                 "state", port.state ? std::optional<double>(port.state->code) : std::nullopt, 4.0));
@@ -76,12 +76,12 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
       if (profile.node.port_rate_gbps && port.rate->gbps < *profile.node.port_rate_gbps)
         VerdictBook::add(
             entity, HealthState::degraded,
-            reason("IB_PORT_RATE_LOW",
+            reason(ReasonCode::IB_PORT_RATE_LOW,
                    "trained at " + port.rate_text + ", expected " + number_text(*profile.node.port_rate_gbps) + " Gb/s",
                    "rate_Gbps", port.rate->gbps, *profile.node.port_rate_gbps));
       if (profile.node.port_width && port.rate->lanes && *port.rate->lanes < *profile.node.port_width)
         VerdictBook::add(entity, HealthState::degraded,
-                         reason("IB_PORT_WIDTH_LOW",
+                         reason(ReasonCode::IB_PORT_WIDTH_LOW,
                                 "trained at " + std::to_string(*port.rate->lanes) + "X, expected " +
                                     std::to_string(*profile.node.port_width) + "X",
                                 "lanes", *port.rate->lanes, *profile.node.port_width));
@@ -91,14 +91,14 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
           speed_rank(port.rate->speed) < speed_rank(*best))
         VerdictBook::add(
             entity, HealthState::degraded,
-            reason("IB_PORT_SPEED_BELOW_CAPABILITY",
+            reason(ReasonCode::IB_PORT_SPEED_BELOW_CAPABILITY,
                    "trained at " + port.rate->speed + ", " + hca.hca_type + " supports " + std::string(*best), "speed",
                    speed_rank(port.rate->speed), speed_rank(*best)));
     }
   }
   if (profile.node.expect_active_ports && active < *profile.node.expect_active_ports)
     book.add({"node", host.name}, HealthState::failed,
-             reason("IB_PORTS_MISSING",
+             reason(ReasonCode::IB_PORTS_MISSING,
                     std::to_string(active) + " active rail ports, profile expects " +
                         std::to_string(*profile.node.expect_active_ports),
                     "active_port_count", active, *profile.node.expect_active_ports));
@@ -122,7 +122,7 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
     if (!hca.link.narrower() && !hca.link.slower()) continue;
     for (const auto& port : hca.ports)
       book.add({"hca_port", id.assign(host.name).append(1, '/').append(port_name(hca, port))}, HealthState::degraded,
-               reason("HCA_PCIE_DOWNTRAINED",
+               reason(ReasonCode::HCA_PCIE_DOWNTRAINED,
                       hca.name + " (" + hca.pci_address + ") PCIe link at " + link_shortfall(hca.link),
                       hca.link.narrower() ? "pcie_link_width" : "pcie_link_speed_GTps",
                       hca.link.narrower() ? std::optional<double>(*hca.link.width) : hca.link.speed_GTps,
@@ -134,16 +134,16 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
       if (normalize_pci_address(gpu.pci_bus_id) == pci.pci_address) listed = &gpu;
     if (!listed && !host.gpus.empty())
       book.add({"node", host.name}, HealthState::failed,
-               reason("GPU_MISSING",
+               reason(ReasonCode::GPU_MISSING,
                       "the GPU at " + pci.pci_address +
                           " is on the PCI bus but NVML does not list it (fallen off the "
                           "bus, XID 79, or its driver lost it)",
                       "pci_address", std::nullopt, std::nullopt));
     if (listed || !pci.link.narrower()) continue;
-    book.add(
-        {"node", host.name}, HealthState::degraded,
-        reason("GPU_PCIE_DOWNTRAINED", "the GPU at " + pci.pci_address + ": PCIe link at " + link_shortfall(pci.link),
-               "pcie_link_width", *pci.link.width, *pci.link.max_width));
+    book.add({"node", host.name}, HealthState::degraded,
+             reason(ReasonCode::GPU_PCIE_DOWNTRAINED,
+                    "the GPU at " + pci.pci_address + ": PCIe link at " + link_shortfall(pci.link), "pcie_link_width",
+                    *pci.link.width, *pci.link.max_width));
   }
   // The other way round: a GPU NVML lists at an address the bus does not show
   // (asked only when the bus shows GPUs; a container's partial /sys shows none).
@@ -156,7 +156,7 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
                                     [&](const PciGpu& pci) { return pci.pci_address == address; });
     if (!on_bus)
       book.add({"gpu", id.assign(host.name).append(1, '/').append(gpu_device_name(gpu.index))}, HealthState::degraded,
-               reason("GPU_NOT_ON_PCI",
+               reason(ReasonCode::GPU_NOT_ON_PCI,
                       "NVML lists it at " + address +
                           ", which the PCI bus in sysfs does not show: its PCIe link and rail were not checked",
                       "pci_address", std::nullopt, std::nullopt));
@@ -165,22 +165,24 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
 
 struct CounterRule {
   const char* counter;
-  const char* code;
+  ReasonCode code;
   double CounterLimits::*limit;
 };
 
 void judge_counters(Verdict& entity, const ProbeResult& p, const Profile& profile) {
   if (auto downed = typical(p, "link_downed_delta"); downed && *downed > 0)
-    VerdictBook::add(entity, HealthState::failed,
-                     reason("IB_LINK_DOWNED", "link went down " + number_text(*downed) + " times during the run",
-                            "link_downed_delta", *downed, 0.0));
+    VerdictBook::add(
+        entity, HealthState::failed,
+        reason(ReasonCode::IB_LINK_DOWNED, "link went down " + number_text(*downed) + " times during the run",
+               "link_downed_delta", *downed, 0.0));
   static const std::vector<CounterRule> rules{
-      {"symbol_error", "IB_SYMBOL_ERRORS", &CounterLimits::symbol_error_per_hour_degraded},
-      {"link_error_recovery", "IB_LINK_ERROR_RECOVERY", &CounterLimits::link_error_recovery_per_hour_degraded},
-      {"port_rcv_errors", "IB_RCV_ERRORS", &CounterLimits::port_rcv_errors_per_hour_degraded},
-      {"local_link_integrity_errors", "IB_LINK_INTEGRITY_ERRORS",
+      {"symbol_error", ReasonCode::IB_SYMBOL_ERRORS, &CounterLimits::symbol_error_per_hour_degraded},
+      {"link_error_recovery", ReasonCode::IB_LINK_ERROR_RECOVERY,
+       &CounterLimits::link_error_recovery_per_hour_degraded},
+      {"port_rcv_errors", ReasonCode::IB_RCV_ERRORS, &CounterLimits::port_rcv_errors_per_hour_degraded},
+      {"local_link_integrity_errors", ReasonCode::IB_LINK_INTEGRITY_ERRORS,
        &CounterLimits::local_link_integrity_errors_per_hour_degraded},
-      {"excessive_buffer_overrun_errors", "IB_BUFFER_OVERRUN",
+      {"excessive_buffer_overrun_errors", ReasonCode::IB_BUFFER_OVERRUN,
        &CounterLimits::excessive_buffer_overrun_errors_per_hour_degraded},
   };
   for (const auto& rule : rules) {
@@ -210,52 +212,55 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
   auto metric = [&](const char* name) { return typical(p, name); };
   auto flag_set = [&](const char* name) { return metric(name).value_or(0) != 0; };
-  auto add = [&](HealthState s, const char* code, std::string message, const char* name,
+  auto add = [&](HealthState s, ReasonCode code, std::string message, const char* name,
                  std::optional<double> threshold) {
     VerdictBook::add(gpu, s, reason(code, std::move(message), name, metric(name), threshold));
   };
   if (auto n = metric("ecc_uncorrected_volatile"); n && *n > 0)
-    add(HealthState::failed, "GPU_ECC_UNCORRECTABLE",
+    add(HealthState::failed, ReasonCode::GPU_ECC_UNCORRECTABLE,
         number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
   if (auto on = metric("ecc_enabled"); on && *on == 0)
-    add(HealthState::degraded, "GPU_ECC_DISABLED", "ECC is disabled", "ecc_enabled", 1.0);
+    add(HealthState::degraded, ReasonCode::GPU_ECC_DISABLED, "ECC is disabled", "ecc_enabled", 1.0);
   if (flag_set("remap_failed"))
-    add(HealthState::failed, "GPU_REMAP_FAILED", "row remapping failed: no spare rows left", "remap_failed", 0.0);
-  if (flag_set("remap_pending"))
-    add(HealthState::failed, "GPU_REMAP_PENDING", "a row remap waits for a GPU reset", "remap_pending", 0.0);
-  if (flag_set("retired_pages_pending"))
-    add(HealthState::failed, "GPU_RETIRED_PAGES_PENDING", "page retirement waits for a reboot", "retired_pages_pending",
+    add(HealthState::failed, ReasonCode::GPU_REMAP_FAILED, "row remapping failed: no spare rows left", "remap_failed",
         0.0);
+  if (flag_set("remap_pending"))
+    add(HealthState::failed, ReasonCode::GPU_REMAP_PENDING, "a row remap waits for a GPU reset", "remap_pending", 0.0);
+  if (flag_set("retired_pages_pending"))
+    add(HealthState::failed, ReasonCode::GPU_RETIRED_PAGES_PENDING, "page retirement waits for a reboot",
+        "retired_pages_pending", 0.0);
   if (flag_set("thermal_slowdown"))
-    add(HealthState::degraded, "GPU_THERMAL_SLOWDOWN",
+    add(HealthState::degraded, ReasonCode::GPU_THERMAL_SLOWDOWN,
         "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
   if (flag_set("power_slowdown"))
-    add(HealthState::degraded, "GPU_POWER_SLOWDOWN", "clocks slowed by the power brake", "power_slowdown", 0.0);
+    add(HealthState::degraded, ReasonCode::GPU_POWER_SLOWDOWN, "clocks slowed by the power brake", "power_slowdown",
+        0.0);
   if (auto t = metric("temp_C")) {
     if (profile.gpu.temp_failed_C && *t >= *profile.gpu.temp_failed_C)
-      add(HealthState::failed, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", profile.gpu.temp_failed_C);
+      add(HealthState::failed, ReasonCode::GPU_TEMP_HIGH, number_text(*t) + " C", "temp_C", profile.gpu.temp_failed_C);
     else if (profile.gpu.temp_degraded_C && *t >= *profile.gpu.temp_degraded_C)
-      add(HealthState::degraded, "GPU_TEMP_HIGH", number_text(*t) + " C", "temp_C", profile.gpu.temp_degraded_C);
+      add(HealthState::degraded, ReasonCode::GPU_TEMP_HIGH, number_text(*t) + " C", "temp_C",
+          profile.gpu.temp_degraded_C);
   }
   const auto width = metric("pcie_width"), width_max = metric("pcie_width_max");
   if (width && width_max && *width < *width_max)
-    add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
+    add(HealthState::degraded, ReasonCode::GPU_PCIE_DOWNTRAINED,
         "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), "pcie_width", width_max);
   // GPUs drop the link generation when idle to save power: only at full
   // performance (P0) is a lower generation a training fault.
   const auto gen = metric("pcie_gen"), gen_max = metric("pcie_gen_max"), pstate = metric("pstate");
   if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
-    add(HealthState::degraded, "GPU_PCIE_DOWNTRAINED",
+    add(HealthState::degraded, ReasonCode::GPU_PCIE_DOWNTRAINED,
         "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
   const auto links = metric("nvlink_links"), up = metric("nvlink_links_up");
   // NVML reports every link of a PCIe GPU without a bridge as present and down,
   // so only a fabric that trained in part is a fault it can see.
   if (links && up && *up > 0 && *up < *links)
-    add(HealthState::failed, "GPU_NVLINK_DOWN",
+    add(HealthState::failed, ReasonCode::GPU_NVLINK_DOWN,
         number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
   if (profile.gpu.require_persistence_mode)
     if (auto pm = metric("persistence_mode"); pm && *pm == 0)
-      add(HealthState::degraded, "GPU_PERSISTENCE_OFF", "persistence mode is off", "persistence_mode", 1.0);
+      add(HealthState::degraded, ReasonCode::GPU_PERSISTENCE_OFF, "persistence mode is off", "persistence_mode", 1.0);
 }
 
 void judge_xids(Verdict& entity, const ProbeResult& p) {
@@ -263,9 +268,9 @@ void judge_xids(Verdict& entity, const ProbeResult& p) {
   const double hardware = typical(p, "xid_hardware_events").value_or(0);
   if (all <= 0) return;
   const std::string codes = p.params.contains("xids") ? p.params["xids"].dump() : "";
-  VerdictBook::add(
-      entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
-      reason("GPU_XID", number_text(all) + " XID errors since boot " + codes, "xid_last", typical(p, "xid_last"), {}));
+  VerdictBook::add(entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
+                   reason(ReasonCode::GPU_XID, number_text(all) + " XID errors since boot " + codes, "xid_last",
+                          typical(p, "xid_last"), {}));
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
@@ -284,10 +289,10 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
   if (worst_gpu == HealthState::healthy) return;
   HealthState node = worst_gpu;
   if (worst_gpu == HealthState::failed && usable > 0) node = HealthState::degraded;
-  book.add(
-      {"node", host.name}, node,
-      reason("GPUS_UNHEALTHY", std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
-             "usable_gpu_count", usable, total));
+  book.add({"node", host.name}, node,
+           reason(ReasonCode::GPUS_UNHEALTHY,
+                  std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
+                  "usable_gpu_count", usable, total));
 }
 
 }  // namespace
@@ -320,7 +325,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     if (profile.node.expect_gpus && static_cast<int>(host.gpus.size()) < *profile.node.expect_gpus &&
         !no_gpu_driver.count(host.name))
       book.add({"node", host.name}, HealthState::failed,
-               reason("GPU_MISSING",
+               reason(ReasonCode::GPU_MISSING,
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
                           std::to_string(*profile.node.expect_gpus),
                       "gpu_count", static_cast<double>(host.gpus.size()), *profile.node.expect_gpus));
@@ -371,16 +376,17 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
         if (!hca || drops < profile.counters.link_down_events_degraded) continue;
         for (const auto& port : hca->ports)
           book.add({"hca_port", host.name + "/" + port_name(*hca, port)}, HealthState::degraded,
-                   reason("IB_LINK_FLAP", number_text(drops) + " link drops in the kernel log since boot",
+                   reason(ReasonCode::IB_LINK_FLAP, number_text(drops) + " link drops in the kernel log since boot",
                           "link_down_events", drops, profile.counters.link_down_events_degraded));
       }
     }
     // A GPU the inventory lists but no health record covers was not checked.
     for (std::size_t i = 0; i < host.gpus.size(); ++i)
       if (std::find(health_recorded.begin(), health_recorded.end(), gpu_names[i]) == health_recorded.end())
-        VerdictBook::add(book[gpus[i]], HealthState::unknown,
-                         reason("CHECK_SKIPPED", std::string(kGpuHealthProbe) + ": no health record for this GPU",
-                                kGpuHealthProbe, {}, {}));
+        VerdictBook::add(
+            book[gpus[i]], HealthState::unknown,
+            reason(ReasonCode::CHECK_SKIPPED, std::string(kGpuHealthProbe) + ": no health record for this GPU",
+                   kGpuHealthProbe, {}, {}));
     roll_up_gpus(book, host, gpus);
   }
 }

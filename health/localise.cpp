@@ -92,7 +92,7 @@ bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
 }
 
 Reason reason_or_default(const PairObservation& o) {
-  return o.reason ? *o.reason : Reason{"PAIR_BAD", "", std::string(o.group), std::nullopt, std::nullopt};
+  return o.reason ? *o.reason : Reason{ReasonCode::PAIR_BAD, "", std::string(o.group), std::nullopt, std::nullopt};
 }
 
 struct UnitCount {

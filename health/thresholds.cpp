@@ -130,7 +130,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     // Set where the profile's limit exists but does not hold this measurement.
     std::string not_applied;
     auto add = [&](std::optional<double> value, const char* metric, LimitSense sense, const Limit& limit,
-                   const char* low, const char* outlier) {
+                   ReasonCode low, std::optional<ReasonCode> outlier) {
       if (!value) return;
       out.push_back(Measurement{&p, kind_text(p, s, judged == Judged::allreduce, metric), *value, metric, &limit, low,
                                 outlier, sense, s.retest, not_applied});
@@ -157,7 +157,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         not_applied = "the profile's limit is for MPI over RDMA, and this pair has an end without an active RDMA port";
       return kNoLimit;
     };
-    auto fleet_code = [&](const char* code) { return unjudged ? "" : code; };
+    auto fleet_code = [&](ReasonCode code) { return unjudged ? std::nullopt : std::optional(code); };
     switch (judged) {
       case Judged::none:
         break;
@@ -166,7 +166,8 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         const bool verbs = p.kind().transport == Transport::verbs;
         add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
             held(verbs ? profile.network.verbs_bw_GBps : mpi_limit(profile.network.mpi_bw_GBps)),
-            verbs ? "IB_LINK_BW_LOW" : "NET_BW_LOW", fleet_code(verbs ? "IB_LINK_BW_OUTLIER" : "NET_BW_OUTLIER"));
+            verbs ? ReasonCode::IB_LINK_BW_LOW : ReasonCode::NET_BW_LOW,
+            fleet_code(verbs ? ReasonCode::IB_LINK_BW_OUTLIER : ReasonCode::NET_BW_OUTLIER));
         break;
       }
       case Judged::pair_latency: {
@@ -176,11 +177,12 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!lat) break;
         const bool verbs = p.kind().transport == Transport::verbs;
         add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, "lat_us.p50", LimitSense::ceiling,
-            held(verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us)), "LAT_HIGH",
-            fleet_code("LAT_OUTLIER"));
+            held(verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us)), ReasonCode::LAT_HIGH,
+            fleet_code(ReasonCode::LAT_OUTLIER));
         if (lat->summary)
           add(lat->summary->p99, "lat_us.p99", LimitSense::ceiling,
-              held(verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us)), "LAT_HIGH", "");
+              held(verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us)), ReasonCode::LAT_HIGH,
+              std::nullopt);
         break;
       }
       case Judged::allreduce: {
@@ -194,19 +196,19 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
           not_applied = "the profile's floor is for " + std::string(to_string(a.backend)) + " at " +
                         std::to_string(a.min_size_B) + " B and above";
         add(typical(p, "busbw_GBps"), "busbw_GBps", LimitSense::floor, applies ? floor : kNoLimit,
-            "ALLREDUCE_BUSBW_LOW", "ALLREDUCE_BUSBW_OUTLIER");
+            ReasonCode::ALLREDUCE_BUSBW_LOW, ReasonCode::ALLREDUCE_BUSBW_OUTLIER);
         break;
       }
       case Judged::gpu_copy_bw: {
         // The slower direction.
         const auto h2d = typical(p, "h2d_GBps"), d2h = typical(p, "d2h_GBps");
         add(h2d && d2h ? std::optional<double>(std::min(*h2d, *d2h)) : (h2d ? h2d : d2h), "copy_min_GBps",
-            LimitSense::floor, profile.gpu.copy_bw_GBps, "GPU_COPY_BW_LOW", "GPU_COPY_BW_OUTLIER");
+            LimitSense::floor, profile.gpu.copy_bw_GBps, ReasonCode::GPU_COPY_BW_LOW, ReasonCode::GPU_COPY_BW_OUTLIER);
         break;
       }
       case Judged::gpu_mem_bw:
-        add(typical(p, "mem_bw_GBps"), "mem_bw_GBps", LimitSense::floor, profile.gpu.mem_bw_GBps, "GPU_MEM_BW_LOW",
-            "GPU_MEM_BW_OUTLIER");
+        add(typical(p, "mem_bw_GBps"), "mem_bw_GBps", LimitSense::floor, profile.gpu.mem_bw_GBps,
+            ReasonCode::GPU_MEM_BW_LOW, ReasonCode::GPU_MEM_BW_OUTLIER);
         break;
     }
   }
@@ -227,7 +229,7 @@ bool out_of_scope(const ProbeResult& p, RunScope scope, int ranks) {
 }
 
 Finding probe_outcome(const ProbeResult& p) {
-  auto reason = [&](const char* code, const std::string& text) {
+  auto reason = [&](ReasonCode code, const std::string& text) {
     return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};
   };
   switch (p.status) {
@@ -235,26 +237,27 @@ Finding probe_outcome(const ProbeResult& p) {
       return {};
     case ProbeStatus::skipped:
       if (p.skipped_by == SkippedBy::ibgpu) {  // ibgpu's own gap: recorded, never the node's
-        Reason r = reason("CHECK_NOT_RUN", p.reason.value_or("not run"));
+        Reason r = reason(ReasonCode::CHECK_NOT_RUN, p.reason.value_or("not run"));
         r.evidence = Evidence::not_judged;
         return {HealthState::healthy, std::move(r)};
       }
-      return {HealthState::unknown, reason("CHECK_SKIPPED", p.reason.value_or("skipped"))};
+      return {HealthState::unknown, reason(ReasonCode::CHECK_SKIPPED, p.reason.value_or("skipped"))};
     case ProbeStatus::timeout:
-      return {HealthState::failed, reason("PROBE_TIMEOUT", p.error.value_or("timeout"))};
+      return {HealthState::failed, reason(ReasonCode::PROBE_TIMEOUT, p.error.value_or("timeout"))};
     case ProbeStatus::error:
-      return {HealthState::failed, reason("PROBE_ERROR", p.error.value_or("error"))};
+      return {HealthState::failed, reason(ReasonCode::PROBE_ERROR, p.error.value_or("error"))};
     case ProbeStatus::failed: {
       const auto wrong = typical(p, "wrong_elements");
       if (p.kind().all_reduce() && wrong.value_or(0) > 0)
-        return {HealthState::failed, Reason{"ALLREDUCE_WRONG_DATA", p.id + ": " + p.error.value_or("wrong data"),
-                                            "wrong_elements", wrong, 0.0}};
+        return {HealthState::failed,
+                Reason{ReasonCode::ALLREDUCE_WRONG_DATA, p.id + ": " + p.error.value_or("wrong data"), "wrong_elements",
+                       wrong, 0.0}};
       if (p.kind().id == kGpuComputeProbe)
-        return {HealthState::failed, reason("GPU_COMPUTE_WRONG", p.error.value_or("failed"))};
+        return {HealthState::failed, reason(ReasonCode::GPU_COMPUTE_WRONG, p.error.value_or("failed"))};
       // NVML failed a GPU's health record only for NVML_ERROR_GPU_IS_LOST (probes/gpu/gpu_health.h).
       if (p.kind().id == kGpuHealthProbe)
-        return {HealthState::failed, reason("GPU_LOST", p.error.value_or("GPU is lost"))};
-      return {HealthState::failed, reason("PROBE_FAILED", p.error.value_or("failed"))};
+        return {HealthState::failed, reason(ReasonCode::GPU_LOST, p.error.value_or("GPU is lost"))};
+      return {HealthState::failed, reason(ReasonCode::PROBE_FAILED, p.error.value_or("failed"))};
     }
   }
   return {HealthState::unknown, std::nullopt};

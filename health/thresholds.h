@@ -19,10 +19,10 @@ struct Measurement {
   const ProbeResult* probe = nullptr;
   std::string kind;  // fleet group: "net.verbs.write_bw@8388608:bw_avg_GBps"
   double value = 0;
-  const char* metric = "";        // "bw_avg_GBps", "lat_us.p99", ...
-  const Limit* limit = nullptr;   // in the profile the measurements were extracted with
-  const char* low_code = "";      // below a floor / above a ceiling: IB_LINK_BW_LOW, LAT_HIGH, ...
-  const char* outlier_code = "";  // against the fleet: IB_LINK_BW_OUTLIER, LAT_OUTLIER, ...; "": no fleet rule
+  const char* metric = "";                         // "bw_avg_GBps", "lat_us.p99", ...
+  const Limit* limit = nullptr;                    // in the profile the measurements were extracted with
+  ReasonCode low_code = ReasonCode::PROBE_FAILED;  // below a floor / above a ceiling: IB_LINK_BW_LOW, LAT_HIGH, ...
+  std::optional<ReasonCode> outlier_code;          // against the fleet: IB_LINK_BW_OUTLIER, ...; none: no fleet rule
   LimitSense sense = LimitSense::floor;
   bool retest = false;  // a re-test (params "retest"): judged, but not part of the fleet median
   // Where the profile has a floor for this figure that does not hold it (another medium or

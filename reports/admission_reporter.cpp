@@ -26,12 +26,12 @@ const char* decided(const RunSummary& s, const std::string& node) {
 void AdmissionReporter::render(const Report& report, std::ostream& out) const {
   for (const Verdict& v : report.verdicts) {
     if (v.entity.kind != "node") continue;
-    const std::vector<std::string> found = reason_codes(v, Evidence::finding);
-    const std::vector<std::string> missing = reason_codes(v, Evidence::unchecked);
+    const std::vector<ReasonCode> found = reason_codes(v, Evidence::finding);
+    const std::vector<ReasonCode> missing = reason_codes(v, Evidence::unchecked);
     std::string codes;
-    for (const auto& c : found) codes += (codes.empty() ? "" : ",") + c;
+    for (const auto c : found) codes += (codes.empty() ? "" : ",") + std::string(to_string(c));
     if (!missing.empty()) codes += std::string(codes.empty() ? "" : ",") + "not-checked:";
-    for (std::size_t i = 0; i < missing.size(); ++i) codes += (i ? "," : "") + missing[i];
+    for (std::size_t i = 0; i < missing.size(); ++i) codes += (i ? "," : "") + std::string(to_string(missing[i]));
     if (!v.excluded.empty()) codes += std::string(codes.empty() ? "" : ",") + "excluded:";
     for (std::size_t i = 0; i < v.excluded.size(); ++i) codes += (i ? "," : "") + v.excluded[i];
     out << v.entity.id << '\t' << decided(report.summary, v.entity.id) << '\t' << to_string(v.state) << '\t'

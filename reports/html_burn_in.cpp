@@ -90,7 +90,7 @@ void write_entity(const BurnInEntity& e, const std::string& state, int rounds, s
   if (!e.reason_rounds.empty()) {
     out << "<ul class=\"reason-rounds\">\n";
     for (const auto& [code, in] : e.reason_rounds)
-      out << "<li><code>" << html_escape(code) << "</code> in round(s) " << rounds_text(in) << "</li>\n";
+      out << "<li><code>" << html_escape(to_string(code)) << "</code> in round(s) " << rounds_text(in) << "</li>\n";
     out << "</ul>\n";
   }
   std::size_t drawn = 0;

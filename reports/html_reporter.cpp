@@ -152,7 +152,7 @@ std::string parts(const std::vector<std::string>& all, bool gpus) {
 }
 
 std::string reason_line(const Reason& reason) {
-  return "<code>" + html_escape(reason.code) + "</code>" +
+  return "<code>" + html_escape(to_string(reason.code)) + "</code>" +
          (reason.message.empty() ? "" : " " + html_escape(reason.message));
 }
 
@@ -241,9 +241,10 @@ void write_reasons(const Report& r, std::ostream& out) {
     }
     for (const auto& reason : v->reasons) {
       row_start();
-      out << "<td><code>" << html_escape(reason.code) << "</code></td><td>" << html_escape(or_dash(reason.metric))
-          << "</td><td class=\"num\">" << optional_number(reason.value) << "</td><td class=\"num\">"
-          << optional_number(reason.threshold) << "</td><td>" << html_escape(or_dash(reason.message)) << "</td></tr>\n";
+      out << "<td><code>" << html_escape(to_string(reason.code)) << "</code></td><td>"
+          << html_escape(or_dash(reason.metric)) << "</td><td class=\"num\">" << optional_number(reason.value)
+          << "</td><td class=\"num\">" << optional_number(reason.threshold) << "</td><td>"
+          << html_escape(or_dash(reason.message)) << "</td></tr>\n";
     }
   }
   out << "</tbody>\n</table>\n</section>\n";

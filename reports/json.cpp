@@ -36,6 +36,20 @@ std::string get_string(const json& j, const char* key) {
 
 json nullable_text(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
+// Reason codes are names in JSON: one this build does not know is an error, not a guess.
+ReasonCode reason_code(const std::string& name) {
+  const auto code = reason_code_from_string(name);
+  if (!code) throw std::runtime_error("unknown reason code '" + name + "' (a report of a newer ibgpu?)");
+  return *code;
+}
+
+template <class T>
+json by_name(const std::map<ReasonCode, T, ReasonCodeByName>& codes) {
+  json out = json::object();
+  for (const auto& [code, value] : codes) out[std::string(to_string(code))] = value;
+  return out;
+}
+
 }  // namespace
 
 void to_json(json& j, const Stats& s) {
@@ -302,7 +316,7 @@ void from_json(const json& j, HostInventory& h) {
 void to_json(json& j, const Verdict& v) {
   json reasons = json::array();
   for (const auto& r : v.reasons)
-    reasons.push_back(json{{"code", r.code},
+    reasons.push_back(json{{"code", to_string(r.code)},
                            {"message", r.message},
                            {"metric", nullable_text(r.metric)},
                            {"value", nullable(r.value)},
@@ -327,7 +341,7 @@ void from_json(const json& j, Verdict& v) {
   v.reasons.clear();
   for (const auto& r : j.value("reasons", json::array())) {
     Reason reason;
-    reason.code = r.at("code").get<std::string>();
+    reason.code = reason_code(r.at("code").get<std::string>());
     reason.message = get_string(r, "message");
     reason.metric = get_string(r, "metric");
     read_nullable(r, "value", reason.value);
@@ -422,8 +436,8 @@ void to_json(json& j, const BurnInEntity& e) {
            {"first_not_healthy_round", nullable(e.first_not_healthy_round)},
            {"last_not_healthy_round", nullable(e.last_not_healthy_round)},
            {"not_passed_rounds", e.not_passed_rounds},
-           {"reasons", e.reasons},
-           {"reason_rounds", e.reason_rounds},
+           {"reasons", by_name(e.reasons)},
+           {"reason_rounds", by_name(e.reason_rounds)},
            {"figures", e.figures},
            {"counter_deltas", e.counter_deltas},
            {"counter_resets", e.counter_resets}};
@@ -443,8 +457,9 @@ void from_json(const json& j, BurnInEntity& e) {
   read_nullable(j, "first_not_healthy_round", e.first_not_healthy_round);
   read_nullable(j, "last_not_healthy_round", e.last_not_healthy_round);
   e.not_passed_rounds = integers_or_empty<int>(j, "not_passed_rounds");
-  e.reasons = integer_map_or_empty<int>(j, "reasons");
-  e.reason_rounds = j.value("reason_rounds", std::map<std::string, std::vector<int>>{});
+  for (const auto& [name, n] : integer_map_or_empty<int>(j, "reasons")) e.reasons[reason_code(name)] = n;
+  for (const auto& [name, in] : j.value("reason_rounds", std::map<std::string, std::vector<int>>{}))
+    e.reason_rounds[reason_code(name)] = in;
   e.figures = j.value("figures", std::vector<BurnInFigure>{});
   e.counter_deltas = j.value("counter_deltas", std::map<std::string, double>{});
   e.counter_resets = integer_map_or_empty<int>(j, "counter_resets");

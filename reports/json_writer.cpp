@@ -258,7 +258,7 @@ void write_json(JsonWriter& w, const Verdict& v) {
   for (const Reason& r : v.reasons) {
     w.begin_object();
     w.key("code");
-    w.string(r.code);
+    w.string(to_string(r.code));
     w.key("evidence");
     w.string(to_string(r.evidence));
     w.key("message");

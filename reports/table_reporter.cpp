@@ -123,7 +123,7 @@ std::pair<std::string_view, std::string> probe_and_text(std::string_view message
 // the checks after it.
 std::vector<std::string> reason_lines(const Verdict& v) {
   struct Line {
-    std::string code;
+    ReasonCode code;
     std::string text;
     std::vector<std::string_view> probes;
     const std::string* message;
@@ -138,7 +138,7 @@ std::vector<std::string> reason_lines(const Verdict& v) {
   }
   std::vector<std::string> out;
   for (const auto& l : lines) {
-    std::string line = l.code;
+    std::string line(to_string(l.code));
     const std::string& text = l.probes.size() > 1 ? l.text : *l.message;  // one check: its message as it is
     if (!text.empty()) line.append(": ").append(plain_words(text));
     if (l.probes.size() > 1) {
@@ -684,7 +684,7 @@ void print_burn_in(const Report& r, std::ostream& out) {
     for (const auto& v : r.verdicts)
       if (v.entity == e)
         return std::any_of(v.reasons.begin(), v.reasons.end(),
-                           [](const Reason& x) { return x.code == "BURN_IN_FLAKY"; });
+                           [](const Reason& x) { return x.code == ReasonCode::BURN_IN_FLAKY; });
     return false;
   };
   int flaky = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
@@ -699,7 +699,7 @@ void print_burn_in(const Report& r, std::ostream& out) {
     else if (e.degraded == e.rounds_judged)
       ++degraded_throughout;
     std::vector<std::string> reasons, rounds;
-    for (const auto& [code, n] : e.reasons) reasons.push_back(code + " " + std::to_string(n));
+    for (const auto& [code, n] : e.reasons) reasons.push_back(std::string(to_string(code)) + " " + std::to_string(n));
     if (not_passed == e.rounds_judged) rounds.push_back("all");
     for (std::size_t i = 0; i < e.not_passed_rounds.size() && not_passed < e.rounds_judged; ++i)
       rounds.push_back(i < 10 ? std::to_string(e.not_passed_rounds[i]) : "...");

@@ -45,7 +45,7 @@ struct MainReason {
 // A node's main reason: its own first reason, unless that only says some of its
 // GPUs are not healthy (or it has none): then the worst part's first reason.
 MainReason main_reason(const Verdict& node, const std::vector<const Verdict*>& parts) {
-  const bool own = !node.reasons.empty() && node.reasons.front().code != "GPUS_UNHEALTHY";
+  const bool own = !node.reasons.empty() && node.reasons.front().code != ReasonCode::GPUS_UNHEALTHY;
   if (own) return {&node.reasons.front(), ""};
   const Verdict* worst_part = nullptr;
   for (const Verdict* p : parts)
@@ -69,7 +69,7 @@ std::string_view known_cause(std::string_view message) {
 
 std::string main_reason_text(const MainReason& main) {
   if (!main.reason) return "-";
-  std::string text = main.reason->code;
+  std::string text(to_string(main.reason->code));
   if (!main.part.empty()) text += " (" + main.part + ")";
   if (const auto cause = known_cause(main.reason->message); !cause.empty()) text.append(": ").append(cause);
   return text;
@@ -115,9 +115,8 @@ std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
     if (v.entity.kind != "node" || !v.action || *v.action == Action::admit) continue;
     const auto it = parts.find(v.entity.id);
     const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
-    const std::string code = main.reason ? main.reason->code : "-";
-    out.push_back({&v, code, main_reason_text(main),
-                   main.reason ? std::string(next_step(code)) : "see its parts' verdicts below"});
+    out.push_back({&v, main.reason ? std::string(to_string(main.reason->code)) : "-", main_reason_text(main),
+                   main.reason ? std::string(info(main.reason->code).next_step) : "see its parts' verdicts below"});
   }
   std::stable_sort(out.begin(), out.end(), [](const NodeNextStep& a, const NodeNextStep& b) {
     return static_cast<int>(*a.node->action) > static_cast<int>(*b.node->action);  // drain first
@@ -139,14 +138,17 @@ void print_not_admitted(const Report& r, std::ostream& out) {
   TextTable table({{"node"}, {"action"}, {"main reason"}, {"next step", Align::left, true}});
   struct Tally {
     std::size_t nodes = 0;
-    std::string code;
+    std::string code, step;
   };
   std::vector<std::pair<std::string, Tally>> by_reason;  // "action|code", in order of first appearance
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const NodeNextStep& n = nodes[i];
     const std::string key = std::string(to_string(*n.node->action)) + "|" + n.code;
     auto tally = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& t) { return t.first == key; });
-    if (tally == by_reason.end()) tally = by_reason.insert(by_reason.end(), {key, Tally{0, n.code}});
+    if (tally == by_reason.end())
+      tally = by_reason.insert(
+          by_reason.end(),
+          {key, Tally{0, n.code, n.code == "-" ? "see reason-codes.md in ibgpu's documentation" : n.step}});
     ++tally->second.nodes;
     if (i >= kNodeLines) continue;
     table.add_row({n.node->entity.id, to_string(*n.node->action), n.reason, n.step});
@@ -157,7 +159,7 @@ void print_not_admitted(const Report& r, std::ostream& out) {
       << " by main reason:\n";
   TextTable tallies({{"action"}, {"nodes", Align::right}, {"main reason"}, {"next step", Align::left, true}});
   for (const auto& [key, t] : by_reason)
-    tallies.add_row({key.substr(0, key.find('|')), grouped(t.nodes), t.code, next_step(t.code)});
+    tallies.add_row({key.substr(0, key.find('|')), grouped(t.nodes), t.code, t.step});
   tallies.print(out, "  ");
 }
 
@@ -172,10 +174,10 @@ std::string rail_of(const ProbeResult& p) {
 
 // What ibgpu did not judge (docs/verdicts.md): beside the states, never in them.
 void print_not_judged(const Report& r, std::ostream& out) {
-  std::map<std::string, std::size_t> codes;
+  std::map<std::string_view, std::size_t> codes;  // by name, as the table reads
   for (const auto& v : r.verdicts)
     for (const auto& reason : v.reasons)
-      if (reason.evidence == Evidence::not_judged) ++codes[reason.code];
+      if (reason.evidence == Evidence::not_judged) ++codes[to_string(reason.code)];
   if (codes.empty()) return;
   out << "Not judged (recorded, held against no node):";
   const char* sep = " ";

@@ -86,7 +86,7 @@ std::vector<PairObservation> observations_of(const std::vector<ProbeResult>& pro
     o.b = end(p, 1);
     if (p.status != ProbeStatus::ok) {
       o.state = HealthState::failed;
-      o.reason = Reason{"PROBE_TIMEOUT", p.error.value_or(""), "", std::nullopt, std::nullopt};
+      o.reason = Reason{ReasonCode::PROBE_TIMEOUT, p.error.value_or(""), "", std::nullopt, std::nullopt};
     }
     out.push_back(std::move(o));
   }

@@ -82,7 +82,7 @@ zcat "$manpage" >"$work/ibgpu.1" || fail "the man page is not gzip"
 grep -qx '\.SH NAME' "$work/ibgpu.1" || fail "the man page has no NAME section"
 grep -q '^ibgpu \\- check GPU nodes' "$work/ibgpu.1" || fail "NAME is not 'ibgpu - check GPU nodes ...'"
 mapfile -t commands < <(bash "$source/packaging/from_help.sh" commands "$bin")
-for cmd in "${commands[@]}" check burn-in inventory probe "probe bw" "probe lat" "probe list" allreduce report simulate; do
+for cmd in "${commands[@]}" check burn-in inventory probe "probe bw" "probe lat" "probe list" allreduce report simulate explain; do
   grep -qxF ".SS \"ibgpu $cmd\"" "$work/ibgpu.1" || fail "the man page lacks the help of ibgpu $cmd"
 done
 if command -v man >/dev/null; then

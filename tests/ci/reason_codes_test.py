@@ -1,24 +1,24 @@
 #!/usr/bin/env python3
-"""Every reason code the source emits is explained in docs/reason-codes.md, and
-the table explains no code the source no longer emits.
+"""Reason codes live in one table, core/reason_codes.cpp: no source spells one
+as a string, and every code of the table is written by some source.
 
-Usage: reason_codes_test.py REPOSITORY_ROOT  (exit 0: they agree; 1: they do not)
+Usage: reason_codes_test.py REPOSITORY_ROOT  (exit 0: so; 1: not so)
 
-Which literals are reason codes. The judge writes a code as a whole C++ string
-literal in UPPER_SNAKE case ("IB_PORT_DOWN", at least one underscore); some reach
-Reason::code directly (Reason{"PAIR_BAD", ...}, reason("GPU_MISSING", ...)),
-others through a table or a variable first (the counter rules in
-health/local_health.cpp, Measurement::low_code and outlier_code in
-health/thresholds.cpp). So the rule is by literal, not by call: every such
-literal in the library and CLI sources (the folders in SOURCE_DIRS, comments
-left out) is a reason code, unless NOT_CODES lists it with what it is instead
-(environment variables). A new literal of that shape fails this test until it
-is either in the table or in NOT_CODES, so a new code cannot slip through
-undocumented; a NOT_CODES entry the source no longer has fails too. A code
-built by joining strings would not be found: write codes as whole literals.
-
-The table: rows of docs/reason-codes.md whose first cell is a code in
-backticks (`IB_PORT_DOWN`); other rows (headings, group rows) are ignored.
+The table (core/reason_codes.h declares the enumerators, core/reason_codes.cpp
+holds a row per code: its name as reports write it, where it lands, states,
+when it fires, what to do, the next step) is the one place a code is named as
+text. The judge emits `ReasonCode::NAME`; reports print the row's name;
+docs/reason-codes.md's table is rendered from the rows (a unit test,
+ReasonCodes.TheDocumentationsTableIsTheTable, holds the page to them) and
+`ibgpu explain CODE` prints one. This test checks what the compiler cannot:
+- each row's enumerator and its name are the same word;
+- no UPPER_SNAKE string literal in the library and CLI sources (the folders in
+  SOURCE_DIRS, comments left out) outside the table, unless NOT_CODES lists it
+  with what it is instead (environment variables): a code spelled as text
+  elsewhere is a code the table does not own; a NOT_CODES entry the source no
+  longer has fails too;
+- every code of the table is used (`ReasonCode::NAME`) by a source outside
+  the table and its renderers: a code no source writes is dead.
 """
 import os
 import re
@@ -27,7 +27,6 @@ import sys
 # The sources the binary is built from (CMakeLists.txt: ibgpu_core and cli/).
 SOURCE_DIRS = ["app", "cli", "cluster", "core", "health", "probes", "reports", "scheduler"]
 SOURCE_SUFFIXES = (".cpp", ".h", ".cu")
-TABLE = os.path.join("docs", "reason-codes.md")
 SELF = os.path.join("tests", "ci", "reason_codes_test.py")
 
 # UPPER_SNAKE literals that are not reason codes, with what they are.
@@ -49,13 +48,11 @@ NOT_CODES = {
     "SLURM_PROCID": "environment variable set by srun",
 }
 
-# Source files whose UPPER_SNAKE literals name codes without emitting them: a
-# lookup table keyed by the codes would otherwise keep a code the judge no
-# longer writes looking alive. (tests/reports/next_steps_test.cpp holds that
-# table to the documentation's codes.)
-NOT_EMITTERS = {
-    os.path.join("reports", "next_steps.cpp"): "the table's next step per code",
-}
+# The table, and the renderers that print every row (no evidence that a code is written).
+TABLE_FILES = {os.path.join("core", "reason_codes.cpp"), os.path.join("core", "reason_codes.h")}
+RENDERERS = {os.path.join("reports", "reason_code_doc.cpp")}
+ROW = re.compile(r'ReasonCodeInfo\{ReasonCode::(\w+), "([^"]*)"')
+USE = re.compile(r"ReasonCode::([A-Z][A-Z0-9_]*)")
 
 CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
@@ -109,9 +106,7 @@ def digit_separator(text, i):
         re.search(r"\b\d[\w']*$", text[max(0, i - 40):i]) is not None
 
 
-def codes_in_source(root):
-    """Reason codes -> the files that write them; and the NOT_CODES entries seen."""
-    codes, seen_not_codes = {}, set()
+def source_files(root):
     for folder in SOURCE_DIRS:
         top = os.path.join(root, folder)
         if not os.path.isdir(top):
@@ -119,67 +114,50 @@ def codes_in_source(root):
         for dirpath, dirnames, filenames in os.walk(top):
             dirnames.sort()
             for name in sorted(filenames):
-                if not name.endswith(SOURCE_SUFFIXES):
-                    continue
-                path = os.path.join(dirpath, name)
-                if os.path.relpath(path, root) in NOT_EMITTERS:
-                    continue
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-                for literal in string_literals(text):
-                    if not CODE.fullmatch(literal):
-                        continue
-                    if literal in NOT_CODES:
-                        seen_not_codes.add(literal)
-                    else:
-                        codes.setdefault(literal, set()).add(os.path.relpath(path, root))
-    return codes, seen_not_codes
-
-
-def codes_in_table(root):
-    """Codes of the table's rows -> line numbers (a list: a code listed twice is an error)."""
-    rows = {}
-    path = os.path.join(root, TABLE)
-    if not os.path.isfile(path):
-        raise SystemExit("FAIL: %s not found" % path)
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.lstrip().startswith("|"):
-                continue
-            first = line.strip().strip("|").split("|")[0].strip()
-            m = re.fullmatch(r"`(" + CODE.pattern + r")`", first)
-            if m:
-                rows.setdefault(m.group(1), []).append(number)
-    return rows
+                if name.endswith(SOURCE_SUFFIXES):
+                    path = os.path.join(dirpath, name)
+                    with open(path, encoding="utf-8") as f:
+                        yield os.path.relpath(path, root), f.read()
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: reason_codes_test.py REPOSITORY_ROOT")
     root = sys.argv[1]
-    source, seen_not_codes = codes_in_source(root)
-    table = codes_in_table(root)
-    problems = []
-    for code in sorted(set(source) - set(table)):
-        problems.append("%s: emitted in %s but not in the table of %s" % (code, ", ".join(sorted(source[code])), TABLE))
-    for code in sorted(set(table) - set(source)):
-        problems.append("%s: in the table of %s (line %s) but no source writes it" %
-                        (code, TABLE, ", ".join(map(str, table[code]))))
-    for code in sorted(c for c, lines in table.items() if len(lines) > 1):
-        problems.append("%s: listed %d times in %s (lines %s)" %
-                        (code, len(table[code]), TABLE, ", ".join(map(str, table[code]))))
+    problems, rows, spelled, used, seen_not_codes = [], [], {}, {}, set()
+    for rel, text in source_files(root):
+        if rel == os.path.join("core", "reason_codes.cpp"):
+            rows = ROW.findall(text)
+        if rel in TABLE_FILES:
+            continue
+        for literal in string_literals(text):
+            if CODE.fullmatch(literal):
+                if literal in NOT_CODES:
+                    seen_not_codes.add(literal)
+                else:
+                    spelled.setdefault(literal, set()).add(rel)
+        if rel not in RENDERERS:
+            for name in USE.findall(text):
+                used.setdefault(name, set()).add(rel)
+    if len(rows) < 10:
+        problems.append("only %d rows found in core/reason_codes.cpp: is the scan still right?" % len(rows))
+    for enumerator, name in rows:
+        if enumerator != name:
+            problems.append("core/reason_codes.cpp: the row of ReasonCode::%s is named \"%s\"" % (enumerator, name))
+        if enumerator not in used:
+            problems.append("%s: in the table, but no source writes it (ReasonCode::%s)" % (enumerator, enumerator))
+    for literal in sorted(spelled):
+        problems.append("\"%s\" spelled as text in %s: a reason code is ReasonCode::%s; another UPPER_SNAKE "
+                        "literal goes into NOT_CODES in %s" % (literal, ", ".join(sorted(spelled[literal])), literal, SELF))
     for literal in sorted(set(NOT_CODES) - seen_not_codes):
         problems.append("%s: listed in NOT_CODES of %s but no longer in the source: remove it there" % (literal, SELF))
-    if len(source) < 10:
-        problems.append("only %d reason codes found in %s: is the scan still right?" % (len(source), SOURCE_DIRS))
     for p in problems:
         print("FAIL: " + p)
     if problems:
-        print("%d problem(s). A new code needs a row in %s (code, entity, state, when it fires, what to do); "
-              "a new UPPER_SNAKE literal that is no reason code goes into NOT_CODES in %s." %
-              (len(problems), TABLE, SELF))
+        print("%d problem(s). A new code: an enumerator in core/reason_codes.h and its row in core/reason_codes.cpp, "
+              "then IBGPU_UPDATE_GOLDEN=1 for docs/reason-codes.md." % len(problems))
         return 1
-    print("reason codes: %d in the source, %d in %s: ok" % (len(source), len(table), TABLE))
+    print("reason codes: %d in the table, each written by a source, none spelled elsewhere: ok" % len(rows))
     return 0
 
 

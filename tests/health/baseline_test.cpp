@@ -136,7 +136,7 @@ TEST(BaselineJudge, ReplacesTheRunsOwnMedian) {
   EXPECT_NE(j.summary.state, HealthState::healthy);
   bool outlier = false;
   for (const auto& v : j.verdicts)
-    for (const auto& r : v.reasons) outlier = outlier || r.code == "IB_LINK_BW_OUTLIER";
+    for (const auto& r : v.reasons) outlier = outlier || r.code == ReasonCode::IB_LINK_BW_OUTLIER;
   EXPECT_TRUE(outlier);
   // A kind the baseline lacks keeps the run's own median.
   const std::unordered_map<std::string, double> other{{"net.verbs.write_bw@65536:bw_avg_GBps", 45.0}};

@@ -12,6 +12,7 @@
 #include "health/judge.h"
 #include "health/profile_file.h"
 #include "probes/ib/counters.h"
+#include "tests/core/reason_code_names.h"
 #include "tests/health/synthetic_fleet.h"
 
 namespace ibgpu {
@@ -78,7 +79,7 @@ const BurnInEntity& stats(const BurnInResult& r, const std::string& kind, const 
 
 const Reason* reason(const Verdict& v, const std::string& code) {
   for (const auto& r : v.reasons)
-    if (r.code == code) return &r;
+    if (r.code == testing::code(code)) return &r;
   return nullptr;
 }
 
@@ -131,7 +132,7 @@ TEST(BurnIn, LinkFailedInOneRoundOfTwentyIsFlaky) {
   EXPECT_EQ(s.first_not_healthy_round, 7);
   EXPECT_EQ(s.last_not_healthy_round, 7);
   EXPECT_EQ(s.not_passed_rounds, std::vector<int>{7});
-  EXPECT_EQ(s.reasons.at("PROBE_TIMEOUT"), 1);
+  EXPECT_EQ(s.reasons.at(ReasonCode::PROBE_TIMEOUT), 1);
   // No bandwidth in the failed round: 19 per rail.
   for (const auto& f : s.figures) EXPECT_EQ(f.count, 19u) << f.figure << " " << f.rails;
 
@@ -222,7 +223,7 @@ Report round_of(std::vector<Verdict> verdicts, std::vector<ProbeResult> probes =
 
 Verdict v(const std::string& kind, const std::string& id, HealthState state, const std::string& code = "") {
   Verdict out{{kind, id}, state, {}, std::nullopt};
-  if (!code.empty()) out.reasons.push_back(Reason{code, code + " seen", "m", 1.0, 2.0});
+  if (!code.empty()) out.reasons.push_back(Reason{testing::code(code), code + " seen", "m", 1.0, 2.0});
   return out;
 }
 
@@ -338,7 +339,8 @@ TEST(BurnIn, DegradedThroughoutIsDegradedAndDegradedInSomeRoundsIsFlaky) {
   auto tally_of = [](const Profile& profile) {
     BurnInTally tally(profile);
     auto gpu = [](const char* id, bool degraded) {
-      return degraded ? v("gpu", id, HealthState::degraded, "GPU_THERMAL") : v("gpu", id, HealthState::healthy);
+      return degraded ? v("gpu", id, HealthState::degraded, "GPU_THERMAL_SLOWDOWN")
+                      : v("gpu", id, HealthState::healthy);
     };
     for (int k = 1; k <= 5; ++k)
       tally.add(round_of({gpu("a/gpu0", true), gpu("a/gpu1", k == 2 || k == 3), gpu("a/gpu2", k == 4)}));
@@ -348,17 +350,17 @@ TEST(BurnIn, DegradedThroughoutIsDegradedAndDegradedInSomeRoundsIsFlaky) {
   const Verdict& gpu0 = verdict(r, "gpu", "a/gpu0");
   EXPECT_EQ(gpu0.state, HealthState::degraded);
   ASSERT_EQ(gpu0.reasons.size(), 1u);
-  EXPECT_EQ(gpu0.reasons[0].message, "GPU_THERMAL seen (in 5 of 5 rounds)");
+  EXPECT_EQ(gpu0.reasons[0].message, "GPU_THERMAL_SLOWDOWN seen (in 5 of 5 rounds)");
   // Degraded in 2 of 5 and fine in the others: flaky, failed by default (not fit for a pool).
   const Verdict& gpu1 = verdict(r, "gpu", "a/gpu1");
   EXPECT_EQ(gpu1.state, HealthState::failed);
   ASSERT_EQ(gpu1.reasons.size(), 2u);
-  EXPECT_EQ(gpu1.reasons[0].code, "BURN_IN_FLAKY");
+  EXPECT_EQ(gpu1.reasons[0].code, ReasonCode::BURN_IN_FLAKY);
   EXPECT_EQ(gpu1.reasons[0].message, "degraded in 2 of 5 rounds (rounds 2, 3)");
-  EXPECT_EQ(gpu1.reasons[1].message, "GPU_THERMAL seen (in 2 of 5 rounds: 2, 3)");
+  EXPECT_EQ(gpu1.reasons[1].message, "GPU_THERMAL_SLOWDOWN seen (in 2 of 5 rounds: 2, 3)");
   // One degraded round is under flaky_min_rounds: healthy, the round in the statistics.
   EXPECT_EQ(verdict(r, "gpu", "a/gpu2").state, HealthState::healthy);
-  EXPECT_EQ(stats(r, "gpu", "a/gpu2").reason_rounds.at("GPU_THERMAL"), std::vector<int>{4});
+  EXPECT_EQ(stats(r, "gpu", "a/gpu2").reason_rounds.at(ReasonCode::GPU_THERMAL_SLOWDOWN), std::vector<int>{4});
   // The profile sets the state a flaky entity gets.
   Profile lenient = generic_profile();
   lenient.burn_in.flaky_state = HealthState::degraded;
@@ -446,10 +448,10 @@ TEST(BurnIn, AFindingThatComesAndGoesOnANodeNeverHealthyIsFlaky) {
   BurnInTally tally(generic_profile());
   for (int k = 1; k <= 6; ++k) {
     Verdict a = v("node", "a", HealthState::unknown, "CHECK_SKIPPED");
-    if (k == 3 || k == 4) a.reasons.push_back(Reason{"NET_BW_OUTLIER", "slow", "bw_avg_GBps", 0.1, 0.5});
+    if (k == 3 || k == 4) a.reasons.push_back(Reason{ReasonCode::NET_BW_OUTLIER, "slow", "bw_avg_GBps", 0.1, 0.5});
     Verdict b = v("node", "b", HealthState::unknown, "CHECK_SKIPPED");
-    if (k == 5) b.reasons.push_back(Reason{"NET_BW_OUTLIER", "slow", "bw_avg_GBps", 0.1, 0.5});
-    tally.add(round_of({a, b, v("gpu", "a/gpu0", HealthState::degraded, "GPU_THERMAL")}));
+    if (k == 5) b.reasons.push_back(Reason{ReasonCode::NET_BW_OUTLIER, "slow", "bw_avg_GBps", 0.1, 0.5});
+    tally.add(round_of({a, b, v("gpu", "a/gpu0", HealthState::degraded, "GPU_THERMAL_SLOWDOWN")}));
   }
   const BurnInResult r = tally.finish();
   const Verdict& a = verdict(r, "node", "a");
@@ -468,7 +470,7 @@ TEST(BurnIn, AFindingThatComesAndGoesOnANodeNeverHealthyIsFlaky) {
   BurnInTally again(lenient);
   for (int k = 1; k <= 4; ++k) {
     Verdict a2 = v("node", "a", HealthState::unknown, "CHECK_SKIPPED");
-    if (k > 2) a2.reasons.push_back(Reason{"NET_BW_OUTLIER", "slow", "bw_avg_GBps", 0.1, 0.5});
+    if (k > 2) a2.reasons.push_back(Reason{ReasonCode::NET_BW_OUTLIER, "slow", "bw_avg_GBps", 0.1, 0.5});
     again.add(round_of({a2}));
   }
   EXPECT_EQ(verdict(again.finish(), "node", "a").state, HealthState::unknown);

@@ -17,6 +17,7 @@
 #include "health/judge.h"
 #include "health/profile_file.h"
 #include "health/verdict_book.h"
+#include "tests/core/reason_code_names.h"
 #include "tests/health/synthetic_fleet.h"
 
 namespace ibgpu {
@@ -26,7 +27,9 @@ Profile shipped(const std::string& name) {
   return load_profile_file(std::string(IBGPU_SOURCE_DIR) + "/profiles/" + name + ".toml");
 }
 
-Reason reason(const char* code) { return Reason{code, std::string(code) + " (test)", "", std::nullopt, std::nullopt}; }
+Reason reason(const char* code) {
+  return Reason{testing::code(code), std::string(code) + " (test)", "", std::nullopt, std::nullopt};
+}
 
 // One node "h1" with the row's evidence, plus a figure ibgpu did not judge (it must change nothing).
 std::vector<Verdict> node_with(HealthState finding, bool missing) {
@@ -165,7 +168,7 @@ TEST(DecisionScenarios, TwoRanksOnOneCpuHostAreHealthy) {
   EXPECT_EQ(node_of(j, "h1").action, Action::admit);
   EXPECT_EQ(j.summary.exit_code, 0);
   ASSERT_EQ(node_of(j, "h1").reasons.size(), 1u);
-  EXPECT_EQ(node_of(j, "h1").reasons[0].code, "NOT_JUDGED");
+  EXPECT_EQ(node_of(j, "h1").reasons[0].code, ReasonCode::NOT_JUDGED);
   EXPECT_EQ(node_of(j, "h1").reasons[0].evidence, Evidence::not_judged);
 }
 
@@ -186,7 +189,7 @@ TEST(DecisionScenarios, AStepIbgpusTimeCapDroppedDrainsNoNode) {
   EXPECT_TRUE(j.summary.drain.empty());
   const auto& reasons = node_of(j, "h1").reasons;
   ASSERT_FALSE(reasons.empty());
-  EXPECT_EQ(reasons[0].code, "CHECK_NOT_RUN");
+  EXPECT_EQ(reasons[0].code, ReasonCode::CHECK_NOT_RUN);
 
   // The same skip because of the node (a library missing) keeps the nodes out: fail closed.
   probes.back().skipped_by = SkippedBy::node;

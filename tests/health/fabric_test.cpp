@@ -35,7 +35,7 @@ struct Fleet {
           o.a = Endpoint{hosts[i], rail};
           o.b = Endpoint{hosts[j], rail};
           o.state = bad(static_cast<int>(i) + 1, static_cast<int>(j) + 1, rail) ? kBad : kGood;
-          if (o.state != kGood) o.reason = Reason{"NET_BW_OUTLIER", "low", "bw_avg_GBps", 2.0, 8.5};
+          if (o.state != kGood) o.reason = Reason{ReasonCode::NET_BW_OUTLIER, "low", "bw_avg_GBps", 2.0, 8.5};
           observations.push_back(o);
         }
     return observations;
@@ -44,7 +44,7 @@ struct Fleet {
 
 std::map<std::string, std::string> blamed(const std::vector<Blame>& blames) {
   std::map<std::string, std::string> out;
-  for (const auto& b : blames) out[b.entity.kind + " " + b.entity.id] = b.reason.code;
+  for (const auto& b : blames) out[b.entity.kind + " " + b.entity.id] = to_string(b.reason.code);
   return out;
 }
 
@@ -146,7 +146,7 @@ TEST(FabricLocalise, APairTheUplinkExplainsInOneKindIsItsInEveryKind) {
       f.measure([](int a, int b, auto) { return (a == 2 && b == 5) || (a == 1 && b == 2); });
   for (PairObservation o : latency) {
     o.group = "net.mpi.lat@8:lat_us.p50";
-    if (o.reason) *o.reason = Reason{"LAT_OUTLIER", "high", "lat_us.p50", 900.0, 200.0};
+    if (o.reason) *o.reason = Reason{ReasonCode::LAT_OUTLIER, "high", "lat_us.p50", 900.0, 200.0};
     all.push_back(o);
   }
   EXPECT_EQ(blamed(localise(all, &t)),

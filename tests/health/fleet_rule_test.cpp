@@ -78,8 +78,8 @@ std::map<std::string, HealthState> flagged(const Judgement& j) {
   std::map<std::string, HealthState> out;
   for (const auto& v : j.verdicts)
     for (const auto& r : v.reasons)
-      if (r.code.rfind("NET_", 0) == 0 || r.code.rfind("IB_LINK_BW", 0) == 0 || r.code.rfind("LAT_", 0) == 0 ||
-          r.code == "NOT_JUDGED")
+      if (const std::string_view c = to_string(r.code); c.starts_with("NET_") || c.starts_with("IB_LINK_BW") ||
+                                                        c.starts_with("LAT_") || r.code == ReasonCode::NOT_JUDGED)
         out[v.entity.kind + " " + v.entity.id] = v.state;
   return out;
 }
@@ -103,7 +103,7 @@ TEST(FleetRule, APairMarkedNotJudgedIsHeldToNothing) {
   for (const auto& m : ms)
     if (m.probe->params.contains("not_judged")) {
       ++marked;
-      EXPECT_EQ(*m.outlier_code, '\0') << m.kind;
+      EXPECT_FALSE(m.outlier_code.has_value()) << m.kind;
       EXPECT_TRUE(m.limit->empty()) << m.kind;
       EXPECT_EQ(m.floor_not_applied, "measured after host node01's transfer with lost host node09 broke (round 0)");
     }
@@ -232,7 +232,7 @@ TEST(FleetRule, ARetestReproducesADeficitNotJustALowerNumber) {
   for (const auto& v : j.verdicts)
     if (v.entity.kind == "link" && v.entity.id == host_name(0) + "<->" + host_name(3)) {
       std::set<std::string> codes;
-      for (const auto& r : v.reasons) codes.insert(r.code);
+      for (const auto& r : v.reasons) codes.insert(std::string(to_string(r.code)));
       EXPECT_EQ(codes, std::set<std::string>{"IB_LINK_BW_OUTLIER"});
     }
 }
@@ -331,7 +331,7 @@ TEST(FleetRule, TheReferenceIsTheGoodQuartileAndTheMessageSaysWhatItWasHeldAgain
   for (const auto& v : j.verdicts)
     if (v.entity.id == host_name(1)) {
       ASSERT_EQ(v.reasons.size(), 1u);
-      EXPECT_EQ(v.reasons[0].code, "IB_LINK_BW_OUTLIER");
+      EXPECT_EQ(v.reasons[0].code, ReasonCode::IB_LINK_BW_OUTLIER);
       EXPECT_NE(v.reasons[0].message.find("x the fleet reference"), std::string::npos) << v.reasons[0].message;
       EXPECT_NE(v.reasons[0].message.find("upper quartile of 15"), std::string::npos) << v.reasons[0].message;
     }

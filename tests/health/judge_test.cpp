@@ -44,7 +44,7 @@ const Verdict& verdict(const Judgement& j, const std::string& kind, const std::s
 
 std::set<std::string> codes(const Verdict& v) {
   std::set<std::string> out;
-  for (const auto& r : v.reasons) out.insert(r.code);
+  for (const auto& r : v.reasons) out.insert(std::string(to_string(r.code)));
   return out;
 }
 
@@ -78,7 +78,7 @@ TEST(Judge, SlowNodeIsTheCulpritAndNoLinkIsBlamed) {
   EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{{"node05", Action::drain}}));
   const Verdict& v = verdict(j, "node", "node05");
   ASSERT_EQ(v.reasons.size(), 1u);
-  EXPECT_EQ(v.reasons[0].code, "IB_LINK_BW_LOW");
+  EXPECT_EQ(v.reasons[0].code, ReasonCode::IB_LINK_BW_LOW);
   EXPECT_DOUBLE_EQ(*v.reasons[0].threshold, 40.0);
   EXPECT_NEAR(*v.reasons[0].value, 30.0, 1e-9);
   EXPECT_EQ(j.summary.exit_code, 2);
@@ -170,7 +170,7 @@ TEST(Judge, WrongDataOnOneGpuExcludesThatGpu) {
   EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{{"node30", Action::admit_degraded}}));
   const Verdict& gpu = verdict(j, "gpu", "node30/gpu4");
   ASSERT_EQ(gpu.reasons.size(), 1u);
-  EXPECT_EQ(gpu.reasons[0].code, "ALLREDUCE_WRONG_DATA");
+  EXPECT_EQ(gpu.reasons[0].code, ReasonCode::ALLREDUCE_WRONG_DATA);
   EXPECT_EQ(gpu.reasons[0].value, 17.0);
   EXPECT_EQ(verdict(j, "node", "node30").excluded, std::vector<std::string>{"gpu4"});
 }
@@ -242,7 +242,7 @@ TEST(Judge, ALeafSwitchDownOnOneRailIsTheSwitchAndDrainsNoNode) {
   EXPECT_EQ(j.summary.exit_code, 1);  // a fabric fault drains no node
   const Verdict& sw = verdict(j, "switch", "leaf2/mlx5_2:1");
   ASSERT_FALSE(sw.reasons.empty());  // one per measurement that timed out (bandwidth, latency)
-  for (const Reason& r : sw.reasons) EXPECT_EQ(r.code, "FABRIC_SWITCH_BAD");
+  for (const Reason& r : sw.reasons) EXPECT_EQ(r.code, ReasonCode::FABRIC_SWITCH_BAD);
   EXPECT_FALSE(sw.action);
   EXPECT_EQ(not_admitted(judge(run.hosts, run.probes, h100())).size(), 8u);  // admit_degraded without it
 }

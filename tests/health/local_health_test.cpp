@@ -16,6 +16,7 @@
 #include "probes/kernel_log.h"
 #include "probes/pci.h"
 #include "probes/topology.h"
+#include "tests/core/reason_code_names.h"
 
 namespace ibgpu {
 namespace {
@@ -38,14 +39,15 @@ const Verdict* find(const std::vector<Verdict>& vs, const std::string& kind, con
 
 const Reason* reason(const Verdict* v, const std::string& code) {
   if (!v) return nullptr;
-  auto it = std::find_if(v->reasons.begin(), v->reasons.end(), [&](const Reason& r) { return r.code == code; });
+  auto it = std::find_if(v->reasons.begin(), v->reasons.end(),
+                         [&](const Reason& r) { return r.code == testing::code(code); });
   return it == v->reasons.end() ? nullptr : &*it;
 }
 
 std::vector<std::string> codes(const Verdict* v) {
   std::vector<std::string> out;
   if (v)
-    for (const auto& r : v->reasons) out.push_back(r.code);
+    for (const auto& r : v->reasons) out.push_back(std::string(to_string(r.code)));
   return out;
 }
 

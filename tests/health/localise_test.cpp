@@ -16,7 +16,7 @@ PairObservation obs(std::string_view a, std::string_view b, HealthState state, s
   o.a = Endpoint{a, rail};
   o.b = Endpoint{b, rail};
   o.state = state;
-  if (state != HealthState::healthy) o.reason = Reason{"NET_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0};
+  if (state != HealthState::healthy) o.reason = Reason{ReasonCode::NET_BW_LOW, "low", "bw_avg_GBps", 5.0, 10.0};
   return o;
 }
 
@@ -126,7 +126,7 @@ TEST(Localise, AReTestReproducesAShortfallFromTheReferenceBeyondTheRunsNoise) {
   // measured twice (the second time by a re-test), their other peers fine.
   auto measured = [](double value, bool retest) {
     PairObservation o = obs("a", "b", HealthState::degraded);
-    o.reason = Reason{"IB_LINK_BW_OUTLIER", "low", "bw_avg_GBps", value, 30.0};
+    o.reason = Reason{ReasonCode::IB_LINK_BW_OUTLIER, "low", "bw_avg_GBps", value, 30.0};
     o.reference = 48.0;
     o.sigma = 0.15;
     o.retest = retest;

@@ -41,14 +41,14 @@ TEST(VerdictBook, FindsEveryEntityAgainInOrderOfFirstMention) {
 
 TEST(VerdictBook, StatesOnlyWorsenAndReasonsAccumulate) {
   VerdictBook book;
-  book.add({"gpu", "n/gpu0"}, HealthState::failed, Reason{"A", "a", "m", 1.0, 0.0});
-  book.add({"gpu", "n/gpu0"}, HealthState::degraded, Reason{"B", "b", "m", 2.0, 0.0});
+  book.add({"gpu", "n/gpu0"}, HealthState::failed, Reason{ReasonCode::GPU_XID, "a", "m", 1.0, 0.0});
+  book.add({"gpu", "n/gpu0"}, HealthState::degraded, Reason{ReasonCode::GPU_TEMP_HIGH, "b", "m", 2.0, 0.0});
   book.add({"gpu", "n/gpu0"}, HealthState::healthy);
   const auto verdicts = book.take();
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].state, HealthState::failed);
   ASSERT_EQ(verdicts[0].reasons.size(), 2u);
-  EXPECT_EQ(verdicts[0].reasons[1].code, "B");
+  EXPECT_EQ(verdicts[0].reasons[1].code, ReasonCode::GPU_TEMP_HIGH);
 }
 
 TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
@@ -57,7 +57,7 @@ TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
        {"b", "mlx5_0:1", 3},
        {"a", "mlx5_1:1", 7},
        HealthState::degraded,
-       Reason{"IB_LINK_BW_LOW", "low", "bw_avg_GBps", 5.0, 10.0}},
+       Reason{ReasonCode::IB_LINK_BW_LOW, "low", "bw_avg_GBps", 5.0, 10.0}},
       {"g2", {"c", "", -1}, {"b", "", -1}, HealthState::healthy, std::nullopt}};
   EXPECT_EQ(known_good_hosts(observations, {}), (std::vector<std::string>{"b", "a", "c"}));
   const std::vector<Blame> blamed{{{"hca_port", "a/mlx5_1:1"}, HealthState::degraded, {}}};

@@ -60,7 +60,8 @@ Report burn_in_report() {
     if (k <= 12) {
       Verdict* gpu1 = find(round, "gpu", "node1/gpu1");
       gpu1->state = HealthState::degraded;
-      gpu1->reasons = {Reason{"GPU_THERMAL_SLOWDOWN", "clocks held back by temperature", "thermal_slowdown", 1.0, 0.0}};
+      gpu1->reasons = {
+          Reason{ReasonCode::GPU_THERMAL_SLOWDOWN, "clocks held back by temperature", "thermal_slowdown", 1.0, 0.0}};
     } else {
       set_state(round, "gpu", "node1/gpu1", HealthState::healthy);
     }
@@ -104,7 +105,7 @@ TEST(BurnInReport, TallyVerdictsAreAsTheRoundsSay) {
   const Report r = burn_in_report();
   Report copy = r;
   EXPECT_EQ(find(copy, "link", "node1<->node2")->state, HealthState::failed);
-  EXPECT_EQ(find(copy, "link", "node1<->node2")->reasons.front().code, "BURN_IN_FLAKY");
+  EXPECT_EQ(find(copy, "link", "node1<->node2")->reasons.front().code, ReasonCode::BURN_IN_FLAKY);
   EXPECT_EQ(find(copy, "gpu", "node1/gpu0")->state, HealthState::failed);  // unchecked in 1 of 20
   EXPECT_EQ(find(copy, "gpu", "node1/gpu1")->state, HealthState::failed);  // degraded in 12 of 20: flaky
   EXPECT_EQ(find(copy, "hca_port", "node1/mlx5_1:1")->state, HealthState::failed);

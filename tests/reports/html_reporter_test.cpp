@@ -83,11 +83,11 @@ Report degraded_link_report() {
   r.verdicts = {
       Verdict{{"link", "b<->c"},
               HealthState::degraded,
-              {Reason{"IB_LINK_BW_LOW", "slow", "bw_avg_GBps", 22.5, 40.0}},
+              {Reason{ReasonCode::IB_LINK_BW_LOW, "slow", "bw_avg_GBps", 22.5, 40.0}},
               std::nullopt},
       Verdict{{"link", "d<->a"},
               HealthState::failed,
-              {Reason{"PROBE_TIMEOUT", "timeout", "net.verbs.write_bw", std::nullopt, std::nullopt}},
+              {Reason{ReasonCode::PROBE_TIMEOUT, "timeout", "net.verbs.write_bw", std::nullopt, std::nullopt}},
               std::nullopt},
       Verdict{{"link", "a<->b"}, HealthState::healthy, {}, std::nullopt},
       Verdict{{"node", "a"}, HealthState::healthy, {}, Action::admit, {"gpu0", "mlx5_0:1"}, {}},
@@ -114,8 +114,10 @@ TEST(HtmlReporter, HostileHostNameRendersAsText) {
   for (auto& p : r.probes)
     for (auto& h : p.scope.hosts)
       if (h == "c") h = evil;
-  r.verdicts.push_back(
-      Verdict{{"node", evil}, HealthState::failed, {Reason{"X", evil, "", std::nullopt, std::nullopt}}, Action::drain});
+  r.verdicts.push_back(Verdict{{"node", evil},
+                               HealthState::failed,
+                               {Reason{ReasonCode::PROBE_ERROR, evil, "", std::nullopt, std::nullopt}},
+                               Action::drain});
   r.run.command = {"ibgpu", "--hostfile", evil};
   const std::string html = render_html(r);
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -416,8 +418,8 @@ Report burn_in_report() {
   link.failed = 2;
   link.pass_ratio = 4.0 / 6;
   link.not_passed_rounds = {3, 5};
-  link.reasons = {{"IB_LINK_BW_LOW", 2}};
-  link.reason_rounds = {{"IB_LINK_BW_LOW", {3, 5}}};
+  link.reasons = {{ReasonCode::IB_LINK_BW_LOW, 2}};
+  link.reason_rounds = {{ReasonCode::IB_LINK_BW_LOW, {3, 5}}};
   BurnInFigure f;
   f.figure = "net.verbs.write_bw@1048576:bw_avg_GBps";
   f.metric = "bw_avg_GBps";
@@ -434,7 +436,7 @@ Report burn_in_report() {
   node.figures = {f};
   b.entities = {node, link};
   r.burn_in = b;
-  r.verdicts[0].reasons.push_back(Reason{"BURN_IN_FLAKY", "", "", std::nullopt, std::nullopt});
+  r.verdicts[0].reasons.push_back(Reason{ReasonCode::BURN_IN_FLAKY, "", "", std::nullopt, std::nullopt});
   r.verdicts[0].state = HealthState::failed;
   return r;
 }

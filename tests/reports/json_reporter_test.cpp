@@ -65,8 +65,8 @@ TEST(JsonReporter, EveryFieldFormReadsBackIntoTheSameText) {
   report.probes.push_back(odd);
   report.probes.push_back(ProbeResult{});
   Verdict link{{"link", "a<->b"}, HealthState::degraded, {}, std::nullopt};
-  link.reasons.push_back(Reason{"LAT_HIGH", "", "", std::nullopt, std::nullopt});
-  link.reasons.push_back(Reason{"X", "m \"q\"", "lat_us.p50", 1e-7, 2.5});
+  link.reasons.push_back(Reason{ReasonCode::LAT_HIGH, "", "", std::nullopt, std::nullopt});
+  link.reasons.push_back(Reason{ReasonCode::LAT_OUTLIER, "m \"q\"", "lat_us.p50", 1e-7, 2.5});
   report.verdicts.push_back(link);
   report.verdicts.push_back(Verdict{{"node", "n9"}, HealthState::failed, {}, Action::drain, {}, {"gpu0"}});
   RunSummary& s = report.summary;

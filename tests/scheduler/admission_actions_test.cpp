@@ -71,7 +71,7 @@ TEST(PlanActions, SlurmDrainIsOneArgumentPerField) {
   options.slurm = true;
   const auto plan = plan_admission_actions(
       {Verdict{{"gpu", "n1/gpu0"}, HealthState::failed, {}, std::nullopt},
-       node("n1", HealthState::failed, Action::drain, {Reason{"GPU_MISSING", "", "", 7.0, 8.0}}, {"gpu7"})},
+       node("n1", HealthState::failed, Action::drain, {Reason{ReasonCode::GPU_MISSING, "", "", 7.0, 8.0}}, {"gpu7"})},
       options);
   ASSERT_EQ(plan.size(), 1u);
   EXPECT_EQ(plan[0].kind, ActionKind::drain);

@@ -68,7 +68,7 @@ TEST(KubernetesMap, DegradedNodeListsWhatItMayUseAndPrefersNoSchedule) {
   const std::vector<Verdict> verdicts{
       Verdict{{"gpu", "node1/gpu1"}, HealthState::failed, {}, std::nullopt},
       node("node1", HealthState::degraded, Action::admit_degraded, {"gpu0", "gpu2", "gpu3", "mlx5_0:1"},
-           {"gpu1", "mlx5_1:1"}, {Reason{"IB_RAIL_DOWN", "1 of 2 RDMA ports active", "", 1.0, 2.0}})};
+           {"gpu1", "mlx5_1:1"}, {Reason{ReasonCode::IB_PORTS_MISSING, "1 of 2 RDMA ports active", "", 1.0, 2.0}})};
   const auto map = kubernetes_map(verdicts);
   ASSERT_EQ(map.size(), 1u);  // nodes only
   const KubernetesNode& k = map.at("node1");
@@ -79,15 +79,15 @@ TEST(KubernetesMap, DegradedNodeListsWhatItMayUseAndPrefersNoSchedule) {
   EXPECT_EQ(k.labels, labels);
   EXPECT_EQ(k.annotations.at("ibgpu.io/usable"), "gpu0,gpu2,gpu3,mlx5_0:1");
   EXPECT_EQ(k.annotations.at("ibgpu.io/excluded"), "gpu1,mlx5_1:1");
-  EXPECT_EQ(k.annotations.at("ibgpu.io/reasons"), "degraded: IB_RAIL_DOWN (excluded gpu1,mlx5_1:1)");
+  EXPECT_EQ(k.annotations.at("ibgpu.io/reasons"), "degraded: IB_PORTS_MISSING (excluded gpu1,mlx5_1:1)");
   EXPECT_EQ(k.taints, (std::vector<KubernetesTaint>{{"ibgpu.io/unhealthy", "degraded", "PreferNoSchedule"}}));
   for (const auto& [key, value] : k.labels) EXPECT_TRUE(legal_label_value(value)) << key << "=" << value;
 }
 
 TEST(KubernetesMap, DrainedNodeHasNothingUsableAndNoSchedule) {
-  const auto map = kubernetes_map(
-      {node("node2", HealthState::failed, Action::drain, {}, {"gpu0", "gpu1"},
-            {Reason{"PROBE_TIMEOUT", "cluster.gather: no results", "cluster.gather", std::nullopt, std::nullopt}})});
+  const auto map = kubernetes_map({node("node2", HealthState::failed, Action::drain, {}, {"gpu0", "gpu1"},
+                                        {Reason{ReasonCode::PROBE_TIMEOUT, "cluster.gather: no results",
+                                                "cluster.gather", std::nullopt, std::nullopt}})});
   const KubernetesNode& k = map.at("node2");
   EXPECT_EQ(k.labels.at("ibgpu.io/state"), "failed");
   EXPECT_EQ(k.labels.at("ibgpu.io/admission"), "drain");

@@ -73,7 +73,7 @@ struct Checked {
 
 std::vector<std::string> codes(const Verdict& v) {
   std::vector<std::string> out;
-  for (const auto& r : v.reasons) out.push_back(r.code);
+  for (const auto& r : v.reasons) out.push_back(std::string(to_string(r.code)));
   return out;
 }
 
