@@ -265,10 +265,10 @@ void score_fabric(SimOutcome& out, const SimRun& run, const std::vector<Verdict>
   for (const Uplink& u : run.faults.bad_uplinks) bad_uplinks.insert({u.rail, u.leaf});
   for (const Verdict& v : verdicts) {
     if (v.state == HealthState::healthy) continue;
-    if (v.entity.kind == "path") ++out.paths;
-    if (v.entity.kind != "switch" && v.entity.kind != "uplink") continue;
+    if (v.entity.kind == EntityKind::path) ++out.paths;
+    if (v.entity.kind != EntityKind::leaf_switch && v.entity.kind != EntityKind::uplink) continue;
     const auto place = fabric_place(v.entity.id, run.rails);
-    const bool is_switch = v.entity.kind == "switch";
+    const bool is_switch = v.entity.kind == EntityKind::leaf_switch;
     Score& s = is_switch ? out.leaf_switch : out.uplink;
     ++s.blamed;
     if (is_switch ? run.faults.dead_leaves.count(place) > 0 : bad_uplinks.count(place) > 0) {
@@ -308,7 +308,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
   for (const Verdict& v : verdicts) {
     if (v.state == HealthState::healthy) continue;
     const std::string_view id = v.entity.id;
-    if (v.entity.kind == "node") {
+    if (v.entity.kind == EntityKind::node) {
       const int h = host_at(id);
       if (h < 0) continue;
       if (!f.node_fault(h) && !any_rail_fault(h)) {
@@ -321,7 +321,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
         ++out.node.correct;
         nodes_found.insert(h);
       }
-    } else if (v.entity.kind == "hca_port") {
+    } else if (v.entity.kind == EntityKind::hca_port) {
       const auto slash = id.find('/');
       const int h = host_at(id.substr(0, slash));
       const std::string_view rail = id.substr(slash + 1);
@@ -329,7 +329,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
       ++out.rail.blamed;
       if (h >= 0 && (f.rail_fault(h, static_cast<int>(r), m.hosts_per_leaf) || f.node_fault(h))) ++out.rail.correct;
       rails_found.insert({h, static_cast<int>(r)});
-    } else if (v.entity.kind == "link") {
+    } else if (v.entity.kind == EntityKind::link) {
       const auto sep = id.find("<->");
       const int a = host_at(id.substr(0, sep)), b = host_at(id.substr(sep + 3));
       ++out.link.blamed;
@@ -356,7 +356,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
   out.uplink_pairs = static_cast<int>(pairs.size());
   out.link.injected = out.uplink_pairs;
   for (const Verdict& v : verdicts)
-    if (v.entity.kind == "link" && v.state != HealthState::healthy) {
+    if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy) {
       const std::string_view id = v.entity.id;
       const auto sep = id.find("<->");
       const int a = host_at(id.substr(0, sep)), b = host_at(id.substr(sep + 3));

@@ -60,6 +60,39 @@ std::optional<Evidence> evidence_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+const char* to_string(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::gpu:
+      return "gpu";
+    case EntityKind::hca_port:
+      return "hca_port";
+    case EntityKind::link:
+      return "link";
+    case EntityKind::node:
+      return "node";
+    case EntityKind::leaf_switch:
+      return "switch";
+    case EntityKind::uplink:
+      return "uplink";
+    case EntityKind::path:
+      return "path";
+  }
+  return "unknown";
+}
+
+std::optional<EntityKind> entity_kind_from_string(std::string_view text) {
+  for (auto k : {EntityKind::gpu, EntityKind::hca_port, EntityKind::link, EntityKind::node, EntityKind::leaf_switch,
+                 EntityKind::uplink, EntityKind::path})
+    if (text == to_string(k)) return k;
+  return std::nullopt;
+}
+
+bool is_fabric(EntityKind kind) {
+  return kind == EntityKind::leaf_switch || kind == EntityKind::uplink || kind == EntityKind::path;
+}
+
+std::string entity_text(const Entity& e) { return std::string(to_string(e.kind)) + " " + e.id; }
+
 std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence) {
   std::vector<ReasonCode> codes;
   for (const Reason& r : v.reasons)

@@ -1,9 +1,11 @@
 #pragma once
 // What the judge decides: a state per entity with the reasons, an action per
 // node, and the exit code that follows (monitoring-plugin convention).
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/reason_codes.h"
@@ -37,11 +39,21 @@ enum class Evidence { finding, unchecked, not_judged };
 const char* to_string(Evidence evidence);
 std::optional<Evidence> evidence_from_string(const std::string& text);
 
+// What a verdict is about (docs/reason-codes.md, "Reading a verdict"): a GPU, an RDMA port (a
+// rail), the link between two hosts (or the pseudo-link of an all-reduce across several), a node;
+// and from localisation, the fabric: a leaf switch, its uplinks, a path between two groups.
+enum class EntityKind : std::uint8_t { gpu, hca_port, link, node, leaf_switch, uplink, path };
+const char* to_string(EntityKind kind);  // as reports write it: "gpu", "hca_port", ..., "switch"
+std::optional<EntityKind> entity_kind_from_string(std::string_view text);
+// The fabric's kinds: given only when localisation blames them (health/fabric.h).
+bool is_fabric(EntityKind kind);
+
 struct Entity {
-  std::string kind;  // gpu | hca_port | link | node | switch | uplink | path
-  std::string id;    // "node1", "node1/mlx5_0:1", "node1<->node2"
+  EntityKind kind = EntityKind::node;
+  std::string id;  // "node1", "node1/gpu3", "node1/mlx5_0:1", "node1<->node2", "leaf1", "a[1-2]<->b[1-2]"
   bool operator==(const Entity&) const = default;
 };
+std::string entity_text(const Entity& e);  // "gpu node1/gpu3"
 
 struct Reason {
   ReasonCode code;

@@ -114,15 +114,15 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
   std::vector<std::size_t> nodes;  // the node verdicts
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
     const Verdict& v = verdicts[i];
-    if (v.entity.kind == "node") {
+    if (v.entity.kind == EntityKind::node) {
       nodes.push_back(i);
       continue;
     }
-    if (v.entity.kind != "gpu" && v.entity.kind != "hca_port") continue;
+    if (v.entity.kind != EntityKind::gpu && v.entity.kind != EntityKind::hca_port) continue;
     const std::string_view id = v.entity.id;
     const auto slash = id.find('/');
     if (slash == std::string_view::npos) continue;
-    const bool gpu = v.entity.kind == "gpu";
+    const bool gpu = v.entity.kind == EntityKind::gpu;
     if (!gpu && !rail(id.substr(0, slash), id.substr(slash + 1))) continue;
     parts_of(parts, id.substr(0, slash)).add(id.substr(slash + 1), gpu, v.state);
   }
@@ -135,7 +135,7 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
       if (judged.insert(h.name).second) missing.push_back(&h.name);
     for (const std::string* name : missing) {
       nodes.push_back(verdicts.size());
-      verdicts.push_back(Verdict{{"node", *name}, HealthState::healthy, {}, std::nullopt});
+      verdicts.push_back(Verdict{{EntityKind::node, *name}, HealthState::healthy, {}, std::nullopt});
     }
   }
   for (std::size_t i : nodes) {

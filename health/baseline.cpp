@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string key(const std::string& kind, const std::string& id) { return kind + '\x1f' + id; }
+std::string key(EntityKind kind, const std::string& id) { return std::string(to_string(kind)) + '\x1f' + id; }
 
 // The entity the judge files a measurement under (measured_entity),
 // then the nodes, ports and GPUs it touched.
@@ -22,9 +22,10 @@ std::vector<Entity> touched(const ProbeResult& p) {
   const auto& devices = p.scope.devices;
   std::vector<Entity> out;
   if (!hosts.empty()) out.push_back(measured_entity(p));
-  for (const auto& h : hosts) out.push_back({"node", h});
+  for (const auto& h : hosts) out.push_back({EntityKind::node, h});
   if (is_pair_probe(p) && devices.size() == 2)
-    for (std::size_t side = 0; side < 2; ++side) out.push_back({"hca_port", hosts[side] + "/" + devices[side]});
+    for (std::size_t side = 0; side < 2; ++side)
+      out.push_back({EntityKind::hca_port, hosts[side] + "/" + devices[side]});
   return out;
 }
 

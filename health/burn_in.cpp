@@ -30,10 +30,6 @@ bool has_inventory(const HostInventory& h) { return !h.gpus.empty() || !h.hcas.e
 
 std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + std::to_string(n) + " rounds"; }
 
-// A leaf switch, its uplinks, a path between groups of hosts: verdicts the judge gives only when
-// it blames them (health/fabric.h), so a round without one passed them.
-bool is_fabric_kind(const std::string& kind) { return kind == "switch" || kind == "uplink" || kind == "path"; }
-
 // A reason that says something was found, not that a check did not run or could not be judged.
 bool is_finding(ReasonCode code) {
   return code != ReasonCode::CHECK_SKIPPED && code != ReasonCode::NOT_JUDGED && code != ReasonCode::CHECK_NOT_RUN;
@@ -91,7 +87,7 @@ void BurnInTally::add(const Report& round) {
 
 void BurnInTally::add_verdicts(const Report& round) {
   if (std::any_of(round.verdicts.begin(), round.verdicts.end(),
-                  [](const Verdict& v) { return v.entity.kind == "link"; }))
+                  [](const Verdict& v) { return v.entity.kind == EntityKind::link; }))
     ++network_rounds_;
   for (const auto& v : round.verdicts) {
     EntityTally& t = entity(v.entity);
@@ -158,7 +154,7 @@ void BurnInTally::add_counters(const Report& round) {
   for (const auto& p : round.probes) {
     if (p.id != kPortCountersProbe || p.status != ProbeStatus::ok) continue;
     if (p.scope.hosts.size() != 1 || p.scope.devices.size() != 1) continue;
-    BurnInEntity& s = entity({"hca_port", p.scope.hosts[0] + "/" + p.scope.devices[0]}).stats;
+    BurnInEntity& s = entity({EntityKind::hca_port, p.scope.hosts[0] + "/" + p.scope.devices[0]}).stats;
     for (const auto& [name, metric] : p.metrics) {
       if (name.size() <= kDelta.size() || name.compare(name.size() - kDelta.size(), kDelta.size(), kDelta) != 0)
         continue;
@@ -211,7 +207,7 @@ constexpr double kDriftZ = 3.09;
 // The entity's statistics over the run: pass ratio, figures with their worst and median.
 BurnInEntity BurnInTally::entity_stats(const EntityTally& t) const {
   BurnInEntity s = t.stats;
-  if (is_fabric_kind(s.entity.kind)) {
+  if (is_fabric(s.entity.kind)) {
     // Blamed only: a round that judged the network without blaming it passed it.
     const int passed_silently = std::max(0, network_rounds_ - s.rounds_judged);
     s.rounds_judged += passed_silently;

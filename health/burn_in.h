@@ -29,6 +29,7 @@
 // the node carries what went wrong there. The fabric's entities (switch,
 // uplink, path) are the exception: the judge names them only to blame them, so
 // a round with link verdicts and none for them passed them.
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -84,7 +85,7 @@ class BurnInTally {
   int rounds_ = 0;
   int network_rounds_ = 0;  // rounds with link verdicts: the fabric was judged in them
   std::vector<EntityTally> entities_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> index_;  // kind -> id -> entity
+  std::map<EntityKind, std::unordered_map<std::string, std::size_t>> index_;  // kind -> id -> entity
   std::vector<HostInventory> hosts_;
   std::unordered_map<std::string, std::size_t> host_index_;
   std::string first_started_, last_finished_;

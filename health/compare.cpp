@@ -12,8 +12,6 @@ namespace ibgpu {
 
 namespace {
 
-std::string entity_text(const Entity& e) { return e.kind + " " + e.id; }
-
 std::string reasons_text(const Verdict& v) {
   std::vector<std::string> parts;
   for (const auto& r : v.reasons)

@@ -35,7 +35,8 @@ int severity(int exit_code) {
 }
 
 bool fabric(const Entity& e) {
-  return e.kind == "link" || e.kind == "switch" || e.kind == "uplink" || e.kind == "path";
+  return e.kind == EntityKind::link || e.kind == EntityKind::leaf_switch || e.kind == EntityKind::uplink ||
+         e.kind == EntityKind::path;
 }
 
 }  // namespace
@@ -65,7 +66,7 @@ int run_exit_code(const std::vector<Verdict>& verdicts) {
   bool any_node = false;
   for (const Verdict& v : verdicts) {
     int mine = 0;
-    if (v.entity.kind == "node" && v.action) {
+    if (v.entity.kind == EntityKind::node && v.action) {
       any_node = true;
       mine = exit_code_of(v.state, *v.action);
     } else if (fabric(v.entity) && (v.state == degraded || v.state == failed)) {

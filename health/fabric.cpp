@@ -23,12 +23,12 @@ std::string rail_text(std::string_view device) {
 
 // The worst of the pairs a fabric entity explains gives the state, the code's metric and the
 // threshold; the message says what the pairs show.
-Blame fabric_blame(std::string kind, std::string id, ReasonCode code, const std::vector<const FabricEdge*>& pairs,
+Blame fabric_blame(EntityKind kind, std::string id, ReasonCode code, const std::vector<const FabricEdge*>& pairs,
                    const std::string& finding) {
   const PairObservation* worst_pair = pairs.front()->observation;
   for (const FabricEdge* e : pairs)
     if (e->observation->state > worst_pair->state) worst_pair = e->observation;
-  Blame b{{std::move(kind), std::move(id)}, worst_pair->state, {}};
+  Blame b{{kind, std::move(id)}, worst_pair->state, {}};
   b.reason.code = code;
   b.reason.metric = worst_pair->reason ? worst_pair->reason->metric : std::string(worst_pair->group);
   if (worst_pair->reason) {
@@ -128,7 +128,7 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
   if (const int cleared = clear_culprits_bad_only_with(index); cleared > 0)
     finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
-  out_.blames.push_back(fabric_blame(uplink ? "uplink" : "switch", id,
+  out_.blames.push_back(fabric_blame(uplink ? EntityKind::uplink : EntityKind::leaf_switch, id,
                                      uplink ? ReasonCode::FABRIC_UPLINK_BAD : ReasonCode::FABRIC_SWITCH_BAD, touching,
                                      finding));
   for (std::size_t e : explained)
@@ -236,7 +236,7 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
   if (cleared > 0)
     finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
-  out_.blames.push_back(fabric_blame("uplink", id, ReasonCode::FABRIC_UPLINK_BAD, pairs, finding));
+  out_.blames.push_back(fabric_blame(EntityKind::uplink, id, ReasonCode::FABRIC_UPLINK_BAD, pairs, finding));
   return true;
 }
 
@@ -368,7 +368,8 @@ void Explainer::cuts() {
     const std::string finding = "pairs across these groups are bad (" + std::to_string(bad.size()) +
                                 " measured, every one), pairs within each good" + rail +
                                 ": a fabric path between them (a switch or uplink; --topology FILE names it)";
-    out_.blames.push_back(fabric_blame("path", first + "<->" + second, ReasonCode::FABRIC_PATH_BAD, pairs, finding));
+    out_.blames.push_back(
+        fabric_blame(EntityKind::path, first + "<->" + second, ReasonCode::FABRIC_PATH_BAD, pairs, finding));
   }
 }
 

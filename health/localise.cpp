@@ -233,7 +233,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
         whole.total += u->total;
         whole.bad_pairs.insert(whole.bad_pairs.end(), u->bad_pairs.begin(), u->bad_pairs.end());
       }
-      Blame b{{"node", name}, HealthState::healthy, {}};
+      Blame b{{EntityKind::node, name}, HealthState::healthy, {}};
       const std::string rails_text =
           culprits == measured ? " (every rail)"
                                : " (" + std::to_string(culprits) + " of " + std::to_string(measured) + " rails)";
@@ -247,7 +247,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
     for (const UnitCount* u : rails) {
       if (!u->culprit) continue;
       const std::string rail = name + "/" + std::string(u->unit.device);
-      Blame b{{"hca_port", rail}, HealthState::healthy, {}};
+      Blame b{{EntityKind::hca_port, rail}, HealthState::healthy, {}};
       b.reason = summarise("rail " + rail, *u, b.state);
       b.bad_peers = u->bad_with_good;
       out.push_back(std::move(b));
@@ -259,7 +259,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
     if (o.state == HealthState::healthy || edges[m].unconfirmed || explained_pairs[m] || units[ends[m].first].culprit ||
         units[ends[m].second].culprit)
       continue;
-    Blame b{{"link", link_id(o)}, o.state, reason_or_default(o)};
+    Blame b{{EntityKind::link, link_id(o)}, o.state, reason_or_default(o)};
     const std::string rails =
         o.a.device.empty() ? "" : " (" + std::string(o.a.device) + "<->" + std::string(o.b.device) + ")";
     b.reason.message = "bad only together" + rails + ": " + b.reason.message;
@@ -399,7 +399,8 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations, co
   // A pair a fabric fault explains in one kind of measurement is that fault's in every kind: the
   // bandwidth of every pair over a slow uplink blames the uplink, and the latency of the one of
   // them that crossed its limit too is no finding on its link.
-  std::erase_if(out, [&](const Blame& b) { return b.entity.kind == "link" && fabric_explained.count(b.entity.id); });
+  std::erase_if(
+      out, [&](const Blame& b) { return b.entity.kind == EntityKind::link && fabric_explained.count(b.entity.id); });
   return out;
 }
 
@@ -408,8 +409,9 @@ std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& ob
   std::set<std::string_view> blamed;  // views into the blames' ids
   for (const auto& b : blames) {
     const std::string_view id = b.entity.id;
-    if (b.entity.kind != "link" && b.entity.kind != "node" && b.entity.kind != "hca_port") continue;  // the fabric
-    if (b.entity.kind == "link") {
+    if (b.entity.kind != EntityKind::link && b.entity.kind != EntityKind::node && b.entity.kind != EntityKind::hca_port)
+      continue;  // the fabric
+    if (b.entity.kind == EntityKind::link) {
       const auto sep = id.find("<->");
       blamed.insert(id.substr(0, sep));
       blamed.insert(id.substr(sep + 3));

@@ -16,15 +16,15 @@ class VerdictBook {
  public:
   // The entity's position, made healthy on first mention. Positions stay
   // valid as the book grows; references from at() last until the next entity.
-  std::size_t index(std::string_view kind, std::string_view id) {
+  std::size_t index(EntityKind kind, std::string_view id) {
     const auto [it, fresh] = index_.try_emplace(key(kind, id), verdicts_.size());
-    if (fresh) verdicts_.push_back(Verdict{Entity{std::string(kind), std::string(id)}, HealthState::healthy, {}, {}});
+    if (fresh) verdicts_.push_back(Verdict{Entity{kind, std::string(id)}, HealthState::healthy, {}, {}});
     return it->second;
   }
-  Verdict& at(std::string_view kind, std::string_view id) { return verdicts_[index(kind, id)]; }
+  Verdict& at(EntityKind kind, std::string_view id) { return verdicts_[index(kind, id)]; }
   Verdict& at(const Entity& e) { return at(e.kind, e.id); }
   Verdict& operator[](std::size_t i) { return verdicts_[i]; }
-  const Verdict* find(std::string_view kind, std::string_view id) const {
+  const Verdict* find(EntityKind kind, std::string_view id) const {
     const auto it = index_.find(key(kind, id));
     return it == index_.end() ? nullptr : &verdicts_[it->second];
   }
@@ -49,13 +49,13 @@ class VerdictBook {
   }
 
  private:
-  // Kinds are single words: "gpu h1/gpu0" names one entity only.
-  static std::string key(std::string_view kind, std::string_view id) {
-    return std::string(kind).append(1, ' ').append(id);
+  // The kind as one character before the id: "gpu h1/gpu0" names one entity only.
+  static std::string key(EntityKind kind, std::string_view id) {
+    return std::string(1, static_cast<char>('0' + static_cast<int>(kind))).append(id);
   }
 
   std::vector<Verdict> verdicts_;
-  std::unordered_map<std::string, std::size_t> index_;  // "kind id" -> position in verdicts_
+  std::unordered_map<std::string, std::size_t> index_;  // kind and id -> position in verdicts_
 };
 
 }  // namespace ibgpu

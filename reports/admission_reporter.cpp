@@ -25,7 +25,7 @@ const char* decided(const RunSummary& s, const std::string& node) {
 
 void AdmissionReporter::render(const Report& report, std::ostream& out) const {
   for (const Verdict& v : report.verdicts) {
-    if (v.entity.kind != "node") continue;
+    if (v.entity.kind != EntityKind::node) continue;
     const std::vector<ReasonCode> found = reason_codes(v, Evidence::finding);
     const std::vector<ReasonCode> missing = reason_codes(v, Evidence::unchecked);
     std::string codes;

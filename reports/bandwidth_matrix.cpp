@@ -71,7 +71,7 @@ HostAxis host_axis(const Report& report) {
     if (is_pair_probe(p))
       for (const auto& h : p.scope.hosts) axis.add(h);
   for (const auto& v : report.verdicts)
-    if (v.entity.kind == "node") axis.add(v.entity.id);
+    if (v.entity.kind == EntityKind::node) axis.add(v.entity.id);
   std::unordered_map<std::string, std::string> leaf_of;
   for (const auto& h : report.hosts)
     if (!h.leaf.empty()) leaf_of.emplace(h.name, h.leaf);
@@ -83,7 +83,7 @@ HostAxis host_axis(const Report& report) {
 std::unordered_map<std::string, HealthState> flagged_links(const Report& report) {
   std::unordered_map<std::string, HealthState> links;
   for (const auto& v : report.verdicts)
-    if (v.entity.kind == "link" && (v.state == HealthState::degraded || v.state == HealthState::failed))
+    if (v.entity.kind == EntityKind::link && (v.state == HealthState::degraded || v.state == HealthState::failed))
       links.emplace(v.entity.id, v.state);
   return links;
 }

@@ -20,7 +20,7 @@ namespace {
 constexpr std::size_t kChartedEntities = 40;
 constexpr std::size_t kFiguresPerEntity = 8;
 
-std::string key_of(const Entity& e) { return e.kind + "\n" + e.id; }
+std::string key_of(const Entity& e) { return entity_text(e); }
 
 // The rounds an entity was not healthy in: those a reason came from (degraded
 // ones included), and those it did not pass.
@@ -67,7 +67,7 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
          "round " + std::to_string(p.round) + ": " + format_number(p.value) + (in_bad ? " (not healthy)" : "")});
   }
   chart.series.push_back(std::move(s));
-  chart.data = {{"entity", e.entity.kind + " " + e.entity.id},
+  chart.data = {{"entity", entity_text(e.entity)},
                 {"figure", f.figure},
                 {"bad-rounds", joined(bad)},
                 {"flagged-points", std::to_string(flagged)}};
@@ -81,10 +81,11 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
 
 void write_entity(const BurnInEntity& e, const std::string& state, int rounds, std::ostream& out) {
   const std::set<int> bad = bad_rounds(e);
-  out << "<div class=\"entity\" data-entity=\"" << html_escape(e.entity.kind + " " + e.entity.id) << "\" data-state=\""
-      << html_escape(state) << "\">\n<h3>" << state_badge(state) << " " << html_escape(e.entity.kind) << " <code>"
-      << html_escape(e.entity.id) << "</code></h3>\n<p>" << e.healthy << " healthy, " << e.degraded << " degraded, "
-      << e.failed << " failed, " << e.unknown << " unknown of " << e.rounds_judged << " round(s) judged";
+  out << "<div class=\"entity\" data-entity=\"" << html_escape(entity_text(e.entity)) << "\" data-state=\""
+      << html_escape(state) << "\">\n<h3>" << state_badge(state) << " " << html_escape(to_string(e.entity.kind))
+      << " <code>" << html_escape(e.entity.id) << "</code></h3>\n<p>" << e.healthy << " healthy, " << e.degraded
+      << " degraded, " << e.failed << " failed, " << e.unknown << " unknown of " << e.rounds_judged
+      << " round(s) judged";
   if (e.rounds_judged) out << " (passed " << format_number(100 * e.pass_ratio, 3) << " %)";
   out << ".</p>\n";
   if (!e.reason_rounds.empty()) {

@@ -162,7 +162,7 @@ void write_nodes(const Report& r, std::ostream& out) {
   for (const auto& h : r.hosts)
     if (verdict_of.emplace(h.name, nullptr).second) names.push_back(h.name);
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != "node") continue;
+    if (v.entity.kind != EntityKind::node) continue;
     auto [it, fresh] = verdict_of.emplace(v.entity.id, &v);
     if (fresh)
       names.push_back(v.entity.id);
@@ -233,7 +233,7 @@ void write_reasons(const Report& r, std::ostream& out) {
     const char* state = to_string(v->state);
     auto row_start = [&] {
       out << "<tr class=\"reason state-" << state << "\"><td>" << html_escape(v->entity.id) << "</td><td>"
-          << html_escape(v->entity.kind) << "</td><td>" << state_badge(state) << "</td>";
+          << html_escape(to_string(v->entity.kind)) << "</td><td>" << state_badge(state) << "</td>";
     };
     if (v->reasons.empty()) {
       row_start();

@@ -43,6 +43,13 @@ ReasonCode reason_code(const std::string& name) {
   return *code;
 }
 
+Entity entity_from_json(const json& j) {
+  const auto kind_text = j.at("kind").get<std::string>();
+  const auto kind = entity_kind_from_string(kind_text);
+  if (!kind) throw std::runtime_error("unknown entity kind '" + kind_text + "'");
+  return Entity{*kind, j.at("id").get<std::string>()};
+}
+
 template <class T>
 json by_name(const std::map<ReasonCode, T, ReasonCodeByName>& codes) {
   json out = json::object();
@@ -322,19 +329,19 @@ void to_json(json& j, const Verdict& v) {
                            {"value", nullable(r.value)},
                            {"threshold", nullable(r.threshold)},
                            {"evidence", to_string(r.evidence)}});
-  j = json{{"entity", {{"kind", v.entity.kind}, {"id", v.entity.id}}},
+  j = json{{"entity", {{"kind", to_string(v.entity.kind)}, {"id", v.entity.id}}},
            {"state", to_string(v.state)},
            {"reasons", reasons},
            {"action", v.action ? json(to_string(*v.action)) : json(nullptr)}};
   // Nodes list the GPUs and rails admission may use and those it excluded.
-  if (v.entity.kind == "node") {
+  if (v.entity.kind == EntityKind::node) {
     j["usable"] = v.usable;
     j["excluded"] = v.excluded;
   }
 }
 
 void from_json(const json& j, Verdict& v) {
-  v.entity = Entity{j.at("entity").at("kind").get<std::string>(), j.at("entity").at("id").get<std::string>()};
+  v.entity = entity_from_json(j.at("entity"));
   const auto state = health_state_from_string(j.at("state").get<std::string>());
   if (!state) throw std::runtime_error("unknown verdict state '" + j.at("state").get<std::string>() + "'");
   v.state = *state;
@@ -429,7 +436,7 @@ void from_json(const json& j, BurnInFigure& f) {
 }
 
 void to_json(json& j, const BurnInEntity& e) {
-  j = json{{"entity", {{"kind", e.entity.kind}, {"id", e.entity.id}}},
+  j = json{{"entity", {{"kind", to_string(e.entity.kind)}, {"id", e.entity.id}}},
            {"rounds_judged", e.rounds_judged},
            {"states", {{"healthy", e.healthy}, {"degraded", e.degraded}, {"failed", e.failed}, {"unknown", e.unknown}}},
            {"pass_ratio", e.rounds_judged ? json(e.pass_ratio) : json(nullptr)},
@@ -444,7 +451,7 @@ void to_json(json& j, const BurnInEntity& e) {
 }
 
 void from_json(const json& j, BurnInEntity& e) {
-  e.entity = Entity{j.at("entity").at("kind").get<std::string>(), j.at("entity").at("id").get<std::string>()};
+  e.entity = entity_from_json(j.at("entity"));
   e.rounds_judged = exact_integer<int>(j.at("rounds_judged"), "rounds_judged");
   const json& states = j.at("states");
   e.healthy = exact_integer<int>(states.at("healthy"), "healthy");

@@ -150,7 +150,8 @@ void JunitReporter::render(const Report& r, std::ostream& out) const {
     return suites[it->second];
   };
   for (const auto& p : r.probes) suite(p.id).cases.push_back(probe_case(p));
-  for (const auto& v : r.verdicts) suite("verdict." + v.entity.kind).cases.push_back(verdict_case(v));
+  for (const auto& v : r.verdicts)
+    suite(std::string("verdict.") + to_string(v.entity.kind)).cases.push_back(verdict_case(v));
 
   int tests = 0, failures = 0, errors = 0, skipped = 0;
   for (const auto& s : suites) {

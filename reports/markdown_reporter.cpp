@@ -35,7 +35,7 @@ std::string parts_count(const Verdict& v, bool gpu) {
 void admission_table(const Report& r, std::ostream& out) {
   std::vector<const Verdict*> nodes;
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == "node") nodes.push_back(&v);
+    if (v.entity.kind == EntityKind::node) nodes.push_back(&v);
   if (nodes.empty()) return;
   // The nodes that need a look first; the order of the report within a state.
   std::stable_sort(nodes.begin(), nodes.end(), [](const Verdict* a, const Verdict* b) { return a->state > b->state; });
@@ -73,7 +73,7 @@ void reasons(const Report& r, HealthState state, const char* title, std::ostream
     for (const auto& reason : v.reasons)
       lines.push_back(md(std::string(to_string(reason.code))) +
                       (reason.message.empty() ? "" : ": " + md(reason.message)));
-    out << "- " << md(v.entity.kind) << " **" << md(v.entity.id) << "**"
+    out << "- " << md(to_string(v.entity.kind)) << " **" << md(v.entity.id) << "**"
         << (lines.empty() ? std::string() : ": " + join(lines, "; ")) << '\n';
   }
   if (hits.size() > kMaxRows) out << "- _and " << hits.size() - kMaxRows << " more_\n";

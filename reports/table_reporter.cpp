@@ -612,7 +612,7 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
       continue;
     }
     const std::vector<std::string> lines = reason_lines(v);
-    std::string entity = v.entity.kind + " " + v.entity.id;
+    std::string entity = entity_text(v.entity);
     if (slash != std::string::npos && !v.action) {
       const std::string_view node = std::string_view(v.entity.id).substr(0, slash + 1);
       std::vector<std::string> parts{v.entity.id.substr(slash + 1)};
@@ -623,7 +623,8 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
           break;
         parts.push_back(w.entity.id.substr(slash + 1));
       }
-      if (parts.size() > 1) entity = v.entity.kind + " " + std::string(node) + fold_parts(parts);
+      if (parts.size() > 1)
+        entity = std::string(to_string(v.entity.kind)) + " " + std::string(node) + fold_parts(parts);
     }
     table.add_row({entity, to_string(v.state), v.action ? to_string(*v.action) : "", lines.empty() ? "" : lines[0]});
     for (std::size_t k = 1; k < lines.size(); ++k) table.add_row({"", "", "", lines[k]});
@@ -638,7 +639,7 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
 void print_admission(const Report& r, std::ostream& out, bool brief) {
   TextTable table({{"node"}, {"state"}, {"action"}, {"gpus", Align::right}, {"rails", Align::right}, {"excluded"}});
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != "node" || (brief && v.action == Action::admit)) continue;
+    if (v.entity.kind != EntityKind::node || (brief && v.action == Action::admit)) continue;
     auto count = [&](bool gpu) {
       auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
       const auto usable = std::count_if(v.usable.begin(), v.usable.end(), is_kind);
@@ -704,7 +705,7 @@ void print_burn_in(const Report& r, std::ostream& out) {
     for (std::size_t i = 0; i < e.not_passed_rounds.size() && not_passed < e.rounds_judged; ++i)
       rounds.push_back(i < 10 ? std::to_string(e.not_passed_rounds[i]) : "...");
     if (rounds.size() > 11) rounds.resize(11);
-    table.add_row({e.entity.kind + " " + e.entity.id, state_of(e.entity),
+    table.add_row({entity_text(e.entity), state_of(e.entity),
                    std::to_string(e.rounds_judged) + "/" + std::to_string(b.rounds),
                    whole_or_number(std::round(1000 * e.pass_ratio) / 10) + "%", std::to_string(e.healthy),
                    std::to_string(e.degraded), std::to_string(e.failed), std::to_string(e.unknown),

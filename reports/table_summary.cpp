@@ -31,8 +31,8 @@ int badness(HealthState s) { return static_cast<int>(s); }
 
 // The node an entity belongs to: "node1/gpu3" -> "node1"; a node is its own; a link none.
 std::string_view node_of(const Entity& e) {
-  if (e.kind == "node") return e.id;
-  if (e.kind == "link") return {};
+  if (e.kind == EntityKind::node) return e.id;
+  if (e.kind == EntityKind::link) return {};
   const auto slash = e.id.find('/');
   return slash == std::string::npos ? std::string_view() : std::string_view(e.id).substr(0, slash);
 }
@@ -76,15 +76,15 @@ std::string main_reason_text(const MainReason& main) {
 }
 
 void print_counts(const Report& r, std::ostream& out) {
-  std::vector<std::pair<std::string, std::array<std::size_t, 4>>> kinds;  // in order of first appearance
+  std::vector<std::pair<EntityKind, std::array<std::size_t, 4>>> kinds;  // in order of first appearance
   for (const auto& v : r.verdicts) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == v.entity.kind; });
     if (it == kinds.end()) it = kinds.insert(kinds.end(), {v.entity.kind, {}});
     ++it->second[static_cast<std::size_t>(v.state)];
   }
   // Nodes first, then their parts, then the fabric (links, and any kind that comes later).
-  auto rank = [](const std::string& kind) {
-    static constexpr std::array<std::string_view, 4> kOrder{"node", "gpu", "hca_port", "link"};
+  auto rank = [](EntityKind kind) {
+    static constexpr std::array kOrder{EntityKind::node, EntityKind::gpu, EntityKind::hca_port, EntityKind::link};
     return std::find(kOrder.begin(), kOrder.end(), kind) - kOrder.begin();
   };
   std::stable_sort(kinds.begin(), kinds.end(),
@@ -96,7 +96,7 @@ void print_counts(const Report& r, std::ostream& out) {
                    {"failed", Align::right},
                    {"unknown", Align::right}});
   for (const auto& [kind, n] : kinds) {
-    std::vector<std::string> cells{kind, grouped(n[0] + n[1] + n[2] + n[3])};
+    std::vector<std::string> cells{to_string(kind), grouped(n[0] + n[1] + n[2] + n[3])};
     for (const HealthState s : kStates) cells.push_back(grouped(n[static_cast<std::size_t>(s)]));
     table.add_row(cells);
   }
@@ -108,11 +108,11 @@ void print_counts(const Report& r, std::ostream& out) {
 std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
   std::map<std::string_view, std::vector<const Verdict*>> parts;  // node -> its GPUs and ports
   for (const auto& v : r.verdicts)
-    if (v.entity.kind != "node" && v.entity.kind != "link")
+    if (v.entity.kind != EntityKind::node && v.entity.kind != EntityKind::link)
       if (const auto node = node_of(v.entity); !node.empty()) parts[node].push_back(&v);
   std::vector<NodeNextStep> out;
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != "node" || !v.action || *v.action == Action::admit) continue;
+    if (v.entity.kind != EntityKind::node || !v.action || *v.action == Action::admit) continue;
     const auto it = parts.find(v.entity.id);
     const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
     out.push_back({&v, main.reason ? std::string(to_string(main.reason->code)) : "-", main_reason_text(main),
@@ -241,7 +241,7 @@ void print_rail_summary(const Report& r, std::ostream& out) {
   if (rows.empty()) return;
   std::map<std::string, std::size_t> ports_not_healthy;  // rail -> hca_port verdicts not healthy
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == "hca_port" && v.state != HealthState::healthy)
+    if (v.entity.kind == EntityKind::hca_port && v.state != HealthState::healthy)
       ++ports_not_healthy[v.entity.id.substr(v.entity.id.find('/') + 1)];
   TextTable table({{"rail"},
                    {"probe"},
@@ -291,11 +291,11 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
     }
   if (leaves.empty()) return;
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind == "node" && v.action && *v.action != Action::admit) {
+    if (v.entity.kind == EntityKind::node && v.action && *v.action != Action::admit) {
       const auto it = leaf_by_host.find(v.entity.id);
       if (it != leaf_by_host.end())
         ++(*v.action == Action::drain ? leaves[it->second].drain : leaves[it->second].degraded);
-    } else if (v.entity.kind == "link" && v.state != HealthState::healthy) {
+    } else if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy) {
       // A link between two leaves is each leaf's: either end's switch may be the one to look at.
       const auto end = v.entity.id.find("<->");
       if (end == std::string::npos) continue;

@@ -12,7 +12,7 @@
 #include "health/judge.h"
 #include "health/profile_file.h"
 #include "probes/ib/counters.h"
-#include "tests/core/reason_code_names.h"
+#include "tests/core/names.h"
 #include "tests/health/synthetic_fleet.h"
 
 namespace ibgpu {
@@ -61,19 +61,19 @@ BurnInResult burn_in(int rounds, const std::function<PairTweak(int)>& tweak_for 
 std::map<std::string, HealthState> unhealthy(const BurnInResult& r) {
   std::map<std::string, HealthState> out;
   for (const auto& v : r.verdicts)
-    if (v.state != HealthState::healthy) out[v.entity.kind + " " + v.entity.id] = v.state;
+    if (v.state != HealthState::healthy) out[entity_text(v.entity)] = v.state;
   return out;
 }
 
 const Verdict& verdict(const BurnInResult& r, const std::string& kind, const std::string& id) {
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == kind && v.entity.id == id) return v;
+    if (v.entity.kind == testing::kind(kind) && v.entity.id == id) return v;
   throw std::runtime_error("no verdict for " + kind + " " + id);
 }
 
 const BurnInEntity& stats(const BurnInResult& r, const std::string& kind, const std::string& id) {
   for (const auto& e : r.stats.entities)
-    if (e.entity.kind == kind && e.entity.id == id) return e;
+    if (e.entity.kind == testing::kind(kind) && e.entity.id == id) return e;
   throw std::runtime_error("no burn-in stats for " + kind + " " + id);
 }
 
@@ -222,7 +222,7 @@ Report round_of(std::vector<Verdict> verdicts, std::vector<ProbeResult> probes =
 }
 
 Verdict v(const std::string& kind, const std::string& id, HealthState state, const std::string& code = "") {
-  Verdict out{{kind, id}, state, {}, std::nullopt};
+  Verdict out{{testing::kind(kind), id}, state, {}, std::nullopt};
   if (!code.empty()) out.reasons.push_back(Reason{testing::code(code), code + " seen", "m", 1.0, 2.0});
   return out;
 }

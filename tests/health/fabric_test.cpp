@@ -44,7 +44,7 @@ struct Fleet {
 
 std::map<std::string, std::string> blamed(const std::vector<Blame>& blames) {
   std::map<std::string, std::string> out;
-  for (const auto& b : blames) out[b.entity.kind + " " + b.entity.id] = to_string(b.reason.code);
+  for (const auto& b : blames) out[entity_text(b.entity)] = to_string(b.reason.code);
   return out;
 }
 

@@ -80,7 +80,7 @@ std::map<std::string, HealthState> flagged(const Judgement& j) {
     for (const auto& r : v.reasons)
       if (const std::string_view c = to_string(r.code); c.starts_with("NET_") || c.starts_with("IB_LINK_BW") ||
                                                         c.starts_with("LAT_") || r.code == ReasonCode::NOT_JUDGED)
-        out[v.entity.kind + " " + v.entity.id] = v.state;
+        out[entity_text(v.entity)] = v.state;
   return out;
 }
 
@@ -230,7 +230,7 @@ TEST(FleetRule, ARetestReproducesADeficitNotJustALowerNumber) {
   // more than its mildest deficit; the bandwidth reproduced.
   j = judge_with_retests(g, generic_profile(), again(0.31, 3));
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == "link" && v.entity.id == host_name(0) + "<->" + host_name(3)) {
+    if (v.entity.kind == EntityKind::link && v.entity.id == host_name(0) + "<->" + host_name(3)) {
       std::set<std::string> codes;
       for (const auto& r : v.reasons) codes.insert(std::string(to_string(r.code)));
       EXPECT_EQ(codes, std::set<std::string>{"IB_LINK_BW_OUTLIER"});

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "health/profile_file.h"
+#include "tests/core/names.h"
 #include "tests/health/synthetic_fleet.h"
 
 namespace ibgpu {
@@ -24,7 +25,7 @@ Profile h100() { return load_profile_file(std::string(IBGPU_SOURCE_DIR) + "/prof
 std::map<std::string, HealthState> unhealthy(const Judgement& j) {
   std::map<std::string, HealthState> out;
   for (const auto& v : j.verdicts)
-    if (v.state != HealthState::healthy) out[v.entity.kind + " " + v.entity.id] = v.state;
+    if (v.state != HealthState::healthy) out[entity_text(v.entity)] = v.state;
   return out;
 }
 
@@ -32,13 +33,13 @@ std::map<std::string, HealthState> unhealthy(const Judgement& j) {
 std::map<std::string, Action> not_admitted(const Judgement& j) {
   std::map<std::string, Action> out;
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == "node" && v.action != Action::admit) out[v.entity.id] = *v.action;
+    if (v.entity.kind == EntityKind::node && v.action != Action::admit) out[v.entity.id] = *v.action;
   return out;
 }
 
 const Verdict& verdict(const Judgement& j, const std::string& kind, const std::string& id) {
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == kind && v.entity.id == id) return v;
+    if (v.entity.kind == testing::kind(kind) && v.entity.id == id) return v;
   throw std::runtime_error("no verdict for " + kind + " " + id);
 }
 

@@ -16,7 +16,7 @@
 #include "probes/kernel_log.h"
 #include "probes/pci.h"
 #include "probes/topology.h"
-#include "tests/core/reason_code_names.h"
+#include "tests/core/names.h"
 
 namespace ibgpu {
 namespace {
@@ -32,8 +32,8 @@ HostInventory host_from(const std::string& fixture, const std::string& name = "n
 }
 
 const Verdict* find(const std::vector<Verdict>& vs, const std::string& kind, const std::string& id) {
-  auto it =
-      std::find_if(vs.begin(), vs.end(), [&](const Verdict& v) { return v.entity.kind == kind && v.entity.id == id; });
+  auto it = std::find_if(vs.begin(), vs.end(),
+                         [&](const Verdict& v) { return v.entity.kind == testing::kind(kind) && v.entity.id == id; });
   return it == vs.end() ? nullptr : &*it;
 }
 
@@ -392,8 +392,8 @@ TEST(LocalHealthInJudge, ProfileExpectationsReachTheLocalRules) {
   profile.node.expect_gpus = 1;
   HostInventory h = host_from("degraded");
   const Judgement j = judge({h}, {}, profile);
-  const auto node =
-      std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
+  const auto node = std::find_if(j.verdicts.begin(), j.verdicts.end(),
+                                 [](const Verdict& v) { return v.entity.kind == EntityKind::node; });
   ASSERT_NE(node, j.verdicts.end());
   EXPECT_NE(reason(&*node, "GPU_MISSING"), nullptr);
   EXPECT_EQ(node->state, HealthState::failed);
@@ -407,8 +407,8 @@ TEST(LocalHealthInJudge, OnlyPortDegradedLeavesTheNodeDegradedNotFailed) {
   rate.rate_text = "200 Gb/sec (4X HDR)";
   rate.rate = parse_rate(rate.rate_text);
   const Judgement j = judge({h}, {}, Profile{});
-  const auto node =
-      std::find_if(j.verdicts.begin(), j.verdicts.end(), [](const Verdict& v) { return v.entity.kind == "node"; });
+  const auto node = std::find_if(j.verdicts.begin(), j.verdicts.end(),
+                                 [](const Verdict& v) { return v.entity.kind == EntityKind::node; });
   ASSERT_NE(node, j.verdicts.end());
   EXPECT_EQ(node->state, HealthState::degraded);
   EXPECT_EQ(node->action, Action::admit_degraded);
@@ -555,8 +555,8 @@ TEST(LocalHealthPci, NvmlGpuThePciBusDoesNotShowIsReportedOnThatGpu) {
 TEST(Admission, AFailedGpuTakesItsRailWhenTheProfileSaysAndStoragePortsAreNoParts) {
   const HostInventory h = hgx_h100_node(8);
   const std::vector<Verdict> judged{
-      Verdict{{"gpu", "n1/gpu3"}, HealthState::failed, {}, std::nullopt},
-      Verdict{{"hca_port", "n1/mlx5_7:1"}, HealthState::failed, {}, std::nullopt},  // storage
+      Verdict{{EntityKind::gpu, "n1/gpu3"}, HealthState::failed, {}, std::nullopt},
+      Verdict{{EntityKind::hca_port, "n1/mlx5_7:1"}, HealthState::failed, {}, std::nullopt},  // storage
   };
   NodeExpectations rail_aligned;
   rail_aligned.exclude_rail_with_gpu = true;

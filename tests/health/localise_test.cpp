@@ -22,7 +22,7 @@ PairObservation obs(std::string_view a, std::string_view b, HealthState state, s
 
 std::map<std::string, HealthState> blamed(const std::vector<Blame>& blames) {
   std::map<std::string, HealthState> out;
-  for (const auto& b : blames) out[b.entity.kind + " " + b.entity.id] = b.state;
+  for (const auto& b : blames) out[entity_text(b.entity)] = b.state;
   return out;
 }
 

@@ -20,30 +20,30 @@ TEST(VerdictBook, FindsEveryEntityAgainInOrderOfFirstMention) {
   constexpr int kHosts = 5000;
   for (int i = 0; i < kHosts; ++i) {
     const std::string host = "node" + std::to_string(i);
-    book.at("node", host);
-    book.at("hca_port", host + "/mlx5_0:1");
-    book.at("link", host);
+    book.at(EntityKind::node, host);
+    book.at(EntityKind::hca_port, host + "/mlx5_0:1");
+    book.at(EntityKind::link, host);
   }
   for (int i = kHosts - 1; i >= 0; --i) {
     const std::string host = "node" + std::to_string(i);
-    ASSERT_NE(book.find("node", host), nullptr) << host;
-    EXPECT_EQ(book.find("node", host)->entity, (Entity{"node", host}));
-    EXPECT_EQ(book.find("link", host)->entity, (Entity{"link", host}));
-    EXPECT_EQ(book.index("hca_port", host + "/mlx5_0:1"), static_cast<std::size_t>(3 * i + 1));
+    ASSERT_NE(book.find(EntityKind::node, host), nullptr) << host;
+    EXPECT_EQ(book.find(EntityKind::node, host)->entity, (Entity{EntityKind::node, host}));
+    EXPECT_EQ(book.find(EntityKind::link, host)->entity, (Entity{EntityKind::link, host}));
+    EXPECT_EQ(book.index(EntityKind::hca_port, host + "/mlx5_0:1"), static_cast<std::size_t>(3 * i + 1));
   }
-  EXPECT_EQ(book.find("node", "node5000"), nullptr);
-  EXPECT_EQ(book.find("gpu", "node1"), nullptr);
+  EXPECT_EQ(book.find(EntityKind::node, "node5000"), nullptr);
+  EXPECT_EQ(book.find(EntityKind::gpu, "node1"), nullptr);
   const auto verdicts = book.take();
   ASSERT_EQ(verdicts.size(), static_cast<std::size_t>(3 * kHosts));
-  EXPECT_EQ(verdicts[3].entity, (Entity{"node", "node1"}));
-  EXPECT_EQ(verdicts[5].entity, (Entity{"link", "node1"}));
+  EXPECT_EQ(verdicts[3].entity, (Entity{EntityKind::node, "node1"}));
+  EXPECT_EQ(verdicts[5].entity, (Entity{EntityKind::link, "node1"}));
 }
 
 TEST(VerdictBook, StatesOnlyWorsenAndReasonsAccumulate) {
   VerdictBook book;
-  book.add({"gpu", "n/gpu0"}, HealthState::failed, Reason{ReasonCode::GPU_XID, "a", "m", 1.0, 0.0});
-  book.add({"gpu", "n/gpu0"}, HealthState::degraded, Reason{ReasonCode::GPU_TEMP_HIGH, "b", "m", 2.0, 0.0});
-  book.add({"gpu", "n/gpu0"}, HealthState::healthy);
+  book.add({EntityKind::gpu, "n/gpu0"}, HealthState::failed, Reason{ReasonCode::GPU_XID, "a", "m", 1.0, 0.0});
+  book.add({EntityKind::gpu, "n/gpu0"}, HealthState::degraded, Reason{ReasonCode::GPU_TEMP_HIGH, "b", "m", 2.0, 0.0});
+  book.add({EntityKind::gpu, "n/gpu0"}, HealthState::healthy);
   const auto verdicts = book.take();
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].state, HealthState::failed);
@@ -60,7 +60,7 @@ TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
        Reason{ReasonCode::IB_LINK_BW_LOW, "low", "bw_avg_GBps", 5.0, 10.0}},
       {"g2", {"c", "", -1}, {"b", "", -1}, HealthState::healthy, std::nullopt}};
   EXPECT_EQ(known_good_hosts(observations, {}), (std::vector<std::string>{"b", "a", "c"}));
-  const std::vector<Blame> blamed{{{"hca_port", "a/mlx5_1:1"}, HealthState::degraded, {}}};
+  const std::vector<Blame> blamed{{{EntityKind::hca_port, "a/mlx5_1:1"}, HealthState::degraded, {}}};
   EXPECT_EQ(known_good_hosts(observations, blamed), (std::vector<std::string>{"b", "c"}));
 }
 

@@ -17,6 +17,7 @@
 #include "health/burn_in.h"
 #include "reports/json.h"
 #include "reports/reporter.h"
+#include "tests/core/names.h"
 #include "tests/reports/report_fixture.h"
 
 namespace ibgpu {
@@ -32,7 +33,7 @@ constexpr const char* kPython = "/usr/bin/python3";
 
 Verdict* find(Report& r, const std::string& kind, const std::string& id) {
   for (auto& v : r.verdicts)
-    if (v.entity.kind == kind && v.entity.id == id) return &v;
+    if (v.entity.kind == testing::kind(kind) && v.entity.id == id) return &v;
   return nullptr;
 }
 

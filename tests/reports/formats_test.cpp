@@ -264,7 +264,7 @@ TEST(Prometheus, EveryEntityHasOneLinePerStateAndExactlyOneIsSet) {
   const Exposition x = parse_exposition(render(PrometheusReporter{}, r));
   ASSERT_EQ(x.error, "");
   for (const auto& v : r.verdicts) {
-    const auto lines = find(x, "ibgpu_entity_state", {{"kind", v.entity.kind}, {"id", v.entity.id}});
+    const auto lines = find(x, "ibgpu_entity_state", {{"kind", to_string(v.entity.kind)}, {"id", v.entity.id}});
     ASSERT_EQ(lines.size(), 4u) << v.entity.id;
     for (const auto& s : lines) EXPECT_EQ(s.value, s.labels.at("state") == to_string(v.state) ? 1 : 0) << v.entity.id;
   }
@@ -354,7 +354,7 @@ TEST(Markdown, LongFleetsAreCut) {
   Report r = testing::sample_report();
   r.verdicts.clear();
   for (int i = 0; i < 120; ++i)
-    r.verdicts.push_back(Verdict{{"node", "n" + std::to_string(i)},
+    r.verdicts.push_back(Verdict{{EntityKind::node, "n" + std::to_string(i)},
                                  i % 2 ? HealthState::failed : HealthState::healthy,
                                  {},
                                  i % 2 ? Action::drain : Action::admit});

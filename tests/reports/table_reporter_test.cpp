@@ -147,7 +147,7 @@ TEST(Table, AtFleetScaleItShowsWhatNeedsALookAndWhereTheRestIs) {
   for (const auto& v : r.verdicts) {
     if (v.state == HealthState::healthy) continue;
     ++not_healthy;
-    EXPECT_TRUE(shown.count(v.entity.kind + " " + v.entity.id)) << v.entity.kind << " " << v.entity.id;
+    EXPECT_TRUE(shown.count(entity_text(v.entity))) << entity_text(v.entity);
   }
   EXPECT_GT(not_healthy, 64u);
   EXPECT_NE(text.find("\nPer rail"), std::string::npos);
@@ -240,7 +240,7 @@ TEST(Table, TheShortenedTableSummarisesEachLeaf) {
   EXPECT_EQ(leaves, (std::vector<std::string>{"leaf1", "leaf2"})) << out.str();
   EXPECT_EQ(hosts, 64u);
   const auto expected = std::count_if(r.verdicts.begin(), r.verdicts.end(), [](const Verdict& v) {
-    return v.entity.kind == "node" && v.action && *v.action != Action::admit;
+    return v.entity.kind == EntityKind::node && v.action && *v.action != Action::admit;
   });
   EXPECT_GT(expected, 0);
   EXPECT_EQ(not_admitted, static_cast<std::size_t>(expected));
