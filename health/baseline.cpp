@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "core/bounded_input.h"
-#include "health/statistics.h"
+#include "core/statistics.h"
 #include "health/thresholds.h"
 
 namespace ibgpu {

@@ -6,8 +6,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "core/statistics.h"
 #include "health/admission.h"
-#include "health/statistics.h"
 #include "health/thresholds.h"
 #include "probes/ib/counters.h"
 #include "probes/stats.h"

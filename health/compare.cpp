@@ -4,8 +4,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/statistics.h"
 #include "core/text.h"
-#include "health/statistics.h"
 #include "health/thresholds.h"
 
 namespace ibgpu {

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "core/hostlist.h"
-#include "health/statistics.h"
+#include "core/statistics.h"
 
 namespace ibgpu {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "health/statistics.h"
+#include "core/statistics.h"
 
 namespace ibgpu {
 

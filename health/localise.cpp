@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/statistics.h"
 #include "health/fabric.h"
-#include "health/statistics.h"
 #include "health/thresholds.h"
 
 namespace ibgpu {

@@ -1,6 +1,5 @@
 #pragma once
-// Statistics and unit arithmetic for every probe, in one place and in double
-// precision: perftest's integer temporaries give a stddev of 0 below 1 us.
+// Unit arithmetic for every probe: rates and message sizes (their statistics: core/statistics.h).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -8,14 +7,6 @@
 #include "core/result.h"
 
 namespace ibgpu {
-
-// Percentiles by nearest rank (p-th percentile = sorted[ceil(p*n)-1]), mean and population
-// stddev (divide by n). Empty input gives n = 0 and zeros.
-Stats summarize(std::vector<double> samples);
-
-// perftest drops the largest `drop` samples (2 by default) before summarising latency, so one
-// stray interrupt does not set the max; at least one sample is always kept.
-Stats summarize_latency(std::vector<double> samples_us, std::size_t drop = 2);
 
 // Rates in decimal units (1e9 bytes, 1e9 bits, 1e6 messages), as perftest and nccl-tests report.
 // A non-positive duration has no meaningful rate and gives 0.

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/statistics.h"
 #include "probes/stats.h"
 #include "reports/html.h"
 #include "reports/html_chart.h"
@@ -81,7 +82,7 @@ void write_chart(const std::vector<const ProbeResult*>& results, std::ostream& o
     for (auto [size, values] : per_size) {
       std::sort(values.begin(), values.end());
       groups = std::max(groups, values.size());
-      const double median = values[(values.size() - 1) / 2];
+      const double median = sorted_lower_quantile(values, 0.5);
       s.points.push_back({static_cast<double>(size), median, false,
                           s.name + " at " + format_size(size) + ": busbw " + format_number(median) +
                               " GB/s (median of " + std::to_string(values.size()) + " group(s), " +

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 #include <string_view>
+#include <unordered_set>
 
 #include "core/inventory.h"
 #include "core/text.h"
@@ -681,13 +682,12 @@ void print_burn_in(const Report& r, std::ostream& out) {
                    {"unknown", Align::right},
                    {"bad rounds"},
                    {"reasons (rounds)", Align::left, true}});
-  auto is_flaky = [&](const Entity& e) {
-    for (const auto& v : r.verdicts)
-      if (v.entity == e)
-        return std::any_of(v.reasons.begin(), v.reasons.end(),
-                           [](const Reason& x) { return x.code == ReasonCode::BURN_IN_FLAKY; });
-    return false;
-  };
+  std::unordered_set<std::string> flaky_entities;  // what health called flaky, once per verdict
+  for (const auto& v : r.verdicts)
+    if (std::any_of(v.reasons.begin(), v.reasons.end(),
+                    [](const Reason& x) { return x.code == ReasonCode::BURN_IN_FLAKY; }))
+      flaky_entities.insert(entity_text(v.entity));
+  auto is_flaky = [&](const Entity& e) { return flaky_entities.count(entity_text(e)) > 0; };
   int flaky = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;

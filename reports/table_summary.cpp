@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/statistics.h"
 #include "probes/stats.h"
 #include "probes/sysfs.h"  // natural_less: mlx5_2:1 before mlx5_10:1
 #include "reports/next_steps.h"
@@ -257,7 +258,7 @@ void print_rail_summary(const Report& r, std::ostream& out) {
   auto cell = [&](std::vector<double>& v, double q) {
     if (v.empty()) return std::string();
     std::sort(v.begin(), v.end());
-    return format_number(v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))]);
+    return format_number(sorted_lower_quantile(v, q));
   };
   std::string last_rail;
   for (auto& [key, f] : rows) {

@@ -13,6 +13,7 @@
 #include "cluster/liveness.h"
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "core/statistics.h"
 #include "probes/cycle_clock.h"
 #include "probes/net/peer_poll.h"
 #include "probes/stats.h"

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/statistics.h"
+
 namespace ibgpu {
 namespace {
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/statistics.h"
 #include "probes/cycle_clock.h"
 #include "probes/net/verbs/measure.h"
 #include "probes/stats.h"

@@ -1,13 +1,31 @@
 #pragma once
-// The judge's statistics, one definition each: the fleet median, the
-// baseline's and localisation's are the same median. Pure.
+// Every statistic, one definition each, for probes, the judge and the reports alike: a probe's
+// summary of its samples, the fleet's median (the baseline's, localisation's and the reports'
+// are the same median), quantiles, the noise fence. Pure, in double precision (perftest's
+// integer temporaries give a stddev of 0 below 1 us).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <optional>
 #include <vector>
 
+#include "core/result.h"
+
 namespace ibgpu {
+
+// Percentiles by nearest rank (p-th percentile = sorted[ceil(p*n)-1]: the p50 is the lower median),
+// mean and population stddev (divide by n). Empty input gives n = 0 and zeros.
+Stats summarize(std::vector<double> samples);
+
+// perftest drops the largest `drop` samples (2 by default) before summarising latency, so one
+// stray interrupt does not set the max; at least one sample is always kept.
+Stats summarize_latency(std::vector<double> samples_us, std::size_t drop = 2);
+
+// The value at rank floor(q * (n - 1)) of values sorted ascending: 0.5 is the lower median, 1 the
+// largest; no value between two ranks is made up. Values must not be empty.
+inline double sorted_lower_quantile(const std::vector<double>& sorted, double q) {
+  return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
+}
 
 // The lower median (of an even count, the lower middle value); none of nothing.
 inline std::optional<double> lower_median(std::vector<double> values) {
