@@ -75,8 +75,9 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
 }
 
 ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, const std::string& why) {
-  const std::string backend = options.allreduce.backend == "auto" ? "mpi" : options.allreduce.backend;
-  return skipped(allreduce_probe_id(backend), world_scope(world), why, SkippedBy::ibgpu);
+  const CollectiveBackend asked = options.allreduce.backend;
+  const CollectiveBackend backend = asked == CollectiveBackend::automatic ? CollectiveBackend::mpi : asked;
+  return skipped(allreduce_probe_id(to_string(backend)), world_scope(world), why, SkippedBy::ibgpu);
 }
 
 // Which hosts the topology places: the unplaced are judged as without one (no switch to blame).
@@ -224,8 +225,9 @@ void CheckRound::judge_report(Report& report) const {
 
 std::string CheckRound::preflight(MpiSession& s) const {
   const NetOptions& net = plan_.steps.net;
-  std::string problem =
-      net.transport == "mpi" ? "" : hca_preflight(net.hca, Sysfs(options_.common.sysfs_root), s.world().host());
+  std::string problem = net.transport == NetTransport::mpi
+                            ? ""
+                            : hca_preflight(net.hca, Sysfs(options_.common.sysfs_root), s.world().host());
   if (problem.empty()) problem = network_preflight(s.world(), net);
   if (problem.empty() && plan_.steps.collectives) problem = collectives_preflight(s, plan_.steps.allreduce);
   return problem;

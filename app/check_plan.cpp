@@ -39,7 +39,7 @@ double network_round_seconds(const NetOptions& net, const CostModel& cost, bool 
   const NetSettings& s = net.settings;
   const double cap = s.time_cap_s;
   auto bounded = [&](double nominal) { return worst ? cap : std::min(nominal, cap); };
-  const double window = net.transport == "mpi" ? std::max(s.window, 1) : 1.0;
+  const double window = net.transport == NetTransport::mpi ? std::max(s.window, 1) : 1.0;
   double t = cost.pair_setup_s;
   if (net.bandwidth)
     for (std::size_t size : s.bw_sizes) {
@@ -49,7 +49,7 @@ double network_round_seconds(const NetOptions& net, const CostModel& cost, bool 
       t += bounded(bytes / (cost.bw_GBps * 1e9));
     }
   if (net.latency) {
-    const double kinds = net.transport == "mpi" ? 1 : 2;  // verbs: write and send latency
+    const double kinds = net.transport == NetTransport::mpi ? 1 : 2;  // verbs: write and send latency
     for (std::size_t size : s.lat_sizes) {
       const double iters = s.lat_iters + warmup_for(s.lat_iters, s.warmup);
       t += kinds * bounded(iters * (2 * cost.lat_us * 1e-6 + static_cast<double>(size) / (cost.bw_GBps * 1e9)));
@@ -80,7 +80,7 @@ bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits)
   if (std::any_of(sizes.begin(), sizes.end(), [&](std::size_t s) { return s >= limits.min_size_B; })) return false;
   sizes.push_back(limits.min_size_B);
   allreduce.floor_sizes = {limits.min_size_B};
-  allreduce.floor_backend = to_string(limits.backend);
+  allreduce.floor_backend = limits.backend;
   return true;
 }
 

@@ -166,7 +166,7 @@ std::optional<double> simulated_bandwidth(const FleetModel& model, const FleetFa
 CheckSteps default_sim_steps() {
   CheckSteps s;
   const PresetDefaults d = preset_defaults(CheckPreset::standard);
-  s.net.transport = "verbs";
+  s.net.transport = NetTransport::verbs;
   s.net.settings.bw_sizes = d.bw_sizes;
   s.net.settings.lat_iters = d.lat_iters;
   s.retests = d.retests;

@@ -205,7 +205,7 @@ TEST(CheckPlan, JudgedSizesGoOnToTheFloorsSizeOverItsBackendOnly) {
   ASSERT_TRUE(sweep_to_floor(allreduce, nccl_floor_at_1g()));
   EXPECT_EQ(allreduce.settings.sizes, (std::vector<std::size_t>{1 << 20, 16 << 20, std::size_t{1} << 30}));
   EXPECT_EQ(allreduce.floor_sizes, (std::vector<std::size_t>{std::size_t{1} << 30}));
-  EXPECT_EQ(allreduce.floor_backend, "nccl");
+  EXPECT_EQ(allreduce.floor_backend, Transport::nccl);
   // A sweep already at the floor's size, or a profile without an all-reduce floor (cpu, generic): as given.
   CollectiveOptions reaching = check_allreduce_defaults();
   reaching.settings.sizes.push_back(std::size_t{2} << 30);
