@@ -16,16 +16,23 @@ PresetDefaults preset_defaults(CheckPreset preset) {
   PresetDefaults d;
   switch (preset) {
     case CheckPreset::quick:
-      d = {"quick", {std::size_t{1} << 20}, 200, {std::size_t{1} << 20}, 5, 1};
+      d = {PairMode::quick, {std::size_t{1} << 20}, 200, {std::size_t{1} << 20}, 5, 1};
       break;
     case CheckPreset::standard:
-      d = {"all", {std::size_t{1} << 20, std::size_t{8} << 20}, 1000, {std::size_t{1} << 20, std::size_t{16} << 20}, 10,
+      d = {PairMode::all,
+           {std::size_t{1} << 20, std::size_t{8} << 20},
+           1000,
+           {std::size_t{1} << 20, std::size_t{16} << 20},
+           10,
            1};
       break;
     case CheckPreset::full:
-      d = {"all", {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{64} << 20},
-           10000, {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20},
-           20,    2};
+      d = {PairMode::all,
+           {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{64} << 20},
+           10000,
+           {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20},
+           20,
+           2};
       break;
   }
   return d;

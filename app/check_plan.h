@@ -25,7 +25,7 @@ struct CheckSteps {
 
 // What the options leave unset takes the preset's value (--quick, --full).
 struct PresetDefaults {
-  std::string pairs;  // "all" | "quick"
+  PairMode pairs = PairMode::all;  // all | quick
   std::vector<std::size_t> bw_sizes;
   int lat_iters = 1000;
   std::vector<std::size_t> allreduce_sizes;

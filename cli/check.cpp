@@ -103,7 +103,6 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                                                   : *full ? CheckPreset::full
                                                           : CheckPreset::standard);
     auto given = [&](const char* name) { return sub->get_option(name)->count() > 0; };
-    if (!given("--pairs")) text->pairs = preset.pairs;
     if (!given("--sizes") && !given("--min") && !given("--max")) options->net.settings.bw_sizes = preset.bw_sizes;
     if (!given("--iters")) options->net.settings.lat_iters = preset.lat_iters;
     if (!given("--retests")) options->retests = preset.retests;
@@ -126,6 +125,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
       }
     }
     finish_net_options(options->net, *text);
+    if (!given("--pairs")) options->net.pairs.mode = preset.pairs;
     options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;
     // CLI::IsMember let through the backends' words and "off", the step left out.
     options->collectives = *allreduce != "off";

@@ -184,8 +184,8 @@ TEST(CheckPlan, ABudgetPicksTheLargestPeerPlanThatFitsAtFleetSizes) {
 TEST(CheckPlan, PresetsDifferInDepth) {
   const auto quick = preset_defaults(CheckPreset::quick);
   const auto full = preset_defaults(CheckPreset::full);
-  EXPECT_EQ(quick.pairs, "quick");
-  EXPECT_EQ(full.pairs, "all");
+  EXPECT_EQ(quick.pairs, PairMode::quick);
+  EXPECT_EQ(full.pairs, PairMode::all);
   EXPECT_LT(quick.bw_sizes.size(), full.bw_sizes.size());
   EXPECT_LT(quick.lat_iters, full.lat_iters);
   EXPECT_LT(quick.retests, full.retests);
