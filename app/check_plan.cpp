@@ -81,6 +81,10 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
 
 }  // namespace
 
+bool time_left_for_another_step(std::optional<Seconds> budget, Seconds elapsed) {
+  return !budget || elapsed < kBudgetForStartingStep * *budget;
+}
+
 bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits) {
   auto& sizes = allreduce.settings.sizes;
   if (!limits.has_floor()) return false;
@@ -144,14 +148,14 @@ double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, con
 }
 
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
-                     std::optional<double> budget_s) {
+                     std::optional<Seconds> budget) {
   CheckPlan plan;
   plan.steps = requested;
-  plan.budget_s = budget_s;
+  plan.budget = budget;
   plan.estimate_s = estimate_seconds(plan.steps, shape, cost);
   plan.worst_case_s = worst_case_seconds(plan.steps, shape, cost);
-  if (!budget_s) return plan;
-  const double target = 0.8 * *budget_s;  // the rest: re-tests, stragglers, the report
+  if (!budget) return plan;
+  const double target = 0.8 * budget->count();  // the rest: re-tests, stragglers, the report
   CheckSteps& s = plan.steps;
   auto over = [&] { return (plan.estimate_s = estimate_seconds(s, shape, cost)) > target; };
 

@@ -119,7 +119,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     }
     if (!budget->empty()) {
       try {
-        options->budget_s = parse_duration(*budget);
+        options->budget = Seconds(parse_duration(*budget));
       } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--budget: ") + e.what());
       }
