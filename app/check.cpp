@@ -68,15 +68,16 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
     text += ", all-reduce at " + format_sizes(s.allreduce.settings.sizes) + " in " + std::to_string(shape.placements) +
             " placement(s)";
   text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
-  if (plan.budget_s) text += " of a " + duration_text(*plan.budget_s) + " budget";
+  if (plan.budget) text += " of a " + duration_text(*plan.budget) + " budget";
   text +=
       "; each measurement stops after " + duration_text(s.net.settings.time_cap_s) + " (what is in flight still lands)";
   return text;
 }
 
 ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, const std::string& why) {
-  const std::string backend = options.allreduce.backend == "auto" ? "mpi" : options.allreduce.backend;
-  return skipped(allreduce_probe_id(backend), world_scope(world), why, SkippedBy::ibgpu);
+  const CollectiveBackend asked = options.allreduce.backend;
+  const CollectiveBackend backend = asked == CollectiveBackend::automatic ? CollectiveBackend::mpi : asked;
+  return skipped(allreduce_probe_id(to_string(backend)), world_scope(world), why, SkippedBy::ibgpu);
 }
 
 // Which hosts the topology places: the unplaced are judged as without one (no switch to blame).
@@ -100,7 +101,7 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   requested.collectives = options.collectives;
   requested.allreduce = options.allreduce;
   requested.retests = options.retests;
-  plan_ = plan_check(requested, shape_, cost_, options.budget_s);
+  plan_ = plan_check(requested, shape_, cost_, options.budget);
   if (options.baseline) reference_ = options.baseline->medians();
   plan_notes_.push_back(plan_text(plan_, shape_));
   if (auto floor = floor_plan_text(plan_.steps, shape_, cost_, options.profile.allreduce); !floor.empty())
@@ -112,7 +113,7 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   if (!plan_.fits)
     plan_notes_.push_back("budget: even the smallest plan (about " + duration_text(plan_.estimate_s) + ", up to " +
                           duration_text(plan_.worst_case_s) + " with every measurement at its cap) may not fit " +
-                          duration_text(*options.budget_s) +
+                          duration_text(*options.budget) +
                           ": a pair that would end past the budget is not started (not judged)");
 }
 
@@ -124,7 +125,7 @@ void CheckRound::print_plan() const {
 RankResult CheckRound::run(MpiSession& s) {
   const auto started = Clock::now();
   notes_ = plan_notes_;
-  if (options_.budget_s) live_budget(started, *options_.budget_s);
+  if (options_.budget) live_budget(started, options_.budget->count());
   live_suspect_rule(profile_suspects(options_.profile, reference()));
   RankResult mine = describe_host(s, options_.common);
   const Sysfs sysfs(options_.common.sysfs_root);
@@ -145,16 +146,16 @@ RankResult CheckRound::run(MpiSession& s) {
   const double pair_worst_s = worst_case_seconds(only_network, one_round, cost_);
   NetOptions net_options = steps.net;
   net_options.sysfs_root = options_.common.sysfs_root;
-  if (options_.budget_s)
-    net_options.budget = PairBudget{
-        started + std::chrono::duration_cast<Clock::duration>(Seconds(kBudgetForMeasuring * *options_.budget_s)),
-        *options_.budget_s, pair_worst_s};
+  if (options_.budget)
+    net_options.budget =
+        PairBudget{started + std::chrono::duration_cast<Clock::duration>(kBudgetForMeasuring * *options_.budget),
+                   options_.budget->count(), pair_worst_s};
   auto net = run_network(s, net_options, options_.common.timeout);
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());
 
   BetweenSteps between;
   between.passes = steps.retests;
-  between.budget_s = options_.budget_s;
+  between.budget = options_.budget;
   between.started = started;
   between.collectives = steps.collectives;
   between.reference_medians = reference();
@@ -176,7 +177,7 @@ RankResult CheckRound::run(MpiSession& s) {
   } else if (options_.collectives && world_.rank == 0) {
     // Planned but dropped for the budget: ibgpu's choice, recorded, never the nodes'.
     mine.probes.push_back(
-        allreduce_dropped(world_, options_, "dropped to fit the budget of " + duration_text(*options_.budget_s)));
+        allreduce_dropped(world_, options_, "dropped to fit the budget of " + duration_text(*options_.budget)));
   }
   // Error counters over everything that moved data: the pair probes and the all-reduce.
   if (counters) {
@@ -188,7 +189,7 @@ RankResult CheckRound::run(MpiSession& s) {
 
 void CheckRound::judge_report(Report& report) const {
   report.run.profile = to_json(options_.profile);
-  report.run.budget_s = options_.budget_s;
+  report.run.budget_s = options_.budget ? std::optional<double>(options_.budget->count()) : std::nullopt;
   report.run.notes.insert(report.run.notes.begin(), notes_.begin(), notes_.end());
   if (!options_.skip.names.empty())
     report.run.notes.push_back("not checked (--skip): " + options_.skip.text() +
@@ -224,8 +225,9 @@ void CheckRound::judge_report(Report& report) const {
 
 std::string CheckRound::preflight(MpiSession& s) const {
   const NetOptions& net = plan_.steps.net;
-  std::string problem =
-      net.transport == "mpi" ? "" : hca_preflight(net.hca, Sysfs(options_.common.sysfs_root), s.world().host());
+  std::string problem = net.transport == NetTransport::mpi
+                            ? ""
+                            : hca_preflight(net.hca, Sysfs(options_.common.sysfs_root), s.world().host());
   if (problem.empty()) problem = network_preflight(s.world(), net);
   if (problem.empty() && plan_.steps.collectives) problem = collectives_preflight(s, plan_.steps.allreduce);
   return problem;

@@ -16,16 +16,23 @@ PresetDefaults preset_defaults(CheckPreset preset) {
   PresetDefaults d;
   switch (preset) {
     case CheckPreset::quick:
-      d = {"quick", {std::size_t{1} << 20}, 200, {std::size_t{1} << 20}, 5, 1};
+      d = {PairMode::quick, {std::size_t{1} << 20}, 200, {std::size_t{1} << 20}, 5, 1};
       break;
     case CheckPreset::standard:
-      d = {"all", {std::size_t{1} << 20, std::size_t{8} << 20}, 1000, {std::size_t{1} << 20, std::size_t{16} << 20}, 10,
+      d = {PairMode::all,
+           {std::size_t{1} << 20, std::size_t{8} << 20},
+           1000,
+           {std::size_t{1} << 20, std::size_t{16} << 20},
+           10,
            1};
       break;
     case CheckPreset::full:
-      d = {"all", {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{64} << 20},
-           10000, {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20},
-           20,    2};
+      d = {PairMode::all,
+           {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{64} << 20},
+           10000,
+           {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{256} << 20},
+           20,
+           2};
       break;
   }
   return d;
@@ -39,7 +46,7 @@ double network_round_seconds(const NetOptions& net, const CostModel& cost, bool 
   const NetSettings& s = net.settings;
   const double cap = s.time_cap_s;
   auto bounded = [&](double nominal) { return worst ? cap : std::min(nominal, cap); };
-  const double window = net.transport == "mpi" ? std::max(s.window, 1) : 1.0;
+  const double window = net.transport == NetTransport::mpi ? std::max(s.window, 1) : 1.0;
   double t = cost.pair_setup_s;
   if (net.bandwidth)
     for (std::size_t size : s.bw_sizes) {
@@ -49,7 +56,7 @@ double network_round_seconds(const NetOptions& net, const CostModel& cost, bool 
       t += bounded(bytes / (cost.bw_GBps * 1e9));
     }
   if (net.latency) {
-    const double kinds = net.transport == "mpi" ? 1 : 2;  // verbs: write and send latency
+    const double kinds = net.transport == NetTransport::mpi ? 1 : 2;  // verbs: write and send latency
     for (std::size_t size : s.lat_sizes) {
       const double iters = s.lat_iters + warmup_for(s.lat_iters, s.warmup);
       t += kinds * bounded(iters * (2 * cost.lat_us * 1e-6 + static_cast<double>(size) / (cost.bw_GBps * 1e9)));
@@ -74,13 +81,17 @@ double allreduce_seconds(const CollectiveOptions& c, const CostModel& cost, int 
 
 }  // namespace
 
+bool time_left_for_another_step(std::optional<Seconds> budget, Seconds elapsed) {
+  return !budget || elapsed < kBudgetForStartingStep * *budget;
+}
+
 bool sweep_to_floor(CollectiveOptions& allreduce, const AllReduceLimits& limits) {
   auto& sizes = allreduce.settings.sizes;
   if (!limits.has_floor()) return false;
   if (std::any_of(sizes.begin(), sizes.end(), [&](std::size_t s) { return s >= limits.min_size_B; })) return false;
   sizes.push_back(limits.min_size_B);
   allreduce.floor_sizes = {limits.min_size_B};
-  allreduce.floor_backend = to_string(limits.backend);
+  allreduce.floor_backend = limits.backend;
   return true;
 }
 
@@ -137,14 +148,14 @@ double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, con
 }
 
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
-                     std::optional<double> budget_s) {
+                     std::optional<Seconds> budget) {
   CheckPlan plan;
   plan.steps = requested;
-  plan.budget_s = budget_s;
+  plan.budget = budget;
   plan.estimate_s = estimate_seconds(plan.steps, shape, cost);
   plan.worst_case_s = worst_case_seconds(plan.steps, shape, cost);
-  if (!budget_s) return plan;
-  const double target = 0.8 * *budget_s;  // the rest: re-tests, stragglers, the report
+  if (!budget) return plan;
+  const double target = 0.8 * budget->count();  // the rest: re-tests, stragglers, the report
   CheckSteps& s = plan.steps;
   auto over = [&] { return (plan.estimate_s = estimate_seconds(s, shape, cost)) > target; };
 

@@ -25,7 +25,7 @@ struct CheckSteps {
 
 // What the options leave unset takes the preset's value (--quick, --full).
 struct PresetDefaults {
-  std::string pairs;  // "all" | "quick"
+  PairMode pairs = PairMode::all;  // all | quick
   std::vector<std::size_t> bw_sizes;
   int lat_iters = 1000;
   std::vector<std::size_t> allreduce_sizes;
@@ -89,12 +89,22 @@ constexpr double kSmallestTimeCapS = 0.05;
 // kept); the rest is the report's.
 constexpr double kBudgetForMeasuring = 0.95;
 
+// A step between the network rounds and the all-reduce (a re-test pass) is begun only while less
+// than this part of the budget is spent: the last tenth is left to finishing what is under way
+// (the measuring part, kBudgetForMeasuring) and to the report, not to a pass that could keep few
+// rounds, if any.
+constexpr double kBudgetForStartingStep = 0.9;
+
+// Whether such a step may still begin `elapsed` into the check: always without a budget. The
+// re-test check and the fleet simulator ask the same question, so they take the same path.
+bool time_left_for_another_step(std::optional<Seconds> budget, Seconds elapsed);
+
 struct CheckPlan {
   CheckSteps steps;
   double estimate_s = 0;
   double worst_case_s = 0;            // every measurement at its time cap
   std::optional<double> capped_to_s;  // the time cap the budget set, when it set one
-  std::optional<double> budget_s;
+  std::optional<Seconds> budget;
   std::vector<std::string> dropped;  // in words, in the order dropped
   bool fits = true;                  // false: even the smallest plan is over budget
 };
@@ -107,6 +117,6 @@ struct CheckPlan {
 // the budget; the rest is kept for re-tests and stragglers. Then it shortens
 // every measurement's time cap until the worst case fits that 80% as well.
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,
-                     std::optional<double> budget_s);
+                     std::optional<Seconds> budget);
 
 }  // namespace ibgpu

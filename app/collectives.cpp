@@ -121,9 +121,9 @@ int survivors_tag(std::size_t placement_index, int kind) {
 // beside other groups poll, so that a rank given up on keeps MPI for the roll calls and the gather
 // of ranks whose groups went on (probes/collective/mpi_allreduce.h). The ranks that came when one
 // was lost run a ring of their own messages (probes/collective/ring_allreduce.h).
-std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, GroupLink& link, const World& group,
+std::unique_ptr<AllReduceBackend> make_backend(Transport backend, GroupLink& link, const World& group,
                                                Placement placement, const CollectiveOptions& options) {
-  if (name == "nccl") {
+  if (backend == Transport::nccl) {
     const int device = options.device >= 0 ? options.device : group.self().local_rank;
     return std::make_unique<NcclAllReduce>(link.channel.get(), group.rank, group.size, device,
                                            options.settings.timeout);
@@ -134,20 +134,21 @@ std::unique_ptr<AllReduceBackend> make_backend(const std::string& name, GroupLin
                                         placement == Placement::job && line_open());
 }
 
-// Whether every rank can run NCCL: the answer for --backend auto. Everyone
-// answered the roll call just before, so the wait is short; a timeout means mpi.
-std::string choose_backend(const World& world, GroupLink& link, const CollectiveOptions& options,
-                           std::string& why_not_nccl) {
-  if (options.backend != "auto") return options.backend;
-  const auto probe = make_backend("nccl", link, world, Placement::job, options);
+// The backend that runs: the one asked for, or with --backend auto, whether every rank can run
+// NCCL. Everyone answered the roll call just before, so the wait is short; a timeout means mpi.
+Transport choose_backend(const World& world, GroupLink& link, const CollectiveOptions& options,
+                         std::string& why_not_nccl) {
+  if (options.backend == CollectiveBackend::nccl) return Transport::nccl;
+  if (options.backend == CollectiveBackend::mpi) return Transport::mpi;
+  const auto probe = make_backend(Transport::nccl, link, world, Placement::job, options);
   why_not_nccl = probe->unavailable_reason();
-  if (!world.mpi) return why_not_nccl.empty() ? "nccl" : "mpi";
+  if (!world.mpi) return why_not_nccl.empty() ? Transport::nccl : Transport::mpi;
   const auto total = link.channel->combine(why_not_nccl.empty() ? 0 : 1, Combine::sum, options.settings.timeout);
-  if (!total) return "mpi";
+  if (!total) return Transport::mpi;
   const int cannot = static_cast<int>(*total);
   if (cannot > 0 && why_not_nccl.empty())
     why_not_nccl = std::to_string(cannot) + " of " + std::to_string(world.size) + " ranks cannot run nccl";
-  return cannot == 0 ? "nccl" : "mpi";
+  return cannot == 0 ? Transport::nccl : Transport::mpi;
 }
 
 // While the ranks that came run a group by point to point, each wait is for one peer and ends
@@ -174,13 +175,13 @@ void leave_step(int next_phase, const std::vector<int>& audience) {
 }
 
 void label(std::vector<ProbeResult>& results, std::size_t from, Placement placement, const std::string& group,
-           const std::string& requested, const std::string& why_not_nccl) {
+           CollectiveBackend requested, const std::string& why_not_nccl) {
   for (std::size_t i = from; i < results.size(); ++i) {
     auto& params = results[i].params;
     params["placement"] = to_string(placement);
     params["group"] = group;
-    params["backend_requested"] = requested;
-    if (requested == "auto" && !why_not_nccl.empty()) params["nccl_unavailable"] = why_not_nccl;
+    params["backend_requested"] = to_string(requested);
+    if (requested == CollectiveBackend::automatic && !why_not_nccl.empty()) params["nccl_unavailable"] = why_not_nccl;
   }
 }
 
@@ -289,6 +290,24 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
   }
 }
 
+const char* to_string(CollectiveBackend backend) {
+  switch (backend) {
+    case CollectiveBackend::nccl:
+      return "nccl";
+    case CollectiveBackend::mpi:
+      return "mpi";
+    case CollectiveBackend::automatic:
+      return "auto";
+  }
+  return "?";
+}
+
+std::optional<CollectiveBackend> collective_backend_from_string(const std::string& text) {
+  for (CollectiveBackend b : {CollectiveBackend::nccl, CollectiveBackend::mpi, CollectiveBackend::automatic})
+    if (text == to_string(b)) return b;
+  return std::nullopt;
+}
+
 const char* to_string(Placement placement) {
   switch (placement) {
     case Placement::job:
@@ -346,7 +365,7 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
   try {
     const std::vector<std::size_t> counts = element_counts(s.sizes, s.dtype);
     if (s.check) check_pattern_fits(s.dtype, session.world().size);
-    if (options.backend == "mpi") {
+    if (options.backend == CollectiveBackend::mpi) {
       MpiAllReduce mpi(session.comm(), s.timeout);
       for (std::size_t count : counts)
         if (std::string why = mpi.unsupported(s.dtype, count); !why.empty()) return "mpi all-reduce: " + why;
@@ -362,7 +381,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
   const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
   std::string why_not_nccl;
-  std::string backend_name;
+  std::optional<Transport> chosen;  // the backend that runs, once the ranks agreed on it
   const auto placements = options.placements.empty() ? default_placements(world) : options.placements;
   if (placements.size() > static_cast<std::size_t>(kMaxPlacements))
     throw std::logic_error("more all-reduce placements than the phases and tags allow");
@@ -376,7 +395,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     if (stop_requested() || mpi_lost()) {
       if (world.rank == 0) {
         results.push_back(
-            skipped(allreduce_probe_id(backend_name.empty() ? options.backend : backend_name), world_scope(world),
+            skipped(allreduce_probe_id(chosen ? to_string(*chosen) : to_string(options.backend)), world_scope(world),
                     stop_requested() ? "interrupted by a stop signal (job teardown or operator): not run"
                                      : "not run: this rank lost MPI in an earlier all-reduce (" + why_mpi_lost() + ")",
                     SkippedBy::ibgpu));
@@ -394,7 +413,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       if (!absent || !absent->empty()) {
         if (world.rank == 0 || !absent) {
           const std::size_t from = results.size();
-          const std::string id = allreduce_probe_id(backend_name.empty() ? options.backend : backend_name);
+          const std::string id = allreduce_probe_id(chosen ? to_string(*chosen) : to_string(options.backend));
           if (absent) {
             absent_from_collective(results, id, world, *absent, placement, options.settings.timeout, came > 1);
           } else {
@@ -427,18 +446,18 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     }
     // The ranks that run this placement, and where they agree.
     const World& here = survivors ? *survivors : world;
-    if (backend_name.empty()) {
+    if (!chosen) {
       std::vector<int> everyone;
       for (const RankPlace& place : here.places) everyone.push_back(place.rank);
       GroupLink all = survivors ? GroupLink::among(session.comm(), everyone, survivors_tag(index, kTagSurvivorsChoice))
                                 : GroupLink::whole(session.comm());
       beat_to_group(all.members, world.rank);
-      backend_name = choose_backend(here, all, options, why_not_nccl);
+      chosen = choose_backend(here, all, options, why_not_nccl);
       set_heartbeat_audience({});
     }
     // The job's MPI all-reduce blocks: a rank that stops inside it leaves the others only the line
     // (opened by every rank: not among survivors, whose job all-reduce polls instead).
-    if (world.mpi && world.size > 1 && backend_name == "mpi" && placement == Placement::job && !survivors)
+    if (world.mpi && world.size > 1 && *chosen == Transport::mpi && placement == Placement::job && !survivors)
       open_line(session.comm(), world.rank, world.size, silence);
 
     // 2. This rank's group, and a communicator for it (MPI_COMM_NULL alone in a group).
@@ -449,7 +468,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     const bool measured = std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.size() > 1; });
     if (!measured && placement != Placement::job) {
       if (world.rank == 0) {
-        results.push_back(skipped(allreduce_probe_id(backend_name), world_scope(world),
+        results.push_back(skipped(allreduce_probe_id(to_string(*chosen)), world_scope(world),
                                   std::string("no ") + to_string(placement) + " group has two ranks or more"));
         label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
       }
@@ -472,27 +491,27 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
 
     // 3. The sweep, in every group at once; the sizes there for the floor alone only over its backend.
     AllReduceSettings settings = options.settings;
-    if (backend_name != options.floor_backend && !options.floor_sizes.empty()) {
+    if (*chosen != options.floor_backend && !options.floor_sizes.empty()) {
       std::erase_if(settings.sizes, [&](std::size_t size) {
         return std::find(options.floor_sizes.begin(), options.floor_sizes.end(), size) != options.floor_sizes.end();
       });
       if (world.rank == 0) {
-        results.push_back(skipped(allreduce_probe_id(backend_name), world_scope(world),
+        results.push_back(skipped(allreduce_probe_id(to_string(*chosen)), world_scope(world),
                                   "not run: " + format_sizes(options.floor_sizes) +
-                                      " is swept only for the profile's " + options.floor_backend +
-                                      " floor, and this all-reduce runs over " + backend_name +
+                                      " is swept only for the profile's " + to_string(options.floor_backend) +
+                                      " floor, and this all-reduce runs over " + to_string(*chosen) +
                                       ", which that floor does not judge",
                                   SkippedBy::ibgpu));
         label(results, results.size() - 1, placement, "-", options.backend, why_not_nccl);
       }
       if (settings.sizes.empty()) continue;
     }
-    auto backend = make_backend(backend_name, link, group, placement, options);
+    auto backend = make_backend(*chosen, link, group, placement, options);
     LiveBook* book = world.rank == 0 ? live_book() : nullptr;
     if (book) {
       live_pump();
       const std::size_t modes = (settings.out_of_place ? 1 : 0) + (settings.in_place ? 1 : 0);
-      book->allreduce_started("all-reduce " + backend_name + " " + to_string(placement) + " (" +
+      book->allreduce_started("all-reduce " + std::string(to_string(*chosen)) + " " + to_string(placement) + " (" +
                                   group_name(world, placement, *mine) + ", " + std::to_string(mine->size()) + " ranks)",
                               settings.out_of_place, settings.in_place, settings.sizes.size() * modes);
       settings.progress = [book](std::size_t done, std::size_t, const ProbeResult* summary) {

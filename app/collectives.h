@@ -9,6 +9,7 @@
 
 #include "app/pipeline.h"
 #include "cluster/world.h"
+#include "core/probe_kind.h"
 #include "probes/collective/run_allreduce.h"
 
 namespace ibgpu {
@@ -27,8 +28,15 @@ std::vector<std::vector<int>> placement_groups(const World& world, Placement pla
 // rail is the job).
 std::vector<Placement> default_placements(const World& world);
 
+// allreduce --backend, check --allreduce: which library sums. `automatic` ("auto") is nccl where
+// every rank can run it, else mpi; the ranks agree on one (choose_backend), and the results say
+// which ran as their probe kind's transport (Transport::nccl or Transport::mpi).
+enum class CollectiveBackend { nccl, mpi, automatic };
+const char* to_string(CollectiveBackend backend);  // "nccl", "mpi", "auto": the option's own words
+std::optional<CollectiveBackend> collective_backend_from_string(const std::string& text);
+
 struct CollectiveOptions {
-  std::string backend = "auto";       // nccl | mpi | auto (nccl where every rank can run it, else mpi)
+  CollectiveBackend backend = CollectiveBackend::automatic;
   std::vector<Placement> placements;  // empty: default_placements
   AllReduceSettings settings;
   // Sizes in the sweep only to reach the profile's all-reduce floor (check --allreduce-sizes
@@ -36,8 +44,8 @@ struct CollectiveOptions {
   // are not run, said why, where it is another (the MPI host backend is not judged by an NVLink
   // floor, and would hold gigabytes of host memory per rank for nothing).
   std::vector<std::size_t> floor_sizes;
-  std::string floor_backend = "nccl";
-  int device = -1;  // CUDA device for NCCL; -1: the rank's local rank
+  Transport floor_backend = Transport::nccl;  // nccl | mpi, as the profile's AllReduceLimits
+  int device = -1;                            // CUDA device for NCCL; -1: the rank's local rank
   // Hidden test hook: this rank (of the job) flips one bit of its results.
   int test_corrupt_rank = -1;
   // Hidden, for tests: this rank hears no answer to the first roll call (as a rank too slow to

@@ -27,7 +27,7 @@ struct CheckOptions {
   CollectiveOptions allreduce = check_allreduce_defaults();
   LocalSkips skip;                 // --skip: local checks left out, not judged
   int retests = 1;                 // re-test passes over suspect pairs
-  std::optional<double> budget_s;  // --budget: fit the plan to it
+  std::optional<Seconds> budget;   // --budget: fit the plan to it
   AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report
   // --baseline: fleet medians from saved runs (health/baseline.h), for the kinds it has.
   std::optional<Baseline> baseline;
@@ -91,8 +91,8 @@ struct SimulateOptions {
   CommonOptions common;
   FleetModel model;
   FaultCounts faults;
-  std::vector<CheckSteps> plans;   // one run each
-  std::optional<double> budget_s;  // as check --budget
+  std::vector<CheckSteps> plans;  // one run each
+  std::optional<Seconds> budget;  // as check --budget
   std::size_t max_measurements = SimSettings{}.max_measurements;
   bool topology = true;  // the judge knows the modelled leaves (--topology model), or not (none)
 };

@@ -166,7 +166,7 @@ std::optional<double> simulated_bandwidth(const FleetModel& model, const FleetFa
 CheckSteps default_sim_steps() {
   CheckSteps s;
   const PresetDefaults d = preset_defaults(CheckPreset::standard);
-  s.net.transport = "verbs";
+  s.net.transport = NetTransport::verbs;
   s.net.settings.bw_sizes = d.bw_sizes;
   s.net.settings.lat_iters = d.lat_iters;
   s.retests = d.retests;
@@ -419,7 +419,7 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
   shape.all_pair_rounds = host_round_count(PairPlan{}, n);
   CostModel cost;
   cost.bw_GBps = cost.busbw_GBps = model.bw_GBps;
-  const CheckPlan plan = plan_check(steps, shape, cost, settings.budget_s);
+  const CheckPlan plan = plan_check(steps, shape, cost, settings.budget);
   out.plan = pair_plan_name(plan.steps.net.pairs);
   out.dropped = plan.dropped;
 
@@ -465,11 +465,11 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
 
   // Re-test passes as run_between_steps takes them: rank 0's decision, cut to the budget.
   BetweenSteps between;
-  between.budget_s = settings.budget_s;
+  between.budget = settings.budget;
   between.retest_round_s = worst_case_seconds(one_pair, one_round, cost);
   for (int pass = 1;; ++pass) {
-    const double elapsed = out.simulated_s;
-    const bool time_left = !settings.budget_s || elapsed < 0.9 * *settings.budget_s;
+    const Seconds elapsed(out.simulated_s);
+    const bool time_left = time_left_for_another_step(settings.budget, elapsed);
     RetestDecision d = decide_retests_from(run.probes, {}, settings.profile, pass, between.peers_per_suspect,
                                            pass <= plan.steps.retests && time_left);
     trim_retests_to_budget(d, between, elapsed);

@@ -102,7 +102,7 @@ struct SimOutcome {
 
 struct SimSettings {
   CheckSteps steps;                        // the check's steps (pair plan, sizes, re-test passes)
-  std::optional<double> budget_s;          // as check --budget: the planner picks the plan
+  std::optional<Seconds> budget;           // as check --budget: the planner picks the plan
   std::size_t max_measurements = 3000000;  // above: rounds and time only, not judged
   Profile profile = generic_profile();
   bool topology = true;  // the judge knows the modelled leaves, as check --topology

@@ -27,6 +27,24 @@
 
 namespace ibgpu {
 
+const char* to_string(NetTransport transport) {
+  switch (transport) {
+    case NetTransport::verbs:
+      return "verbs";
+    case NetTransport::mpi:
+      return "mpi";
+    case NetTransport::automatic:
+      return "auto";
+  }
+  return "?";
+}
+
+std::optional<NetTransport> net_transport_from_string(const std::string& text) {
+  for (NetTransport t : {NetTransport::verbs, NetTransport::mpi, NetTransport::automatic})
+    if (text == to_string(t)) return t;
+  return std::nullopt;
+}
+
 namespace {
 
 constexpr int kTagsPerMeeting = 32;  // transports use tag..tag+15; the meeting itself the last one
@@ -69,7 +87,7 @@ std::optional<Offer> meet(const PairContext& ctx, const Offer& mine) {
 
 std::vector<ProbeResult> silent_partner(const PairContext& ctx, const NetOptions& options) {
   std::vector<ProbeResult> out;
-  const bool verbs = options.transport == "verbs";
+  const bool verbs = options.transport == NetTransport::verbs;
   for (const bool bw : {true, false}) {
     if (!(bw ? options.bandwidth : options.latency)) continue;
     ProbeResult r = pair_result(verbs ? (bw ? kWriteBwId : kWriteLatId) : (bw ? kMpiBwProbe : kMpiLatProbe), ctx, 0);
@@ -141,7 +159,7 @@ std::string network_preflight(const World& world, const NetOptions& options) {
       return std::string("--pairs: ") + e.what();
     }
   }
-  if (options.transport == "mpi" || (options.hca.empty() && options.settings.gid_index < 0)) return "";
+  if (options.transport == NetTransport::mpi || (options.hca.empty() && options.settings.gid_index < 0)) return "";
   // An --hca this host does not have is the operator's mistake: say so before anything runs.
   const verbs::Survey survey = verbs::survey_devices();
   try {
@@ -149,7 +167,7 @@ std::string network_preflight(const World& world, const NetOptions& options) {
       const verbs::DeviceSpec parsed = verbs::parse_device_spec(spec);
       const bool exists = std::any_of(survey.devices.begin(), survey.devices.end(),
                                       [&](const verbs::DeviceSurvey& d) { return d.name == parsed.device; });
-      if (!exists && options.transport == "verbs")
+      if (!exists && options.transport == NetTransport::verbs)
         return "--hca " + spec + ": no such RDMA device on host " + world.host() +
                (survey.devices.empty() ? " (it has none)" : "");
     }
@@ -227,7 +245,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
   // Verbs availability and this rank's rail are the host's facts, asked once.
   std::string verbs_problem;
   std::string rail;
-  if (options.transport != "mpi") {
+  if (options.transport != NetTransport::mpi) {
     verbs_problem = verbs_unavailable_reason();
     rail = rail_for(world, options, verbs_problem.empty() ? active_ports() : std::vector<std::string>{});
   }
@@ -264,14 +282,14 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     }
     ctx.peer_device = theirs->rail;
     const bool both_verbs = mine.verbs_ok && theirs->verbs_ok;
-    if (options.transport == "verbs" && !both_verbs) {
+    if (options.transport == NetTransport::verbs && !both_verbs) {
       const std::string why = !mine.verbs_ok ? "host " + ctx.self_host + ": " + verbs_problem
                                              : "host " + ctx.peer_host + ": " + theirs->why_not;
       auto s = skipped_pair(ctx, options, true, why);
       results.insert(results.end(), s.begin(), s.end());
       return;
     }
-    const bool use_verbs = options.transport != "mpi" && both_verbs;
+    const bool use_verbs = options.transport != NetTransport::mpi && both_verbs;
     if (!use_verbs) ctx.self_device = ctx.peer_device = "";
     if (ctx.initiator ? offer.out_of_budget : theirs->out_of_budget) {
       auto s = skipped_pair(ctx, options, use_verbs,
@@ -300,7 +318,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     mark_interrupted(got);
     for (auto& r : got) {
       r.params["round"] = first_round + k;
-      if (options.transport == "auto") r.params["transport_choice"] = choice;
+      if (options.transport == NetTransport::automatic) r.params["transport_choice"] = choice;
       results.push_back(std::move(r));
     }
   };

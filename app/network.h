@@ -23,8 +23,14 @@ struct PairBudget {
   double pair_worst_s = 0;  // one pair's measurements at their time caps
 };
 
+// --transport: which transport the pairs measure over. `automatic` ("auto") is verbs where both
+// ends of a pair have an active port, else mpi; the report says which ran (params.transport_choice).
+enum class NetTransport { verbs, mpi, automatic };
+const char* to_string(NetTransport transport);  // "verbs", "mpi", "auto": the option's own words
+std::optional<NetTransport> net_transport_from_string(const std::string& text);
+
 struct NetOptions {
-  std::string transport = "auto";  // verbs | mpi | auto
+  NetTransport transport = NetTransport::automatic;
   bool bandwidth = true;
   bool latency = true;
   NetSettings settings;

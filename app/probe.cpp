@@ -18,7 +18,7 @@ int run_probe(MpiSession& session, const ProbeOptions& options) {
   };
   command.preflight = [&](MpiSession& s) {
     // An --hca this host lacks is refused before anything runs, naming what it has (--hca is for verbs).
-    if (options.net.transport != "mpi")
+    if (options.net.transport != NetTransport::mpi)
       if (std::string problem = hca_preflight(options.net.hca, Sysfs(options.common.sysfs_root), s.world().host());
           !problem.empty())
         return problem;

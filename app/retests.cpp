@@ -108,14 +108,14 @@ RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const
   return d;
 }
 
-void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double elapsed_s) {
-  if (!steps.budget_s || d.rounds.empty() || steps.retest_round_s <= 0) return;
-  const double left = kBudgetForMeasuring * *steps.budget_s - elapsed_s;
+void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, Seconds elapsed) {
+  if (!steps.budget || d.rounds.empty() || steps.retest_round_s <= 0) return;
+  const double left = kBudgetForMeasuring * steps.budget->count() - elapsed.count();
   const auto fit = static_cast<std::size_t>(std::max(0.0, std::floor(left / steps.retest_round_s)));
   if (fit >= d.rounds.size()) return;
   d.notes.push_back("budget: re-tests cut to " + std::to_string(fit) + " of " + std::to_string(d.rounds.size()) +
-                    " round(s) (" + duration_text(elapsed_s) + " of " + duration_text(*steps.budget_s) +
-                    " spent, up to " + duration_text(steps.retest_round_s) + " a round)");
+                    " round(s) (" + duration_text(elapsed) + " of " + duration_text(*steps.budget) + " spent, up to " +
+                    duration_text(steps.retest_round_s) + " a round)");
   d.rounds.resize(fit);
 }
 
@@ -124,7 +124,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
   const World& world = session.world();
   BetweenOutcome out;
   out.collectives = steps.collectives;
-  if (!world.mpi || world.size < 2 || (steps.passes == 0 && !steps.budget_s)) return out;
+  if (!world.mpi || world.size < 2 || (steps.passes == 0 && !steps.budget)) return out;
 
   std::erase_if(network, [](const ProbeResult& p) { return !is_pair_probe(p); });
   std::vector<std::string> rank_hosts;
@@ -133,19 +133,19 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
   for (int pass = 1;; ++pass) {
     // Rank 0 alone decides, on its clock; everyone follows its answer.
     auto decide = [&](const std::vector<std::optional<std::string>>& payloads) {
-      const double elapsed = Seconds(Clock::now() - steps.started).count();
-      const bool time_left = !steps.budget_s || elapsed < 0.9 * *steps.budget_s;
+      const Seconds elapsed = Clock::now() - steps.started;
+      const bool time_left = time_left_for_another_step(steps.budget, elapsed);
       RetestDecision d = decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect,
                                         pass <= steps.passes && time_left, steps.reference_medians);
       if (d.suspects > 0 && pass <= steps.passes && !time_left)
         d.notes.push_back("budget: re-tests dropped (" + duration_text(elapsed) + " of " +
-                          duration_text(*steps.budget_s) + " spent)");
+                          duration_text(*steps.budget) + " spent)");
       trim_retests_to_budget(d, steps, elapsed);
-      if (d.rounds.empty() && steps.collectives && steps.budget_s &&
-          elapsed + steps.collectives_estimate_s > *steps.budget_s) {
+      if (d.rounds.empty() && steps.collectives && steps.budget &&
+          elapsed.count() + steps.collectives_estimate_s > steps.budget->count()) {
         d.collectives = false;
         d.notes.push_back("budget: the all-reduce (about " + duration_text(steps.collectives_estimate_s) +
-                          ") dropped, " + duration_text(elapsed) + " of " + duration_text(*steps.budget_s) + " spent");
+                          ") dropped, " + duration_text(elapsed) + " of " + duration_text(*steps.budget) + " spent");
       }
       return decision_to_json(d).dump();
     };

@@ -18,10 +18,10 @@
 namespace ibgpu {
 
 struct BetweenSteps {
-  int passes = 1;                  // re-test passes (0: none)
-  int peers_per_suspect = 2;       // known-good peers each suspect host meets
-  std::optional<double> budget_s;  // the whole check's budget
-  Clock::time_point started;       // when the check started (rank 0's clock decides)
+  int passes = 1;                 // re-test passes (0: none)
+  int peers_per_suspect = 2;      // known-good peers each suspect host meets
+  std::optional<Seconds> budget;  // the whole check's budget
+  Clock::time_point started;      // when the check started (rank 0's clock decides)
   double collectives_estimate_s = 0;
   double retest_round_s = 0;  // one re-test round's worst case (its measurements at their caps)
   bool collectives = true;    // still planned
@@ -61,6 +61,6 @@ RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const
 // With a budget, only the re-test rounds that fit what is left of it, each at its worst case
 // (steps.retest_round_s), stay in the decision, within kBudgetForMeasuring of the budget. The
 // suspects of the rounds cut stay unconfirmed, and a note says so. Pure.
-void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, double elapsed_s);
+void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, Seconds elapsed);
 
 }  // namespace ibgpu

@@ -35,7 +35,7 @@ void describe(const SimulateOptions& o, const FleetFaults& f, std::ostream& out)
       << " dead leaf switch(es); " << f.bad_uplinks.size() << " bad uplink(s)";
   for (const Uplink& u : f.bad_uplinks) out << " [rail " << u.rail << " leaf " << u.leaf << " port " << u.port << "]";
   out << "\n";
-  if (o.budget_s) out << "budget: " << duration_text(*o.budget_s) << " (the planner picks each row's plan)\n";
+  if (o.budget) out << "budget: " << duration_text(*o.budget) << " (the planner picks each row's plan)\n";
 }
 
 }  // namespace
@@ -59,7 +59,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
   for (const CheckSteps& steps : options.plans) {
     SimSettings settings;
     settings.steps = steps;
-    settings.budget_s = options.budget_s;
+    settings.budget = options.budget;
     settings.max_measurements = options.max_measurements;
     settings.topology = options.topology;
     const SimOutcome r = simulate(options.model, faults, settings);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/deadline.h"
+
 namespace ibgpu {
 
 // "90s", "15m", "2h", "1h30m", "90" -> seconds; throws std::invalid_argument. At most
@@ -11,6 +13,7 @@ namespace ibgpu {
 inline constexpr double kMaxDurationS = 366.0 * 86400;
 double parse_duration(const std::string& text);
 std::string duration_text(double seconds);  // "0.25 s", "45 s", "4m 5s", "1h 30m"
+inline std::string duration_text(Seconds length) { return duration_text(length.count()); }
 
 // The first `shown` items joined with ", ", then ", +N more" for the rest.
 std::string short_list(const std::vector<std::string>& items, std::size_t shown);

@@ -9,7 +9,7 @@ namespace ibgpu::cli {
 namespace {
 
 struct AllReduceCliText {
-  std::string sizes, min, max, dtype = "float", mode = "both";
+  std::string sizes, min, max, dtype = "float", mode = "both", backend;
   std::vector<std::string> placements;
   std::size_t factor = 2;
   bool no_check = false;
@@ -25,6 +25,7 @@ void finish(AllReduceOptions& options, const AllReduceCliText& text) {
   s.out_of_place = text.mode != "in-place";
   s.in_place = text.mode != "out-of-place";
   s.check = !text.no_check;
+  options.collectives.backend = *collective_backend_from_string(text.backend);  // CLI::IsMember's words
   options.collectives.placements.clear();
   for (const auto& name : text.placements) options.collectives.placements.push_back(*placement_from_string(name));
 }
@@ -38,7 +39,8 @@ Subcommand add_allreduce(CLI::App& parent) {
   CLI::App* sub = parent.add_subcommand(
       "allreduce", "Sum all-reduce sweep, nccl-tests-compatible (algbw, busbw), with a bit-exact check per rank");
   add_common_options(*sub, options->common);
-  sub->add_option("--backend", options->collectives.backend,
+  text->backend = to_string(options->collectives.backend);
+  sub->add_option("--backend", text->backend,
                   "nccl (GPU memory, one rank per GPU), mpi (host memory: MPI_Allreduce), or auto "
                   "(nccl where every rank can run it, else mpi; the report says which ran)")
       ->check(CLI::IsMember({"nccl", "mpi", "auto"}))

@@ -38,6 +38,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto quick = std::make_shared<bool>(false);
   auto full = std::make_shared<bool>(false);
   auto allreduce_sizes = std::make_shared<std::string>();
+  auto allreduce = std::make_shared<std::string>(to_string(options->allreduce.backend));
   auto skip = std::make_shared<std::vector<std::string>>();
   add_common_options(*sub, options->common);
   // The help shows the standard preset's defaults; the footer names the presets.
@@ -46,7 +47,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   options->net.settings.lat_iters = standard.lat_iters;
   add_net_options(*sub, options->net, *text);
   add_action_options(*sub, options->actions);
-  sub->add_option("--allreduce", options->allreduce.backend,
+  sub->add_option("--allreduce", *allreduce,
                   "The all-reduce step after the network probes: nccl, mpi, auto (nccl where every rank "
                   "can run it, else mpi), or off")
       ->check(CLI::IsMember({"nccl", "mpi", "auto", "off"}))
@@ -97,12 +98,11 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "leaf switch or its uplinks, and drains no node for them; hosts it does not list are unplaced. "
                   "--pairs peers:K adds a round in which each host meets a leaf-mate")
       ->type_name("FILE");
-  return [sub, options, text, profile, budget, quick, full, skip, topology, allreduce_sizes] {
+  return [sub, options, text, profile, budget, quick, full, skip, topology, allreduce_sizes, allreduce] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick
                                                   : *full ? CheckPreset::full
                                                           : CheckPreset::standard);
     auto given = [&](const char* name) { return sub->get_option(name)->count() > 0; };
-    if (!given("--pairs")) text->pairs = preset.pairs;
     if (!given("--sizes") && !given("--min") && !given("--max")) options->net.settings.bw_sizes = preset.bw_sizes;
     if (!given("--iters")) options->net.settings.lat_iters = preset.lat_iters;
     if (!given("--retests")) options->retests = preset.retests;
@@ -119,14 +119,17 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
     }
     if (!budget->empty()) {
       try {
-        options->budget_s = parse_duration(*budget);
+        options->budget = Seconds(parse_duration(*budget));
       } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--budget: ") + e.what());
       }
     }
     finish_net_options(options->net, *text);
+    if (!given("--pairs")) options->net.pairs.mode = preset.pairs;
     options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;
-    options->collectives = options->allreduce.backend != "off";
+    // CLI::IsMember let through the backends' words and "off", the step left out.
+    options->collectives = *allreduce != "off";
+    if (options->collectives) options->allreduce.backend = *collective_backend_from_string(*allreduce);
     options->profile = load_profile(*profile);
     if (to_floor) sweep_to_floor(options->allreduce, options->profile.allreduce);
     options->skip = parse_local_skips(*skip);

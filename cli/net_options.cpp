@@ -41,7 +41,9 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text) {
   // net.settings' as the caller set them.
   const NetSettings& d = net.settings;
   const bool bw = net.bandwidth, lat = net.latency;
-  sub.add_option("--transport", net.transport,
+  text.transport = to_string(net.transport);
+  text.mem = to_string(net.settings.mem);
+  sub.add_option("--transport", text.transport,
                  "verbs (RDMA writes on the HCAs), mpi (MPI point-to-point: the host network), or auto "
                  "(verbs where both ends have an active port, else mpi; the report says which ran)")
       ->check(CLI::IsMember({"verbs", "mpi", "auto"}))
@@ -76,7 +78,7 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text) {
       ->delimiter(',')
       ->type_name("DEV:PORT");
   sub.add_option("--gid-index", net.settings.gid_index, "RoCE GID index (default: IPv4-mapped RoCE v2)");
-  sub.add_option("--mem", net.settings.mem, "Where verbs buffers live: host, gpu (GPUDirect RDMA), auto")
+  sub.add_option("--mem", text.mem, "Where verbs buffers live: host, gpu (GPUDirect RDMA), auto")
       ->check(CLI::IsMember({"host", "gpu", "auto"}))
       ->capture_default_str();
   sub.add_option("--time-cap", net.settings.time_cap_s,
@@ -101,6 +103,9 @@ void add_net_options(CLI::App& sub, NetOptions& net, NetCliText& text) {
 }
 
 void finish_net_options(NetOptions& net, const NetCliText& text) {
+  // CLI::IsMember let only the enums' own words through.
+  net.transport = *net_transport_from_string(text.transport);
+  net.settings.mem = *buffer_memory_from_string(text.mem);
   net.settings.bw_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.bw_sizes, 2);
   net.settings.lat_sizes = sizes_or_sweep(text.sizes, text.min, text.max, net.settings.lat_sizes, 2);
   validate_sizes(net.settings.bw_sizes, "bandwidth");

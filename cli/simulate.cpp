@@ -140,7 +140,7 @@ Subcommand add_simulate(CLI::App& parent) {
     f.dead_leaves = given("--dead-leaves") ? get("--dead-leaves", 1) : 0;
     if (!budget->empty()) {
       try {
-        options->budget_s = parse_duration(*budget);
+        options->budget = Seconds(parse_duration(*budget));
       } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--budget: ") + e.what());
       }

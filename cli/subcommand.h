@@ -40,6 +40,7 @@ CLI::Validator whole_number(long long min, long long max = INT_MAX);
 struct NetCliText {
   std::string sizes, min, max;
   std::string pairs = "all";
+  std::string transport, mem;  // add_net_options starts them at the NetOptions' defaults
   int iters = 0;
 };
 // --sizes LIST, or a sweep from --min to --max (both, or neither), else `fallback`; throws UsageError.

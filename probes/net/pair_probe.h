@@ -12,6 +12,7 @@
 
 #include "core/result.h"
 #include "core/waits.h"
+#include "probes/net/buffer_memory.h"
 
 namespace ibgpu {
 
@@ -31,12 +32,12 @@ struct NetSettings {
   std::vector<std::size_t> lat_sizes{8};
   int bw_iters = 0;  // 0: fitted per size to a byte budget
   int lat_iters = 1000;
-  int warmup = 0;                        // 0: a tenth of the iterations, at least one
-  int window = 64;                       // MPI: sends in flight per iteration (OSU)
-  int tx_depth = 128;                    // verbs: work requests in flight (perftest)
-  int gid_index = -1;                    // verbs on RoCE: -1 picks one (IPv4-mapped RoCE v2 first)
-  std::string mem = "host";              // verbs buffers: host | gpu | auto
-  double time_cap_s = kDefaultTimeCapS;  // longest run of one measurement (one pair, one size)
+  int warmup = 0;                         // 0: a tenth of the iterations, at least one
+  int window = 64;                        // MPI: sends in flight per iteration (OSU)
+  int tx_depth = 128;                     // verbs: work requests in flight (perftest)
+  int gid_index = -1;                     // verbs on RoCE: -1 picks one (IPv4-mapped RoCE v2 first)
+  BufferMemory mem = BufferMemory::host;  // where verbs buffers live
+  double time_cap_s = kDefaultTimeCapS;   // longest run of one measurement (one pair, one size)
   static constexpr double kDefaultTimeCapS = 3;
 };
 

@@ -24,6 +24,23 @@ TEST(Placement, NamesRoundTrip) {
   EXPECT_FALSE(placement_from_string("rack"));
 }
 
+// The options' words in and out are the same: --backend, --transport and --mem, and what the
+// report writes of them (params.backend_requested).
+TEST(OptionNames, RoundTripInTheOptionsOwnWords) {
+  for (CollectiveBackend b : {CollectiveBackend::nccl, CollectiveBackend::mpi, CollectiveBackend::automatic})
+    EXPECT_EQ(collective_backend_from_string(to_string(b)), b);
+  EXPECT_STREQ(to_string(CollectiveBackend::automatic), "auto");
+  EXPECT_FALSE(collective_backend_from_string("off"));  // check --allreduce off leaves the step out: no backend
+  for (NetTransport t : {NetTransport::verbs, NetTransport::mpi, NetTransport::automatic})
+    EXPECT_EQ(net_transport_from_string(to_string(t)), t);
+  EXPECT_STREQ(to_string(NetTransport::automatic), "auto");
+  EXPECT_FALSE(net_transport_from_string("nccl"));
+  for (BufferMemory m : {BufferMemory::host, BufferMemory::gpu, BufferMemory::automatic})
+    EXPECT_EQ(buffer_memory_from_string(to_string(m)), m);
+  EXPECT_STREQ(to_string(BufferMemory::automatic), "auto");
+  EXPECT_FALSE(buffer_memory_from_string("device"));
+}
+
 TEST(Placement, GroupsByHostAndByLocalRank) {
   // Ranks as a launcher might interleave them: a b a b c c.
   const World w = on_hosts({"a", "b", "a", "b", "c", "c"});

@@ -69,22 +69,20 @@ Endpoint::Endpoint(const EndpointOptions& options) {
 }
 
 void Endpoint::allocate_memory(const EndpointOptions& options) {
-  if (options.mem != "host" && options.mem != "gpu" && options.mem != "auto")
-    throw UsageError("unknown buffer memory '" + options.mem + "' (host | gpu | auto)");
   const std::size_t total = 2 * region_bytes_;
-  if (options.mem != "host") {
+  if (options.mem != BufferMemory::host) {
     try {
       gpu_.emplace(total);
-      mem_ = "gpu";
+      mem_ = BufferMemory::gpu;
       register_gpu_memory();
       return;
     } catch (const std::exception& e) {
       // "auto" means GPU memory where it works; the reason it did not is kept in params.
-      if (options.mem == "gpu") throw;
+      if (options.mem == BufferMemory::gpu) throw;
       gpu_note_ = e.what();
       mr_.reset();
       gpu_.reset();
-      mem_ = "host";
+      mem_ = BufferMemory::host;
     }
   }
   host_ = HostMemory(total);
@@ -238,7 +236,7 @@ nlohmann::json Endpoint::describe() const {
   d["device"] = name_;
   d["link_layer"] = port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand";
   d["mtu_B"] = mtu_bytes(path_mtu_);
-  d["mem"] = mem_;
+  d["mem"] = to_string(mem_);
   d["mr_path"] = mr_path_;
   if (gid_) {
     d["gid_index"] = gid_->index;

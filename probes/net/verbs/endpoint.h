@@ -15,6 +15,7 @@
 #include <string>
 
 #include "probes/cuda/driver.h"
+#include "probes/net/buffer_memory.h"
 #include "probes/net/verbs/connection.h"
 #include "probes/net/verbs/gid.h"
 #include "probes/net/verbs/qp_attributes.h"
@@ -26,7 +27,7 @@ namespace ibgpu::verbs {
 struct EndpointOptions {
   std::string device;  // "mlx5_0:1", "mlx5_0", or empty for the first ACTIVE port
   int gid_index = -1;
-  std::string mem = "host";  // host | gpu | auto (gpu when it works, else host)
+  BufferMemory mem = BufferMemory::host;
   std::size_t region_bytes = 4096;
   int send_depth = 128;
   int recv_depth = 0;
@@ -84,8 +85,9 @@ class Endpoint {
   std::string name_;  // "rxe0:1"
   std::uint8_t port_ = 1;
   ibv_port_attr port_attr_{};
-  std::optional<GidEntry> gid_;  // set when packets carry a GRH
-  std::string mem_ = "host", mr_path_ = "host", gpu_note_;
+  std::optional<GidEntry> gid_;            // set when packets carry a GRH
+  BufferMemory mem_ = BufferMemory::host;  // where the buffers are: host or gpu, never automatic
+  std::string mr_path_ = "host", gpu_note_;
   std::size_t region_bytes_ = 0;
   int send_depth_ = 0;
   std::uint32_t max_inline_ = 0;

@@ -248,7 +248,7 @@ std::vector<ProbeResult> VerbsTransport::latency(const PairContext& ctx, const N
   EndpointOptions options;
   options.device = ctx.self_device;
   options.gid_index = settings.gid_index;
-  options.mem = "host";
+  options.mem = BufferMemory::host;
   options.region_bytes = largest(settings.lat_sizes, 64);
   options.send_depth = 16;
   options.recv_depth = kPrepostedReceives;
