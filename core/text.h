@@ -9,5 +9,7 @@ namespace ibgpu {
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 // Numbers likewise: {1, 2}, "," -> "1,2".
 std::string join(const std::vector<int>& items, const std::string& separator);
+// "mlx5_2" < "mlx5_10": compare digit runs by value.
+bool natural_less(const std::string& a, const std::string& b);
 
 }  // namespace ibgpu

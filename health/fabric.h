@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/fabric_topology.h"
-#include "health/localise.h"
+#include "health/pair_observation.h"
 
 namespace ibgpu {
 

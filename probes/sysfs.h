@@ -29,7 +29,4 @@ class Sysfs {
   std::filesystem::path root_;
 };
 
-// "mlx5_2" < "mlx5_10": compare digit runs by value.
-bool natural_less(const std::string& a, const std::string& b);
-
 }  // namespace ibgpu

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/result.h"
-#include "probes/sysfs.h"  // natural_less: node2 before node10
+#include "core/text.h"  // natural_less: node2 before node10
 
 namespace ibgpu {
 

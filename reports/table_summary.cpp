@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/statistics.h"
+#include "core/text.h"  // natural_less: mlx5_2:1 before mlx5_10:1
 #include "probes/stats.h"
-#include "probes/sysfs.h"  // natural_less: mlx5_2:1 before mlx5_10:1
 #include "reports/next_steps.h"
 #include "reports/render_util.h"
 #include "reports/text_table.h"

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
+
 namespace ibgpu {
 namespace {
 
