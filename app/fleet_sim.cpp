@@ -209,7 +209,7 @@ struct SimRun {
         if (retest > 0) res.params["retest"] = retest;
         const std::optional<double> bw = simulated_bandwidth(model, faults, p.a, p.b, r, draw);
         if (bw) {
-          res.metrics["bw_avg_GBps"] = Metric::of(*bw);
+          res.metrics[metrics::bw_avg_GBps] = Metric::of(*bw);
           slowest = std::min(slowest, *bw);
         } else {
           res.status = ProbeStatus::timeout;

@@ -50,7 +50,7 @@ ProbeResult slim(const ProbeResult& p, bool with_metrics) {
   s.scope.ranks = p.scope.ranks;
   if (!with_metrics) return s;
   s.params = p.params;
-  for (const char* name : {"bw_avg_GBps", "bw_peak_GBps", "lat_us"})
+  for (const char* name : {metrics::bw_avg_GBps, metrics::bw_peak_GBps, metrics::lat_us})
     if (const Metric* m = find_metric(p, name)) s.metrics[name] = *m;
   if (p.error) s.error = p.error->substr(0, kText);
   if (p.reason) s.reason = p.reason->substr(0, kText);
@@ -89,7 +89,7 @@ RoundRow round_row(const std::vector<ProbeResult>& results) {
       v.measured = true;
     }
     if (p.status != ProbeStatus::ok) continue;
-    if (const auto bw = typical(p, "bw_avg_GBps")) {
+    if (const auto bw = typical(p, metrics::bw_avg_GBps)) {
       const auto size = message_size(p);
       const std::size_t bytes = size ? static_cast<std::size_t>(*size) : 0;
       if (!v.size_B || bytes > *v.size_B || (bytes == *v.size_B && *bw < *v.bw_GBps)) {
@@ -97,7 +97,7 @@ RoundRow round_row(const std::vector<ProbeResult>& results) {
         v.bw_GBps = *bw;
       }
     }
-    if (const auto lat = typical(p, "lat_us")) v.lat_us = std::max(v.lat_us.value_or(0), *lat);
+    if (const auto lat = typical(p, metrics::lat_us)) v.lat_us = std::max(v.lat_us.value_or(0), *lat);
   }
   RoundRow row;
   row.pairs = pairs.size();
@@ -124,10 +124,10 @@ RoundRow round_row(const std::vector<ProbeResult>& results) {
 AllReduceHalf allreduce_half(const ProbeResult& summary) {
   AllReduceHalf half;
   half.status = to_string(summary.status);
-  half.time_us = typical(summary, "time_us_avg");
-  half.algbw_GBps = typical(summary, "algbw_GBps");
-  half.busbw_GBps = typical(summary, "busbw_GBps");
-  half.wrong = typical(summary, "wrong_elements_total");
+  half.time_us = typical(summary, metrics::time_us_avg);
+  half.algbw_GBps = typical(summary, metrics::algbw_GBps);
+  half.busbw_GBps = typical(summary, metrics::busbw_GBps);
+  half.wrong = typical(summary, metrics::wrong_elements_total);
   return half;
 }
 

@@ -6,42 +6,45 @@ namespace ibgpu {
 
 namespace {
 
-constexpr std::string_view kInventoryGpuMetrics[]{"gpu_count"};
-constexpr std::string_view kInventoryRdmaMetrics[]{"hca_count", "port_count", "active_port_count"};
-constexpr std::string_view kGpuHealthMetrics[]{"ecc_enabled",
-                                               "ecc_uncorrected_volatile",
-                                               "ecc_uncorrected_aggregate",
-                                               "retired_pages_dbe",
-                                               "retired_pages_sbe",
-                                               "retired_pages_pending",
-                                               "remapped_rows_correctable",
-                                               "remapped_rows_uncorrectable",
-                                               "remap_pending",
-                                               "remap_failed",
-                                               "temp_C",
-                                               "clocks_event_reasons",
-                                               "thermal_slowdown",
-                                               "power_slowdown",
-                                               "pstate",
-                                               "pcie_gen",
-                                               "pcie_gen_max",
-                                               "pcie_width",
-                                               "pcie_width_max",
-                                               "nvlink_links",
-                                               "nvlink_links_up",
-                                               "persistence_mode"};
-constexpr std::string_view kCopyMetrics[]{"h2d_GBps", "d2h_GBps"};
-constexpr std::string_view kMemBwMetrics[]{"mem_bw_GBps"};
-constexpr std::string_view kComputeMetrics[]{"checked", "wrong", "time_s"};
+constexpr std::string_view kInventoryGpuMetrics[]{metrics::gpu_count};
+constexpr std::string_view kInventoryRdmaMetrics[]{metrics::hca_count, metrics::port_count, metrics::active_port_count};
+constexpr std::string_view kGpuHealthMetrics[]{metrics::ecc_enabled,
+                                               metrics::ecc_uncorrected_volatile,
+                                               metrics::ecc_uncorrected_aggregate,
+                                               metrics::retired_pages_dbe,
+                                               metrics::retired_pages_sbe,
+                                               metrics::retired_pages_pending,
+                                               metrics::remapped_rows_correctable,
+                                               metrics::remapped_rows_uncorrectable,
+                                               metrics::remap_pending,
+                                               metrics::remap_failed,
+                                               metrics::temp_C,
+                                               metrics::clocks_event_reasons,
+                                               metrics::thermal_slowdown,
+                                               metrics::power_slowdown,
+                                               metrics::pstate,
+                                               metrics::pcie_gen,
+                                               metrics::pcie_gen_max,
+                                               metrics::pcie_width,
+                                               metrics::pcie_width_max,
+                                               metrics::nvlink_links,
+                                               metrics::nvlink_links_up,
+                                               metrics::persistence_mode};
+constexpr std::string_view kCopyMetrics[]{metrics::h2d_GBps, metrics::d2h_GBps};
+constexpr std::string_view kMemBwMetrics[]{metrics::mem_bw_GBps};
+constexpr std::string_view kComputeMetrics[]{metrics::checked, metrics::wrong, metrics::time_s};
 constexpr std::string_view kCounterMetrics[]{"<counter>_delta", "<counter>_per_hour"};
-constexpr std::string_view kKernelLogMetrics[]{"lines", "xid_events", "link_down_events"};
-constexpr std::string_view kXidMetrics[]{"xid_events", "xid_hardware_events", "xid_last"};
-constexpr std::string_view kLinkDropMetrics[]{"link_down_events"};
-constexpr std::string_view kBwMetrics[]{"bw_avg_GBps", "bw_avg_Gbps", "bw_peak_GBps", "msg_rate_Mpps"};
-constexpr std::string_view kLatMetrics[]{"lat_us"};
+constexpr std::string_view kKernelLogMetrics[]{metrics::lines, metrics::xid_events, metrics::link_down_events};
+constexpr std::string_view kXidMetrics[]{metrics::xid_events, metrics::xid_hardware_events, metrics::xid_last};
+constexpr std::string_view kLinkDropMetrics[]{metrics::link_down_events};
+constexpr std::string_view kBwMetrics[]{metrics::bw_avg_GBps, metrics::bw_avg_Gbps, metrics::bw_peak_GBps,
+                                        metrics::msg_rate_Mpps};
+constexpr std::string_view kLatMetrics[]{metrics::lat_us};
 constexpr std::string_view kAllReduceMetrics[]{
-    "time_us",    "time_us_min", "time_us_avg",    "time_us_max",          "slowest_rank",
-    "algbw_GBps", "busbw_GBps",  "wrong_elements", "wrong_elements_total", "wrong_ranks"};
+    metrics::time_us,     metrics::time_us_min,    metrics::time_us_avg,
+    metrics::time_us_max, metrics::slowest_rank,   metrics::algbw_GBps,
+    metrics::busbw_GBps,  metrics::wrong_elements, metrics::wrong_elements_total,
+    metrics::wrong_ranks};
 constexpr std::span<const std::string_view> kNone{};
 
 using S = ProbeStage;

@@ -8,6 +8,64 @@
 
 namespace ibgpu {
 
+// Every metric name a probe writes, spelled once: the catalogue lists them per kind (kCatalogue),
+// the probes write them, the judge and the reports read them (a port counter's
+// "<counter>_delta" and "<counter>_per_hour" are built from the counter's sysfs name).
+namespace metrics {
+inline constexpr char gpu_count[] = "gpu_count";
+inline constexpr char hca_count[] = "hca_count";
+inline constexpr char port_count[] = "port_count";
+inline constexpr char active_port_count[] = "active_port_count";
+inline constexpr char ecc_enabled[] = "ecc_enabled";
+inline constexpr char ecc_uncorrected_volatile[] = "ecc_uncorrected_volatile";
+inline constexpr char ecc_uncorrected_aggregate[] = "ecc_uncorrected_aggregate";
+inline constexpr char retired_pages_dbe[] = "retired_pages_dbe";
+inline constexpr char retired_pages_sbe[] = "retired_pages_sbe";
+inline constexpr char retired_pages_pending[] = "retired_pages_pending";
+inline constexpr char remapped_rows_correctable[] = "remapped_rows_correctable";
+inline constexpr char remapped_rows_uncorrectable[] = "remapped_rows_uncorrectable";
+inline constexpr char remap_pending[] = "remap_pending";
+inline constexpr char remap_failed[] = "remap_failed";
+inline constexpr char temp_C[] = "temp_C";
+inline constexpr char clocks_event_reasons[] = "clocks_event_reasons";
+inline constexpr char thermal_slowdown[] = "thermal_slowdown";
+inline constexpr char power_slowdown[] = "power_slowdown";
+inline constexpr char pstate[] = "pstate";
+inline constexpr char pcie_gen[] = "pcie_gen";
+inline constexpr char pcie_gen_max[] = "pcie_gen_max";
+inline constexpr char pcie_width[] = "pcie_width";
+inline constexpr char pcie_width_max[] = "pcie_width_max";
+inline constexpr char nvlink_links[] = "nvlink_links";
+inline constexpr char nvlink_links_up[] = "nvlink_links_up";
+inline constexpr char persistence_mode[] = "persistence_mode";
+inline constexpr char h2d_GBps[] = "h2d_GBps";
+inline constexpr char d2h_GBps[] = "d2h_GBps";
+inline constexpr char mem_bw_GBps[] = "mem_bw_GBps";
+inline constexpr char checked[] = "checked";
+inline constexpr char wrong[] = "wrong";
+inline constexpr char time_s[] = "time_s";
+inline constexpr char lines[] = "lines";
+inline constexpr char xid_events[] = "xid_events";
+inline constexpr char link_down_events[] = "link_down_events";
+inline constexpr char xid_hardware_events[] = "xid_hardware_events";
+inline constexpr char xid_last[] = "xid_last";
+inline constexpr char bw_avg_GBps[] = "bw_avg_GBps";
+inline constexpr char bw_avg_Gbps[] = "bw_avg_Gbps";
+inline constexpr char bw_peak_GBps[] = "bw_peak_GBps";
+inline constexpr char msg_rate_Mpps[] = "msg_rate_Mpps";
+inline constexpr char lat_us[] = "lat_us";
+inline constexpr char time_us[] = "time_us";
+inline constexpr char time_us_min[] = "time_us_min";
+inline constexpr char time_us_avg[] = "time_us_avg";
+inline constexpr char time_us_max[] = "time_us_max";
+inline constexpr char slowest_rank[] = "slowest_rank";
+inline constexpr char algbw_GBps[] = "algbw_GBps";
+inline constexpr char busbw_GBps[] = "busbw_GBps";
+inline constexpr char wrong_elements[] = "wrong_elements";
+inline constexpr char wrong_elements_total[] = "wrong_elements_total";
+inline constexpr char wrong_ranks[] = "wrong_ranks";
+}  // namespace metrics
+
 // The ids, for the code that makes the results.
 inline constexpr const char* kInventoryGpuProbe = "inventory.gpu";
 inline constexpr const char* kInventoryRdmaProbe = "inventory.rdma";

@@ -101,7 +101,7 @@ double tail_spread(const std::vector<const Measurement*>& kind) {
   std::vector<double> ratios;
   for (const Measurement* m : kind) {
     if (m->retest || std::string_view(m->metric) != "lat_us.p50") continue;
-    const Metric* lat = find_metric(*m->probe, "lat_us");
+    const Metric* lat = find_metric(*m->probe, metrics::lat_us);
     if (lat && lat->summary && lat->summary->p50 > 0) ratios.push_back(lat->summary->p99 / lat->summary->p50);
   }
   const auto typical = good_quartile(std::move(ratios));
@@ -115,8 +115,8 @@ double tail_spread(const std::vector<const Measurement*>& kind) {
 double within_spread(const std::vector<const Measurement*>& kind, double healthy) {
   std::vector<double> ratios;
   for (const Measurement* m : kind) {
-    if (m->retest || std::string_view(m->metric) != "bw_avg_GBps" || goodness(*m) < healthy) continue;
-    const auto peak = typical(*m->probe, "bw_peak_GBps");
+    if (m->retest || std::string_view(m->metric) != metrics::bw_avg_GBps || goodness(*m) < healthy) continue;
+    const auto peak = typical(*m->probe, metrics::bw_peak_GBps);
     if (peak && *peak > 0 && m->value > 0) ratios.push_back(std::min(1.0, m->value / *peak));
   }
   const auto median = lower_median(std::move(ratios));

@@ -101,7 +101,7 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
              reason(ReasonCode::IB_PORTS_MISSING,
                     std::to_string(active) + " active rail ports, profile expects " +
                         std::to_string(*profile.node.expect_active_ports),
-                    "active_port_count", active, *profile.node.expect_active_ports));
+                    metrics::active_port_count, active, *profile.node.expect_active_ports));
 }
 
 // "x8 of x16 lanes" / "16 GT/s of 32 GT/s"; the worse of the two when both.
@@ -218,61 +218,64 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const Profile& profile
                  std::optional<double> threshold) {
     VerdictBook::add(gpu, s, reason(code, std::move(message), name, metric(name), threshold));
   };
-  if (auto n = metric("ecc_uncorrected_volatile"); n && *n > 0)
+  if (auto n = metric(metrics::ecc_uncorrected_volatile); n && *n > 0)
     add(HealthState::failed, ReasonCode::GPU_ECC_UNCORRECTABLE,
-        number_text(*n) + " uncorrectable ECC errors since the driver loaded", "ecc_uncorrected_volatile", 0.0);
-  if (auto on = metric("ecc_enabled"); on && *on == 0)
-    add(HealthState::degraded, ReasonCode::GPU_ECC_DISABLED, "ECC is disabled", "ecc_enabled", 1.0);
-  if (flag_set("remap_failed"))
-    add(HealthState::failed, ReasonCode::GPU_REMAP_FAILED, "row remapping failed: no spare rows left", "remap_failed",
+        number_text(*n) + " uncorrectable ECC errors since the driver loaded", metrics::ecc_uncorrected_volatile, 0.0);
+  if (auto on = metric(metrics::ecc_enabled); on && *on == 0)
+    add(HealthState::degraded, ReasonCode::GPU_ECC_DISABLED, "ECC is disabled", metrics::ecc_enabled, 1.0);
+  if (flag_set(metrics::remap_failed))
+    add(HealthState::failed, ReasonCode::GPU_REMAP_FAILED, "row remapping failed: no spare rows left",
+        metrics::remap_failed, 0.0);
+  if (flag_set(metrics::remap_pending))
+    add(HealthState::failed, ReasonCode::GPU_REMAP_PENDING, "a row remap waits for a GPU reset", metrics::remap_pending,
         0.0);
-  if (flag_set("remap_pending"))
-    add(HealthState::failed, ReasonCode::GPU_REMAP_PENDING, "a row remap waits for a GPU reset", "remap_pending", 0.0);
-  if (flag_set("retired_pages_pending"))
+  if (flag_set(metrics::retired_pages_pending))
     add(HealthState::failed, ReasonCode::GPU_RETIRED_PAGES_PENDING, "page retirement waits for a reboot",
-        "retired_pages_pending", 0.0);
-  if (flag_set("thermal_slowdown"))
+        metrics::retired_pages_pending, 0.0);
+  if (flag_set(metrics::thermal_slowdown))
     add(HealthState::degraded, ReasonCode::GPU_THERMAL_SLOWDOWN,
-        "clocks slowed by temperature (thermal or hardware slowdown active)", "thermal_slowdown", 0.0);
-  if (flag_set("power_slowdown"))
-    add(HealthState::degraded, ReasonCode::GPU_POWER_SLOWDOWN, "clocks slowed by the power brake", "power_slowdown",
-        0.0);
-  if (auto t = metric("temp_C")) {
+        "clocks slowed by temperature (thermal or hardware slowdown active)", metrics::thermal_slowdown, 0.0);
+  if (flag_set(metrics::power_slowdown))
+    add(HealthState::degraded, ReasonCode::GPU_POWER_SLOWDOWN, "clocks slowed by the power brake",
+        metrics::power_slowdown, 0.0);
+  if (auto t = metric(metrics::temp_C)) {
     if (profile.gpu.temp_failed_C && *t >= *profile.gpu.temp_failed_C)
-      add(HealthState::failed, ReasonCode::GPU_TEMP_HIGH, number_text(*t) + " C", "temp_C", profile.gpu.temp_failed_C);
+      add(HealthState::failed, ReasonCode::GPU_TEMP_HIGH, number_text(*t) + " C", metrics::temp_C,
+          profile.gpu.temp_failed_C);
     else if (profile.gpu.temp_degraded_C && *t >= *profile.gpu.temp_degraded_C)
-      add(HealthState::degraded, ReasonCode::GPU_TEMP_HIGH, number_text(*t) + " C", "temp_C",
+      add(HealthState::degraded, ReasonCode::GPU_TEMP_HIGH, number_text(*t) + " C", metrics::temp_C,
           profile.gpu.temp_degraded_C);
   }
-  const auto width = metric("pcie_width"), width_max = metric("pcie_width_max");
+  const auto width = metric(metrics::pcie_width), width_max = metric(metrics::pcie_width_max);
   if (width && width_max && *width < *width_max)
     add(HealthState::degraded, ReasonCode::GPU_PCIE_DOWNTRAINED,
-        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), "pcie_width", width_max);
+        "PCIe link x" + number_text(*width) + " of x" + number_text(*width_max), metrics::pcie_width, width_max);
   // GPUs drop the link generation when idle to save power: only at full
   // performance (P0) is a lower generation a training fault.
-  const auto gen = metric("pcie_gen"), gen_max = metric("pcie_gen_max"), pstate = metric("pstate");
+  const auto gen = metric(metrics::pcie_gen), gen_max = metric(metrics::pcie_gen_max), pstate = metric(metrics::pstate);
   if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
     add(HealthState::degraded, ReasonCode::GPU_PCIE_DOWNTRAINED,
-        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", "pcie_gen", gen_max);
-  const auto links = metric("nvlink_links"), up = metric("nvlink_links_up");
+        "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", metrics::pcie_gen, gen_max);
+  const auto links = metric(metrics::nvlink_links), up = metric(metrics::nvlink_links_up);
   // NVML reports every link of a PCIe GPU without a bridge as present and down,
   // so only a fabric that trained in part is a fault it can see.
   if (links && up && *up > 0 && *up < *links)
     add(HealthState::failed, ReasonCode::GPU_NVLINK_DOWN,
-        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", "nvlink_links_up", links);
+        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", metrics::nvlink_links_up, links);
   if (profile.gpu.require_persistence_mode)
-    if (auto pm = metric("persistence_mode"); pm && *pm == 0)
-      add(HealthState::degraded, ReasonCode::GPU_PERSISTENCE_OFF, "persistence mode is off", "persistence_mode", 1.0);
+    if (auto pm = metric(metrics::persistence_mode); pm && *pm == 0)
+      add(HealthState::degraded, ReasonCode::GPU_PERSISTENCE_OFF, "persistence mode is off", metrics::persistence_mode,
+          1.0);
 }
 
 void judge_xids(Verdict& entity, const ProbeResult& p) {
-  const double all = typical(p, "xid_events").value_or(0);
-  const double hardware = typical(p, "xid_hardware_events").value_or(0);
+  const double all = typical(p, metrics::xid_events).value_or(0);
+  const double hardware = typical(p, metrics::xid_hardware_events).value_or(0);
   if (all <= 0) return;
   const std::string codes = p.params.contains("xids") ? p.params["xids"].dump() : "";
   VerdictBook::add(entity, hardware > 0 ? HealthState::failed : HealthState::degraded,
-                   reason(ReasonCode::GPU_XID, number_text(all) + " XID errors since boot " + codes, "xid_last",
-                          typical(p, "xid_last"), {}));
+                   reason(ReasonCode::GPU_XID, number_text(all) + " XID errors since boot " + codes, metrics::xid_last,
+                          typical(p, metrics::xid_last), {}));
 }
 
 // Healthy GPUs beside failed ones leave a usable node: admit it with fewer GPUs.
@@ -330,7 +333,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
                reason(ReasonCode::GPU_MISSING,
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
                           std::to_string(*profile.node.expect_gpus),
-                      "gpu_count", static_cast<double>(host.gpus.size()), *profile.node.expect_gpus));
+                      metrics::gpu_count, static_cast<double>(host.gpus.size()), *profile.node.expect_gpus));
     // The host's GPUs (by position in the inventory and by device name) and
     // the node itself, as positions in the book.
     // A host has a handful of GPUs: vectors searched in order, no map per host.
@@ -373,13 +376,13 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
         judge_xids(book[target], p);
       }
       if (p.id == kKernelLogLinkProbe) {
-        const double drops = typical(p, "link_down_events").value_or(0);
+        const double drops = typical(p, metrics::link_down_events).value_or(0);
         const Hca* hca = find_hca(host, std::string(device));
         if (!hca || drops < profile.counters.link_down_events_degraded) continue;
         for (const auto& port : hca->ports)
           book.add({EntityKind::hca_port, host.name + "/" + port_name(*hca, port)}, HealthState::degraded,
                    reason(ReasonCode::IB_LINK_FLAP, number_text(drops) + " link drops in the kernel log since boot",
-                          "link_down_events", drops, profile.counters.link_down_events_degraded));
+                          metrics::link_down_events, drops, profile.counters.link_down_events_degraded));
       }
     }
     // A GPU the inventory lists but no health record covers was not checked.

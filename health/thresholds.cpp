@@ -165,7 +165,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
       case Judged::pair_bandwidth: {
         if (!large_enough(p, s, profile.network.bw_min_size_B)) break;
         const bool verbs = p.kind().transport == Transport::verbs;
-        add(typical(p, "bw_avg_GBps"), "bw_avg_GBps", LimitSense::floor,
+        add(typical(p, metrics::bw_avg_GBps), metrics::bw_avg_GBps, LimitSense::floor,
             held(verbs ? profile.network.verbs_bw_GBps : mpi_limit(profile.network.mpi_bw_GBps)),
             verbs ? ReasonCode::IB_LINK_BW_LOW : ReasonCode::NET_BW_LOW,
             fleet_code(verbs ? ReasonCode::IB_LINK_BW_OUTLIER : ReasonCode::NET_BW_OUTLIER));
@@ -174,7 +174,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
       case Judged::pair_latency: {
         // A sampled latency is judged at its median and its tail; the tail against the profile's
         // ceiling only (no outlier code: no fleet rule), as a run's tails are its scheduling.
-        const Metric* lat = find_metric(p, "lat_us");
+        const Metric* lat = find_metric(p, metrics::lat_us);
         if (!lat) break;
         const bool verbs = p.kind().transport == Transport::verbs;
         add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, "lat_us.p50", LimitSense::ceiling,
@@ -196,19 +196,19 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!applies && !floor.empty())
           not_applied = "the profile's floor is for " + std::string(to_string(a.backend)) + " at " +
                         std::to_string(a.min_size_B) + " B and above";
-        add(typical(p, "busbw_GBps"), "busbw_GBps", LimitSense::floor, applies ? floor : kNoLimit,
+        add(typical(p, metrics::busbw_GBps), metrics::busbw_GBps, LimitSense::floor, applies ? floor : kNoLimit,
             ReasonCode::ALLREDUCE_BUSBW_LOW, ReasonCode::ALLREDUCE_BUSBW_OUTLIER);
         break;
       }
       case Judged::gpu_copy_bw: {
         // The slower direction.
-        const auto h2d = typical(p, "h2d_GBps"), d2h = typical(p, "d2h_GBps");
+        const auto h2d = typical(p, metrics::h2d_GBps), d2h = typical(p, metrics::d2h_GBps);
         add(h2d && d2h ? std::optional<double>(std::min(*h2d, *d2h)) : (h2d ? h2d : d2h), "copy_min_GBps",
             LimitSense::floor, profile.gpu.copy_bw_GBps, ReasonCode::GPU_COPY_BW_LOW, ReasonCode::GPU_COPY_BW_OUTLIER);
         break;
       }
       case Judged::gpu_mem_bw:
-        add(typical(p, "mem_bw_GBps"), "mem_bw_GBps", LimitSense::floor, profile.gpu.mem_bw_GBps,
+        add(typical(p, metrics::mem_bw_GBps), metrics::mem_bw_GBps, LimitSense::floor, profile.gpu.mem_bw_GBps,
             ReasonCode::GPU_MEM_BW_LOW, ReasonCode::GPU_MEM_BW_OUTLIER);
         break;
     }
@@ -248,11 +248,11 @@ Finding probe_outcome(const ProbeResult& p) {
     case ProbeStatus::error:
       return {HealthState::failed, reason(ReasonCode::PROBE_ERROR, p.error.value_or("error"))};
     case ProbeStatus::failed: {
-      const auto wrong = typical(p, "wrong_elements");
+      const auto wrong = typical(p, metrics::wrong_elements);
       if (p.kind().all_reduce() && wrong.value_or(0) > 0)
         return {HealthState::failed,
-                Reason{ReasonCode::ALLREDUCE_WRONG_DATA, p.id + ": " + p.error.value_or("wrong data"), "wrong_elements",
-                       wrong, 0.0}};
+                Reason{ReasonCode::ALLREDUCE_WRONG_DATA, p.id + ": " + p.error.value_or("wrong data"),
+                       metrics::wrong_elements, wrong, 0.0}};
       if (p.kind().id == kGpuComputeProbe)
         return {HealthState::failed, reason(ReasonCode::GPU_COMPUTE_WRONG, p.error.value_or("failed"))};
       // NVML failed a GPU's health record only for NVML_ERROR_GPU_IS_LOST (probes/gpu/gpu_health.h).

@@ -244,9 +244,9 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
         active += port.active() ? 1 : 0;
       }
     }
-    rdma.metrics["hca_count"] = Metric::of(static_cast<double>(host.hcas.size()));
-    rdma.metrics["port_count"] = Metric::of(ports);
-    rdma.metrics["active_port_count"] = Metric::of(active);
+    rdma.metrics[metrics::hca_count] = Metric::of(static_cast<double>(host.hcas.size()));
+    rdma.metrics[metrics::port_count] = Metric::of(ports);
+    rdma.metrics[metrics::active_port_count] = Metric::of(active);
     out.probes.push_back(std::move(rdma));
   }
 
@@ -273,7 +273,7 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
     for (const auto& [index, failure] : sys.failures)
       gpu.params["gpu_errors"][gpu_device_name(index)] = failure.call + ": " + failure.text;
     host.topology = gpu_hca_affinity(sysfs, host.gpus, host.hcas);
-    gpu.metrics["gpu_count"] = Metric::of(static_cast<double>(host.gpus.size()));
+    gpu.metrics[metrics::gpu_count] = Metric::of(static_cast<double>(host.gpus.size()));
   } catch (const std::exception& e) {
     gpu.status = ProbeStatus::error;
     gpu.error = e.what();

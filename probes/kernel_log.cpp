@@ -92,9 +92,9 @@ std::vector<ProbeResult> kernel_log_results(const std::string& host, const Kerne
   summary.id = kKernelLogProbe;
   summary.scope = Scope{{host}, {}, {}};
   summary.params = {{"source", source}};
-  summary.metrics["lines"] = Metric::of(static_cast<double>(findings.lines));
-  summary.metrics["xid_events"] = Metric::of(static_cast<double>(findings.xids.size()));
-  summary.metrics["link_down_events"] = Metric::of(static_cast<double>(findings.link_downs.size()));
+  summary.metrics[metrics::lines] = Metric::of(static_cast<double>(findings.lines));
+  summary.metrics[metrics::xid_events] = Metric::of(static_cast<double>(findings.xids.size()));
+  summary.metrics[metrics::link_down_events] = Metric::of(static_cast<double>(findings.link_downs.size()));
   out.push_back(std::move(summary));
 
   std::map<std::string, std::vector<const XidEvent*>> by_gpu;
@@ -110,9 +110,9 @@ std::vector<ProbeResult> kernel_log_results(const std::string& host, const Kerne
       hardware += is_hardware_xid(e->xid) ? 1 : 0;
     }
     r.params = {{"xids", codes}, {"last_line", events.back()->line}};
-    r.metrics["xid_events"] = Metric::of(static_cast<double>(events.size()));
-    r.metrics["xid_hardware_events"] = Metric::of(hardware);
-    r.metrics["xid_last"] = Metric::of(events.back()->xid);
+    r.metrics[metrics::xid_events] = Metric::of(static_cast<double>(events.size()));
+    r.metrics[metrics::xid_hardware_events] = Metric::of(hardware);
+    r.metrics[metrics::xid_last] = Metric::of(events.back()->xid);
     out.push_back(std::move(r));
   }
 
@@ -124,7 +124,7 @@ std::vector<ProbeResult> kernel_log_results(const std::string& host, const Kerne
     r.scope = Scope{{host}, {}, {}};
     if (!device.empty()) r.scope.devices.push_back(device);
     r.params = {{"last_line", events.back()->line}};
-    r.metrics["link_down_events"] = Metric::of(static_cast<double>(events.size()));
+    r.metrics[metrics::link_down_events] = Metric::of(static_cast<double>(events.size()));
     out.push_back(std::move(r));
   }
   return out;

@@ -23,7 +23,7 @@ std::string rail_of(const ProbeResult& p) {
 std::size_t size_of(const ProbeResult& p) { return message_size(p).value_or(0); }
 
 std::optional<double> value_of(const ProbeResult& p, Quantity q) {
-  return typical(p, q == Quantity::latency ? "lat_us" : "bw_avg_GBps");
+  return typical(p, q == Quantity::latency ? metrics::lat_us : metrics::bw_avg_GBps);
 }
 
 class HostAxis {

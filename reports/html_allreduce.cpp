@@ -42,8 +42,8 @@ void write_table(const std::vector<const ProbeResult*>& results, std::ostream& o
         << "</td><td>" << html_escape(param(p, "group")) << "</td><td class=\"num\">" << html_escape(param(p, "nranks"))
         << "</td><td class=\"num\">" << (size ? format_size(*size) : std::string("-")) << "</td><td>"
         << (p.params.value("in_place", false) ? "yes" : "no") << "</td><td>" << to_string(p.status) << "</td>"
-        << metric_cell(p, "time_us_avg") << metric_cell(p, "algbw_GBps") << metric_cell(p, "busbw_GBps")
-        << metric_cell(p, "wrong_elements_total") << "</tr>\n";
+        << metric_cell(p, metrics::time_us_avg) << metric_cell(p, metrics::algbw_GBps)
+        << metric_cell(p, metrics::busbw_GBps) << metric_cell(p, metrics::wrong_elements_total) << "</tr>\n";
   }
   out << "</tbody>\n</table>\n";
   if (results.size() > kTableRows)
@@ -56,7 +56,7 @@ void write_chart(const std::vector<const ProbeResult*>& results, std::ostream& o
   std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, std::vector<double>>> by_series;
   std::set<std::uint64_t> sizes;
   for (const ProbeResult* p : results) {
-    const auto busbw = typical(*p, "busbw_GBps");
+    const auto busbw = typical(*p, metrics::busbw_GBps);
     const auto size = message_size(*p);
     if (p->status != ProbeStatus::ok || !busbw || !size || *size == 0 || p->params.value("in_place", false)) continue;
     by_series[{p->id, param(*p, "placement")}][*size].push_back(*busbw);

@@ -338,13 +338,13 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
       text += sep;
       append_whole_or_number(text, *y);
     };
-    add("temp", "temp_C", " C");
-    pair("ecc uncorrected vol/agg", "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate", "/");
-    pair("remap pending/failed", "remap_pending", "remap_failed", "/");
-    pair("pcie gen", "pcie_gen", "pcie_gen_max", " of ");
-    pair("width", "pcie_width", "pcie_width_max", " of ");
-    pair("nvlink up", "nvlink_links_up", "nvlink_links", " of ");
-    pair("slowdown thermal/power", "thermal_slowdown", "power_slowdown", "/");
+    add("temp", metrics::temp_C, " C");
+    pair("ecc uncorrected vol/agg", metrics::ecc_uncorrected_volatile, metrics::ecc_uncorrected_aggregate, "/");
+    pair("remap pending/failed", metrics::remap_pending, metrics::remap_failed, "/");
+    pair("pcie gen", metrics::pcie_gen, metrics::pcie_gen_max, " of ");
+    pair("width", metrics::pcie_width, metrics::pcie_width_max, " of ");
+    pair("nvlink up", metrics::nvlink_links_up, metrics::nvlink_links, " of ");
+    pair("slowdown thermal/power", metrics::thermal_slowdown, metrics::power_slowdown, "/");
   } else if (p.id == kPortCountersProbe) {
     for (const auto& [name, m] : p.metrics) {
       const auto suffix = name.rfind("_delta");
@@ -437,10 +437,10 @@ void print_network(const Report& r, std::ostream& out, bool brief) {
     const auto size = message_size(p);
     table.cell(size ? format_size(*size) : "-");
     table.cell(to_string(p.status));
-    value_cell(find_metric(p, "bw_avg_GBps"));
-    value_cell(find_metric(p, "bw_avg_Gbps"));
-    value_cell(find_metric(p, "msg_rate_Mpps"));
-    const Metric* lat = find_metric(p, "lat_us");
+    value_cell(find_metric(p, metrics::bw_avg_GBps));
+    value_cell(find_metric(p, metrics::bw_avg_Gbps));
+    value_cell(find_metric(p, metrics::msg_rate_Mpps));
+    const Metric* lat = find_metric(p, metrics::lat_us);
     stats_cell(lat, &Stats::p50);
     stats_cell(lat, &Stats::p99);
     stats_cell(lat, &Stats::max);
@@ -495,9 +495,9 @@ void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceR
     auto it = std::find_if(spreads.begin(), spreads.end(), [&](const auto& s) { return s.first == kind; });
     if (it == spreads.end()) it = spreads.insert(spreads.end(), {kind, Spread{}});
     ++it->second.groups;
-    if (const auto busbw = typical(p, "busbw_GBps")) it->second.busbw.emplace_back(*busbw, &p);
+    if (const auto busbw = typical(p, metrics::busbw_GBps)) it->second.busbw.emplace_back(*busbw, &p);
     for (const ProbeResult* half : row.halves)
-      if (half) it->second.wrong += typical(*half, "wrong_elements_total").value_or(0);
+      if (half) it->second.wrong += typical(*half, metrics::wrong_elements_total).value_or(0);
   }
   TextTable table({{"probe"},
                    {"placement"},
@@ -557,8 +557,8 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief) {
     double slowest_time = -1, slowest_rank = 0;
     for (const ProbeResult* half : row.halves) {
       if (!half) continue;
-      const auto t = half->metrics.find("time_us_max");
-      const auto s = half->metrics.find("slowest_rank");
+      const auto t = half->metrics.find(metrics::time_us_max);
+      const auto s = half->metrics.find(metrics::slowest_rank);
       if (t != half->metrics.end() && t->second.value && s != half->metrics.end() && s->second.value &&
           *t->second.value > slowest_time) {
         slowest_time = *t->second.value;
@@ -577,10 +577,10 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief) {
                                      first ? param_text(p, "count") : "",
                                      first ? param_text(p, "dtype") : ""};
       if (in_place) cells.push_back(half == row.halves[1] ? "yes" : "no");
-      cells.push_back(metric_cell(p, "time_us_avg"));
-      cells.push_back(metric_cell(p, "algbw_GBps"));
-      cells.push_back(metric_cell(p, "busbw_GBps"));
-      const std::string wrong = metric_cell(p, "wrong_elements_total");
+      cells.push_back(metric_cell(p, metrics::time_us_avg));
+      cells.push_back(metric_cell(p, metrics::algbw_GBps));
+      cells.push_back(metric_cell(p, metrics::busbw_GBps));
+      const std::string wrong = metric_cell(p, metrics::wrong_elements_total);
       cells.push_back(wrong.empty() ? "n/a" : wrong);
       // The slowest rank on the size's last row; with an in-place row the column is too far
       // right to stay beside it and goes below, so the text says what it is.

@@ -233,8 +233,8 @@ void print_rail_summary(const Report& r, std::ostream& out) {
     Figures& f = rows[Key{rail_of(p), p.id, message_size(p).value_or(UINT64_MAX)}];
     ++f.pairs;
     if (p.status != ProbeStatus::ok) ++f.not_ok;
-    if (const auto bw = typical(p, "bw_avg_GBps")) f.bw.push_back(*bw);
-    if (const Metric* lat = find_metric(p, "lat_us"); lat && lat->summary) {
+    if (const auto bw = typical(p, metrics::bw_avg_GBps)) f.bw.push_back(*bw);
+    if (const Metric* lat = find_metric(p, metrics::lat_us); lat && lat->summary) {
       f.lat_p50.push_back(lat->summary->p50);
       f.lat_p99.push_back(lat->summary->p99);
     }

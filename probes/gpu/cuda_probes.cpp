@@ -79,24 +79,24 @@ std::vector<ProbeResult> run_cuda_probes(const std::string& host, const std::vec
     ProbeResult c = on_gpu(kGpuCopyBwProbe, host, device, copy.error);
     c.params = {{"size_B", settings.copy_bytes}, {"iters", settings.copy_iters}, {"host_memory", "pinned"}};
     if (copy.error.empty()) {
-      c.metrics["h2d_GBps"] = Metric::of(copy.h2d_GBps);
-      c.metrics["d2h_GBps"] = Metric::of(copy.d2h_GBps);
+      c.metrics[metrics::h2d_GBps] = Metric::of(copy.h2d_GBps);
+      c.metrics[metrics::d2h_GBps] = Metric::of(copy.d2h_GBps);
     }
     out.push_back(std::move(c));
 
     const auto mem = cuda_kernels::memory_bandwidth(gpu, settings.mem_bytes, settings.mem_iters);
     ProbeResult m = on_gpu(kGpuMemBwProbe, host, device, mem.error);
     m.params = {{"size_B", settings.mem_bytes}, {"iters", settings.mem_iters}};
-    if (mem.error.empty()) m.metrics["mem_bw_GBps"] = Metric::of(mem.GBps);
+    if (mem.error.empty()) m.metrics[metrics::mem_bw_GBps] = Metric::of(mem.GBps);
     out.push_back(std::move(m));
 
     const auto compute = cuda_kernels::compute_check(gpu, settings.compute_elements, settings.compute_rounds);
     ProbeResult k = on_gpu(kGpuComputeProbe, host, device, compute.error);
     k.params = {{"elements", settings.compute_elements}, {"rounds", settings.compute_rounds}};
     if (compute.error.empty()) {
-      k.metrics["checked"] = Metric::of(static_cast<double>(compute.checked));
-      k.metrics["wrong"] = Metric::of(static_cast<double>(compute.wrong));
-      k.metrics["time_s"] = Metric::of(compute.seconds);
+      k.metrics[metrics::checked] = Metric::of(static_cast<double>(compute.checked));
+      k.metrics[metrics::wrong] = Metric::of(static_cast<double>(compute.wrong));
+      k.metrics[metrics::time_s] = Metric::of(compute.seconds);
       // Any wrong element is a hard failure of the GPU, never "degraded".
       if (compute.wrong > 0) {
         k.status = ProbeStatus::failed;

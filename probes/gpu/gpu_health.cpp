@@ -26,38 +26,38 @@ ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
     return r;
   }
   auto& m = r.metrics;
-  m["ecc_enabled"] = flag(h.ecc_enabled);
-  m["ecc_uncorrected_volatile"] = number(h.ecc_uncorrected_volatile);
-  m["ecc_uncorrected_aggregate"] = number(h.ecc_uncorrected_aggregate);
-  m["retired_pages_dbe"] = number(h.retired_pages_dbe);
-  m["retired_pages_sbe"] = number(h.retired_pages_sbe);
-  m["retired_pages_pending"] = flag(h.retired_pages_pending);
-  m["remapped_rows_correctable"] = number(h.remapped_rows_correctable);
-  m["remapped_rows_uncorrectable"] = number(h.remapped_rows_uncorrectable);
-  m["remap_pending"] = flag(h.remap_pending);
-  m["remap_failed"] = flag(h.remap_failed);
-  m["temp_C"] = number(h.temp_C);
+  m[metrics::ecc_enabled] = flag(h.ecc_enabled);
+  m[metrics::ecc_uncorrected_volatile] = number(h.ecc_uncorrected_volatile);
+  m[metrics::ecc_uncorrected_aggregate] = number(h.ecc_uncorrected_aggregate);
+  m[metrics::retired_pages_dbe] = number(h.retired_pages_dbe);
+  m[metrics::retired_pages_sbe] = number(h.retired_pages_sbe);
+  m[metrics::retired_pages_pending] = flag(h.retired_pages_pending);
+  m[metrics::remapped_rows_correctable] = number(h.remapped_rows_correctable);
+  m[metrics::remapped_rows_uncorrectable] = number(h.remapped_rows_uncorrectable);
+  m[metrics::remap_pending] = flag(h.remap_pending);
+  m[metrics::remap_failed] = flag(h.remap_failed);
+  m[metrics::temp_C] = number(h.temp_C);
   std::optional<bool> thermal, power;
   if (h.clocks_event_reasons) {
     const auto bits = *h.clocks_event_reasons;
-    m["clocks_event_reasons"] = Metric::of(static_cast<double>(bits));
+    m[metrics::clocks_event_reasons] = Metric::of(static_cast<double>(bits));
     // HW slowdown (0x8) is not counted as heat: NVML sets it for a power brake, a
     // power-draw trip and even a P-state change too; the bitmask keeps it on record.
     thermal = (bits & (kClocksSwThermalSlowdown | kClocksHwThermalSlowdown)) != 0;
     power = (bits & kClocksHwPowerBrakeSlowdown) != 0;
   } else {
-    m["clocks_event_reasons"] = Metric::missing();
+    m[metrics::clocks_event_reasons] = Metric::missing();
   }
-  m["thermal_slowdown"] = flag(thermal);
-  m["power_slowdown"] = flag(power);
-  m["pstate"] = integer(h.pstate);
-  m["pcie_gen"] = number(h.pcie_gen);
-  m["pcie_gen_max"] = number(h.pcie_gen_max);
-  m["pcie_width"] = number(h.pcie_width);
-  m["pcie_width_max"] = number(h.pcie_width_max);
-  m["nvlink_links"] = integer(h.nvlink_links_total);
-  m["nvlink_links_up"] = integer(h.nvlink_links_up);
-  m["persistence_mode"] = flag(h.persistence_mode);
+  m[metrics::thermal_slowdown] = flag(thermal);
+  m[metrics::power_slowdown] = flag(power);
+  m[metrics::pstate] = integer(h.pstate);
+  m[metrics::pcie_gen] = number(h.pcie_gen);
+  m[metrics::pcie_gen_max] = number(h.pcie_gen_max);
+  m[metrics::pcie_width] = number(h.pcie_width);
+  m[metrics::pcie_width_max] = number(h.pcie_width_max);
+  m[metrics::nvlink_links] = integer(h.nvlink_links_total);
+  m[metrics::nvlink_links_up] = integer(h.nvlink_links_up);
+  m[metrics::persistence_mode] = flag(h.persistence_mode);
   return r;
 }
 

@@ -191,10 +191,10 @@ ProbeResult measure_bw(const PairContext& ctx, const NetSettings& settings, std:
   if (smallest_message < size) r.params["message_B"] = smallest_message;
   if (!ctx.initiator) return r;  // the responder reports only what broke
   const double elapsed = Seconds(t0 - start).count();
-  r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(timed_bytes, elapsed));
-  r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(timed_bytes, elapsed));
-  r.metrics["bw_peak_GBps"] = Metric::of(fastest_GBps);
-  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(static_cast<double>(timed_messages), elapsed));
+  r.metrics[metrics::bw_avg_GBps] = Metric::of(gbytes_per_s(timed_bytes, elapsed));
+  r.metrics[metrics::bw_avg_Gbps] = Metric::of(gbits_per_s(timed_bytes, elapsed));
+  r.metrics[metrics::bw_peak_GBps] = Metric::of(fastest_GBps);
+  r.metrics[metrics::msg_rate_Mpps] = Metric::of(mpps(static_cast<double>(timed_messages), elapsed));
   return r;
 }
 
@@ -253,7 +253,7 @@ ProbeResult measure_lat(const PairContext& ctx, const NetSettings& settings, std
   samples_us.reserve(static_cast<std::size_t>(loop.iters()));
   for (std::size_t i = 1; i <= static_cast<std::size_t>(loop.iters()); ++i)
     samples_us.push_back(ticks_to_us(stamps[i - 1], stamps[i], us_per_tick) / 2);
-  r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
+  r.metrics[metrics::lat_us] = Metric::of(summarize_latency(std::move(samples_us)));
   return r;
 }
 

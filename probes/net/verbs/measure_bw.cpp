@@ -94,9 +94,9 @@ ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSett
   if (iters < planned) r.params["time_capped_s"] = settings.time_cap_s;
 
   const double bytes = static_cast<double>(size) * iters;
-  r.metrics["bw_avg_GBps"] = Metric::of(gbytes_per_s(bytes, elapsed));
-  r.metrics["bw_avg_Gbps"] = Metric::of(gbits_per_s(bytes, elapsed));
-  r.metrics["msg_rate_Mpps"] = Metric::of(mpps(iters, elapsed));
+  r.metrics[metrics::bw_avg_GBps] = Metric::of(gbytes_per_s(bytes, elapsed));
+  r.metrics[metrics::bw_avg_Gbps] = Metric::of(gbits_per_s(bytes, elapsed));
+  r.metrics[metrics::msg_rate_Mpps] = Metric::of(mpps(iters, elapsed));
   // Peak over stretches of at least a tenth of the run, in messages (and one
   // signal interval) and in time: a burst of completions cannot claim a rate.
   const double peak = peak_message_rate(marks, std::max<long long>(every, iters / 10), elapsed / 10);
@@ -104,7 +104,7 @@ ProbeResult measure_write_bw(Endpoint& ep, const PairContext& ctx, const NetSett
   // queue), leaving no stretch long enough to measure: the peak is then never
   // below the whole run's rate.
   const double avg_rate = elapsed > 0 ? static_cast<double>(iters) / elapsed : 0;
-  r.metrics["bw_peak_GBps"] = Metric::of(std::max(peak, avg_rate) * static_cast<double>(size) / 1e9);
+  r.metrics[metrics::bw_peak_GBps] = Metric::of(std::max(peak, avg_rate) * static_cast<double>(size) / 1e9);
   return r;
 }
 

@@ -105,7 +105,7 @@ void finish(ProbeResult& r, const PairContext& ctx, const RoundTrips& trips) {
   std::vector<double> samples_us;
   samples_us.reserve(trips.ticks.size());
   for (const std::uint64_t t : trips.ticks) samples_us.push_back(ticks_to_us(0, t, us_per_tick) / 2);
-  r.metrics["lat_us"] = Metric::of(summarize_latency(std::move(samples_us)));
+  r.metrics[metrics::lat_us] = Metric::of(summarize_latency(std::move(samples_us)));
 }
 
 }  // namespace
