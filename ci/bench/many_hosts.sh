@@ -27,7 +27,10 @@ out=$NETNS_DIR/report.json
 echo "many_hosts: $HOSTS hosts x $RANKS ranks ($((HOSTS * RANKS)) ranks on $(nproc) cores), h7 at $SLOW_RATE"
 netns_mpirun "$LIMIT" --quiet "$IBGPU" check --transport mpi --pairs peers:4 --profile cpu --sizes 1M --window 16 \
   --iters 10 --timeout 60 --json "$out" >"$NETNS_DIR/check.log" 2>&1
-if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$NETNS_DIR/check.log" "$KEEP/" && cp -f "$out" "$KEEP/" 2>/dev/null; fi
+if [ -n "${KEEP:-}" ]; then
+  mkdir -p "$KEEP" && cp "$NETNS_DIR/check.log" "$KEEP/"
+  [ ! -s "$out" ] || cp -f "$out" "$KEEP/"  # a run without a report keeps its log
+fi
 echo "many_hosts: mpirun exit $rc after ${elapsed} s"
 [ -s "$out" ] || { tail -n 30 "$NETNS_DIR/check.log"; echo "many_hosts: FAIL: no report"; exit 1; }
 python3 - "$out" "$HOSTS" "$RANKS" <<'PY'
