@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <unordered_set>
 
 #include "core/statistics.h"
 #include "health/admission.h"

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "reports/render_util.h"
+
 namespace ibgpu {
 
 namespace {
@@ -31,27 +33,11 @@ std::string plain(std::string_view markdown) {
   return out;
 }
 
-// `text` after a label of `indent` columns, wrapped at spaces within `width` (a word longer than
-// the line stays whole).
+// `text` after a label of `indent` columns, its lines within `width`.
 void write_wrapped(std::ostream& out, std::string_view text, std::size_t indent, std::size_t width) {
-  const std::size_t room = width > indent + 20 ? width - indent : 20;
-  std::size_t column = 0;
-  while (!text.empty()) {
-    const std::size_t end = text.find(' ');
-    const std::string_view word = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    if (word.empty()) continue;
-    if (column > 0 && column + 1 + word.size() > room) {
-      out << '\n' << std::string(indent, ' ');
-      column = 0;
-    } else if (column > 0) {
-      out << ' ';
-      ++column;
-    }
-    out << word;
-    column += word.size();
-  }
-  out << '\n';
+  const auto lines = wrap_words(text, width > indent + 20 ? width - indent : 20);
+  for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? std::string(indent, ' ') : "") << lines[i] << '\n';
+  if (lines.empty()) out << '\n';
 }
 
 }  // namespace
