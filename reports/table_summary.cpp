@@ -116,7 +116,7 @@ std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
     if (v.entity.kind != EntityKind::node || !v.action || *v.action == Action::admit) continue;
     const auto it = parts.find(v.entity.id);
     const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
-    out.push_back({&v, main.reason ? std::string(to_string(main.reason->code)) : "-", main_reason_text(main),
+    out.push_back({&v, main.reason ? std::optional(main.reason->code) : std::nullopt, main_reason_text(main),
                    main.reason ? std::string(info(main.reason->code).next_step) : "see its parts' verdicts below"});
   }
   std::stable_sort(out.begin(), out.end(), [](const NodeNextStep& a, const NodeNextStep& b) {
@@ -144,12 +144,12 @@ void print_not_admitted(const Report& r, std::ostream& out) {
   std::vector<std::pair<std::string, Tally>> by_reason;  // "action|code", in order of first appearance
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const NodeNextStep& n = nodes[i];
-    const std::string key = std::string(to_string(*n.node->action)) + "|" + n.code;
+    const std::string code = n.code ? std::string(to_string(*n.code)) : "-";
+    const std::string key = std::string(to_string(*n.node->action)) + "|" + code;
     auto tally = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& t) { return t.first == key; });
     if (tally == by_reason.end())
-      tally = by_reason.insert(
-          by_reason.end(),
-          {key, Tally{0, n.code, n.code == "-" ? "see reason-codes.md in ibgpu's documentation" : n.step}});
+      tally = by_reason.insert(by_reason.end(),
+                               {key, Tally{0, code, n.code ? n.step : "see reason-codes.md in ibgpu's documentation"}});
     ++tally->second.nodes;
     if (i >= kNodeLines) continue;
     table.add_row({n.node->entity.id, to_string(*n.node->action), n.reason, n.step});

@@ -5,6 +5,7 @@
 // Pure functions of the report onto a stream; table_reporter.cpp puts them in
 // order.
 #include <cstddef>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -44,8 +45,8 @@ std::string leaf_of(const Report& r, const std::string& host);
 // next step. Every format that lists such nodes says the same.
 struct NodeNextStep {
   const Verdict* node = nullptr;
-  std::string code;    // the main reason's code, "-" when none
-  std::string reason;  // the main reason as the table prints it
+  std::optional<ReasonCode> code;  // the main reason's, none when the node has none
+  std::string reason;              // the main reason as the table prints it
   std::string step;
 };
 // The nodes not admitted, drained first (the report's order within each action).
