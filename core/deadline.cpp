@@ -34,6 +34,11 @@ void install_stop_handlers() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  // A write to a pipe or socket whose reader is gone fails with EPIPE instead of killing the
+  // process: the terminal's pipe closed (`| head`, a launcher's stdio torn down) or a peer rank's
+  // TCP socket reset when its host died (OpenMPI's TCP transport writes with writev, which has
+  // no MSG_NOSIGNAL). Either way rank 0 goes on to write its report.
+  signal(SIGPIPE, SIG_IGN);
 }
 
 void request_stop() { mark_stop(); }

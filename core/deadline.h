@@ -13,7 +13,7 @@ using Clock = std::chrono::steady_clock;
 using Seconds = std::chrono::duration<double>;
 using ClockFn = std::function<Clock::time_point()>;
 
-void install_stop_handlers();  // SIGTERM, SIGINT -> request_stop()
+void install_stop_handlers();  // SIGTERM, SIGINT -> request_stop(); SIGPIPE ignored
 void request_stop();
 bool stop_requested();
 // How long ago the stop was requested; zero when it was not.

@@ -67,6 +67,14 @@ else
   echo "note: not root: the mknod cases (a character and a block device node) did not run"
 fi
 
+# The terminal gone mid-check (`| head`, an ssh session's pipe, a launcher's stdio torn down): the
+# writes to stdout and stderr fail, the check goes on, the report is written and the exit code is
+# the verdict's (a SIGPIPE would end it with 141 and no report). `true` reads nothing and leaves.
+{ set +e; "$IBGPU" check --profile cpu --sysfs-root "$DATA/sysfs/cx7-ndr" --json "$WORK/gone.json"
+  echo $? >"$WORK/gone.rc"; set -e; } 2>&1 | true
+{ [ "$(cat "$WORK/gone.rc")" -eq 0 ] && [ -s "$WORK/gone.json" ]; } ||
+  fail "check into a closed pipe: exit $(cat "$WORK/gone.rc"), report: $(ls "$WORK"/gone.json 2>&1)"
+
 # --- inputs -----------------------------------------------------------------------------------
 # /dev/zero would grow without end; a FIFO would wait: refused at once, exit 64.
 for input in /dev/zero /dev/urandom "$WORK/pipe"; do
