@@ -156,7 +156,25 @@ netns_up() {
     mkdir -p "/etc/netns/$ns"
     { echo "127.0.0.1 localhost"; awk '{print $1, $3}' "$NETNS_DIR/map"; } >"/etc/netns/$ns/hosts"
   done
+  netns_static_neighbours
   netns_log "hosts h1..h$n up on $NETNS_BRIDGE ($NETNS_SUBNET)"
+}
+
+# Every host knows every other host's MAC address from the start: permanent neighbour entries.
+# The kernel's ARP table is one for all namespaces, and its learned entries are capped at
+# net.ipv4.neigh.default.gc_thresh3 (1024) in all: 32 hosts that each learn 31 others overflow it
+# ("neighbor table overflow!"), and OpenMPI's TCP connects then fail with EAGAIN. Permanent
+# entries are exempt from that cap, and the machine's sysctls stay as they are.
+netns_static_neighbours() {
+  local k j mac=()
+  for k in "${!NETNS_HOSTS[@]}"; do
+    mac[k]=$(ip -n "${NETNS_HOSTS[k]}" -br link show dev eth0 | awk '{print $3}')
+  done
+  for k in "${!NETNS_HOSTS[@]}"; do
+    for j in "${!NETNS_HOSTS[@]}"; do
+      [ "$j" -eq "$k" ] || echo "neigh replace ${NETNS_ADDRS[j]} lladdr ${mac[j]} dev eth0 nud permanent"
+    done | ip -n "${NETNS_HOSTS[k]}" -batch -
+  done
 }
 
 netns_down() {
