@@ -6,8 +6,8 @@
 
 #include "app/check_round.h"
 #include "cluster/gather.h"
-#include "cluster/line.h"
 #include "cluster/liveness.h"
+#include "cluster/world.h"
 #include "health/admission.h"
 #include "reports/jsonl.h"
 #include "reports/render_util.h"

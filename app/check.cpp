@@ -8,10 +8,10 @@
 #include "cluster/rank_pairs.h"
 #include "core/fabric_topology.h"
 #include "core/hostlist.h"
+#include "core/units.h"
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/inventory.h"
-#include "probes/stats.h"
 #include "scheduler/kubernetes.h"
 #include "scheduler/run_actions.h"
 

@@ -7,8 +7,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "core/units.h"
 #include "probes/net/pair_probe.h"
-#include "probes/stats.h"
 
 namespace ibgpu {
 

@@ -17,13 +17,14 @@
 #include "cluster/line.h"
 #include "cluster/liveness.h"
 #include "cluster/tags.h"
+#include "cluster/world.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
 #include "probes/collective/pattern.h"
 #include "probes/collective/ring_allreduce.h"
-#include "probes/stats.h"
 
 namespace ibgpu {
 

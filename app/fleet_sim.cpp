@@ -330,8 +330,9 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
       if (h >= 0 && (f.rail_fault(h, static_cast<int>(r), m.hosts_per_leaf) || f.node_fault(h))) ++out.rail.correct;
       rails_found.insert({h, static_cast<int>(r)});
     } else if (v.entity.kind == EntityKind::link) {
-      const auto sep = id.find("<->");
-      const int a = host_at(id.substr(0, sep)), b = host_at(id.substr(sep + 3));
+      const auto ends = link_ends(id);
+      if (!ends) continue;
+      const int a = host_at(ends->first), b = host_at(ends->second);
       ++out.link.blamed;
       bool explained = f.node_fault(a) || f.node_fault(b) || any_rail_fault(a) || any_rail_fault(b);
       for (int r = 0; r < m.rails && !explained; ++r)
@@ -356,12 +357,11 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
   out.uplink_pairs = static_cast<int>(pairs.size());
   out.link.injected = out.uplink_pairs;
   for (const Verdict& v : verdicts)
-    if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy) {
-      const std::string_view id = v.entity.id;
-      const auto sep = id.find("<->");
-      const int a = host_at(id.substr(0, sep)), b = host_at(id.substr(sep + 3));
-      if (pairs.count({std::min(a, b), std::max(a, b)})) ++out.link.found;
-    }
+    if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy)
+      if (const auto ends = link_ends(v.entity.id)) {
+        const int a = host_at(ends->first), b = host_at(ends->second);
+        if (pairs.count({std::min(a, b), std::max(a, b)})) ++out.link.found;
+      }
 }
 
 // What the fleet's ranks send rank 0, as run_round sends it: one payload per rank (a host's rank of

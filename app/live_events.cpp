@@ -10,8 +10,8 @@
 #include <set>
 
 #include "cluster/kept_memory.h"
-#include "cluster/line.h"
 #include "cluster/tags.h"
+#include "cluster/world.h"
 #include "core/errors.h"
 #include "health/judge.h"
 #include "reports/json.h"

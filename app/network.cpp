@@ -17,11 +17,11 @@
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "probes/net/mpi_transport.h"
 #include "probes/net/verbs/device_select.h"
 #include "probes/net/verbs/endpoint.h"
 #include "probes/net/verbs/verbs_transport.h"
-#include "probes/stats.h"
 #include "probes/sysfs.h"
 #include "probes/topology.h"
 

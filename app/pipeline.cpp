@@ -23,6 +23,7 @@
 #include "cluster/kept_memory.h"
 #include "cluster/line.h"
 #include "cluster/liveness.h"
+#include "cluster/world.h"
 #include "core/errors.h"
 #include "core/verdict.h"
 #include "core/waits.h"

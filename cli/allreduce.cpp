@@ -1,7 +1,7 @@
 #include "app/commands.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "probes/collective/dtype.h"
-#include "probes/stats.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {

@@ -4,8 +4,8 @@
 #include "app/check_plan.h"
 #include "app/commands.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "health/profile_file.h"
-#include "probes/stats.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {

@@ -1,7 +1,7 @@
 #include <charconv>
 
 #include "core/errors.h"
-#include "probes/stats.h"
+#include "core/units.h"
 #include "subcommand.h"
 
 namespace ibgpu::cli {

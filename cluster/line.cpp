@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "cluster/kept_memory.h"
+#include "cluster/world.h"
 #include "core/errors.h"
 
 namespace ibgpu {
@@ -128,8 +129,6 @@ bool send_all(int fd, const std::string& bytes, const Deadline& deadline) {
 }
 
 struct LineState {
-  bool lost = false;
-  std::string why;
   bool attempted = false, open = false;
   LineAddress address;
   std::unique_ptr<LineListener> listener;
@@ -290,19 +289,10 @@ std::optional<int> wait_for_release(const Fd& line, const Deadline& deadline) {
   return static_cast<int>(get_u32(in.data()));
 }
 
-void mark_mpi_lost(std::string why) {
-  LineState& s = line_state();
-  if (s.lost) return;
-  s.lost = true;
-  s.why = std::move(why);
-}
-bool mpi_lost() { return line_state().lost; }
-
 bool ends_over_line() {
   const LineState& s = line_state();
-  return s.listener && (s.lost || !s.listener->arrivals().empty());
+  return s.listener && (mpi_lost() || !s.listener->arrivals().empty());
 }
-std::string why_mpi_lost() { return line_state().why; }
 
 void open_line(MPI_Comm comm, int rank, int size, Seconds timeout) {
   LineState& s = line_state();

@@ -5,10 +5,10 @@
 // benchmarks time (probes/collective/mpi_allreduce.h). When a rank stops inside it, the other
 // ranks' calls never return: each process gives up on that thread at the deadline and, at that
 // thread level, may never call MPI again while it is inside. Such a process has lost MPI
-// (mark_mpi_lost): it skips what is left of the MPI work and sends its results to rank 0 over
-// the line. Rank 0 gathers from the line (and from MPI while it still has MPI), names the ranks
-// that sent nothing, writes the report, releases the ranks it heard on the line with the exit
-// code, and ends the job with MPI_Abort.
+// (mark_mpi_lost, cluster/world.h): it skips what is left of the MPI work and sends its results
+// to rank 0 over the line. Rank 0 gathers from the line (and from MPI while it still has MPI),
+// names the ranks that sent nothing, writes the report, releases the ranks it heard on the line
+// with the exit code, and ends the job with MPI_Abort.
 //
 // Rank 0 listens on every IPv4 address of its host, on a port the kernel picks; that address and
 // a random token reach every rank over MPI before the first all-reduce that needs it (open_line). A connection whose
@@ -83,10 +83,6 @@ std::optional<Fd> send_over_line(const LineAddress& to, int rank, const std::str
 // The exit code rank 0 released this rank with; nullopt when the line closed or the deadline came.
 std::optional<int> wait_for_release(const Fd& line, const Deadline& deadline);
 
-// This process has given up on a thread still inside MPI: no MPI call from now on but MPI_Abort.
-void mark_mpi_lost(std::string why);
-bool mpi_lost();
-std::string why_mpi_lost();
 // Rank 0: whether the job ends over the line, because rank 0 lost MPI or ranks that lost it sent
 // their results there (they can never finalise).
 bool ends_over_line();

@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "cluster/line.h"
+#include "cluster/world.h"
 #include "core/deadline.h"
 
 namespace ibgpu {

@@ -211,4 +211,24 @@ int launcher_rank() {
     if (const char* v = std::getenv(var)) return std::atoi(v);
   return 0;
 }
+namespace {
+struct MpiLost {
+  bool lost = false;
+  std::string why;
+};
+MpiLost& mpi_lost_state() {
+  static MpiLost state;
+  return state;
+}
+}  // namespace
+
+void mark_mpi_lost(std::string why) {
+  MpiLost& s = mpi_lost_state();
+  if (s.lost) return;
+  s.lost = true;
+  s.why = std::move(why);
+}
+bool mpi_lost() { return mpi_lost_state().lost; }
+std::string why_mpi_lost() { return mpi_lost_state().why; }
+
 }  // namespace ibgpu

@@ -101,4 +101,11 @@ namespace ibgpu {
 // The rank a launcher assigned, readable before MPI_Init (so only rank 0
 // prints usage errors); 0 without a launcher.
 int launcher_rank();
+
+// This process has given up on a thread still inside MPI: no MPI call from now on but MPI_Abort
+// (its results go to rank 0 over the line: cluster/line.h). Process state, set once; the first
+// reason stays.
+void mark_mpi_lost(std::string why);
+bool mpi_lost();
+std::string why_mpi_lost();
 }  // namespace ibgpu

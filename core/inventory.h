@@ -50,6 +50,13 @@ struct LinkRate {
   std::string speed;  // NDR, HDR, EDR, ... empty when the kernel prints none
 };
 
+// The kernel's text of a port's state and rate (sysfs), read by the probes and again from a saved
+// report's rate_text; nullopt for text not in that shape.
+// "4: ACTIVE" -> {4, "ACTIVE"}; "5: LinkUp" -> {5, "LinkUp"}.
+std::optional<CodedState> parse_coded_state(const std::string& text);
+// "400 Gb/sec (4X NDR)" -> {400, 4, "NDR"}; "10 Gb/sec (1X QDR)"; "100 Gb/sec (2X HDR)".
+std::optional<LinkRate> parse_rate(const std::string& text);
+
 struct IbPort {
   int port = 0;
   std::optional<CodedState> state;       // 4: ACTIVE

@@ -81,7 +81,7 @@ struct BurnInFigure {
   std::string rails;             // "mlx5_0:1<->mlx5_0:1" on a link measured per rail; empty otherwise
   bool higher_is_better = true;  // a floor (bandwidth); false for a ceiling (latency)
   double worst = 0;              // min for a floor, max for a ceiling
-  double median = 0;             // nearest rank, as probes/stats.h
+  double median = 0;             // nearest rank, as core/units.h
   std::size_t count = 0;         // measurements over all rounds (re-tests included)
   // The figure round by round: its worst in each round it was measured in (rounds count from 1),
   // so a report can draw it over the run.

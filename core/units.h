@@ -1,5 +1,6 @@
 #pragma once
-// Unit arithmetic for every probe: rates and message sizes (their statistics: core/statistics.h).
+// Units: rates and message sizes, computed by the probes and written and read by the CLI and the
+// reports (their statistics: core/statistics.h).
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -93,6 +93,22 @@ bool is_fabric(EntityKind kind) {
 
 std::string entity_text(const Entity& e) { return std::string(to_string(e.kind)) + " " + e.id; }
 
+namespace {
+constexpr std::string_view kLinkSeparator = "<->";
+}
+
+std::string link_id(std::string_view a, std::string_view b) {
+  std::string id;
+  id.reserve(a.size() + kLinkSeparator.size() + b.size());
+  return id.append(a).append(kLinkSeparator).append(b);
+}
+
+std::optional<std::pair<std::string_view, std::string_view>> link_ends(std::string_view id) {
+  const auto at = id.find(kLinkSeparator);
+  if (at == std::string_view::npos) return std::nullopt;
+  return std::pair{id.substr(0, at), id.substr(at + kLinkSeparator.size())};
+}
+
 std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence) {
   std::vector<ReasonCode> codes;
   for (const Reason& r : v.reasons)

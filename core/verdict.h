@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/reason_codes.h"
@@ -54,6 +55,11 @@ struct Entity {
   bool operator==(const Entity&) const = default;
 };
 std::string entity_text(const Entity& e);  // "gpu node1/gpu3"
+
+// A link's id (and a fabric path's) names its two ends, "a<->b": built and read back only here.
+std::string link_id(std::string_view a, std::string_view b);
+// The two ends of such an id (views into it); nullopt for an id that has no "<->".
+std::optional<std::pair<std::string_view, std::string_view>> link_ends(std::string_view id);
 
 struct Reason {
   ReasonCode code;

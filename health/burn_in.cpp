@@ -6,10 +6,10 @@
 #include <set>
 
 #include "core/statistics.h"
+#include "core/units.h"
 #include "health/admission.h"
 #include "health/thresholds.h"
 #include "probes/ib/counters.h"
-#include "probes/stats.h"
 
 namespace ibgpu {
 

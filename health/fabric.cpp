@@ -369,7 +369,7 @@ void Explainer::cuts() {
                                 " measured, every one), pairs within each good" + rail +
                                 ": a fabric path between them (a switch or uplink; --topology FILE names it)";
     out_.blames.push_back(
-        fabric_blame(EntityKind::path, first + "<->" + second, ReasonCode::FABRIC_PATH_BAD, pairs, finding));
+        fabric_blame(EntityKind::path, link_id(first, second), ReasonCode::FABRIC_PATH_BAD, pairs, finding));
   }
 }
 

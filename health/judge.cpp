@@ -107,7 +107,7 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
       const std::string& a = p.scope.hosts[0];
       const std::string& b = p.scope.hosts[1];
       auto [link, fresh] = links.try_emplace({a, b}, 0);
-      if (fresh) link->second = book.index(EntityKind::link, a + "<->" + b);
+      if (fresh) link->second = book.index(EntityKind::link, link_id(a, b));
       VerdictBook::add(book[link->second], found.state, std::move(found.reason));
     } else {
       evidence.add(evidence.outcome_groups.at(p.id), p, found.state, std::move(found.reason));

@@ -155,8 +155,8 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const st
 }
 
 // One group's edges (one kind of measurement) to its culprits.
-// link_id: the link verdict's id of a pair of hosts, "a<->b".
-std::string link_id(const PairObservation& o) { return std::string(o.a.host) + "<->" + std::string(o.b.host); }
+// The link verdict's id of a pair of hosts (core/verdict.h).
+std::string link_id(const PairObservation& o) { return ibgpu::link_id(o.a.host, o.b.host); }
 
 // `members`: the group's edges, as positions in `all`. `fabric_explained`: the links of the pairs a
 // fabric blame explained, for the other groups.
@@ -412,9 +412,7 @@ std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& ob
     if (b.entity.kind != EntityKind::link && b.entity.kind != EntityKind::node && b.entity.kind != EntityKind::hca_port)
       continue;  // the fabric
     if (b.entity.kind == EntityKind::link) {
-      const auto sep = id.find("<->");
-      blamed.insert(id.substr(0, sep));
-      blamed.insert(id.substr(sep + 3));
+      if (const auto ends = link_ends(id)) blamed.insert({ends->first, ends->second});
     } else {
       blamed.insert(id.substr(0, id.find('/')));
     }

@@ -80,7 +80,7 @@ Entity measured_entity(const ProbeResult& p) {
       return {EntityKind::gpu, hosts[0] + "/" + gpu_name(p.scope.devices[0])};
     return {EntityKind::node, hosts[0]};
   }
-  if (hosts.size() == 2) return {EntityKind::link, hosts[0] + "<->" + hosts[1]};
+  if (hosts.size() == 2) return {EntityKind::link, link_id(hosts[0], hosts[1])};
   if (hosts.empty()) return {EntityKind::node, "?"};
   return {EntityKind::link,
           hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};

@@ -79,7 +79,7 @@ HostAxis host_axis(const Report& report) {
   return axis;
 }
 
-// Link verdicts worth flagging, by "a<->b" as the judge names them.
+// Link verdicts worth flagging, by their ids (link_id) as the judge names them.
 std::unordered_map<std::string, HealthState> flagged_links(const Report& report) {
   std::unordered_map<std::string, HealthState> links;
   for (const auto& v : report.verdicts)
@@ -140,8 +140,8 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
     for (auto& [pair, cell] : cells_of[m]) {
       const std::string& a = matrix.hosts[cell.row];
       const std::string& b = matrix.hosts[cell.col];
-      auto link = links.find(a + "<->" + b);
-      if (link == links.end()) link = links.find(b + "<->" + a);
+      auto link = links.find(link_id(a, b));
+      if (link == links.end()) link = links.find(link_id(b, a));
       if (link != links.end()) cell.link = link->second;
       if (cell.value) {
         matrix.min = std::min(matrix.min.value_or(*cell.value), *cell.value);

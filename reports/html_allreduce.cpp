@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/statistics.h"
-#include "probes/stats.h"
+#include "core/units.h"
 #include "reports/html.h"
 #include "reports/html_chart.h"
 #include "reports/text_table.h"

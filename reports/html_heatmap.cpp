@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "probes/stats.h"
+#include "core/units.h"
 #include "reports/html.h"
 #include "reports/png.h"
 #include "reports/text_table.h"

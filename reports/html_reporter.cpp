@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "core/text.h"
-#include "probes/stats.h"
+#include "core/units.h"
 #include "reports/html.h"
 #include "reports/next_steps.h"
 #include "reports/reporter.h"

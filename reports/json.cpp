@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "core/bounded_input.h"
-#include "probes/ib/ports.h"
+#include "core/inventory.h"
 #include "reports/json_errors.h"
 
 namespace ibgpu {

@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "probes/stats.h"
+#include "core/units.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
 

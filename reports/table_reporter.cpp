@@ -9,7 +9,7 @@
 
 #include "core/inventory.h"
 #include "core/text.h"
-#include "probes/stats.h"
+#include "core/units.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
 #include "reports/table_summary.h"

@@ -10,7 +10,7 @@
 
 #include "core/statistics.h"
 #include "core/text.h"  // natural_less: mlx5_2:1 before mlx5_10:1
-#include "probes/stats.h"
+#include "core/units.h"
 #include "reports/next_steps.h"
 #include "reports/render_util.h"
 #include "reports/text_table.h"
@@ -284,7 +284,7 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
     std::size_t hosts = 0, drain = 0, degraded = 0, links = 0;
   };
   std::map<std::string, Leaf> leaves;
-  std::map<std::string, std::string> leaf_by_host;
+  std::map<std::string, std::string, std::less<>> leaf_by_host;
   for (const auto& h : r.hosts)  // h.leaf is leaf_of(r, h.name), without a search per host
     if (!h.leaf.empty()) {
       ++leaves[h.leaf].hosts;
@@ -298,10 +298,10 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
         ++(*v.action == Action::drain ? leaves[it->second].drain : leaves[it->second].degraded);
     } else if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy) {
       // A link between two leaves is each leaf's: either end's switch may be the one to look at.
-      const auto end = v.entity.id.find("<->");
-      if (end == std::string::npos) continue;
-      const auto a = leaf_by_host.find(v.entity.id.substr(0, end));
-      const auto b = leaf_by_host.find(v.entity.id.substr(end + 3));
+      const auto ends = link_ends(v.entity.id);
+      if (!ends) continue;
+      const auto a = leaf_by_host.find(ends->first);
+      const auto b = leaf_by_host.find(ends->second);
       if (a != leaf_by_host.end()) ++leaves[a->second].links;
       if (b != leaf_by_host.end() && (a == leaf_by_host.end() || a->second != b->second)) ++leaves[b->second].links;
     }

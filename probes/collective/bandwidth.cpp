@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "probes/stats.h"
+#include "core/units.h"
 
 namespace ibgpu {
 

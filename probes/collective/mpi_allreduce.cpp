@@ -9,9 +9,9 @@
 
 #include "cluster/gather.h"
 #include "cluster/kept_memory.h"
-#include "cluster/line.h"
 #include "cluster/liveness.h"
 #include "cluster/watched_work.h"
+#include "cluster/world.h"
 #include "core/deadline.h"
 #include "core/errors.h"
 #include "core/waits.h"

@@ -14,9 +14,9 @@
 #include "core/deadline.h"
 #include "core/errors.h"
 #include "core/statistics.h"
+#include "core/units.h"
 #include "probes/cycle_clock.h"
 #include "probes/net/peer_poll.h"
-#include "probes/stats.h"
 
 namespace ibgpu {
 

@@ -1,4 +1,4 @@
-#include "probes/stats.h"
+#include "core/units.h"
 
 #include <gtest/gtest.h>
 

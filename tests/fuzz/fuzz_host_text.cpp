@@ -6,9 +6,9 @@
 #include <string>
 
 #include "app/text.h"
+#include "core/units.h"
 #include "probes/ib/ports.h"
 #include "probes/kernel_log.h"
-#include "probes/stats.h"
 #include "reports/render_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // The verdict book: entities found again by kind and id at fleet scale, in
 // order of first mention, states only worsening; the hosts localisation
-// offers as known good, in order of first mention.
+// offers as known good, in order of first mention; a link's id and its ends.
 #include "health/verdict_book.h"
 
 #include <gtest/gtest.h>
@@ -62,6 +62,19 @@ TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
   EXPECT_EQ(known_good_hosts(observations, {}), (std::vector<std::string>{"b", "a", "c"}));
   const std::vector<Blame> blamed{{{EntityKind::hca_port, "a/mlx5_1:1"}, HealthState::degraded, {}}};
   EXPECT_EQ(known_good_hosts(observations, blamed), (std::vector<std::string>{"b", "c"}));
+  // A blamed link clears neither of its ends.
+  const std::vector<Blame> link{{{EntityKind::link, link_id("c", "b")}, HealthState::degraded, {}}};
+  EXPECT_EQ(known_good_hosts(observations, link), (std::vector<std::string>{"a"}));
+}
+
+TEST(LinkId, NamesBothEndsAndReadsThemBack) {
+  EXPECT_EQ(link_id("node1", "node2"), "node1<->node2");
+  const auto ends = link_ends(link_id("a[1-2]", "b[1-2]"));
+  ASSERT_TRUE(ends);
+  EXPECT_EQ(ends->first, "a[1-2]");
+  EXPECT_EQ(ends->second, "b[1-2]");
+  EXPECT_FALSE(link_ends("node1"));
+  EXPECT_FALSE(link_ends("node1/mlx5_0:1"));
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <vector>
 
+#include "core/units.h"
 #include "probes/net/verbs/bw_schedule.h"
 #include "probes/net/verbs/measure.h"
-#include "probes/stats.h"
 
 namespace ibgpu::verbs {
 

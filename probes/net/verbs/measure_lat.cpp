@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "core/statistics.h"
+#include "core/units.h"
 #include "probes/cycle_clock.h"
 #include "probes/net/verbs/measure.h"
-#include "probes/stats.h"
 
 namespace ibgpu::verbs {
 
