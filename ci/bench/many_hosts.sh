@@ -3,7 +3,7 @@
 # with RANKS ranks each, `check --transport mpi --pairs peers:4 --profile cpu`, one host (h7)
 # slowed to a fifth of a clean pair here. Prints the launch, the wall time of mpirun, the report's
 # size, the exit code, every node not admitted healthy, and whether exactly the slow host was named.
-# Too slow and too heavy for CI on two cores (64 ranks share them); run it by hand, as root:
+# The netns lane runs it once as it is (tests/netns/many_hosts_test.sh, about 45 s); by hand, as root:
 #   sudo ci/bench/many_hosts.sh                  # 32 hosts x 2 ranks
 #   sudo HOSTS=48 RANKS=2 ci/bench/many_hosts.sh
 # Environment: IBGPU (the binary, build/ibgpu), HOSTS (32), RANKS (2), SLOW_RATE (300mbit: a clean
