@@ -8,6 +8,7 @@
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "cluster/world.h"
+#include "core/text.h"
 #include "health/admission.h"
 #include "reports/jsonl.h"
 #include "reports/render_util.h"
@@ -169,7 +170,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
   if (!last) {
     std::cerr << "ibgpu: burn-in: no round finished\n";
   } else {
-    notes.insert(notes.begin(), "burn-in: " + std::to_string(tally.rounds()) + " round(s) in " +
+    notes.insert(notes.begin(), "burn-in: " + count_text(tally.rounds(), "round") + " in " +
                                     duration_text(seconds_since(start)) + " (rounds in " + options.jsonl_path + ")");
     Report summary = burn_in_report(tally.finish(), *first, *last, options, std::move(notes));
     try {

@@ -8,6 +8,7 @@
 #include "cluster/rank_pairs.h"
 #include "core/fabric_topology.h"
 #include "core/hostlist.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "health/judge.h"
 #include "probes/collective/allreduce_results.h"
@@ -61,13 +62,14 @@ CostModel cost_model(const Profile& profile) {
 
 std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   const CheckSteps& s = plan.steps;
-  std::string text = "plan: " + std::to_string(pair_rounds_of(s, shape)) + " network round(s) (--pairs " +
+  std::string text = "plan: " + count_text(pair_rounds_of(s, shape), "network round") + " (--pairs " +
                      pair_plan_name(s.net.pairs) +
                      (leaf_rounds_of(s, shape) > 0 ? ", and a round of hosts meeting a leaf-mate" : "") + ")";
   if (s.collectives)
-    text += ", all-reduce at " + format_sizes(s.allreduce.settings.sizes) + " in " + std::to_string(shape.placements) +
-            " placement(s)";
-  text += ", up to " + std::to_string(s.retests) + " re-test pass(es); about " + duration_text(plan.estimate_s);
+    text += ", all-reduce at " + format_sizes(s.allreduce.settings.sizes) + " in " +
+            count_text(shape.placements, "placement");
+  text += ", up to " + count_text(s.retests, "re-test pass", "re-test passes") + "; about " +
+          duration_text(plan.estimate_s);
   if (plan.budget) text += " of a " + duration_text(*plan.budget) + " budget";
   text +=
       "; each measurement stops after " + duration_text(s.net.settings.time_cap_s) + " (what is in flight still lands)";
@@ -86,7 +88,7 @@ std::string topology_note(const FabricTopology& topology, const std::vector<Host
   for (const auto& h : hosts) names.push_back(h.name);
   const auto unplaced = unplaced_hosts(topology, names);
   std::string note = "topology: " + topology.origin + ", " + std::to_string(names.size() - unplaced.size()) + " of " +
-                     std::to_string(names.size()) + " host(s) on its leaf switches";
+                     count_text(names.size(), "host") + " on its leaf switches";
   if (!unplaced.empty()) note += "; unplaced (not in it, no switch judged for them): " + compress_hostlist(unplaced);
   return note;
 }
@@ -199,8 +201,8 @@ void CheckRound::judge_report(Report& report) const {
            p.reason->starts_with("budget: not measured");
   });
   if (unstarted > 0)
-    report.run.notes.push_back("budget: " + std::to_string(unstarted) +
-                               " pair measurement(s) not started, the budget would have run out (not judged)");
+    report.run.notes.push_back("budget: " + count_text(unstarted, "pair measurement") +
+                               " not started, the budget would have run out (not judged)");
   if (options_.baseline) {
     report.run.profile["baseline"] = {{"file", options_.baseline_path},
                                       {"runs", options_.baseline->runs.size()},

@@ -19,6 +19,7 @@
 #include "cluster/tags.h"
 #include "cluster/world.h"
 #include "core/errors.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
@@ -513,7 +514,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       live_pump();
       const std::size_t modes = (settings.out_of_place ? 1 : 0) + (settings.in_place ? 1 : 0);
       book->allreduce_started("all-reduce " + std::string(to_string(*chosen)) + " " + to_string(placement) + " (" +
-                                  group_name(world, placement, *mine) + ", " + std::to_string(mine->size()) + " ranks)",
+                                  group_name(world, placement, *mine) + ", " + count_text(mine->size(), "rank") + ")",
                               settings.out_of_place, settings.in_place, settings.sizes.size() * modes);
       settings.progress = [book](std::size_t done, std::size_t, const ProbeResult* summary) {
         if (summary) book->allreduce_case(*summary, done);

@@ -25,6 +25,7 @@
 #include "cluster/liveness.h"
 #include "cluster/world.h"
 #include "core/errors.h"
+#include "core/text.h"
 #include "core/verdict.h"
 #include "core/waits.h"
 #include "health/decision.h"
@@ -125,8 +126,8 @@ std::string new_run_id() {
 // What an operator reads when MPI was given up on: why, and which ranks' results came over the line.
 std::string lost_mpi_note(const World& world, const std::vector<int>& by_line) {
   std::string note = mpi_lost() ? "rank 0 lost MPI (" + why_mpi_lost() + ")" : std::string("rank 0 kept MPI");
-  note += "; results of " + std::to_string(by_line.size()) + " of " + std::to_string(world.size - 1) +
-          " other rank(s) came over the line (TCP to rank 0), from ranks that lost MPI";
+  note += "; results of " + std::to_string(by_line.size()) + " of " + count_text(world.size - 1, "other rank") +
+          " came over the line (TCP to rank 0), from ranks that lost MPI";
   return note;
 }
 

@@ -10,6 +10,7 @@
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "cluster/rank_pairs.h"
+#include "core/text.h"
 #include "health/judge.h"
 #include "health/localise.h"
 #include "health/thresholds.h"
@@ -93,18 +94,18 @@ RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const
   if (c.suspects.empty()) return d;
   if (!retest_allowed) {
     if (pass > 1)
-      d.notes.push_back(std::to_string(c.suspects.size()) + " pair(s) still suspect after " + std::to_string(pass - 1) +
-                        " re-test pass(es): " + pairs_text(c.suspects));
+      d.notes.push_back(count_text(c.suspects.size(), "pair") + " still suspect after " +
+                        count_text(pass - 1, "re-test pass", "re-test passes") + ": " + pairs_text(c.suspects));
     return d;
   }
   for (const auto& round : plan_retests(c.suspects, c.known_good, peers_per_suspect)) d.rounds.push_back(round.pairs);
   std::size_t pairs = 0;
   for (const auto& r : d.rounds) pairs += r.size();
-  d.notes.push_back("re-test pass " + std::to_string(pass) + ": " + std::to_string(c.suspects.size()) +
-                    " suspect pair(s) (" + pairs_text(c.suspects) + "): " + std::to_string(pairs) +
-                    " measurement(s) in " + std::to_string(d.rounds.size()) + " round(s), " +
+  d.notes.push_back("re-test pass " + std::to_string(pass) + ": " + count_text(c.suspects.size(), "suspect pair") +
+                    " (" + pairs_text(c.suspects) + "): " + count_text(pairs, "measurement") + " in " +
+                    count_text(d.rounds.size(), "round") + ", " +
                     (c.known_good.empty() ? "no cleared host to re-pair with: a bad pair's ends cannot be told apart"
-                                          : std::to_string(c.known_good.size()) + " cleared host(s) to re-pair with"));
+                                          : count_text(c.known_good.size(), "cleared host") + " to re-pair with"));
   return d;
 }
 
@@ -113,8 +114,8 @@ void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, Second
   const double left = kBudgetForMeasuring * steps.budget->count() - elapsed.count();
   const auto fit = static_cast<std::size_t>(std::max(0.0, std::floor(left / steps.retest_round_s)));
   if (fit >= d.rounds.size()) return;
-  d.notes.push_back("budget: re-tests cut to " + std::to_string(fit) + " of " + std::to_string(d.rounds.size()) +
-                    " round(s) (" + duration_text(elapsed) + " of " + duration_text(*steps.budget) + " spent, up to " +
+  d.notes.push_back("budget: re-tests cut to " + std::to_string(fit) + " of " + count_text(d.rounds.size(), "round") +
+                    " (" + duration_text(elapsed) + " of " + duration_text(*steps.budget) + " spent, up to " +
                     duration_text(steps.retest_round_s) + " a round)");
   d.rounds.resize(fit);
 }

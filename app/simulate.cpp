@@ -5,6 +5,7 @@
 #include "app/text.h"
 #include "cluster/rank_pairs.h"
 #include "core/errors.h"
+#include "core/text.h"
 
 namespace ibgpu {
 
@@ -29,10 +30,11 @@ void describe(const SimulateOptions& o, const FleetFaults& f, std::ostream& out)
       << m.uplinks_per_leaf << " uplinks each; " << fixed(m.bw_GBps, 1) << " GB/s a rail, lognormal noise sigma "
       << fixed(m.noise_sigma, 3) << ", transient bad samples " << fixed(100 * m.transient_rate, 3) << "% at x"
       << fixed(m.transient_factor, 2) << "; seed " << m.seed << "\n";
-  out << "faults (slow = x" << fixed(m.slow_factor, 2) << "): " << f.slow_nodes.size() << " slow node(s), "
-      << f.dead_nodes.size() << " dead, " << f.batch.size() << " in a bad batch; " << f.slow_rails.size()
-      << " slow rail(s), " << f.bad_links.size() << " bad link(s) (host to leaf), " << f.dead_leaves.size()
-      << " dead leaf switch(es); " << f.bad_uplinks.size() << " bad uplink(s)";
+  out << "faults (slow = x" << fixed(m.slow_factor, 2) << "): " << count_text(f.slow_nodes.size(), "slow node") << ", "
+      << f.dead_nodes.size() << " dead, " << f.batch.size() << " in a bad batch; "
+      << count_text(f.slow_rails.size(), "slow rail") << ", " << count_text(f.bad_links.size(), "bad link")
+      << " (host to leaf), " << count_text(f.dead_leaves.size(), "dead leaf switch", "dead leaf switches") << "; "
+      << count_text(f.bad_uplinks.size(), "bad uplink");
   for (const Uplink& u : f.bad_uplinks) out << " [rail " << u.rail << " leaf " << u.leaf << " port " << u.port << "]";
   out << "\n";
   if (o.budget) out << "budget: " << duration_text(*o.budget) << " (the planner picks each row's plan)\n";

@@ -16,6 +16,13 @@ std::string join(const std::vector<int>& items, const std::string& separator) {
   return text;
 }
 
+std::string count_text(long long n, std::string_view one, std::string_view many) {
+  std::string text = std::to_string(n) + ' ';
+  if (n == 1) return text.append(one);
+  if (many.empty()) return text.append(one).append("s");
+  return text.append(many);
+}
+
 bool natural_less(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {

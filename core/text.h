@@ -1,6 +1,8 @@
 #pragma once
 // Small text helpers every folder may use.
+#include <concepts>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibgpu {
@@ -9,6 +11,13 @@ namespace ibgpu {
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 // Numbers likewise: {1, 2}, "," -> "1,2".
 std::string join(const std::vector<int>& items, const std::string& separator);
+// A count and its noun, the noun singular for 1: (1, "round") "1 round", (3, "round") "3 rounds";
+// `many` where the plural is not the noun and "s": (2, "pass", "passes") "2 passes".
+std::string count_text(long long n, std::string_view one, std::string_view many = {});
+template <std::integral N>
+std::string count_text(N n, std::string_view one, std::string_view many = {}) {
+  return count_text(static_cast<long long>(n), one, many);
+}
 // "mlx5_2" < "mlx5_10": compare digit runs by value.
 bool natural_less(const std::string& a, const std::string& b);
 

@@ -10,6 +10,7 @@
 
 #include "core/hostlist.h"
 #include "core/statistics.h"
+#include "core/text.h"
 
 namespace ibgpu {
 
@@ -116,8 +117,8 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
                           (members < leaf.units.size() ? " besides nodes bad on every rail" : "") + ")";
   std::string finding;
   if (uplink)
-    finding = who + " is bad with the hosts off it, good with the " + std::to_string(within) +
-              " pair(s) within it: its uplinks";
+    finding =
+        who + " is bad with the hosts off it, good with the " + count_text(within, "pair") + " within it: its uplinks";
   else if (within > 0)
     finding = who + " is bad, pairs within it too (" + std::to_string(within_bad) + " of " + std::to_string(within) +
               "): the switch";
@@ -126,7 +127,7 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
   for (std::size_t u = 0; u < units_.size(); ++u)
     if (member[u]) clear(u);
   if (const int cleared = clear_culprits_bad_only_with(index); cleared > 0)
-    finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
+    finding += "; and " + count_text(cleared, "host") + " elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
   out_.blames.push_back(fabric_blame(uplink ? EntityKind::uplink : EntityKind::leaf_switch, id,
                                      uplink ? ReasonCode::FABRIC_UPLINK_BAD : ReasonCode::FABRIC_SWITCH_BAD, touching,
@@ -234,7 +235,7 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
                         " hosts elsewhere, that no node explains: its uplinks" +
                         (t.within == 0 ? " (no pair within the leaf was measured: or the switch)" : "");
   if (cleared > 0)
-    finding += "; and " + std::to_string(cleared) + " host(s) elsewhere bad only with hosts on it (no other peer)";
+    finding += "; and " + count_text(cleared, "host") + " elsewhere bad only with hosts on it (no other peer)";
   const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
   out_.blames.push_back(fabric_blame(EntityKind::uplink, id, ReasonCode::FABRIC_UPLINK_BAD, pairs, finding));
   return true;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/statistics.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "reports/html.h"
 #include "reports/html_chart.h"
@@ -85,13 +86,13 @@ void write_chart(const std::vector<const ProbeResult*>& results, std::ostream& o
       const double median = sorted_lower_quantile(values, 0.5);
       s.points.push_back({static_cast<double>(size), median, false,
                           s.name + " at " + format_size(size) + ": busbw " + format_number(median) +
-                              " GB/s (median of " + std::to_string(values.size()) + " group(s), " +
+                              " GB/s (median of " + count_text(values.size(), "group") + ", " +
                               format_number(values.front()) + " to " + format_number(values.back()) + ")"});
       s.low.push_back(values.front());
       s.high.push_back(values.back());
     }
-    legend += "<span>" + series_swatch(chart.series.size()) + html_escape(s.name) + ", " + std::to_string(groups) +
-              " group(s)</span>";
+    legend += "<span>" + series_swatch(chart.series.size()) + html_escape(s.name) + ", " + count_text(groups, "group") +
+              "</span>";
     chart.series.push_back(std::move(s));
   }
   out << "<figure class=\"chart\" id=\"allreduce-chart\">\n<figcaption>Bus bandwidth over message size "

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/text.h"
 #include "reports/html.h"
 #include "reports/html_chart.h"
 #include "reports/text_table.h"
@@ -73,7 +74,7 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
                 {"flagged-points", std::to_string(flagged)}};
   out << "<figure class=\"chart\">\n<figcaption><code>" << html_escape(f.figure) << "</code>"
       << (f.rails.empty() ? "" : " on " + html_escape(f.rails)) << ": worst " << format_number(f.worst) << ", median "
-      << format_number(f.median) << " over " << f.count << " measurement(s); "
+      << format_number(f.median) << " over " << count_text(f.count, "measurement") << "; "
       << (f.higher_is_better ? "higher" : "lower") << " is better</figcaption>\n";
   write_line_chart(chart, out);
   out << "</figure>\n";
@@ -84,14 +85,15 @@ void write_entity(const BurnInEntity& e, const std::string& state, int rounds, s
   out << "<div class=\"entity\" data-entity=\"" << html_escape(entity_text(e.entity)) << "\" data-state=\""
       << html_escape(state) << "\">\n<h3>" << state_badge(state) << " " << html_escape(to_string(e.entity.kind))
       << " <code>" << html_escape(e.entity.id) << "</code></h3>\n<p>" << e.healthy << " healthy, " << e.degraded
-      << " degraded, " << e.failed << " failed, " << e.unknown << " unknown of " << e.rounds_judged
-      << " round(s) judged";
+      << " degraded, " << e.failed << " failed, " << e.unknown << " unknown of " << count_text(e.rounds_judged, "round")
+      << " judged";
   if (e.rounds_judged) out << " (passed " << format_number(100 * e.pass_ratio, 3) << " %)";
   out << ".</p>\n";
   if (!e.reason_rounds.empty()) {
     out << "<ul class=\"reason-rounds\">\n";
     for (const auto& [code, in] : e.reason_rounds)
-      out << "<li><code>" << html_escape(to_string(code)) << "</code> in round(s) " << rounds_text(in) << "</li>\n";
+      out << "<li><code>" << html_escape(to_string(code)) << "</code> in " << (in.size() == 1 ? "round " : "rounds ")
+          << rounds_text(in) << "</li>\n";
     out << "</ul>\n";
   }
   std::size_t drawn = 0;
@@ -130,8 +132,8 @@ void write_burn_in_section(const Report& r, std::ostream& out) {
     auto rank = [](const std::string& s) { return s == "failed" ? 0 : s == "unknown" ? 1 : 2; };
     return rank(a.second) < rank(b_.second);
   });
-  out << "<section id=\"burn-in\" data-rounds=\"" << b.rounds << "\">\n<h2>Burn-in over " << b.rounds
-      << " round(s)</h2>\n<p>" << b.entities.size() << " entities judged; " << flagged.size()
+  out << "<section id=\"burn-in\" data-rounds=\"" << b.rounds << "\">\n<h2>Burn-in over "
+      << count_text(b.rounds, "round") << "</h2>\n<p>" << b.entities.size() << " entities judged; " << flagged.size()
       << " not healthy over the run";
   if (!b.first_round_started.empty())
     out << " (" << html_escape(b.first_round_started) << " to " << html_escape(b.last_round_finished) << ")";

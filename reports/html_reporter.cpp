@@ -131,9 +131,10 @@ void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
     const auto flagged = std::count_if(m.cells.begin(), m.cells.end(), [](const PairCell& c) { return c.link; });
     out << "<figure class=\"rail\" id=\"" << (latency ? "lat-" : "rail-") << i << "\" data-rail=\""
         << html_escape(m.rail) << "\">\n<figcaption>Rail " << html_escape(m.rail) << " <span class=\"probe\">("
-        << html_escape(m.probe) << ")</span>: <span class=\"pairs\">" << m.cells.size() << " of " << m.possible_pairs()
-        << " host pairs measured</span>, " << flagged << " flagged by the link verdicts";
-    if (m.same_host) out << "; " << m.same_host << " same-host result(s) not drawn (no pair)";
+        << html_escape(m.probe) << ")</span>: <span class=\"pairs\">" << m.cells.size() << " of "
+        << count_text(m.possible_pairs(), "host pair") << " measured</span>, " << flagged
+        << " flagged by the link verdicts";
+    if (m.same_host) out << "; " << count_text(m.same_host, "same-host result") << " not drawn (no pair)";
     out << "</figcaption>\n";
     write_heatmap_svg(m, out);
     write_legend(m, out);

@@ -3,6 +3,7 @@
 // cut (the JSON report has everything).
 #include <algorithm>
 
+#include "core/text.h"
 #include "reports/next_steps.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
@@ -87,9 +88,8 @@ void MarkdownReporter::render(const Report& r, std::ostream& out) const {
       << r.summary.exit_code << ")\n\n";
   const std::string profile = r.run.profile.is_object() ? r.run.profile.value("name", std::string()) : std::string();
   out << "Run " << md(r.run.id) << ", " << md(r.tool.name + " " + r.tool.version + " (" + r.tool.git + ")") << ", "
-      << r.run.ranks << (r.run.ranks == 1 ? " rank" : " ranks") << " on " << r.hosts.size()
-      << (r.hosts.size() == 1 ? " host" : " hosts") << ", " << md(r.run.started) << " to " << md(r.run.finished)
-      << (profile.empty() ? "" : ", profile " + md(profile)) << ".\n";
+      << count_text(r.run.ranks, "rank") << " on " << count_text(r.hosts.size(), "host") << ", " << md(r.run.started)
+      << " to " << md(r.run.finished) << (profile.empty() ? "" : ", profile " + md(profile)) << ".\n";
   if (!r.verdicts.empty())
     out << "Admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size() << ", drain "
         << r.summary.drain.size() << ".\n";

@@ -747,9 +747,9 @@ void print_left_out(const Report& r, std::ostream& out) {
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
-  out << r.tool.name << " " << r.tool.version << " (" << r.tool.git << ")  run " << r.run.id << "  " << r.run.ranks
-      << (r.run.ranks == 1 ? " rank" : " ranks") << " on " << r.hosts.size()
-      << (r.hosts.size() == 1 ? " host" : " hosts") << "  started " << r.run.started << "\n\n";
+  out << r.tool.name << " " << r.tool.version << " (" << r.tool.git << ")  run " << r.run.id << "  "
+      << count_text(r.run.ranks, "rank") << " on " << count_text(r.hosts.size(), "host") << "  started "
+      << r.run.started << "\n\n";
   print_answer(r, out);
   out << '\n';
   const bool brief = detail_ == Detail::fit && table_is_long(r);

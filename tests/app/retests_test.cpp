@@ -20,7 +20,7 @@ TEST(RetestBudget, OnlyTheRoundsThatFitTheBudgetAtTheirWorstCaseRun) {
   ASSERT_EQ(d.rounds.size(), 2u);
   EXPECT_EQ(d.rounds[1].front().second, "h1");  // the first rounds stay, in order
   ASSERT_EQ(d.notes.size(), 1u);
-  EXPECT_EQ(d.notes[0], "budget: re-tests cut to 2 of 6 round(s) (12 s of 20 s spent, up to 2.5 s a round)");
+  EXPECT_EQ(d.notes[0], "budget: re-tests cut to 2 of 6 rounds (12 s of 20 s spent, up to 2.5 s a round)");
 
   RetestDecision late = rounds_of_one_pair(3);
   trim_retests_to_budget(late, steps, Seconds(19.5));  // past the usable part: none

@@ -90,7 +90,7 @@ cat >"$WORK/fixture.expect.json" <<EOF
  "reason_rows": 7,
  "sections": ["bandwidth", "latency", "allreduce-section", "admission", "next-steps", "problems"],
  "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN",
-          "0 of 1 host pairs measured", "1 same-host result(s) not drawn",
+          "0 of 1 host pair measured", "1 same-host result not drawn",
           "No admission action was requested, so nothing was drained", "host up? (ssh, scontrol show node)"]}
 EOF
 # Two ranks of node1 measured each other over MPI: the same host, no pair, so the
@@ -110,7 +110,7 @@ cat >"$WORK/fleet.expect.json" <<'EOF'
  "sections": ["bandwidth", "latency", "allreduce-section", "admission", "next-steps", "problems", "burn-in"],
  "allreduce": {"rows": 12, "series": 1, "points": 3},
  "burn_in": {"link a<->d": {"charts": 1, "bad_rounds": "3,5", "flagged": 2}},
- "text": ["6 of 6 host pairs measured", "Burn-in over 6 round(s)", "NET_BW_LOW in round(s) 3, 5"]}
+ "text": ["6 of 6 host pairs measured", "Burn-in over 6 rounds", "NET_BW_LOW in rounds 3, 5"]}
 EOF
 # The failed labels' red; the fast pairs at the top of the ramp (the burn-in chart is below the fold).
 check_in_browser fleet "$WORK/fleet.expect.json" "#a3201a:200,#fde725:2000"

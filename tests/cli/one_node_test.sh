@@ -65,7 +65,7 @@ grep -q -- "--profile cpu" "$WORK/out" || fail "the first run on a CPU host does
 run check --profile cpu --sysfs-root "$DATA/sysfs/empty" --topology "$DATA/topology/two_leaves.conf" \
   --json "$WORK/topo.json"
 [ "$rc" -eq 0 ] || fail "--topology with an unplaced node: exit $rc, not 0: $(cat "$WORK/err")"
-grep -q '"topology: [^"]*two_leaves.conf, 0 of 1 host(s) on its leaf switches; unplaced[^"]*: n1"' "$WORK/topo.json" ||
+grep -q '"topology: [^"]*two_leaves.conf, 0 of 1 host on its leaf switches; unplaced[^"]*: n1"' "$WORK/topo.json" ||
   fail "no unplaced note: $(grep -o '"notes":[^]]*' "$WORK/topo.json")"
 run check --profile cpu --sysfs-root "$DATA/sysfs/empty" --topology "$DATA/topology/host_twice.conf"
 [ "$rc" -eq 64 ] || fail "--topology with a host on two switches: exit $rc, not 64"

@@ -11,7 +11,7 @@ run "${args[@]}"
 [ "$rc" -eq 0 ] || fail "simulate exited $rc: $(cat "$WORK/err")"
 cp "$WORK/out" "$WORK/first"
 grep -q "^fleet: 64 nodes x 4 rails" "$WORK/out" || fail "no fleet line: $(head -3 "$WORK/out")"
-grep -q "2 slow node(s)" "$WORK/out" || fail "the faults line does not count 2 slow nodes"
+grep -q "2 slow nodes" "$WORK/out" || fail "the faults line does not count 2 slow nodes"
 for plan in all quick peers:8; do
   grep -q "^$plan " "$WORK/out" || fail "no row for $plan: $(cat "$WORK/out")"
 done

@@ -56,7 +56,7 @@ def with_topology(r, rc, rate):
     assert {x["code"] for x in found[0]["reasons"]} <= {"FABRIC_UPLINK_BAD", "FABRIC_SWITCH_BAD"}, found
     assert found[0]["action"] is None, found
     not_flagged(r, ("link", "path"))
-    assert any("topology: " in n and "6 of 6 host(s)" in n for n in r["run"]["notes"]), r["run"]["notes"]
+    assert any("topology: " in n and "6 of 6 hosts" in n for n in r["run"]["notes"]), r["run"]["notes"]
 
 
 def without_topology(r, rc, rate):

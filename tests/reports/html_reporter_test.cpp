@@ -399,7 +399,7 @@ TEST(HtmlReporter, AllReduceHasATableAndAChartOfBusBandwidthOverSize) {
   EXPECT_NE(html.find("<g class=\"series\" data-name=\"collective.nccl.all_reduce (node)\" data-points=\"3\">", chart),
             std::string::npos);
   // The median of the two groups (lower median: 200) and their range (200 to 400).
-  EXPECT_NE(html.find("at 1G: busbw 200.0 GB/s (median of 2 group(s), 200.0 to 400.0)", chart), std::string::npos)
+  EXPECT_NE(html.find("at 1G: busbw 200.0 GB/s (median of 2 groups, 200.0 to 400.0)", chart), std::string::npos)
       << html.substr(chart, 3000);
   EXPECT_GT(html.find("999", chart), html.find("<table id=\"allreduce\">"));  // in place: only in the table
   EXPECT_NE(html.find(">1M</text>", chart), std::string::npos);
@@ -459,7 +459,7 @@ TEST(HtmlReporter, BurnInDrawsEachFlaggedEntitysFiguresOverTheRounds) {
   EXPECT_EQ(count(svg, "class=\"point\""), 4u);
   EXPECT_NE(svg.find("<title>round 3: 20.00 (not healthy)</title>"), std::string::npos);
   EXPECT_NE(svg.find("data-points=\"6\""), std::string::npos);
-  EXPECT_NE(html.find("<code>IB_LINK_BW_LOW</code> in round(s) 3, 5"), std::string::npos);
+  EXPECT_NE(html.find("<code>IB_LINK_BW_LOW</code> in rounds 3, 5"), std::string::npos);
 }
 
 TEST(HtmlReporter, StateLabelsCarryAGlyphAndTheWord) {
