@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,9 @@ std::string entity_text(const Entity& e);  // "gpu node1/gpu3"
 std::string link_id(std::string_view a, std::string_view b);
 // The two ends of such an id (views into it); nullopt for an id that has no "<->".
 std::optional<std::pair<std::string_view, std::string_view>> link_ends(std::string_view id);
+// Not for a temporary string: the views would dangle.
+template <typename S, typename = std::enable_if_t<std::is_same_v<S, std::string>>>
+std::optional<std::pair<std::string_view, std::string_view>> link_ends(S&& id) = delete;
 
 struct Reason {
   ReasonCode code;

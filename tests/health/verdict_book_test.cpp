@@ -69,7 +69,8 @@ TEST(KnownGoodHosts, AreTheObservedHostsInOrderOfFirstMention) {
 
 TEST(LinkId, NamesBothEndsAndReadsThemBack) {
   EXPECT_EQ(link_id("node1", "node2"), "node1<->node2");
-  const auto ends = link_ends(link_id("a[1-2]", "b[1-2]"));
+  const std::string id = link_id("a[1-2]", "b[1-2]");
+  const auto ends = link_ends(id);
   ASSERT_TRUE(ends);
   EXPECT_EQ(ends->first, "a[1-2]");
   EXPECT_EQ(ends->second, "b[1-2]");
