@@ -232,6 +232,94 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
   return run_rank_rounds(session, options, timeout, rounds, 0, "network");
 }
 
+namespace {
+
+// What this rank brings to every meeting of its rounds: its transports, and whether it can run
+// verbs and on which rail (the host's facts, asked once).
+struct RankSide {
+  MpiTransport mpi;
+  VerbsTransport verbs;
+  std::string verbs_problem;
+  std::string rail;
+  Offer offer;
+};
+
+RankSide rank_side(const World& world, const NetOptions& options) {
+  RankSide side;
+  if (options.transport != NetTransport::mpi) {
+    side.verbs_problem = verbs_unavailable_reason();
+    side.rail = rail_for(world, options, side.verbs_problem.empty() ? active_ports() : std::vector<std::string>{});
+  }
+  side.offer = local_offer(side.rail, side.verbs_problem);
+  return side;
+}
+
+// One meeting of this rank's pair in network round `round` (counted over the whole check, for
+// its tags) and its measurements: the pair measured, or skipped or timed out saying why.
+std::vector<ProbeResult> measure_pair(MpiSession& session, const NetOptions& options, RankSide& side, Seconds timeout,
+                                      std::size_t round, const RankPair& pair) {
+  const World& world = session.world();
+  PairContext ctx;
+  ctx.comm = session.comm();
+  ctx.self = world.rank;
+  ctx.peer = partner_of(pair, world.rank);
+  ctx.initiator = world.rank == pair.a;
+  ctx.self_host = world.host();
+  ctx.peer_host = world.places.at(static_cast<std::size_t>(ctx.peer)).host;
+  ctx.tag = kTagNetBase + static_cast<int>(round) * kTagsPerMeeting;
+  ctx.timeout = timeout;
+  ctx.self_device = side.rail;
+
+  Offer offer = side.offer;
+  double left_s = 0;
+  if (options.budget) {
+    left_s = Seconds(options.budget->end - Clock::now()).count();
+    offer.out_of_budget = left_s < options.budget->pair_worst_s ? 1 : 0;
+  }
+  const std::optional<Offer> theirs = meet(ctx, offer);
+  if (!theirs) {
+    auto lost = silent_partner(ctx, options);
+    mark_interrupted(lost);
+    return lost;
+  }
+  ctx.peer_device = theirs->rail;
+  const bool both_verbs = side.offer.verbs_ok && theirs->verbs_ok;
+  if (options.transport == NetTransport::verbs && !both_verbs) {
+    const std::string why = !side.offer.verbs_ok ? "host " + ctx.self_host + ": " + side.verbs_problem
+                                                 : "host " + ctx.peer_host + ": " + theirs->why_not;
+    return skipped_pair(ctx, options, true, why);
+  }
+  const bool use_verbs = options.transport != NetTransport::mpi && both_verbs;
+  if (!use_verbs) ctx.self_device = ctx.peer_device = "";
+  if (ctx.initiator ? offer.out_of_budget : theirs->out_of_budget) {
+    auto s = skipped_pair(ctx, options, use_verbs,
+                          "budget: not measured, the " + duration_text(options.budget->budget_s) +
+                              " budget would run out (" + duration_text(std::max(0.0, left_s)) + " left, up to " +
+                              duration_text(options.budget->pair_worst_s) + " for the pair)");
+    for (auto& r : s) r.skipped_by = SkippedBy::ibgpu;
+    return s;
+  }
+  PairTransport& transport = use_verbs ? static_cast<PairTransport&>(side.verbs) : side.mpi;
+  std::vector<ProbeResult> got;
+  if (options.bandwidth) got = transport.bandwidth(ctx, options.settings);
+  const bool peer_lost = !got.empty() && got.back().status == ProbeStatus::timeout;
+  if (options.latency && !peer_lost) {
+    auto lat = transport.latency(ctx, options.settings);
+    got.insert(got.end(), lat.begin(), lat.end());
+  }
+  mark_interrupted(got);
+  if (options.transport == NetTransport::automatic) {
+    // With --transport auto the report says which ran and why.
+    const std::string choice = use_verbs              ? "verbs: both ends have an active port"
+                               : !side.offer.verbs_ok ? "mpi: host " + ctx.self_host + ": " + side.verbs_problem
+                                                      : "mpi: host " + ctx.peer_host + ": " + theirs->why_not;
+    for (auto& r : got) r.params["transport_choice"] = choice;
+  }
+  return got;
+}
+
+}  // namespace
+
 std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, Seconds timeout,
                                          const std::vector<RankRound>& rounds, std::size_t first_round,
                                          const std::string& label) {
@@ -240,88 +328,9 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
   if (rounds.empty()) return results;
   // The first partner may already be waiting for us while we start up.
   set_heartbeat_audience({next_partner(rounds, 0, world.rank)});
-  MpiTransport mpi;
-  VerbsTransport verbs;
-  // Verbs availability and this rank's rail are the host's facts, asked once.
-  std::string verbs_problem;
-  std::string rail;
-  if (options.transport != NetTransport::mpi) {
-    verbs_problem = verbs_unavailable_reason();
-    rail = rail_for(world, options, verbs_problem.empty() ? active_ports() : std::vector<std::string>{});
-  }
-  const Offer mine = local_offer(rail, verbs_problem);
+  RankSide side = rank_side(world, options);
   LiveBook* book = world.rank == 0 ? live_book() : nullptr;
   if (book) book->rounds_planned(world, label, first_round, rounds);
-  // One round's meeting and measurements for this rank's pair; results appended.
-  auto measure = [&](std::size_t k, const RankPair* pair) {
-    set_heartbeat_audience(partners_ahead(rounds, k, world.rank));
-    PairContext ctx;
-    ctx.comm = session.comm();
-    ctx.self = world.rank;
-    ctx.peer = partner_of(*pair, world.rank);
-    ctx.initiator = world.rank == pair->a;
-    ctx.self_host = world.host();
-    ctx.peer_host = world.places.at(static_cast<std::size_t>(ctx.peer)).host;
-    ctx.tag = kTagNetBase + static_cast<int>(first_round + k) * kTagsPerMeeting;
-    ctx.timeout = timeout;
-    ctx.self_device = rail;
-
-    Offer offer = mine;
-    double left_s = 0;
-    if (options.budget) {
-      left_s = Seconds(options.budget->end - Clock::now()).count();
-      offer.out_of_budget = left_s < options.budget->pair_worst_s ? 1 : 0;
-    }
-    const std::optional<Offer> theirs = meet(ctx, offer);
-    if (!theirs) {
-      auto lost = silent_partner(ctx, options);
-      mark_interrupted(lost);
-      for (auto& r : lost) r.params["round"] = first_round + k;
-      results.insert(results.end(), lost.begin(), lost.end());
-      return;
-    }
-    ctx.peer_device = theirs->rail;
-    const bool both_verbs = mine.verbs_ok && theirs->verbs_ok;
-    if (options.transport == NetTransport::verbs && !both_verbs) {
-      const std::string why = !mine.verbs_ok ? "host " + ctx.self_host + ": " + verbs_problem
-                                             : "host " + ctx.peer_host + ": " + theirs->why_not;
-      auto s = skipped_pair(ctx, options, true, why);
-      results.insert(results.end(), s.begin(), s.end());
-      return;
-    }
-    const bool use_verbs = options.transport != NetTransport::mpi && both_verbs;
-    if (!use_verbs) ctx.self_device = ctx.peer_device = "";
-    if (ctx.initiator ? offer.out_of_budget : theirs->out_of_budget) {
-      auto s = skipped_pair(ctx, options, use_verbs,
-                            "budget: not measured, the " + duration_text(options.budget->budget_s) +
-                                " budget would run out (" + duration_text(std::max(0.0, left_s)) + " left, up to " +
-                                duration_text(options.budget->pair_worst_s) + " for the pair)");
-      for (auto& r : s) {
-        r.params["round"] = first_round + k;
-        r.skipped_by = SkippedBy::ibgpu;
-      }
-      results.insert(results.end(), s.begin(), s.end());
-      return;
-    }
-    PairTransport& transport = use_verbs ? static_cast<PairTransport&>(verbs) : mpi;
-    // With --transport auto the report says which ran and why.
-    const std::string choice = use_verbs        ? "verbs: both ends have an active port"
-                               : !mine.verbs_ok ? "mpi: host " + ctx.self_host + ": " + verbs_problem
-                                                : "mpi: host " + ctx.peer_host + ": " + theirs->why_not;
-    std::vector<ProbeResult> got;
-    if (options.bandwidth) got = transport.bandwidth(ctx, options.settings);
-    const bool peer_lost = !got.empty() && got.back().status == ProbeStatus::timeout;
-    if (options.latency && !peer_lost) {
-      auto lat = transport.latency(ctx, options.settings);
-      got.insert(got.end(), lat.begin(), lat.end());
-    }
-    mark_interrupted(got);
-    for (auto& r : got) {
-      r.params["round"] = first_round + k;
-      if (options.transport == NetTransport::automatic) r.params["transport_choice"] = choice;
-      results.push_back(std::move(r));
-    }
-  };
   for (std::size_t k = 0; k < rounds.size(); ++k) {
     if (book) {
       live_pump();
@@ -330,12 +339,12 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     set_phase(static_cast<int>(first_round + k));
     const RankPair* pair = find_pair(rounds[k], world.rank);
     if (!pair) continue;
-    const std::size_t before = results.size();
-    measure(k, pair);
+    set_heartbeat_audience(partners_ahead(rounds, k, world.rank));
+    std::vector<ProbeResult> got = measure_pair(session, options, side, timeout, first_round + k, *pair);
+    for (auto& r : got) r.params["round"] = first_round + k;
     // The initiator speaks for the pair (its partner's account is the same meeting).
-    if (world.rank == pair->a)
-      live_pair_done(first_round + k,
-                     std::vector<ProbeResult>(results.begin() + static_cast<std::ptrdiff_t>(before), results.end()));
+    if (world.rank == pair->a) live_pair_done(first_round + k, got);
+    results.insert(results.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));
   }
   if (book) {
     live_pump();
