@@ -101,4 +101,15 @@ std::optional<PciProximity> pci_proximity_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+std::string port_name(const Hca& hca, const IbPort& port) { return hca.name + ":" + std::to_string(port.port); }
+
+AdmittedParts admitted_parts(const HostInventory& host) {
+  AdmittedParts parts;
+  for (const auto& g : host.gpus) parts.gpus.push_back("gpu" + std::to_string(g.index));
+  for (const auto& hca : host.hcas)
+    if (hca.rail)
+      for (const auto& port : hca.ports) parts.rails.push_back(port_name(hca, port));
+  return parts;
+}
+
 }  // namespace ibgpu

@@ -130,4 +130,14 @@ struct HostInventory {
   std::string leaf;  // the leaf switch --topology places it under; empty without one, or when it places it nowhere
 };
 
+// "mlx5_0:1": how ports are named in scopes and entity ids (after "host/").
+std::string port_name(const Hca& hca, const IbPort& port);
+
+// The parts of a host the pool admits or excludes one by one: its GPUs ("gpu3", as NVML lists
+// them) and the ports of its rail HCAs ("mlx5_0:1").
+struct AdmittedParts {
+  std::vector<std::string> gpus, rails;
+};
+AdmittedParts admitted_parts(const HostInventory& host);
+
 }  // namespace ibgpu

@@ -6,7 +6,6 @@
 #include <unordered_set>
 
 #include "health/decision.h"
-#include "probes/ib/counters.h"
 #include "probes/topology.h"
 
 namespace ibgpu {
@@ -97,10 +96,9 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
   for (const auto& h : hosts) {
     host_of.emplace(h.name, &h);
     NodeParts& p = parts_of(parts, h.name);
-    for (const auto& g : h.gpus) p.add("gpu" + std::to_string(g.index), true, HealthState::healthy);
-    for (const auto& hca : h.hcas)
-      if (hca.rail)
-        for (const auto& port : hca.ports) p.add(port_name(hca, port), false, HealthState::healthy);
+    const AdmittedParts admitted = admitted_parts(h);
+    for (const auto& gpu : admitted.gpus) p.add(gpu, true, HealthState::healthy);
+    for (const auto& port : admitted.rails) p.add(port, false, HealthState::healthy);
   }
   // Whether the port "mlx5_1:1" of `host` is a rail (an HCA or host not inventoried: yes).
   auto rail = [&](std::string_view host, std::string_view port) {

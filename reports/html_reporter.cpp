@@ -202,7 +202,7 @@ void write_next_steps(const Report& r, std::ostream& out) {
   const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
   if (nodes.empty()) return;
   out << "<section id=\"next-steps\">\n<h2>Next steps</h2>\n<p class=\"actions\">" << html_escape(actions_taken(r))
-      << " The full advice per reason: <code>" << kReasonCodesDoc << "</code>.</p>\n<table id=\"next\">\n"
+      << " The full advice per reason: <code>" << kFullAdvice << "</code>.</p>\n<table id=\"next\">\n"
       << "<thead><tr><th>node</th><th>action</th><th>main reason</th><th>next step</th></tr></thead>\n<tbody>\n";
   for (const auto& n : nodes)
     out << "<tr><td>" << html_escape(n.node->entity.id) << "</td><td>" << to_string(*n.node->action) << "</td><td>"

@@ -26,13 +26,6 @@ std::string md(const std::string& text) {
   return out;
 }
 
-std::string parts_count(const Verdict& v, bool gpu) {
-  auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
-  const auto usable = std::count_if(v.usable.begin(), v.usable.end(), is_kind);
-  const auto all = usable + std::count_if(v.excluded.begin(), v.excluded.end(), is_kind);
-  return all == 0 ? std::string("-") : std::to_string(usable) + "/" + std::to_string(all);
-}
-
 void admission_table(const Report& r, std::ostream& out) {
   std::vector<const Verdict*> nodes;
   for (const auto& v : r.verdicts)
@@ -41,6 +34,7 @@ void admission_table(const Report& r, std::ostream& out) {
   // The nodes that need a look first; the order of the report within a state.
   std::stable_sort(nodes.begin(), nodes.end(), [](const Verdict* a, const Verdict* b) { return a->state > b->state; });
   out << "\n| node | state | action | GPUs | rails | excluded |\n|---|---|---|---:|---:|---|\n";
+  const PartCounts parts_count(r);
   for (std::size_t i = 0; i < nodes.size() && i < kMaxRows; ++i) {
     const Verdict& v = *nodes[i];
     out << "| " << md(v.entity.id) << " | " << to_string(v.state) << " | " << (v.action ? to_string(*v.action) : "-")
@@ -54,8 +48,7 @@ void admission_table(const Report& r, std::ostream& out) {
 void next_steps(const Report& r, std::ostream& out) {
   const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
   if (nodes.empty()) return;
-  out << "\n**Next steps** (the full advice per reason: " << md(kReasonCodesDoc) << "). " << md(actions_taken(r))
-      << "\n\n";
+  out << "\n**Next steps** (the full advice per reason: `" << kFullAdvice << "`). " << md(actions_taken(r)) << "\n\n";
   for (std::size_t i = 0; i < nodes.size() && i < kMaxRows; ++i)
     out << "- **" << md(nodes[i].node->entity.id) << "** (" << to_string(*nodes[i].node->action)
         << "): " << md(nodes[i].reason) << ": " << md(nodes[i].step) << '\n';

@@ -8,8 +8,9 @@
 
 namespace ibgpu {
 
-// Where the full advice is read on a node: the package's documentation.
-inline constexpr const char* kReasonCodesDoc = "/usr/share/doc/ibgpu/reason-codes.md";
+// Where the full advice is read on a node, wherever the package was installed (/usr, /opt/ibgpu):
+// the binary prints a code's row. Every format says it beside the next steps.
+inline constexpr const char* kFullAdvice = "ibgpu explain CODE";
 
 // What became of the run's decisions, for a report with nodes not admitted: whether anything was
 // (or will be, once the report is written) drained, or only printed, or nothing was asked for.

@@ -639,16 +639,11 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
 // One line per node: what the pool may do with it and with which parts.
 void print_admission(const Report& r, std::ostream& out, bool brief) {
   TextTable table({{"node"}, {"state"}, {"action"}, {"gpus", Align::right}, {"rails", Align::right}, {"excluded"}});
+  const PartCounts count(r);
   for (const auto& v : r.verdicts) {
     if (v.entity.kind != EntityKind::node || (brief && v.action == Action::admit)) continue;
-    auto count = [&](bool gpu) {
-      auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
-      const auto usable = std::count_if(v.usable.begin(), v.usable.end(), is_kind);
-      const auto all = usable + std::count_if(v.excluded.begin(), v.excluded.end(), is_kind);
-      return all == 0 ? std::string("-") : std::to_string(usable) + "/" + std::to_string(all);
-    };
-    table.add_row({v.entity.id, to_string(v.state), v.action ? to_string(*v.action) : "-", count(true), count(false),
-                   v.excluded.empty() ? "-" : join(v.excluded, ",")});
+    table.add_row({v.entity.id, to_string(v.state), v.action ? to_string(*v.action) : "-", count(v, true),
+                   count(v, false), v.excluded.empty() ? "-" : join(v.excluded, ",")});
   }
   if (table.empty()) return;
   out << (brief ? "\nAdmission (the nodes not admitted as they are)\n" : "\nAdmission\n");

@@ -134,7 +134,7 @@ void print_not_admitted(const Report& r, std::ostream& out) {
       std::count_if(nodes.begin(), nodes.end(), [](auto& n) { return *n.node->action == Action::drain; });
   out << "\nNot admitted: " << grouped(static_cast<std::size_t>(drained)) << " to drain, "
       << grouped(nodes.size() - static_cast<std::size_t>(drained))
-      << " admitted degraded (the full advice per reason: " << kReasonCodesDoc << ")\n"
+      << " admitted degraded (the full advice per reason: " << kFullAdvice << ")\n"
       << actions_taken(r) << '\n';
   TextTable table({{"node"}, {"action"}, {"main reason"}, {"next step", Align::left, true}});
   struct Tally {
@@ -149,7 +149,7 @@ void print_not_admitted(const Report& r, std::ostream& out) {
     auto tally = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& t) { return t.first == key; });
     if (tally == by_reason.end())
       tally = by_reason.insert(by_reason.end(),
-                               {key, Tally{0, code, n.code ? n.step : "see reason-codes.md in ibgpu's documentation"}});
+                               {key, Tally{0, code, n.code ? n.step : "ibgpu explain lists every reason code"}});
     ++tally->second.nodes;
     if (i >= kNodeLines) continue;
     table.add_row({n.node->entity.id, to_string(*n.node->action), n.reason, n.step});
@@ -315,6 +315,22 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
     table.add_row({name, grouped(l.hosts), grouped(l.drain), grouped(l.degraded), grouped(l.links)});
   out << "\nPer leaf switch\n";
   table.print(out, "  ");
+}
+
+PartCounts::PartCounts(const Report& r) {
+  for (const auto& h : r.hosts) inventory_.emplace(h.name, &h);
+}
+
+std::string PartCounts::operator()(const Verdict& node, bool gpu) const {
+  auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
+  const auto usable = static_cast<std::size_t>(std::count_if(node.usable.begin(), node.usable.end(), is_kind));
+  std::size_t all =
+      usable + static_cast<std::size_t>(std::count_if(node.excluded.begin(), node.excluded.end(), is_kind));
+  if (const auto it = inventory_.find(node.entity.id); node.action == Action::drain && it != inventory_.end()) {
+    const AdmittedParts parts = admitted_parts(*it->second);
+    all = std::max(all, (gpu ? parts.gpus : parts.rails).size());
+  }
+  return all == 0 ? std::string("-") : std::to_string(usable) + "/" + std::to_string(all);
 }
 
 }  // namespace ibgpu

@@ -8,6 +8,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/report.h"
@@ -51,6 +53,17 @@ struct NodeNextStep {
 };
 // The nodes not admitted, drained first (the report's order within each action).
 std::vector<NodeNextStep> nodes_not_admitted(const Report& r);
+
+// A node's GPUs or rails as the admission tables print them: usable of all it has ("7/8"), "-" for
+// none. A drained node lends none: 0 of the parts its inventory lists ("0/8", not the one excluded).
+class PartCounts {
+ public:
+  explicit PartCounts(const Report& r);
+  std::string operator()(const Verdict& node, bool gpu) const;
+
+ private:
+  std::unordered_map<std::string_view, const HostInventory*> inventory_;
+};
 
 // "1,234,567": counts at fleet scale read better grouped.
 std::string grouped(std::size_t n);

@@ -18,8 +18,6 @@ const std::vector<std::string>& port_error_counters() {
   return names;
 }
 
-std::string port_name(const Hca& hca, const IbPort& port) { return hca.name + ":" + std::to_string(port.port); }
-
 CounterSnapshot snapshot_counters(const std::vector<Hca>& hcas, double taken_s) {
   CounterSnapshot snap;
   snap.taken_s = taken_s;

@@ -28,9 +28,6 @@ struct CounterSnapshot {
   std::vector<PortCounters> ports;
 };
 
-// "mlx5_0:1": how ports are named in scopes and entity ids (after "host/").
-std::string port_name(const Hca& hca, const IbPort& port);
-
 CounterSnapshot snapshot_counters(const std::vector<Hca>& hcas, double taken_s);
 CounterSnapshot snapshot_counters(const Sysfs& sysfs, double taken_s);
 

@@ -33,7 +33,7 @@ TEST(NextSteps, EachFormatSaysWhetherTheDecisionWasActedOn) {
       make_reporter(format)->render(r, out);
       EXPECT_NE(out.str().find(format == std::string("html") ? html_escape(line) : line), std::string::npos)
           << format << " lacks: " << line;
-      EXPECT_NE(out.str().find(kReasonCodesDoc), std::string::npos) << format;
+      EXPECT_NE(out.str().find(kFullAdvice), std::string::npos) << format;
       EXPECT_NE(out.str().find(std::string(info(ReasonCode::PROBE_TIMEOUT).next_step)), std::string::npos) << format;
     }
   }

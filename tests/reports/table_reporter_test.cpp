@@ -123,6 +123,39 @@ TEST(Table, TheAnswerComesFirstWithTheNextStep) {
             static_cast<std::size_t>(std::find(lines.begin(), lines.end(), "Hosts") - lines.begin()));
 }
 
+// A drained node lends the pool none of its parts: 0 of all its inventory lists, not of the one
+// excluded; a node admitted degraded counts what it lends of what the verdict lists.
+TEST(Table, ADrainedNodeCountsNoneOfAllItsParts) {
+  Report r;
+  HostInventory host;
+  host.name = "n1";
+  for (int i = 0; i < 8; ++i) {
+    GpuInfo gpu;
+    gpu.index = i;
+    host.gpus.push_back(gpu);
+  }
+  Hca hca;
+  hca.name = "mlx5_0";
+  hca.rail = true;
+  IbPort port;
+  port.port = 1;
+  hca.ports.push_back(port);
+  host.hcas.push_back(hca);
+  r.hosts.push_back(host);
+  Verdict drained{{EntityKind::node, "n1"}, HealthState::failed, {}, Action::drain};
+  drained.excluded = {"gpu3"};
+  const PartCounts count(r);
+  EXPECT_EQ(count(drained, true), "0/8");
+  EXPECT_EQ(count(drained, false), "0/1");
+  Verdict degraded{{EntityKind::node, "n1"}, HealthState::degraded, {}, Action::admit_degraded};
+  degraded.usable = {"gpu0", "gpu1", "mlx5_0:1"};
+  degraded.excluded = {"gpu3"};
+  EXPECT_EQ(count(degraded, true), "2/3");
+  EXPECT_EQ(count(degraded, false), "1/1");
+  Verdict unknown_host{{EntityKind::node, "n2"}, HealthState::failed, {}, Action::drain};
+  EXPECT_EQ(count(unknown_host, true), "-");  // no inventory, nothing listed
+}
+
 TEST(Table, AMessageRepeatedBySeveralChecksIsShownOnce) {
   const std::string text = render(TableReporter{}, fleet_report(8, 7));
   const std::string cuda = "cudaGetDeviceCount";
