@@ -3,7 +3,8 @@
 # with RANKS ranks each, `check --transport mpi --pairs peers:4 --profile cpu`, one host (h7)
 # slowed to a fifth of a clean pair here. Prints the launch, the wall time of mpirun, the report's
 # size, the exit code, every node not admitted healthy, and whether exactly the slow host was named.
-# The netns lane runs it once as it is (tests/netns/many_hosts_test.sh, about 45 s); by hand, as root:
+# The netns lane runs it once as it is (tests/netns/many_hosts_test.sh: about 45 s with the
+# namespaces' set-up; mpirun alone 35-40 s); by hand, as root:
 #   sudo ci/bench/many_hosts.sh                  # 32 hosts x 2 ranks
 #   sudo HOSTS=48 RANKS=2 ci/bench/many_hosts.sh
 # Environment: IBGPU (the binary, build/ibgpu), HOSTS (32), RANKS (2), SLOW_RATE (300mbit: a clean
@@ -28,7 +29,7 @@ out=$NETNS_DIR/report.json
 # the same two cores, so its figure is the scheduler's, not the host's (a quarter of the hosts read
 # 0.4-0.6 of the others and are judged outliers). With it on, the run still ends with a report.
 allreduce=(--allreduce off)
-[ "${ALLREDUCE:-0}" = 1 ] && allreduce=(--allreduce mpi --allreduce-sizes 1M)
+if [ "${ALLREDUCE:-0}" = 1 ]; then allreduce=(--allreduce mpi --allreduce-sizes 1M); fi
 echo "many_hosts: $HOSTS hosts x $RANKS ranks ($((HOSTS * RANKS)) ranks on $(nproc) cores), h7 at $SLOW_RATE"
 netns_mpirun "$LIMIT" --quiet "$IBGPU" check --transport mpi --pairs peers:4 --profile cpu --sizes 1M --window 16 \
   "${allreduce[@]}" \

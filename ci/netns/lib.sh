@@ -4,8 +4,9 @@
 # Source it from bash (as root). See ci/netns/README.md.
 #
 #   netns_require            exit 77 (skip) with one line when this machine cannot do it
-#   netns_up N               hosts h1..hN; installs the teardown trap; sets NETNS_* below
-#                            (NETNS_SLOTS ranks on each, 1 unless set before)
+#   netns_up N               hosts h1..hN, each knowing the others' MAC addresses; installs the
+#                            teardown trap; sets NETNS_* below (NETNS_SLOTS ranks on each, 1
+#                            unless set before)
 #   netns_mpirun LIMIT ARGS  mpirun over every host under a hard timeout; sets rc and elapsed
 #   netns_limit_host K RATE  tbf on both ends of host K's veth: all its traffic is slow
 #   netns_limit_pair A B RATE  only traffic between hosts A and B is slow (htb + u32)
@@ -164,7 +165,9 @@ netns_up() {
 # The kernel's ARP table is one for all namespaces, and its learned entries are capped at
 # net.ipv4.neigh.default.gc_thresh3 (1024) in all: 32 hosts that each learn 31 others overflow it
 # ("neighbor table overflow!"), and OpenMPI's TCP connects then fail with EAGAIN. Permanent
-# entries are exempt from that cap, and the machine's sysctls stay as they are.
+# entries are exempt from that cap (Linux 5.0 and later), and the machine's sysctls stay as they
+# are. A host whose link is down is then not "unreachable" at once: connects to it wait out their
+# SYN retries, as they would across a switch.
 netns_static_neighbours() {
   local k j mac=()
   for k in "${!NETNS_HOSTS[@]}"; do

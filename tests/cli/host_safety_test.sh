@@ -69,8 +69,9 @@ fi
 
 # The terminal gone mid-check (`| head`, an ssh session's pipe, a launcher's stdio torn down): the
 # writes to stdout and stderr fail, the check goes on, the report is written and the exit code is
-# the verdict's (a SIGPIPE would end it with 141 and no report). `true` reads nothing and leaves.
-{ set +e; "$IBGPU" check --profile cpu --sysfs-root "$DATA/sysfs/cx7-ndr" --json "$WORK/gone.json"
+# the verdict's (a SIGPIPE would end it with 141 and no report). `true` reads nothing and leaves,
+# a second before the check starts.
+{ set +e; sleep 1; "$IBGPU" check --profile cpu --sysfs-root "$DATA/sysfs/cx7-ndr" --json "$WORK/gone.json"
   echo $? >"$WORK/gone.rc"; set -e; } 2>&1 | true
 { [ "$(cat "$WORK/gone.rc")" -eq 0 ] && [ -s "$WORK/gone.json" ]; } ||
   fail "check into a closed pipe: exit $(cat "$WORK/gone.rc"), report: $(ls "$WORK"/gone.json 2>&1)"

@@ -6,4 +6,4 @@
 # where namespace hosts cannot run.
 set -euo pipefail
 : "${IBGPU:?path of the ibgpu binary}" "${IBGPU_SOURCE_DIR:?repository root}"
-HOSTS=32 RANKS=2 LIMIT=240 exec "$IBGPU_SOURCE_DIR/ci/bench/many_hosts.sh"
+HOSTS=32 RANKS=2 LIMIT=200 exec "$IBGPU_SOURCE_DIR/ci/bench/many_hosts.sh"
