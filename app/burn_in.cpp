@@ -9,6 +9,7 @@
 #include "cluster/liveness.h"
 #include "cluster/world.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "health/admission.h"
 #include "reports/jsonl.h"
 #include "reports/render_util.h"

@@ -203,7 +203,7 @@ void absent_from_collective(std::vector<ProbeResult>& results, const std::string
       lost.scope.hosts.push_back(host);
   }
   lost.error = "not every rank arrived for " + what + ": " + rank_names(world, absent) + " silent for " +
-               wait_text(timeout) + (survivors_run ? "; it ran among the ranks that came" : "");
+               duration_text(timeout) + (survivors_run ? "; it ran among the ranks that came" : "");
   if (survivors_run) {
     results.push_back(std::move(lost));
     return;

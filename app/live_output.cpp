@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "app/text.h"
+#include "core/units.h"
 #include "reports/render_util.h"
 
 namespace ibgpu {

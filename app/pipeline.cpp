@@ -26,6 +26,7 @@
 #include "cluster/world.h"
 #include "core/errors.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "core/verdict.h"
 #include "core/waits.h"
 #include "health/decision.h"

@@ -11,6 +11,7 @@
 #include "cluster/liveness.h"
 #include "cluster/rank_pairs.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "health/judge.h"
 #include "health/localise.h"
 #include "health/thresholds.h"

@@ -6,6 +6,7 @@
 #include "cluster/rank_pairs.h"
 #include "core/errors.h"
 #include "core/text.h"
+#include "core/units.h"
 
 namespace ibgpu {
 
@@ -26,10 +27,11 @@ std::string cell(std::string text, std::size_t width) {
 
 void describe(const SimulateOptions& o, const FleetFaults& f, std::ostream& out) {
   const FleetModel& m = o.model;
-  out << "fleet: " << m.hosts << " nodes x " << m.rails << " rails, leaves of " << m.hosts_per_leaf << " hosts with "
-      << m.uplinks_per_leaf << " uplinks each; " << fixed(m.bw_GBps, 1) << " GB/s a rail, lognormal noise sigma "
-      << fixed(m.noise_sigma, 3) << ", transient bad samples " << fixed(100 * m.transient_rate, 3) << "% at x"
-      << fixed(m.transient_factor, 2) << "; seed " << m.seed << "\n";
+  out << "fleet: " << count_text(m.hosts, "node") << " x " << count_text(m.rails, "rail") << ", leaves of "
+      << count_text(m.hosts_per_leaf, "host") << " with " << count_text(m.uplinks_per_leaf, "uplink") << " each; "
+      << fixed(m.bw_GBps, 1) << " GB/s a rail, lognormal noise sigma " << fixed(m.noise_sigma, 3)
+      << ", transient bad samples " << fixed(100 * m.transient_rate, 3) << "% at x" << fixed(m.transient_factor, 2)
+      << "; seed " << m.seed << "\n";
   out << "faults (slow = x" << fixed(m.slow_factor, 2) << "): " << count_text(f.slow_nodes.size(), "slow node") << ", "
       << f.dead_nodes.size() << " dead, " << f.batch.size() << " in a bad batch; "
       << count_text(f.slow_rails.size(), "slow rail") << ", " << count_text(f.bad_links.size(), "bad link")

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace ibgpu {
@@ -44,18 +42,6 @@ double parse_duration(const std::string& text) {
   if (total > kMaxDurationS)
     throw bad("longer than " + std::to_string(static_cast<int>(kMaxDurationS / 86400)) + " days");
   return total;
-}
-
-std::string duration_text(double seconds) {
-  char text[48];
-  const long s = std::lround(seconds);
-  if (seconds < 120)
-    std::snprintf(text, sizeof text, "%.3g s", seconds);
-  else if (s < 3600)
-    std::snprintf(text, sizeof text, "%ldm %lds", s / 60, s % 60);
-  else
-    std::snprintf(text, sizeof text, "%ldh %ldm", s / 3600, (s % 3600) / 60);
-  return text;
 }
 
 std::string short_list(const std::vector<std::string>& items, std::size_t shown) {

@@ -1,5 +1,6 @@
 #pragma once
-// Human text on progress lines and in notes: durations, and lists cut short.
+// Human text on progress lines and in notes: durations read from the command line, and lists cut
+// short (a duration printed: core/units.h).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -12,8 +13,6 @@ namespace ibgpu {
 // kMaxDurationS: a deadline further out would overflow the clock's count.
 inline constexpr double kMaxDurationS = 366.0 * 86400;
 double parse_duration(const std::string& text);
-std::string duration_text(double seconds);  // "0.25 s", "45 s", "4m 5s", "1h 30m"
-inline std::string duration_text(Seconds length) { return duration_text(length.count()); }
 
 // The first `shown` items joined with ", ", then ", +N more" for the rest.
 std::string short_list(const std::vector<std::string>& items, std::size_t shown);

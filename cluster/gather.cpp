@@ -7,6 +7,7 @@
 #include "cluster/liveness.h"
 #include "core/errors.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "core/waits.h"
 
 namespace ibgpu {
@@ -124,7 +125,7 @@ bool wait_for_peer(std::vector<MPI_Request>& requests, int peer, Seconds silence
 
 std::string why_given_up(int peer, Seconds silence) {
   if (moved_on(peer)) return ": it had already left this round";
-  return ": silent for " + wait_text(silence) + " (lost: not waited for again)";
+  return ": silent for " + duration_text(silence) + " (lost: not waited for again)";
 }
 
 bool send_with_deadline(MPI_Comm comm, int dest, int tag, const std::string& payload, const Deadline& deadline) {

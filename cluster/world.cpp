@@ -17,6 +17,7 @@
 #include "cluster/kept_memory.h"
 #include "cluster/line.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "core/waits.h"
 
 namespace ibgpu {
@@ -149,7 +150,7 @@ MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
     // No world, no report: say so and end the job rather than hang in MPI_Finalize.
     if (world_.rank == 0)
       std::fprintf(stderr, "ibgpu: not every rank joined within %s of starting (a rank is dead or stopped)\n",
-                   wait_text(startup_timeout).c_str());
+                   duration_text(startup_timeout).c_str());
     MPI_Abort(comm_, 3);
   }
   std::vector<std::string> hosts;

@@ -14,7 +14,10 @@ std::string join(const std::vector<int>& items, const std::string& separator);
 // A count and its noun, the noun singular for 1: (1, "round") "1 round", (3, "round") "3 rounds";
 // `many` where the plural is not the noun and "s": (2, "pass", "passes") "2 passes".
 std::string count_text(long long n, std::string_view one, std::string_view many = {});
-template <std::integral N>
+// A number of things: an integer, not a bool.
+template <typename N>
+concept CountOfThings = std::integral<N> && !std::same_as<N, bool>;
+template <CountOfThings N>
 std::string count_text(N n, std::string_view one, std::string_view many = {}) {
   return count_text(static_cast<long long>(n), one, many);
 }

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -110,6 +111,18 @@ std::string format_size(std::size_t bytes) {
 std::string format_sizes(const std::vector<std::size_t>& sizes) {
   std::string text;
   for (std::size_t size : sizes) text += (text.empty() ? "" : ",") + format_size(size);
+  return text;
+}
+
+std::string duration_text(double seconds) {
+  char text[48];
+  const long s = std::lround(seconds);
+  if (seconds < 120)
+    std::snprintf(text, sizeof text, "%.3g s", seconds);
+  else if (s < 3600)
+    std::snprintf(text, sizeof text, s % 60 ? "%ldm %lds" : "%ldm", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, (s % 3600) / 60 ? "%ldh %ldm" : "%ldh", s / 3600, (s % 3600) / 60);
   return text;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/deadline.h"
 #include "core/result.h"
 
 namespace ibgpu {
@@ -27,5 +28,11 @@ std::vector<std::size_t> size_sweep(std::size_t min, std::size_t max, std::size_
 std::string format_size(std::size_t bytes);
 // A list as --sizes takes it: {1M, 16M} -> "1M,16M".
 std::string format_sizes(const std::vector<std::size_t>& sizes);
+
+// A length of time as messages, notes and tables print it, the one format: under two minutes in
+// seconds to three figures ("0.25 s", "45 s", "60 s"), then minutes ("4m 5s", "30m"), then hours
+// ("1h 30m", "2h").
+std::string duration_text(double seconds);
+inline std::string duration_text(Seconds length) { return duration_text(length.count()); }
 
 }  // namespace ibgpu

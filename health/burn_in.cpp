@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/statistics.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "health/admission.h"
 #include "health/thresholds.h"
@@ -27,7 +28,7 @@ std::string rails_of(const ProbeResult& p) {
 
 bool has_inventory(const HostInventory& h) { return !h.gpus.empty() || !h.hcas.empty() || !h.versions.empty(); }
 
-std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + std::to_string(n) + " rounds"; }
+std::string of_rounds(int k, int n) { return std::to_string(k) + " of " + count_text(n, "round"); }
 
 // A reason that says something was found, not that a check did not run or could not be judged.
 bool is_finding(ReasonCode code) {

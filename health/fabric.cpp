@@ -229,10 +229,10 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
     out_.edge_explained[e] = true;
   }
   const int cleared = clear_culprits_bad_only_with(best);
-  std::string finding = std::to_string(t.bad.size()) + " of " + std::to_string(t.out) + " pairs out of leaf " +
+  std::string finding = std::to_string(t.bad.size()) + " of " + count_text(t.out, "pair") + " out of leaf " +
                         leaf.name + rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) +
-                        " of its hosts to " + std::to_string(t.outside.size()) +
-                        " hosts elsewhere, that no node explains: its uplinks" +
+                        " of its hosts to " + count_text(t.outside.size(), "host") +
+                        " elsewhere, that no node explains: its uplinks" +
                         (t.within == 0 ? " (no pair within the leaf was measured: or the switch)" : "");
   if (cleared > 0)
     finding += "; and " + count_text(cleared, "host") + " elsewhere bad only with hosts on it (no other peer)";

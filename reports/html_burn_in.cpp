@@ -133,8 +133,8 @@ void write_burn_in_section(const Report& r, std::ostream& out) {
     return rank(a.second) < rank(b_.second);
   });
   out << "<section id=\"burn-in\" data-rounds=\"" << b.rounds << "\">\n<h2>Burn-in over "
-      << count_text(b.rounds, "round") << "</h2>\n<p>" << b.entities.size() << " entities judged; " << flagged.size()
-      << " not healthy over the run";
+      << count_text(b.rounds, "round") << "</h2>\n<p>" << count_text(b.entities.size(), "entity", "entities")
+      << " judged; " << flagged.size() << " not healthy over the run";
   if (!b.first_round_started.empty())
     out << " (" << html_escape(b.first_round_started) << " to " << html_escape(b.last_round_finished) << ")";
   out << ". Rounds an entity was not healthy in are shaded and their points drawn as outlined diamonds.</p>\n";

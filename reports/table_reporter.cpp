@@ -650,12 +650,6 @@ void print_admission(const Report& r, std::ostream& out, bool brief) {
   table.print(out, "  ");
 }
 
-std::string duration_text(double s) {
-  if (s >= 3600 && std::fmod(s, 3600) == 0) return whole_or_number(s / 3600) + " h";
-  if (s >= 60 && std::fmod(s, 60) == 0) return whole_or_number(s / 60) + " min";
-  return format_number(s) + " s";
-}
-
 // Per entity that was not healthy in some round: how often and why. The
 // totals line counts the flaky (the verdict says BURN_IN_FLAKY), the bad in
 // every round and the degraded throughout, as health/burn_in.h decides them.

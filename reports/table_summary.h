@@ -59,6 +59,7 @@ std::vector<NodeNextStep> nodes_not_admitted(const Report& r);
 class PartCounts {
  public:
   explicit PartCounts(const Report& r);
+  explicit PartCounts(Report&&) = delete;  // keeps views into the report
   std::string operator()(const Verdict& node, bool gpu) const;
 
  private:

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/fd.h"
+#include "core/units.h"
 #include "core/waits.h"
 
 extern char** environ;
@@ -74,7 +75,7 @@ bool reap_until(pid_t pid, int& status, bool& known, Clock::time_point deadline)
 
 std::string ProcessOutcome::describe() const {
   if (!started) return "could not start: " + start_error;
-  if (timed_out) return "timed out after " + wait_text(Seconds(timeout_s)) + " (killed)";
+  if (timed_out) return "timed out after " + duration_text(Seconds(timeout_s)) + " (killed)";
   if (exit_code) return "exit " + std::to_string(*exit_code);
   if (signal) return "killed by signal " + std::to_string(*signal) + " (" + strsignal(*signal) + ")";
   return "ended, its exit status lost";

@@ -4,6 +4,7 @@
 
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "core/waits.h"
 
 namespace ibgpu {
@@ -12,7 +13,7 @@ namespace {
 
 std::string timeout_text(const std::string& waited_for, Seconds timeout) {
   if (stop_requested()) return "stopped while waiting for " + waited_for + " (" + error_origin() + ")";
-  return "no completion of " + waited_for + " within " + wait_text(timeout) + " (" + error_origin() +
+  return "no completion of " + waited_for + " within " + duration_text(timeout) + " (" + error_origin() +
          "): a rank is stopped, dead or stuck";
 }
 

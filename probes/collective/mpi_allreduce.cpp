@@ -14,6 +14,7 @@
 #include "cluster/world.h"
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "core/waits.h"
 #include "probes/collective/pattern.h"
 
@@ -164,7 +165,7 @@ double MpiAllReduce::run_blocking(bool in_place, std::size_t count, DType type, 
     abandoned_ = true;
     const std::string what =
         describe_allreduce("MPI_Allreduce", in_place, count, type) + " (a run of " + std::to_string(calls) + " calls)";
-    mark_mpi_lost("gave up on " + what + (stop_requested() ? " at a stop signal" : " after " + wait_text(limit)));
+    mark_mpi_lost("gave up on " + what + (stop_requested() ? " at a stop signal" : " after " + duration_text(limit)));
     throw CollectiveTimeout(what, limit);
   }
   if (bytes > 0) pace_s_per_byte_ = *seconds / iters / bytes;

@@ -10,6 +10,7 @@
 
 #include "core/deadline.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "core/waits.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/pattern.h"
@@ -113,7 +114,7 @@ ProbeResult own_result(const std::string& id, ProbeStatus status, const World& w
 }
 
 std::string not_agreed(const char* stage, Seconds timeout) {
-  return std::string("not every rank reached the all-reduce ") + stage + " within " + wait_text(timeout) + " (" +
+  return std::string("not every rank reached the all-reduce ") + stage + " within " + duration_text(timeout) + " (" +
          error_origin() + "): a rank is stopped, dead or stuck";
 }
 
@@ -207,9 +208,9 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
         if (world.rank == 0) {
           ProbeResult r = skipped(id, world_scope(world),
                                   "not run: one iteration would take about " +
-                                      wait_text(Seconds(std::round(*pace_per_byte * bytes * 10) / 10)) +
+                                      duration_text(Seconds(std::round(*pace_per_byte * bytes * 10) / 10)) +
                                       " at the pace measured so far, past the " +
-                                      wait_text(Seconds(settings.time_cap_s)) + " time cap",
+                                      duration_text(Seconds(settings.time_cap_s)) + " time cap",
                                   SkippedBy::ibgpu);
           r.params = allreduce_params(c);
           results.push_back(std::move(r));

@@ -7,6 +7,7 @@
 
 #include "app/retests.h"
 #include "cluster/pairs.h"
+#include "core/units.h"
 #include "health/profile.h"
 #include "reports/json.h"
 #include "tests/health/synthetic_fleet.h"
@@ -266,8 +267,15 @@ TEST(Duration, ParsesUnitsAndRefusesNonsense) {
     EXPECT_THROW(parse_duration(bad), std::invalid_argument) << bad;
   EXPECT_DOUBLE_EQ(parse_duration("1d2h3m4s"), 86400 + 7200 + 180 + 4);
   EXPECT_DOUBLE_EQ(parse_duration("366d"), kMaxDurationS);
+  // The one format of a duration printed: seconds under two minutes, then minutes, then hours; a
+  // zero part left out.
+  EXPECT_EQ(duration_text(0.25), "0.25 s");
   EXPECT_EQ(duration_text(45), "45 s");
+  EXPECT_EQ(duration_text(Seconds(60)), "60 s");
+  EXPECT_EQ(duration_text(120), "2m");
+  EXPECT_EQ(duration_text(245), "4m 5s");
   EXPECT_EQ(duration_text(5400), "1h 30m");
+  EXPECT_EQ(duration_text(7200), "2h");
 }
 
 // ---- Re-test decisions: rank 0's pure step between the network pass and the all-reduce.

@@ -158,7 +158,7 @@ TEST(BurnInReport, TableSectionMatchesCheckedInText) {
   TableReporter{}.render(burn_in_report(), out);
   const std::string section = burn_in_section(out.str());
   // What an operator must read there, whatever the layout.
-  EXPECT_NE(section.find("Burn-in: 20 rounds (for 2 h, every 10 min), 2026-01-02T03:00:05Z to 2026-01-02T06:10:35Z"),
+  EXPECT_NE(section.find("Burn-in: 20 rounds (for 2h, every 10m), 2026-01-02T03:00:05Z to 2026-01-02T06:10:35Z"),
             std::string::npos)
       << section;
   EXPECT_NE(section.find("link node1<->node2"), std::string::npos) << section;

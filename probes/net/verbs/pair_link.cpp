@@ -10,6 +10,7 @@
 #include "cluster/kept_memory.h"
 #include "cluster/liveness.h"
 #include "core/errors.h"
+#include "core/units.h"
 #include "core/waits.h"
 
 namespace ibgpu::verbs {
@@ -33,7 +34,7 @@ std::string self_name(const PairContext& ctx) { return "host " + ctx.self_host +
 
 std::string silence_text(const PairContext& ctx, const std::string& what, Seconds silence) {
   if (stop_requested()) return "stopped while waiting for " + what + " from " + peer_name(ctx);
-  return "no " + what + " from " + peer_name(ctx) + " within " + wait_text(silence);
+  return "no " + what + " from " + peer_name(ctx) + " within " + duration_text(silence);
 }
 
 std::optional<WireBytes> swap_images(const PairContext& ctx, int tag_offset, const WireBytes& mine, Seconds timeout,
@@ -111,7 +112,7 @@ void Waiter::check() {
   if (since_->expired()) throw WaitExpired(silence_text(ctx_, what_, ctx_.timeout));
   if (run_ && run_->expired()) {
     if (stop_requested()) throw WaitExpired(silence_text(ctx_, what_, ctx_.timeout));
-    throw WaitExpired("the run with " + peer_name(ctx_) + " did not finish within " + wait_text(ctx_.timeout));
+    throw WaitExpired("the run with " + peer_name(ctx_) + " did not finish within " + duration_text(ctx_.timeout));
   }
   // Only a wait already long by network standards listens for the peer giving up.
   if (abort_ && now - started_ >= kAbortListenAfter) abort_->poll_if_due(now);
