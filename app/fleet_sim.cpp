@@ -249,12 +249,12 @@ std::vector<HostInventory> sim_hosts(const FleetModel& model, const std::vector<
 }
 
 // A switch or uplink verdict's (rail, leaf), from "leaf0003/mlx5_2:1"; (-1, -1) when not the model's.
-std::pair<int, int> fabric_place(std::string_view id, const std::vector<std::string>& rails) {
-  const auto slash = id.find('/');
-  if (slash == std::string_view::npos || !id.starts_with("leaf")) return {-1, -1};
-  const auto r = std::find(rails.begin(), rails.end(), id.substr(slash + 1)) - rails.begin();
+std::pair<int, int> fabric_place(const Entity& e, const std::vector<std::string>& rails) {
+  const std::string_view name = e.host();
+  if (e.part().empty() || !name.starts_with("leaf")) return {-1, -1};
+  const auto r = std::find(rails.begin(), rails.end(), e.part()) - rails.begin();
   int leaf = 0;
-  for (const char c : id.substr(4, slash - 4)) leaf = leaf * 10 + (c - '0');
+  for (const char c : name.substr(4)) leaf = leaf * 10 + (c - '0');
   return {r < static_cast<std::ptrdiff_t>(rails.size()) ? static_cast<int>(r) : -1, leaf};
 }
 
@@ -265,10 +265,10 @@ void score_fabric(SimOutcome& out, const SimRun& run, const std::vector<Verdict>
   for (const Uplink& u : run.faults.bad_uplinks) bad_uplinks.insert({u.rail, u.leaf});
   for (const Verdict& v : verdicts) {
     if (v.state == HealthState::healthy) continue;
-    if (v.entity.kind == EntityKind::path) ++out.paths;
-    if (v.entity.kind != EntityKind::leaf_switch && v.entity.kind != EntityKind::uplink) continue;
-    const auto place = fabric_place(v.entity.id, run.rails);
-    const bool is_switch = v.entity.kind == EntityKind::leaf_switch;
+    if (v.entity.kind() == EntityKind::path) ++out.paths;
+    if (v.entity.kind() != EntityKind::leaf_switch && v.entity.kind() != EntityKind::uplink) continue;
+    const auto place = fabric_place(v.entity, run.rails);
+    const bool is_switch = v.entity.kind() == EntityKind::leaf_switch;
     Score& s = is_switch ? out.leaf_switch : out.uplink;
     ++s.blamed;
     if (is_switch ? run.faults.dead_leaves.count(place) > 0 : bad_uplinks.count(place) > 0) {
@@ -307,9 +307,8 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
   std::set<std::pair<int, int>> rails_found;
   for (const Verdict& v : verdicts) {
     if (v.state == HealthState::healthy) continue;
-    const std::string_view id = v.entity.id;
-    if (v.entity.kind == EntityKind::node) {
-      const int h = host_at(id);
+    if (v.entity.kind() == EntityKind::node) {
+      const int h = host_at(v.entity.host());
       if (h < 0) continue;
       if (!f.node_fault(h) && !any_rail_fault(h)) {
         if (v.action == Action::drain) ++out.healthy_drained;
@@ -321,18 +320,14 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
         ++out.node.correct;
         nodes_found.insert(h);
       }
-    } else if (v.entity.kind == EntityKind::hca_port) {
-      const auto slash = id.find('/');
-      const int h = host_at(id.substr(0, slash));
-      const std::string_view rail = id.substr(slash + 1);
-      const auto r = std::find(run.rails.begin(), run.rails.end(), rail) - run.rails.begin();
+    } else if (v.entity.kind() == EntityKind::hca_port) {
+      const int h = host_at(v.entity.host());
+      const auto r = std::find(run.rails.begin(), run.rails.end(), v.entity.part()) - run.rails.begin();
       ++out.rail.blamed;
       if (h >= 0 && (f.rail_fault(h, static_cast<int>(r), m.hosts_per_leaf) || f.node_fault(h))) ++out.rail.correct;
       rails_found.insert({h, static_cast<int>(r)});
-    } else if (v.entity.kind == EntityKind::link) {
-      const auto ends = link_ends(id);
-      if (!ends) continue;
-      const int a = host_at(ends->first), b = host_at(ends->second);
+    } else if (v.entity.kind() == EntityKind::link && !v.entity.peer().empty()) {
+      const int a = host_at(v.entity.host()), b = host_at(v.entity.peer());
       ++out.link.blamed;
       bool explained = f.node_fault(a) || f.node_fault(b) || any_rail_fault(a) || any_rail_fault(b);
       for (int r = 0; r < m.rails && !explained; ++r)
@@ -357,11 +352,10 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
   out.uplink_pairs = static_cast<int>(pairs.size());
   out.link.injected = out.uplink_pairs;
   for (const Verdict& v : verdicts)
-    if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy)
-      if (const auto ends = link_ends(v.entity.id)) {
-        const int a = host_at(ends->first), b = host_at(ends->second);
-        if (pairs.count({std::min(a, b), std::max(a, b)})) ++out.link.found;
-      }
+    if (v.entity.kind() == EntityKind::link && v.state != HealthState::healthy && !v.entity.peer().empty()) {
+      const int a = host_at(v.entity.host()), b = host_at(v.entity.peer());
+      if (pairs.count({std::min(a, b), std::max(a, b)})) ++out.link.found;
+    }
 }
 
 // What the fleet's ranks send rank 0, as run_round sends it: one payload per rank (a host's rank of

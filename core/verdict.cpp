@@ -1,6 +1,9 @@
 #include "core/verdict.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "core/text.h"
 
 namespace ibgpu {
 
@@ -91,22 +94,77 @@ bool is_fabric(EntityKind kind) {
   return kind == EntityKind::leaf_switch || kind == EntityKind::uplink || kind == EntityKind::path;
 }
 
-std::string entity_text(const Entity& e) { return std::string(to_string(e.kind)) + " " + e.id; }
+std::string entity_text(const Entity& e) { return std::string(to_string(e.kind())) + " " + e.id(); }
 
 namespace {
 constexpr std::string_view kLinkSeparator = "<->";
-}
+constexpr std::string_view kGroupSeparator = "<->..<->";
+}  // namespace
 
-std::string link_id(std::string_view a, std::string_view b) {
+Entity::Entity(EntityKind kind, std::string id, std::size_t host_end, std::size_t part_at, std::size_t peer_at)
+    : kind_(kind),
+      id_(std::move(id)),
+      host_end_(static_cast<std::uint32_t>(host_end)),
+      part_at_(static_cast<std::uint32_t>(part_at)),
+      peer_at_(static_cast<std::uint32_t>(peer_at)) {}
+
+Entity Entity::joined(EntityKind kind, std::string_view a, std::string_view separator, std::string_view b) {
   std::string id;
-  id.reserve(a.size() + kLinkSeparator.size() + b.size());
-  return id.append(a).append(kLinkSeparator).append(b);
+  id.reserve(a.size() + separator.size() + b.size());
+  id.append(a).append(separator).append(b);
+  const bool link = separator == kLinkSeparator;
+  const std::size_t second = a.size() + separator.size();
+  return Entity(kind, std::move(id), a.size(), link ? 0 : second, link ? second : 0);
 }
 
-std::optional<std::pair<std::string_view, std::string_view>> link_ends(std::string_view id) {
-  const auto at = id.find(kLinkSeparator);
-  if (at == std::string_view::npos) return std::nullopt;
-  return std::pair{id.substr(0, at), id.substr(at + kLinkSeparator.size())};
+Entity Entity::node(std::string_view host) { return Entity(EntityKind::node, std::string(host), host.size(), 0, 0); }
+Entity Entity::gpu(std::string_view host, std::string_view gpu) { return joined(EntityKind::gpu, host, "/", gpu); }
+Entity Entity::port(std::string_view host, std::string_view port) {
+  return joined(EntityKind::hca_port, host, "/", port);
+}
+Entity Entity::link(std::string_view a, std::string_view b) { return joined(EntityKind::link, a, kLinkSeparator, b); }
+Entity Entity::path(std::string_view a, std::string_view b) { return joined(EntityKind::path, a, kLinkSeparator, b); }
+
+Entity Entity::hosts_group(const std::vector<std::string>& hosts) {
+  if (hosts.size() == 2) return link(hosts[0], hosts[1]);
+  std::string id;
+  if (!hosts.empty())
+    id.append(hosts.front())
+        .append(kGroupSeparator)
+        .append(hosts.back())
+        .append(" (")
+        .append(count_text(hosts.size(), "host"))
+        .append(")");
+  return Entity(EntityKind::link, std::move(id), 0, 0, 0);
+}
+
+Entity Entity::leaf(EntityKind kind, std::string_view leaf, std::string_view rail) {
+  if (rail.empty()) return Entity(kind, std::string(leaf), leaf.size(), 0, 0);
+  return joined(kind, leaf, "/", rail);
+}
+
+std::optional<Entity> Entity::from_text(EntityKind kind, std::string_view id) {
+  switch (kind) {
+    case EntityKind::node:
+      return node(id);
+    case EntityKind::gpu:
+    case EntityKind::hca_port:
+    case EntityKind::leaf_switch:
+    case EntityKind::uplink: {
+      const auto slash = id.find('/');
+      if (slash == std::string_view::npos) return is_fabric(kind) ? std::optional(leaf(kind, id, {})) : std::nullopt;
+      return joined(kind, id.substr(0, slash), "/", id.substr(slash + 1));
+    }
+    case EntityKind::link:
+    case EntityKind::path: {
+      if (kind == EntityKind::link && id.find(kGroupSeparator) != std::string_view::npos)
+        return Entity(kind, std::string(id), 0, 0, 0);
+      const auto at = id.find(kLinkSeparator);
+      if (at == std::string_view::npos) return std::nullopt;
+      return joined(kind, id.substr(0, at), kLinkSeparator, id.substr(at + kLinkSeparator.size()));
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence) {

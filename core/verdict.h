@@ -1,13 +1,12 @@
 #pragma once
 // What the judge decides: a state per entity with the reasons, an action per
 // node, and the exit code that follows (monitoring-plugin convention).
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "core/reason_codes.h"
@@ -50,20 +49,49 @@ std::optional<EntityKind> entity_kind_from_string(std::string_view text);
 // The fabric's kinds: given only when localisation blames them (health/fabric.h).
 bool is_fabric(EntityKind kind);
 
-struct Entity {
-  EntityKind kind = EntityKind::node;
-  std::string id;  // "node1", "node1/gpu3", "node1/mlx5_0:1", "node1<->node2", "leaf1", "a[1-2]<->b[1-2]"
-  bool operator==(const Entity&) const = default;
+// What a verdict is about, by its parts. The named constructors build it; its text, id(), is
+// what reports print and the JSON carries. Code reads the parts and never parses the text:
+//   node       host                                 "node1"
+//   gpu        host, part: the GPU                  "node1/gpu3"
+//   hca_port   host, part: the port                 "node1/mlx5_0:1"
+//   link       host and peer: its two ends          "node1<->node2"
+//              an all-reduce's group has neither    "node1<->..<->node4 (4 hosts)"
+//   leaf_switch, uplink
+//              host: the leaf, part: its rail       "leaf1", "leaf1/mlx5_0"
+//   path       host and peer: its two groups        "a[1-2]<->b[1-2]"
+class Entity {
+ public:
+  Entity() = default;  // a node with no name, for a verdict still to be filled in
+  static Entity node(std::string_view host);
+  static Entity gpu(std::string_view host, std::string_view gpu);
+  static Entity port(std::string_view host, std::string_view port);
+  static Entity link(std::string_view a, std::string_view b);
+  static Entity hosts_group(const std::vector<std::string>& hosts);                   // an all-reduce across 3 or more
+  static Entity leaf(EntityKind kind, std::string_view leaf, std::string_view rail);  // switch or uplink
+  static Entity path(std::string_view a, std::string_view b);
+  // A report's entity read back (the JSON reader): nullopt where the text does not fit the kind.
+  static std::optional<Entity> from_text(EntityKind kind, std::string_view id);
+
+  EntityKind kind() const { return kind_; }
+  const std::string& id() const { return id_; }
+  std::string_view host() const { return std::string_view(id_).substr(0, host_end_); }
+  std::string_view part() const { return part_at_ ? std::string_view(id_).substr(part_at_) : std::string_view(); }
+  std::string_view peer() const { return peer_at_ ? std::string_view(id_).substr(peer_at_) : std::string_view(); }
+
+  bool operator==(const Entity& o) const { return kind_ == o.kind_ && id_ == o.id_; }
+  bool operator<(const Entity& o) const { return kind_ != o.kind_ ? kind_ < o.kind_ : id_ < o.id_; }
+
+ private:
+  Entity(EntityKind kind, std::string id, std::size_t host_end, std::size_t part_at, std::size_t peer_at);
+  static Entity joined(EntityKind kind, std::string_view a, std::string_view separator, std::string_view b);
+
+  EntityKind kind_ = EntityKind::node;
+  std::string id_;
+  // Where the parts lie in the text: host [0, host_end_), part and peer from their start to the end
+  // (0: none).
+  std::uint32_t host_end_ = 0, part_at_ = 0, peer_at_ = 0;
 };
 std::string entity_text(const Entity& e);  // "gpu node1/gpu3"
-
-// A link's id (and a fabric path's) names its two ends, "a<->b": built and read back only here.
-std::string link_id(std::string_view a, std::string_view b);
-// The two ends of such an id (views into it); nullopt for an id that has no "<->".
-std::optional<std::pair<std::string_view, std::string_view>> link_ends(std::string_view id);
-// Not for a temporary string: the views would dangle.
-template <typename S, typename = std::enable_if_t<std::is_same_v<S, std::string>>>
-std::optional<std::pair<std::string_view, std::string_view>> link_ends(S&& id) = delete;
 
 struct Reason {
   ReasonCode code;

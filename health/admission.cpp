@@ -112,33 +112,30 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
   std::vector<std::size_t> nodes;  // the node verdicts
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
     const Verdict& v = verdicts[i];
-    if (v.entity.kind == EntityKind::node) {
+    if (v.entity.kind() == EntityKind::node) {
       nodes.push_back(i);
       continue;
     }
-    if (v.entity.kind != EntityKind::gpu && v.entity.kind != EntityKind::hca_port) continue;
-    const std::string_view id = v.entity.id;
-    const auto slash = id.find('/');
-    if (slash == std::string_view::npos) continue;
-    const bool gpu = v.entity.kind == EntityKind::gpu;
-    if (!gpu && !rail(id.substr(0, slash), id.substr(slash + 1))) continue;
-    parts_of(parts, id.substr(0, slash)).add(id.substr(slash + 1), gpu, v.state);
+    if (v.entity.kind() != EntityKind::gpu && v.entity.kind() != EntityKind::hca_port) continue;
+    const bool gpu = v.entity.kind() == EntityKind::gpu;
+    if (!gpu && !rail(v.entity.host(), v.entity.part())) continue;
+    parts_of(parts, v.entity.host()).add(v.entity.part(), gpu, v.state);
   }
   // Every host of the inventory gets a node verdict.
   {
     std::unordered_set<std::string_view> judged;  // views into the verdicts: before they grow
-    for (std::size_t i : nodes) judged.insert(verdicts[i].entity.id);
+    for (std::size_t i : nodes) judged.insert(verdicts[i].entity.host());
     std::vector<const std::string*> missing;
     for (const auto& h : hosts)
       if (judged.insert(h.name).second) missing.push_back(&h.name);
     for (const std::string* name : missing) {
       nodes.push_back(verdicts.size());
-      verdicts.push_back(Verdict{{EntityKind::node, *name}, HealthState::healthy, {}, std::nullopt});
+      verdicts.push_back(Verdict{Entity::node(*name), HealthState::healthy, {}, std::nullopt});
     }
   }
   for (std::size_t i : nodes) {
     Verdict& node = verdicts[i];
-    const std::vector<Component>& components = parts_of(parts, node.entity.id).parts;
+    const std::vector<Component>& components = parts_of(parts, node.entity.host()).parts;
     NodeEvidence evidence = evidence_of(node);
     for (bool gpu : {true, false}) {
       const NodeEvidence parts_say = fold(components, gpu);
@@ -156,7 +153,7 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
       else if (*node.action != Action::drain)
         node.usable.push_back(c.name);
     }
-    const auto host = host_of.find(node.entity.id);
+    const auto host = host_of.find(node.entity.host());
     if (expect.exclude_rail_with_gpu && host != host_of.end()) exclude_rails_of_gpus(node, *host->second);
   }
 }
@@ -167,13 +164,13 @@ RunSummary summarise(const std::vector<Verdict>& verdicts) {
     if (!v.action) continue;
     switch (*v.action) {
       case Action::admit:
-        s.admit.push_back(v.entity.id);
+        s.admit.push_back(v.entity.id());
         break;
       case Action::admit_degraded:
-        s.admit_degraded.push_back(v.entity.id);
+        s.admit_degraded.push_back(v.entity.id());
         break;
       case Action::drain:
-        s.drain.push_back(v.entity.id);
+        s.drain.push_back(v.entity.id());
         break;
     }
   }

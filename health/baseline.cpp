@@ -1,6 +1,7 @@
 #include "health/baseline.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "core/bounded_input.h"
@@ -13,8 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string key(EntityKind kind, const std::string& id) { return std::string(to_string(kind)) + '\x1f' + id; }
-
 // The entity the judge files a measurement under (measured_entity),
 // then the nodes, ports and GPUs it touched.
 std::vector<Entity> touched(const ProbeResult& p) {
@@ -22,10 +21,9 @@ std::vector<Entity> touched(const ProbeResult& p) {
   const auto& devices = p.scope.devices;
   std::vector<Entity> out;
   if (!hosts.empty()) out.push_back(measured_entity(p));
-  for (const auto& h : hosts) out.push_back({EntityKind::node, h});
+  for (const auto& h : hosts) out.push_back(Entity::node(h));
   if (is_pair_probe(p) && devices.size() == 2)
-    for (std::size_t side = 0; side < 2; ++side)
-      out.push_back({EntityKind::hca_port, hosts[side] + "/" + devices[side]});
+    for (std::size_t side = 0; side < 2; ++side) out.push_back(Entity::port(hosts[side], devices[side]));
   return out;
 }
 
@@ -51,15 +49,15 @@ Baseline build_baseline(const std::vector<Report>& runs) {
   Baseline b;
   for (const auto& run : runs) {
     b.runs.push_back(BaselineRun{run.run.id, run.run.started});
-    std::unordered_map<std::string, HealthState> states;
-    for (const auto& v : run.verdicts) states.emplace(key(v.entity.kind, v.entity.id), v.state);
+    std::map<Entity, HealthState> states;
+    for (const auto& v : run.verdicts) states.emplace(v.entity, v.state);
     for (const auto& m : extract_measurements(run.probes, profile)) {
       const auto entities = touched(*m.probe);
       if (entities.empty()) continue;
-      const auto own = states.find(key(entities[0].kind, entities[0].id));
+      const auto own = states.find(entities[0]);
       bool healthy = own != states.end() && own->second == HealthState::healthy;
       for (std::size_t i = 1; healthy && i < entities.size(); ++i) {
-        const auto it = states.find(key(entities[i].kind, entities[i].id));
+        const auto it = states.find(entities[i]);
         healthy = it == states.end() || it->second == HealthState::healthy;
       }
       if (healthy) values[std::string(m.kind)].push_back(m.value);

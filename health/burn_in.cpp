@@ -60,7 +60,7 @@ std::string rounds_text(const std::vector<int>& rounds, std::size_t shown) {
 BurnInTally::BurnInTally(Profile profile) : profile_(std::move(profile)) {}
 
 BurnInTally::EntityTally& BurnInTally::entity(const Entity& e) {
-  auto [it, fresh] = index_[e.kind].try_emplace(e.id, entities_.size());
+  auto [it, fresh] = index_[e.kind()].try_emplace(e.id(), entities_.size());
   if (fresh) {
     entities_.emplace_back();
     entities_.back().stats.entity = e;
@@ -87,7 +87,7 @@ void BurnInTally::add(const Report& round) {
 
 void BurnInTally::add_verdicts(const Report& round) {
   if (std::any_of(round.verdicts.begin(), round.verdicts.end(),
-                  [](const Verdict& v) { return v.entity.kind == EntityKind::link; }))
+                  [](const Verdict& v) { return v.entity.kind() == EntityKind::link; }))
     ++network_rounds_;
   for (const auto& v : round.verdicts) {
     EntityTally& t = entity(v.entity);
@@ -154,7 +154,7 @@ void BurnInTally::add_counters(const Report& round) {
   for (const auto& p : round.probes) {
     if (p.id != kPortCountersProbe || p.status != ProbeStatus::ok) continue;
     if (p.scope.hosts.size() != 1 || p.scope.devices.size() != 1) continue;
-    BurnInEntity& s = entity({EntityKind::hca_port, p.scope.hosts[0] + "/" + p.scope.devices[0]}).stats;
+    BurnInEntity& s = entity(Entity::port(p.scope.hosts[0], p.scope.devices[0])).stats;
     for (const auto& [name, metric] : p.metrics) {
       if (name.size() <= kDelta.size() || name.compare(name.size() - kDelta.size(), kDelta.size(), kDelta) != 0)
         continue;
@@ -207,7 +207,7 @@ constexpr double kDriftZ = 3.09;
 // The entity's statistics over the run: pass ratio, figures with their worst and median.
 BurnInEntity BurnInTally::entity_stats(const EntityTally& t) const {
   BurnInEntity s = t.stats;
-  if (is_fabric(s.entity.kind)) {
+  if (is_fabric(s.entity.kind())) {
     // Blamed only: a round that judged the network without blaming it passed it.
     const int passed_silently = std::max(0, network_rounds_ - s.rounds_judged);
     s.rounds_judged += passed_silently;

@@ -34,10 +34,7 @@ int severity(int exit_code) {
   }
 }
 
-bool fabric(const Entity& e) {
-  return e.kind == EntityKind::link || e.kind == EntityKind::leaf_switch || e.kind == EntityKind::uplink ||
-         e.kind == EntityKind::path;
-}
+bool fabric(const Entity& e) { return e.kind() == EntityKind::link || is_fabric(e.kind()); }
 
 }  // namespace
 
@@ -66,7 +63,7 @@ int run_exit_code(const std::vector<Verdict>& verdicts) {
   bool any_node = false;
   for (const Verdict& v : verdicts) {
     int mine = 0;
-    if (v.entity.kind == EntityKind::node && v.action) {
+    if (v.entity.kind() == EntityKind::node && v.action) {
       any_node = true;
       mine = exit_code_of(v.state, *v.action);
     } else if (fabric(v.entity) && (v.state == degraded || v.state == failed)) {

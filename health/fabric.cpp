@@ -24,12 +24,12 @@ std::string rail_text(std::string_view device) {
 
 // The worst of the pairs a fabric entity explains gives the state, the code's metric and the
 // threshold; the message says what the pairs show.
-Blame fabric_blame(EntityKind kind, std::string id, ReasonCode code, const std::vector<const FabricEdge*>& pairs,
+Blame fabric_blame(Entity entity, ReasonCode code, const std::vector<const FabricEdge*>& pairs,
                    const std::string& finding) {
   const PairObservation* worst_pair = pairs.front()->observation;
   for (const FabricEdge* e : pairs)
     if (e->observation->state > worst_pair->state) worst_pair = e->observation;
-  Blame b{{kind, std::move(id)}, worst_pair->state, {}};
+  Blame b{std::move(entity), worst_pair->state, {}};
   b.reason.code = code;
   b.reason.metric = worst_pair->reason ? worst_pair->reason->metric : std::string(worst_pair->group);
   if (worst_pair->reason) {
@@ -128,10 +128,9 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
     if (member[u]) clear(u);
   if (const int cleared = clear_culprits_bad_only_with(index); cleared > 0)
     finding += "; and " + count_text(cleared, "host") + " elsewhere bad only with hosts on it (no other peer)";
-  const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
-  out_.blames.push_back(fabric_blame(uplink ? EntityKind::uplink : EntityKind::leaf_switch, id,
-                                     uplink ? ReasonCode::FABRIC_UPLINK_BAD : ReasonCode::FABRIC_SWITCH_BAD, touching,
-                                     finding));
+  out_.blames.push_back(
+      fabric_blame(Entity::leaf(uplink ? EntityKind::uplink : EntityKind::leaf_switch, leaf.name, leaf.device),
+                   uplink ? ReasonCode::FABRIC_UPLINK_BAD : ReasonCode::FABRIC_SWITCH_BAD, touching, finding));
   for (std::size_t e : explained)
     if (!(uplink && member[edges_[e].a] && member[edges_[e].b])) out_.edge_explained[e] = true;
 }
@@ -236,8 +235,8 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
                         (t.within == 0 ? " (no pair within the leaf was measured: or the switch)" : "");
   if (cleared > 0)
     finding += "; and " + count_text(cleared, "host") + " elsewhere bad only with hosts on it (no other peer)";
-  const std::string id = leaf.device.empty() ? leaf.name : leaf.name + "/" + std::string(leaf.device);
-  out_.blames.push_back(fabric_blame(EntityKind::uplink, id, ReasonCode::FABRIC_UPLINK_BAD, pairs, finding));
+  out_.blames.push_back(fabric_blame(Entity::leaf(EntityKind::uplink, leaf.name, leaf.device),
+                                     ReasonCode::FABRIC_UPLINK_BAD, pairs, finding));
   return true;
 }
 
@@ -369,8 +368,7 @@ void Explainer::cuts() {
     const std::string finding = "pairs across these groups are bad (" + std::to_string(bad.size()) +
                                 " measured, every one), pairs within each good" + rail +
                                 ": a fabric path between them (a switch or uplink; --topology FILE names it)";
-    out_.blames.push_back(
-        fabric_blame(EntityKind::path, link_id(first, second), ReasonCode::FABRIC_PATH_BAD, pairs, finding));
+    out_.blames.push_back(fabric_blame(Entity::path(first, second), ReasonCode::FABRIC_PATH_BAD, pairs, finding));
   }
 }
 

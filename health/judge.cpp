@@ -23,7 +23,7 @@ namespace {
 
 void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes,
                  const Profile& profile) {
-  for (const auto& host : hosts) book.at({EntityKind::node, host.name});
+  for (const auto& host : hosts) book.at(Entity::node(host.name));
   judge_local_health(book, hosts, probes, profile);
 }
 
@@ -33,7 +33,7 @@ void judge_local(VerdictBook& book, const std::vector<HostInventory>& hosts, con
 std::vector<Entity> local_entities(const ProbeResult& p) {
   if (p.scope.hosts.size() == 1) return {measured_entity(p)};
   std::vector<Entity> out;
-  for (const auto& h : p.scope.hosts) out.push_back({EntityKind::node, h});
+  for (const auto& h : p.scope.hosts) out.push_back(Entity::node(h));
   return out;
 }
 
@@ -107,7 +107,7 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
       const std::string& a = p.scope.hosts[0];
       const std::string& b = p.scope.hosts[1];
       auto [link, fresh] = links.try_emplace({a, b}, 0);
-      if (fresh) link->second = book.index(EntityKind::link, link_id(a, b));
+      if (fresh) link->second = book.index(Entity::link(a, b));
       VerdictBook::add(book[link->second], found.state, std::move(found.reason));
     } else {
       evidence.add(evidence.outcome_groups.at(p.id), p, found.state, std::move(found.reason));
@@ -136,7 +136,7 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
       continue;
     }
     Entity e = measured_entity(*m.probe);
-    auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + to_string(e.kind) + '\x1f' + e.id, local.size());
+    auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + to_string(e.kind()) + '\x1f' + e.id(), local.size());
     if (fresh)
       local.emplace_back(std::move(e), std::move(f));
     else if (f.state < local[it->second].second.state)
@@ -182,14 +182,13 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   std::set<std::string_view> culprit_nodes, confirmed_nodes;
   std::set<std::pair<std::string_view, std::string_view>> culprit_rails, confirmed_rails;  // host, rail
   for (const Blame& b : blames) {
-    const std::string_view id = b.entity.id;
     const bool confirmed = b.bad_peers >= kConfirmedByPeers;
-    if (b.entity.kind == EntityKind::node) {
-      culprit_nodes.insert(id);
-      if (confirmed) confirmed_nodes.insert(id);
+    if (b.entity.kind() == EntityKind::node) {
+      culprit_nodes.insert(b.entity.host());
+      if (confirmed) confirmed_nodes.insert(b.entity.host());
     }
-    if (b.entity.kind == EntityKind::hca_port) {
-      const std::pair rail{id.substr(0, id.find('/')), id.substr(id.find('/') + 1)};
+    if (b.entity.kind() == EntityKind::hca_port) {
+      const std::pair rail{b.entity.host(), b.entity.part()};
       culprit_rails.insert(rail);
       if (confirmed) confirmed_rails.insert(rail);
     }

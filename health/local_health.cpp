@@ -54,11 +54,10 @@ int speed_rank(std::string_view speed) {
 // for being down, as degraded (it carries no GPU traffic), and for its errors.
 void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& profile) {
   int active = 0;
-  std::string id;  // the port's entity id, rebuilt in place
   for (const auto& hca : host.hcas) {
     const bool rail = hca.rail;
     for (const auto& port : hca.ports) {
-      Verdict& entity = book.at(EntityKind::hca_port, id.assign(host.name).append(1, '/').append(port_name(hca, port)));
+      Verdict& entity = book.at(Entity::port(host.name, port_name(hca, port)));
       const bool link_up = port.phys_state && port.phys_state->code == 5;
       if (!port.active() || !link_up) {
         const std::string state = port.state ? port.state->name : "unreadable";
@@ -97,7 +96,7 @@ void judge_ports(VerdictBook& book, const HostInventory& host, const Profile& pr
     }
   }
   if (profile.node.expect_active_ports && active < *profile.node.expect_active_ports)
-    book.add({EntityKind::node, host.name}, HealthState::failed,
+    book.add(Entity::node(host.name), HealthState::failed,
              reason(ReasonCode::IB_PORTS_MISSING,
                     std::to_string(active) + " active rail ports, profile expects " +
                         std::to_string(*profile.node.expect_active_ports),
@@ -117,12 +116,10 @@ std::string link_shortfall(const PciLink& link) {
 // A GPU on the bus that NVML does not list has fallen off (XID 79) or lost its
 // driver; that is asked only when NVML listed GPUs.
 void judge_pci(VerdictBook& book, const HostInventory& host) {
-  std::string id;
   for (const auto& hca : host.hcas) {
     if (!hca.link.narrower() && !hca.link.slower()) continue;
     for (const auto& port : hca.ports)
-      book.add({EntityKind::hca_port, id.assign(host.name).append(1, '/').append(port_name(hca, port))},
-               HealthState::degraded,
+      book.add(Entity::port(host.name, port_name(hca, port)), HealthState::degraded,
                reason(ReasonCode::HCA_PCIE_DOWNTRAINED,
                       hca.name + " (" + hca.pci_address + ") PCIe link at " + link_shortfall(hca.link),
                       hca.link.narrower() ? "pcie_link_width" : "pcie_link_speed_GTps",
@@ -134,14 +131,14 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
     for (const auto& gpu : host.gpus)
       if (normalize_pci_address(gpu.pci_bus_id) == pci.pci_address) listed = &gpu;
     if (!listed && !host.gpus.empty())
-      book.add({EntityKind::node, host.name}, HealthState::failed,
+      book.add(Entity::node(host.name), HealthState::failed,
                reason(ReasonCode::GPU_MISSING,
                       "the GPU at " + pci.pci_address +
                           " is on the PCI bus but NVML does not list it (fallen off the "
                           "bus, XID 79, or its driver lost it)",
                       "pci_address", std::nullopt, std::nullopt));
     if (listed || !pci.link.narrower()) continue;
-    book.add({EntityKind::node, host.name}, HealthState::degraded,
+    book.add(Entity::node(host.name), HealthState::degraded,
              reason(ReasonCode::GPU_PCIE_DOWNTRAINED,
                     "the GPU at " + pci.pci_address + ": PCIe link at " + link_shortfall(pci.link), "pcie_link_width",
                     *pci.link.width, *pci.link.max_width));
@@ -156,8 +153,7 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
     const bool on_bus = std::any_of(host.pci_gpus.begin(), host.pci_gpus.end(),
                                     [&](const PciGpu& pci) { return pci.pci_address == address; });
     if (!on_bus)
-      book.add({EntityKind::gpu, id.assign(host.name).append(1, '/').append(gpu_device_name(gpu.index))},
-               HealthState::degraded,
+      book.add(Entity::gpu(host.name, gpu_device_name(gpu.index)), HealthState::degraded,
                reason(ReasonCode::GPU_NOT_ON_PCI,
                       "NVML lists it at " + address +
                           ", which the PCI bus in sysfs does not show: its PCIe link and rail were not checked",
@@ -294,7 +290,7 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
   if (worst_gpu == HealthState::healthy) return;
   HealthState node = worst_gpu;
   if (worst_gpu == HealthState::failed && usable > 0) node = HealthState::degraded;
-  book.add({EntityKind::node, host.name}, node,
+  book.add(Entity::node(host.name), node,
            reason(ReasonCode::GPUS_UNHEALTHY,
                   std::to_string(usable) + " of " + std::to_string(total) + " GPUs usable (" + bad + ")",
                   "usable_gpu_count", usable, total));
@@ -329,7 +325,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     judge_pci(book, host);
     if (profile.node.expect_gpus && static_cast<int>(host.gpus.size()) < *profile.node.expect_gpus &&
         !no_gpu_driver.count(host.name))
-      book.add({EntityKind::node, host.name}, HealthState::failed,
+      book.add(Entity::node(host.name), HealthState::failed,
                reason(ReasonCode::GPU_MISSING,
                       std::to_string(host.gpus.size()) + " GPUs found, profile expects " +
                           std::to_string(*profile.node.expect_gpus),
@@ -341,10 +337,9 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     std::vector<std::string> gpu_names;
     for (const auto& gpu : host.gpus) {
       gpu_names.push_back(gpu_device_name(gpu.index));
-      gpus.push_back(book.index(EntityKind::gpu, host.name + "/" + gpu_names.back()));
+      gpus.push_back(book.index(Entity::gpu(host.name, gpu_names.back())));
     }
-    const std::size_t node = book.index(EntityKind::node, host.name);
-    std::string id;  // a device's entity id, rebuilt in place for each result
+    const std::size_t node = book.index(Entity::node(host.name));
 
     std::vector<std::string_view> health_recorded;  // devices with a gpu.nvml.health record
     for (const ProbeResult* result : local) {
@@ -356,9 +351,9 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       if (!device.empty() && is_gpu_probe(p)) {
         const auto known = std::find(gpu_names.begin(), gpu_names.end(), device);
         at = known != gpu_names.end() ? gpus[static_cast<std::size_t>(known - gpu_names.begin())]
-                                      : book.index(EntityKind::gpu, id.assign(host.name).append(1, '/').append(device));
+                                      : book.index(Entity::gpu(host.name, device));
       } else if (!device.empty() && is_port_probe(p)) {
-        at = book.index(EntityKind::hca_port, id.assign(host.name).append(1, '/').append(device));
+        at = book.index(Entity::port(host.name, device));
       }
       Verdict* entity = &book[at];  // until the next entity is added
       if (p.status != ProbeStatus::ok) {
@@ -380,7 +375,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
         const Hca* hca = find_hca(host, std::string(device));
         if (!hca || drops < profile.counters.link_down_events_degraded) continue;
         for (const auto& port : hca->ports)
-          book.add({EntityKind::hca_port, host.name + "/" + port_name(*hca, port)}, HealthState::degraded,
+          book.add(Entity::port(host.name, port_name(*hca, port)), HealthState::degraded,
                    reason(ReasonCode::IB_LINK_FLAP, number_text(drops) + " link drops in the kernel log since boot",
                           metrics::link_down_events, drops, profile.counters.link_down_events_degraded));
       }

@@ -156,12 +156,12 @@ std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const st
 
 // One group's edges (one kind of measurement) to its culprits.
 // The link verdict's id of a pair of hosts (core/verdict.h).
-std::string link_id(const PairObservation& o) { return ibgpu::link_id(o.a.host, o.b.host); }
+Entity link_of(const PairObservation& o) { return Entity::link(o.a.host, o.b.host); }
 
 // `members`: the group's edges, as positions in `all`. `fabric_explained`: the links of the pairs a
 // fabric blame explained, for the other groups.
 void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& members, const FabricTopology* topology,
-                    std::vector<Blame>& out, std::set<std::string>& fabric_explained) {
+                    std::vector<Blame>& out, std::set<Entity>& fabric_explained) {
   // Units in order of first mention, and by their position in the run.
   std::vector<UnitCount> units;
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -209,7 +209,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
                                        : u.bad >= 2 && u.bad == u.total && u.bad_with_good == u.total_with_good;
   const std::vector<bool> explained_pairs = explain_by_fabric_into(units, edges, ends, topology, out);
   for (std::size_t m = 0; m < edges.size(); ++m)
-    if (explained_pairs[m]) fabric_explained.insert(link_id(*edges[m].judged));
+    if (explained_pairs[m]) fabric_explained.insert(link_of(*edges[m].judged));
 
   // A host whose rails are culprits as host_is_culprit says is itself the culprit. The fabric came
   // first: leaf switches of several rails failing together (one power feed) cleared their rails.
@@ -233,7 +233,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
         whole.total += u->total;
         whole.bad_pairs.insert(whole.bad_pairs.end(), u->bad_pairs.begin(), u->bad_pairs.end());
       }
-      Blame b{{EntityKind::node, name}, HealthState::healthy, {}};
+      Blame b{Entity::node(name), HealthState::healthy, {}};
       const std::string rails_text =
           culprits == measured ? " (every rail)"
                                : " (" + std::to_string(culprits) + " of " + std::to_string(measured) + " rails)";
@@ -246,9 +246,8 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
     }
     for (const UnitCount* u : rails) {
       if (!u->culprit) continue;
-      const std::string rail = name + "/" + std::string(u->unit.device);
-      Blame b{{EntityKind::hca_port, rail}, HealthState::healthy, {}};
-      b.reason = summarise("rail " + rail, *u, b.state);
+      Blame b{Entity::port(name, u->unit.device), HealthState::healthy, {}};
+      b.reason = summarise("rail " + b.entity.id(), *u, b.state);
       b.bad_peers = u->bad_with_good;
       out.push_back(std::move(b));
     }
@@ -259,7 +258,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
     if (o.state == HealthState::healthy || edges[m].unconfirmed || explained_pairs[m] || units[ends[m].first].culprit ||
         units[ends[m].second].culprit)
       continue;
-    Blame b{{EntityKind::link, link_id(o)}, o.state, reason_or_default(o)};
+    Blame b{link_of(o), o.state, reason_or_default(o)};
     const std::string rails =
         o.a.device.empty() ? "" : " (" + std::string(o.a.device) + "<->" + std::string(o.b.device) + ")";
     b.reason.message = "bad only together" + rails + ": " + b.reason.message;
@@ -390,7 +389,7 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations, co
     edges_by_group[all.group[e]].push_back(e);
   }
   std::vector<Blame> out;
-  std::set<std::string> fabric_explained;
+  std::set<Entity> fabric_explained;
   for (const auto& members : edges_by_group) {
     if (std::any_of(members.begin(), members.end(),
                     [&](std::size_t e) { return all.edges[e].judged->state != HealthState::healthy; }))
@@ -399,23 +398,17 @@ std::vector<Blame> localise(const std::vector<PairObservation>& observations, co
   // A pair a fabric fault explains in one kind of measurement is that fault's in every kind: the
   // bandwidth of every pair over a slow uplink blames the uplink, and the latency of the one of
   // them that crossed its limit too is no finding on its link.
-  std::erase_if(
-      out, [&](const Blame& b) { return b.entity.kind == EntityKind::link && fabric_explained.count(b.entity.id); });
+  std::erase_if(out, [&](const Blame& b) { return fabric_explained.count(b.entity) > 0; });
   return out;
 }
 
 std::vector<std::string> known_good_hosts(const std::vector<PairObservation>& observations,
                                           const std::vector<Blame>& blames) {
-  std::set<std::string_view> blamed;  // views into the blames' ids
+  std::set<std::string_view> blamed;  // views into the blames' entities: hosts, and the ends of links
   for (const auto& b : blames) {
-    const std::string_view id = b.entity.id;
-    if (b.entity.kind != EntityKind::link && b.entity.kind != EntityKind::node && b.entity.kind != EntityKind::hca_port)
-      continue;  // the fabric
-    if (b.entity.kind == EntityKind::link) {
-      if (const auto ends = link_ends(id)) blamed.insert({ends->first, ends->second});
-    } else {
-      blamed.insert(id.substr(0, id.find('/')));
-    }
+    if (is_fabric(b.entity.kind())) continue;
+    for (const std::string_view host : {b.entity.host(), b.entity.peer()})
+      if (!host.empty()) blamed.insert(host);
   }
   // The hosts in order of first mention.
   std::vector<std::string> good;

@@ -77,13 +77,11 @@ Entity measured_entity(const ProbeResult& p) {
   if (hosts.size() == 1) {
     const ProbeSubject subject = p.kind().subject;
     if (p.scope.devices.size() == 1 && (subject == ProbeSubject::gpu || subject == ProbeSubject::group))
-      return {EntityKind::gpu, hosts[0] + "/" + gpu_name(p.scope.devices[0])};
-    return {EntityKind::node, hosts[0]};
+      return Entity::gpu(hosts[0], gpu_name(p.scope.devices[0]));
+    return Entity::node(hosts[0]);
   }
-  if (hosts.size() == 2) return {EntityKind::link, link_id(hosts[0], hosts[1])};
-  if (hosts.empty()) return {EntityKind::node, "?"};
-  return {EntityKind::link,
-          hosts.front() + "<->..<->" + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)"};
+  if (hosts.empty()) return Entity::node("?");
+  return Entity::hosts_group(hosts);
 }
 
 std::set<std::string> hosts_without_rdma(const std::vector<HostInventory>& hosts) {

@@ -16,16 +16,15 @@ class VerdictBook {
  public:
   // The entity's position, made healthy on first mention. Positions stay
   // valid as the book grows; references from at() last until the next entity.
-  std::size_t index(EntityKind kind, std::string_view id) {
-    const auto [it, fresh] = index_.try_emplace(key(kind, id), verdicts_.size());
-    if (fresh) verdicts_.push_back(Verdict{Entity{kind, std::string(id)}, HealthState::healthy, {}, {}});
+  std::size_t index(const Entity& e) {
+    const auto [it, fresh] = index_.try_emplace(key(e.kind(), e.id()), verdicts_.size());
+    if (fresh) verdicts_.push_back(Verdict{e, HealthState::healthy, {}, {}});
     return it->second;
   }
-  Verdict& at(EntityKind kind, std::string_view id) { return verdicts_[index(kind, id)]; }
-  Verdict& at(const Entity& e) { return at(e.kind, e.id); }
+  Verdict& at(const Entity& e) { return verdicts_[index(e)]; }
   Verdict& operator[](std::size_t i) { return verdicts_[i]; }
-  const Verdict* find(EntityKind kind, std::string_view id) const {
-    const auto it = index_.find(key(kind, id));
+  const Verdict* find(const Entity& e) const {
+    const auto it = index_.find(key(e.kind(), e.id()));
     return it == index_.end() ? nullptr : &verdicts_[it->second];
   }
 

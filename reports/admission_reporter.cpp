@@ -25,7 +25,7 @@ const char* decided(const RunSummary& s, const std::string& node) {
 
 void AdmissionReporter::render(const Report& report, std::ostream& out) const {
   for (const Verdict& v : report.verdicts) {
-    if (v.entity.kind != EntityKind::node) continue;
+    if (v.entity.kind() != EntityKind::node) continue;
     const std::vector<ReasonCode> found = reason_codes(v, Evidence::finding);
     const std::vector<ReasonCode> missing = reason_codes(v, Evidence::unchecked);
     std::string codes;
@@ -34,7 +34,7 @@ void AdmissionReporter::render(const Report& report, std::ostream& out) const {
     for (std::size_t i = 0; i < missing.size(); ++i) codes += (i ? "," : "") + std::string(to_string(missing[i]));
     if (!v.excluded.empty()) codes += std::string(codes.empty() ? "" : ",") + "excluded:";
     for (std::size_t i = 0; i < v.excluded.size(); ++i) codes += (i ? "," : "") + v.excluded[i];
-    out << v.entity.id << '\t' << decided(report.summary, v.entity.id) << '\t' << to_string(v.state) << '\t'
+    out << v.entity.id() << '\t' << decided(report.summary, v.entity.id()) << '\t' << to_string(v.state) << '\t'
         << (codes.empty() ? "-" : codes) << '\n';
   }
 }

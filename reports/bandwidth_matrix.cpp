@@ -71,7 +71,7 @@ HostAxis host_axis(const Report& report) {
     if (is_pair_probe(p))
       for (const auto& h : p.scope.hosts) axis.add(h);
   for (const auto& v : report.verdicts)
-    if (v.entity.kind == EntityKind::node) axis.add(v.entity.id);
+    if (v.entity.kind() == EntityKind::node) axis.add(v.entity.id());
   std::unordered_map<std::string, std::string> leaf_of;
   for (const auto& h : report.hosts)
     if (!h.leaf.empty()) leaf_of.emplace(h.name, h.leaf);
@@ -79,12 +79,12 @@ HostAxis host_axis(const Report& report) {
   return axis;
 }
 
-// Link verdicts worth flagging, by their ids (link_id) as the judge names them.
-std::unordered_map<std::string, HealthState> flagged_links(const Report& report) {
-  std::unordered_map<std::string, HealthState> links;
+// Link verdicts worth flagging.
+std::map<Entity, HealthState> flagged_links(const Report& report) {
+  std::map<Entity, HealthState> links;
   for (const auto& v : report.verdicts)
-    if (v.entity.kind == EntityKind::link && (v.state == HealthState::degraded || v.state == HealthState::failed))
-      links.emplace(v.entity.id, v.state);
+    if (v.entity.kind() == EntityKind::link && (v.state == HealthState::degraded || v.state == HealthState::failed))
+      links.emplace(v.entity, v.state);
   return links;
 }
 
@@ -140,8 +140,8 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
     for (auto& [pair, cell] : cells_of[m]) {
       const std::string& a = matrix.hosts[cell.row];
       const std::string& b = matrix.hosts[cell.col];
-      auto link = links.find(link_id(a, b));
-      if (link == links.end()) link = links.find(link_id(b, a));
+      auto link = links.find(Entity::link(a, b));
+      if (link == links.end()) link = links.find(Entity::link(b, a));
       if (link != links.end()) cell.link = link->second;
       if (cell.value) {
         matrix.min = std::min(matrix.min.value_or(*cell.value), *cell.value);

@@ -50,7 +50,7 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
                   std::ostream& out) {
   LineChart chart;
   chart.cls = "burn-in";
-  chart.label = e.entity.id + ": " + f.figure + " over the rounds";
+  chart.label = e.entity.id() + ": " + f.figure + " over the rounds";
   chart.x_label = "round";
   chart.y_label = f.metric.empty() ? f.figure : f.metric;
   chart.x_range = std::pair{0.5, static_cast<double>(std::max(rounds, 1)) + 0.5};
@@ -83,8 +83,8 @@ void write_figure(const BurnInEntity& e, const BurnInFigure& f, int rounds, cons
 void write_entity(const BurnInEntity& e, const std::string& state, int rounds, std::ostream& out) {
   const std::set<int> bad = bad_rounds(e);
   out << "<div class=\"entity\" data-entity=\"" << html_escape(entity_text(e.entity)) << "\" data-state=\""
-      << html_escape(state) << "\">\n<h3>" << state_badge(state) << " " << html_escape(to_string(e.entity.kind))
-      << " <code>" << html_escape(e.entity.id) << "</code></h3>\n<p>" << e.healthy << " healthy, " << e.degraded
+      << html_escape(state) << "\">\n<h3>" << state_badge(state) << " " << html_escape(to_string(e.entity.kind()))
+      << " <code>" << html_escape(e.entity.id()) << "</code></h3>\n<p>" << e.healthy << " healthy, " << e.degraded
       << " degraded, " << e.failed << " failed, " << e.unknown << " unknown of " << count_text(e.rounds_judged, "round")
       << " judged";
   if (e.rounds_judged) out << " (passed " << format_number(100 * e.pass_ratio, 3) << " %)";

@@ -163,10 +163,10 @@ void write_nodes(const Report& r, std::ostream& out) {
   for (const auto& h : r.hosts)
     if (verdict_of.emplace(h.name, nullptr).second) names.push_back(h.name);
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != EntityKind::node) continue;
-    auto [it, fresh] = verdict_of.emplace(v.entity.id, &v);
+    if (v.entity.kind() != EntityKind::node) continue;
+    auto [it, fresh] = verdict_of.emplace(v.entity.id(), &v);
     if (fresh)
-      names.push_back(v.entity.id);
+      names.push_back(v.entity.id());
     else
       it->second = &v;
   }
@@ -205,7 +205,7 @@ void write_next_steps(const Report& r, std::ostream& out) {
       << " The full advice per reason: <code>" << kFullAdvice << "</code>.</p>\n<table id=\"next\">\n"
       << "<thead><tr><th>node</th><th>action</th><th>main reason</th><th>next step</th></tr></thead>\n<tbody>\n";
   for (const auto& n : nodes)
-    out << "<tr><td>" << html_escape(n.node->entity.id) << "</td><td>" << to_string(*n.node->action) << "</td><td>"
+    out << "<tr><td>" << html_escape(n.node->entity.id()) << "</td><td>" << to_string(*n.node->action) << "</td><td>"
         << html_escape(n.reason) << "</td><td>" << html_escape(n.step) << "</td></tr>\n";
   out << "</tbody>\n</table>\n</section>\n";
 }
@@ -233,8 +233,8 @@ void write_reasons(const Report& r, std::ostream& out) {
   for (const Verdict* v : bad) {
     const char* state = to_string(v->state);
     auto row_start = [&] {
-      out << "<tr class=\"reason state-" << state << "\"><td>" << html_escape(v->entity.id) << "</td><td>"
-          << html_escape(to_string(v->entity.kind)) << "</td><td>" << state_badge(state) << "</td>";
+      out << "<tr class=\"reason state-" << state << "\"><td>" << html_escape(v->entity.id()) << "</td><td>"
+          << html_escape(to_string(v->entity.kind())) << "</td><td>" << state_badge(state) << "</td>";
     };
     if (v->reasons.empty()) {
       row_start();

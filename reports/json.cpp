@@ -47,7 +47,10 @@ Entity entity_from_json(const json& j) {
   const auto kind_text = j.at("kind").get<std::string>();
   const auto kind = entity_kind_from_string(kind_text);
   if (!kind) throw std::runtime_error("unknown entity kind '" + kind_text + "'");
-  return Entity{*kind, j.at("id").get<std::string>()};
+  const auto id = j.at("id").get<std::string>();
+  auto entity = Entity::from_text(*kind, id);
+  if (!entity) throw std::runtime_error("entity id '" + id + "' does not name a " + kind_text);
+  return std::move(*entity);
 }
 
 template <class T>
@@ -329,12 +332,12 @@ void to_json(json& j, const Verdict& v) {
                            {"value", nullable(r.value)},
                            {"threshold", nullable(r.threshold)},
                            {"evidence", to_string(r.evidence)}});
-  j = json{{"entity", {{"kind", to_string(v.entity.kind)}, {"id", v.entity.id}}},
+  j = json{{"entity", {{"kind", to_string(v.entity.kind())}, {"id", v.entity.id()}}},
            {"state", to_string(v.state)},
            {"reasons", reasons},
            {"action", v.action ? json(to_string(*v.action)) : json(nullptr)}};
   // Nodes list the GPUs and rails admission may use and those it excluded.
-  if (v.entity.kind == EntityKind::node) {
+  if (v.entity.kind() == EntityKind::node) {
     j["usable"] = v.usable;
     j["excluded"] = v.excluded;
   }
@@ -436,7 +439,7 @@ void from_json(const json& j, BurnInFigure& f) {
 }
 
 void to_json(json& j, const BurnInEntity& e) {
-  j = json{{"entity", {{"kind", to_string(e.entity.kind)}, {"id", e.entity.id}}},
+  j = json{{"entity", {{"kind", to_string(e.entity.kind())}, {"id", e.entity.id()}}},
            {"rounds_judged", e.rounds_judged},
            {"states", {{"healthy", e.healthy}, {"degraded", e.degraded}, {"failed", e.failed}, {"unknown", e.unknown}}},
            {"pass_ratio", e.rounds_judged ? json(e.pass_ratio) : json(nullptr)},

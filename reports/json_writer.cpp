@@ -244,11 +244,11 @@ void write_json(JsonWriter& w, const Verdict& v) {
   w.key("entity");
   w.begin_object();
   w.key("id");
-  w.string(v.entity.id);
+  w.string(v.entity.id());
   w.key("kind");
-  w.string(to_string(v.entity.kind));
+  w.string(to_string(v.entity.kind()));
   w.end();
-  const bool node = v.entity.kind == EntityKind::node;  // nodes list their usable and excluded GPUs and rails
+  const bool node = v.entity.kind() == EntityKind::node;  // nodes list their usable and excluded GPUs and rails
   if (node) {
     w.key("excluded");
     w.strings(v.excluded);

@@ -108,7 +108,7 @@ Case probe_case(const ProbeResult& p) {
 }
 
 Case verdict_case(const Verdict& v) {
-  Case c{v.entity.id, Outcome::passed, to_string(v.state), "", ""};
+  Case c{v.entity.id(), Outcome::passed, to_string(v.state), "", ""};
   if (v.state == HealthState::failed || v.state == HealthState::degraded) c.outcome = Outcome::failure;
   if (v.state == HealthState::unknown) c.outcome = Outcome::skipped;
   std::vector<std::string> lines;
@@ -151,7 +151,7 @@ void JunitReporter::render(const Report& r, std::ostream& out) const {
   };
   for (const auto& p : r.probes) suite(p.id).cases.push_back(probe_case(p));
   for (const auto& v : r.verdicts)
-    suite(std::string("verdict.") + to_string(v.entity.kind)).cases.push_back(verdict_case(v));
+    suite(std::string("verdict.") + to_string(v.entity.kind())).cases.push_back(verdict_case(v));
 
   int tests = 0, failures = 0, errors = 0, skipped = 0;
   for (const auto& s : suites) {

@@ -29,7 +29,7 @@ std::string md(const std::string& text) {
 void admission_table(const Report& r, std::ostream& out) {
   std::vector<const Verdict*> nodes;
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == EntityKind::node) nodes.push_back(&v);
+    if (v.entity.kind() == EntityKind::node) nodes.push_back(&v);
   if (nodes.empty()) return;
   // The nodes that need a look first; the order of the report within a state.
   std::stable_sort(nodes.begin(), nodes.end(), [](const Verdict* a, const Verdict* b) { return a->state > b->state; });
@@ -37,7 +37,7 @@ void admission_table(const Report& r, std::ostream& out) {
   const PartCounts parts_count(r);
   for (std::size_t i = 0; i < nodes.size() && i < kMaxRows; ++i) {
     const Verdict& v = *nodes[i];
-    out << "| " << md(v.entity.id) << " | " << to_string(v.state) << " | " << (v.action ? to_string(*v.action) : "-")
+    out << "| " << md(v.entity.id()) << " | " << to_string(v.state) << " | " << (v.action ? to_string(*v.action) : "-")
         << " | " << parts_count(v, true) << " | " << parts_count(v, false) << " | "
         << (v.excluded.empty() ? "-" : md(join(v.excluded, ", "))) << " |\n";
   }
@@ -50,7 +50,7 @@ void next_steps(const Report& r, std::ostream& out) {
   if (nodes.empty()) return;
   out << "\n**Next steps** (the full advice per reason: `" << kFullAdvice << "`). " << md(actions_taken(r)) << "\n\n";
   for (std::size_t i = 0; i < nodes.size() && i < kMaxRows; ++i)
-    out << "- **" << md(nodes[i].node->entity.id) << "** (" << to_string(*nodes[i].node->action)
+    out << "- **" << md(nodes[i].node->entity.id()) << "** (" << to_string(*nodes[i].node->action)
         << "): " << md(nodes[i].reason) << ": " << md(nodes[i].step) << '\n';
   if (nodes.size() > kMaxRows) out << "- _and " << nodes.size() - kMaxRows << " more_\n";
 }
@@ -67,7 +67,7 @@ void reasons(const Report& r, HealthState state, const char* title, std::ostream
     for (const auto& reason : v.reasons)
       lines.push_back(md(std::string(to_string(reason.code))) +
                       (reason.message.empty() ? "" : ": " + md(reason.message)));
-    out << "- " << md(to_string(v.entity.kind)) << " **" << md(v.entity.id) << "**"
+    out << "- " << md(to_string(v.entity.kind())) << " **" << md(v.entity.id()) << "**"
         << (lines.empty() ? std::string() : ": " + join(lines, "; ")) << '\n';
   }
   if (hits.size() > kMaxRows) out << "- _and " << hits.size() - kMaxRows << " more_\n";

@@ -312,7 +312,7 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
   std::vector<std::uint32_t> entities;
   entities.reserve(r.verdicts.size());
   for (const auto& v : r.verdicts) {
-    entities.push_back(x.text_id(label_text({{"kind", to_string(v.entity.kind)}, {"id", v.entity.id}})));
+    entities.push_back(x.text_id(label_text({{"kind", to_string(v.entity.kind())}, {"id", v.entity.id()}})));
     const std::size_t family = x.family(
         "ibgpu_entity_state",
         "State of each judged entity (gpu, hca_port, link, node): 1 for the state it is in, 0 for the others.");
@@ -320,10 +320,10 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
       x.add(family, entities.back(), state_labels[i], v.state == kStates[i] ? 1 : 0);
   }
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == EntityKind::node && v.action)
+    if (v.entity.kind() == EntityKind::node && v.action)
       for (Action a : {Action::admit, Action::admit_degraded, Action::drain})
         x.add("ibgpu_node_action", "What the pool may do with each node: 1 for its action, 0 for the others.",
-              {{"node", v.entity.id}, {"action", to_string(a)}}, *v.action == a ? 1 : 0);
+              {{"node", v.entity.id()}, {"action", to_string(a)}}, *v.action == a ? 1 : 0);
   for (std::size_t i = 0; i < r.verdicts.size(); ++i)
     x.add(x.family("ibgpu_entity_reasons", "Number of reasons behind each entity's state."), entities[i],
           Exposition::kNone, static_cast<double>(r.verdicts[i].reasons.size()));

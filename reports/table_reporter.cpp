@@ -606,7 +606,6 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
   table.reserve(r.verdicts.size());
   for (std::size_t i = 0; i < r.verdicts.size();) {
     const Verdict& v = r.verdicts[i];
-    const std::size_t slash = v.entity.id.find('/');
     std::size_t next = i + 1;
     if (brief && v.state == HealthState::healthy) {
       i = next;
@@ -614,18 +613,17 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
     }
     const std::vector<std::string> lines = reason_lines(v);
     std::string entity = entity_text(v.entity);
-    if (slash != std::string::npos && !v.action) {
-      const std::string_view node = std::string_view(v.entity.id).substr(0, slash + 1);
-      std::vector<std::string> parts{v.entity.id.substr(slash + 1)};
+    if (!v.entity.part().empty() && !v.action) {
+      std::vector<std::string> parts{std::string(v.entity.part())};
       for (; next < r.verdicts.size(); ++next) {
         const Verdict& w = r.verdicts[next];
-        if (w.entity.kind != v.entity.kind || w.state != v.state || w.action || !w.entity.id.starts_with(node) ||
-            w.entity.id.find('/', slash + 1) != std::string::npos || reason_lines(w) != lines)
+        if (w.entity.kind() != v.entity.kind() || w.entity.host() != v.entity.host() || w.state != v.state ||
+            w.action || reason_lines(w) != lines)
           break;
-        parts.push_back(w.entity.id.substr(slash + 1));
+        parts.push_back(std::string(w.entity.part()));
       }
       if (parts.size() > 1)
-        entity = std::string(to_string(v.entity.kind)) + " " + std::string(node) + fold_parts(parts);
+        entity = std::string(to_string(v.entity.kind())) + " " + std::string(v.entity.host()) + "/" + fold_parts(parts);
     }
     table.add_row({entity, to_string(v.state), v.action ? to_string(*v.action) : "", lines.empty() ? "" : lines[0]});
     for (std::size_t k = 1; k < lines.size(); ++k) table.add_row({"", "", "", lines[k]});
@@ -641,8 +639,8 @@ void print_admission(const Report& r, std::ostream& out, bool brief) {
   TextTable table({{"node"}, {"state"}, {"action"}, {"gpus", Align::right}, {"rails", Align::right}, {"excluded"}});
   const PartCounts count(r);
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != EntityKind::node || (brief && v.action == Action::admit)) continue;
-    table.add_row({v.entity.id, to_string(v.state), v.action ? to_string(*v.action) : "-", count(v, true),
+    if (v.entity.kind() != EntityKind::node || (brief && v.action == Action::admit)) continue;
+    table.add_row({v.entity.id(), to_string(v.state), v.action ? to_string(*v.action) : "-", count(v, true),
                    count(v, false), v.excluded.empty() ? "-" : join(v.excluded, ",")});
   }
   if (table.empty()) return;

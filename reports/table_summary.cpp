@@ -30,14 +30,6 @@ constexpr std::array<HealthState, 4> kStates{HealthState::healthy, HealthState::
 // Worse first: failed, unknown, degraded, healthy.
 int badness(HealthState s) { return static_cast<int>(s); }
 
-// The node an entity belongs to: "node1/gpu3" -> "node1"; a node is its own; a link none.
-std::string_view node_of(const Entity& e) {
-  if (e.kind == EntityKind::node) return e.id;
-  if (e.kind == EntityKind::link) return {};
-  const auto slash = e.id.find('/');
-  return slash == std::string::npos ? std::string_view() : std::string_view(e.id).substr(0, slash);
-}
-
 struct MainReason {
   const Reason* reason = nullptr;
   std::string part;  // "gpu1" when the reason is a part's, empty when the node's own
@@ -53,7 +45,7 @@ MainReason main_reason(const Verdict& node, const std::vector<const Verdict*>& p
     if (!p->reasons.empty() && p->state != HealthState::healthy &&
         (!worst_part || badness(p->state) > badness(worst_part->state)))
       worst_part = p;
-  if (worst_part) return {&worst_part->reasons.front(), worst_part->entity.id.substr(node.entity.id.size() + 1)};
+  if (worst_part) return {&worst_part->reasons.front(), std::string(worst_part->entity.part())};
   if (!node.reasons.empty()) return {&node.reasons.front(), ""};
   return {};
 }
@@ -79,8 +71,8 @@ std::string main_reason_text(const MainReason& main) {
 void print_counts(const Report& r, std::ostream& out) {
   std::vector<std::pair<EntityKind, std::array<std::size_t, 4>>> kinds;  // in order of first appearance
   for (const auto& v : r.verdicts) {
-    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == v.entity.kind; });
-    if (it == kinds.end()) it = kinds.insert(kinds.end(), {v.entity.kind, {}});
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == v.entity.kind(); });
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), {v.entity.kind(), {}});
     ++it->second[static_cast<std::size_t>(v.state)];
   }
   // Nodes first, then their parts, then the fabric (links, and any kind that comes later).
@@ -109,12 +101,12 @@ void print_counts(const Report& r, std::ostream& out) {
 std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
   std::map<std::string_view, std::vector<const Verdict*>> parts;  // node -> its GPUs and ports
   for (const auto& v : r.verdicts)
-    if (v.entity.kind != EntityKind::node && v.entity.kind != EntityKind::link)
-      if (const auto node = node_of(v.entity); !node.empty()) parts[node].push_back(&v);
+    if (v.entity.kind() == EntityKind::gpu || v.entity.kind() == EntityKind::hca_port)
+      parts[v.entity.host()].push_back(&v);
   std::vector<NodeNextStep> out;
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind != EntityKind::node || !v.action || *v.action == Action::admit) continue;
-    const auto it = parts.find(v.entity.id);
+    if (v.entity.kind() != EntityKind::node || !v.action || *v.action == Action::admit) continue;
+    const auto it = parts.find(v.entity.host());
     const MainReason main = main_reason(v, it == parts.end() ? std::vector<const Verdict*>{} : it->second);
     out.push_back({&v, main.reason ? std::optional(main.reason->code) : std::nullopt, main_reason_text(main),
                    main.reason ? std::string(info(main.reason->code).next_step) : "see its parts' verdicts below"});
@@ -152,7 +144,7 @@ void print_not_admitted(const Report& r, std::ostream& out) {
                                {key, Tally{0, code, n.code ? n.step : "ibgpu explain lists every reason code"}});
     ++tally->second.nodes;
     if (i >= kNodeLines) continue;
-    table.add_row({n.node->entity.id, to_string(*n.node->action), n.reason, n.step});
+    table.add_row({n.node->entity.id(), to_string(*n.node->action), n.reason, n.step});
   }
   table.print(out, "  ");
   if (nodes.size() <= kNodeLines) return;
@@ -242,8 +234,8 @@ void print_rail_summary(const Report& r, std::ostream& out) {
   if (rows.empty()) return;
   std::map<std::string, std::size_t> ports_not_healthy;  // rail -> hca_port verdicts not healthy
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == EntityKind::hca_port && v.state != HealthState::healthy)
-      ++ports_not_healthy[v.entity.id.substr(v.entity.id.find('/') + 1)];
+    if (v.entity.kind() == EntityKind::hca_port && v.state != HealthState::healthy)
+      ++ports_not_healthy[std::string(v.entity.part())];
   TextTable table({{"rail"},
                    {"probe"},
                    {"size", Align::right},
@@ -292,16 +284,15 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
     }
   if (leaves.empty()) return;
   for (const auto& v : r.verdicts) {
-    if (v.entity.kind == EntityKind::node && v.action && *v.action != Action::admit) {
-      const auto it = leaf_by_host.find(v.entity.id);
+    if (v.entity.kind() == EntityKind::node && v.action && *v.action != Action::admit) {
+      const auto it = leaf_by_host.find(v.entity.host());
       if (it != leaf_by_host.end())
         ++(*v.action == Action::drain ? leaves[it->second].drain : leaves[it->second].degraded);
-    } else if (v.entity.kind == EntityKind::link && v.state != HealthState::healthy) {
+    } else if (v.entity.kind() == EntityKind::link && v.state != HealthState::healthy) {
       // A link between two leaves is each leaf's: either end's switch may be the one to look at.
-      const auto ends = link_ends(v.entity.id);
-      if (!ends) continue;
-      const auto a = leaf_by_host.find(ends->first);
-      const auto b = leaf_by_host.find(ends->second);
+      if (v.entity.peer().empty()) continue;  // an all-reduce's group of hosts
+      const auto a = leaf_by_host.find(v.entity.host());
+      const auto b = leaf_by_host.find(v.entity.peer());
       if (a != leaf_by_host.end()) ++leaves[a->second].links;
       if (b != leaf_by_host.end() && (a == leaf_by_host.end() || a->second != b->second)) ++leaves[b->second].links;
     }
@@ -326,7 +317,7 @@ std::string PartCounts::operator()(const Verdict& node, bool gpu) const {
   const auto usable = static_cast<std::size_t>(std::count_if(node.usable.begin(), node.usable.end(), is_kind));
   std::size_t all =
       usable + static_cast<std::size_t>(std::count_if(node.excluded.begin(), node.excluded.end(), is_kind));
-  if (const auto it = inventory_.find(node.entity.id); node.action == Action::drain && it != inventory_.end()) {
+  if (const auto it = inventory_.find(node.entity.host()); node.action == Action::drain && it != inventory_.end()) {
     const AdmittedParts parts = admitted_parts(*it->second);
     all = std::max(all, (gpu ? parts.gpus : parts.rails).size());
   }

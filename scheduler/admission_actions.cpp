@@ -177,8 +177,8 @@ std::vector<PlannedAction> plan_admission_actions(const std::vector<Verdict>& ve
                                                   const AdmissionActionOptions& options) {
   std::vector<PlannedAction> plan;
   for (const auto& v : verdicts) {
-    if (v.entity.kind != EntityKind::node || !v.action) continue;
-    const std::string& host = v.entity.id;
+    if (v.entity.kind() != EntityKind::node || !v.action) continue;
+    const std::string& host = v.entity.id();
     const std::string reason = short_reasons(v);
     PlannedAction a;
     a.host = host;

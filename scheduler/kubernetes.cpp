@@ -85,7 +85,7 @@ std::string kubernetes_label_value(std::string_view text) {
 std::map<std::string, KubernetesNode> kubernetes_map(const std::vector<Verdict>& verdicts) {
   std::map<std::string, KubernetesNode> out;
   for (const auto& v : verdicts)
-    if (v.entity.kind == EntityKind::node && v.action) out[v.entity.id] = node_entry(v);
+    if (v.entity.kind() == EntityKind::node && v.action) out[v.entity.id()] = node_entry(v);
   return out;
 }
 

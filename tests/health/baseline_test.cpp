@@ -91,7 +91,7 @@ std::vector<ProbeResult> pairs(const std::vector<std::tuple<std::string, std::st
 
 HealthState link_state(const Judgement& j, const std::string& id) {
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == EntityKind::link && v.entity.id == id) return v.state;
+    if (v.entity.kind() == EntityKind::link && v.entity.id() == id) return v.state;
   ADD_FAILURE() << "no verdict for link " << id;
   return HealthState::unknown;
 }

@@ -67,13 +67,13 @@ std::map<std::string, HealthState> unhealthy(const BurnInResult& r) {
 
 const Verdict& verdict(const BurnInResult& r, const std::string& kind, const std::string& id) {
   for (const auto& v : r.verdicts)
-    if (v.entity.kind == testing::kind(kind) && v.entity.id == id) return v;
+    if (v.entity.kind() == testing::kind(kind) && v.entity.id() == id) return v;
   throw std::runtime_error("no verdict for " + kind + " " + id);
 }
 
 const BurnInEntity& stats(const BurnInResult& r, const std::string& kind, const std::string& id) {
   for (const auto& e : r.stats.entities)
-    if (e.entity.kind == testing::kind(kind) && e.entity.id == id) return e;
+    if (e.entity.kind() == testing::kind(kind) && e.entity.id() == id) return e;
   throw std::runtime_error("no burn-in stats for " + kind + " " + id);
 }
 
@@ -93,14 +93,14 @@ TEST(BurnIn, CleanRoundsLeaveEverythingHealthy) {
   // Nodes, 8 GPUs and 8 ports each, and the 4 x 8 links the circle rounds met.
   EXPECT_EQ(r.verdicts.size(), 16u * 17 + 16 * 4 / 2);
   for (const auto& e : r.stats.entities) {
-    EXPECT_EQ(e.rounds_judged, 20) << e.entity.id;
-    EXPECT_EQ(e.healthy, 20) << e.entity.id;
-    EXPECT_DOUBLE_EQ(e.pass_ratio, 1.0) << e.entity.id;
-    EXPECT_FALSE(e.first_not_healthy_round) << e.entity.id;
-    EXPECT_TRUE(e.not_passed_rounds.empty()) << e.entity.id;
-    EXPECT_TRUE(e.reasons.empty()) << e.entity.id;
+    EXPECT_EQ(e.rounds_judged, 20) << e.entity.id();
+    EXPECT_EQ(e.healthy, 20) << e.entity.id();
+    EXPECT_DOUBLE_EQ(e.pass_ratio, 1.0) << e.entity.id();
+    EXPECT_FALSE(e.first_not_healthy_round) << e.entity.id();
+    EXPECT_TRUE(e.not_passed_rounds.empty()) << e.entity.id();
+    EXPECT_TRUE(e.reasons.empty()) << e.entity.id();
   }
-  for (const auto& v : r.verdicts) EXPECT_TRUE(v.reasons.empty()) << v.entity.id;
+  for (const auto& v : r.verdicts) EXPECT_TRUE(v.reasons.empty()) << v.entity.id();
   EXPECT_EQ(verdict(r, "node", "node03").usable.size(), 16u);
 }
 
@@ -222,7 +222,7 @@ Report round_of(std::vector<Verdict> verdicts, std::vector<ProbeResult> probes =
 }
 
 Verdict v(const std::string& kind, const std::string& id, HealthState state, const std::string& code = "") {
-  Verdict out{{testing::kind(kind), id}, state, {}, std::nullopt};
+  Verdict out{Entity::from_text(testing::kind(kind), id).value(), state, {}, std::nullopt};
   if (!code.empty()) out.reasons.push_back(Reason{testing::code(code), code + " seen", "m", 1.0, 2.0});
   return out;
 }
@@ -258,7 +258,7 @@ const BurnInFigure& figure(const BurnInEntity& e, const std::string& metric,
                            const std::string& rails = "mlx5_0:1<->mlx5_0:1") {
   for (const auto& f : e.figures)
     if (f.metric == metric && f.rails == rails) return f;
-  throw std::runtime_error("no figure " + metric + " " + rails + " for " + e.entity.id);
+  throw std::runtime_error("no figure " + metric + " " + rails + " for " + e.entity.id());
 }
 
 TEST(BurnIn, WorstAndMedianFiguresOverAKnownSequence) {

@@ -34,7 +34,7 @@ Reason reason(const char* code) {
 // One node "h1" with the row's evidence, plus a figure ibgpu did not judge (it must change nothing).
 std::vector<Verdict> node_with(HealthState finding, bool missing) {
   VerdictBook book;
-  Verdict& node = book.at(EntityKind::node, "h1");
+  Verdict& node = book.at(Entity::node("h1"));
   if (finding == HealthState::degraded) VerdictBook::add(node, finding, reason("NET_BW_OUTLIER"));
   if (finding == HealthState::failed) VerdictBook::add(node, finding, reason("PROBE_TIMEOUT"));
   if (missing) VerdictBook::add(node, HealthState::unknown, reason("CHECK_SKIPPED"));
@@ -109,15 +109,14 @@ TEST(DecisionTable, TheDocsPrintTheSameRows) {
 }
 
 TEST(DecisionTable, TheRunCodeOrdersFindingsAboveMissingAboveDegradedAndTheFabricDrainsNoNode) {
-  auto node = [](const char* id, HealthState s, Action a) { return Verdict{{EntityKind::node, id}, s, {}, a}; };
+  auto node = [](const char* id, HealthState s, Action a) { return Verdict{Entity::node(id), s, {}, a}; };
   using enum HealthState;
   EXPECT_EQ(run_exit_code({node("a", healthy, Action::admit), node("b", degraded, Action::admit_degraded)}), 1);
   EXPECT_EQ(run_exit_code({node("a", unknown, Action::drain), node("b", degraded, Action::admit_degraded)}), 3);
   EXPECT_EQ(run_exit_code({node("a", unknown, Action::drain), node("b", failed, Action::drain)}), 2);
   EXPECT_EQ(run_exit_code({node("a", degraded, Action::drain), node("b", healthy, Action::admit)}), 3);
-  EXPECT_EQ(run_exit_code({node("a", healthy, Action::admit), Verdict{{EntityKind::link, "a<->b"}, failed, {}, {}}}),
-            1);
-  EXPECT_EQ(run_exit_code({Verdict{{EntityKind::link, "a<->b"}, failed, {}, {}}}), 3);  // no node judged
+  EXPECT_EQ(run_exit_code({node("a", healthy, Action::admit), Verdict{Entity::link("a", "b"), failed, {}, {}}}), 1);
+  EXPECT_EQ(run_exit_code({Verdict{Entity::link("a", "b"), failed, {}, {}}}), 3);  // no node judged
   RunSummary interrupted = summarise({node("a", healthy, Action::admit), node("b", unknown, Action::drain)});
   decide_nothing(interrupted);
   EXPECT_TRUE(interrupted.admit.empty());
@@ -156,7 +155,7 @@ ProbeResult job_allreduce(const std::string& backend, std::vector<std::string> h
 
 const Verdict& node_of(const Judgement& j, const std::string& id) {
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == EntityKind::node && v.entity.id == id) return v;
+    if (v.entity.kind() == EntityKind::node && v.entity.id() == id) return v;
   throw std::runtime_error("no node " + id);
 }
 

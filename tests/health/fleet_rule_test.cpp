@@ -230,7 +230,7 @@ TEST(FleetRule, ARetestReproducesADeficitNotJustALowerNumber) {
   // more than its mildest deficit; the bandwidth reproduced.
   j = judge_with_retests(g, generic_profile(), again(0.31, 3));
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == EntityKind::link && v.entity.id == host_name(0) + "<->" + host_name(3)) {
+    if (v.entity.kind() == EntityKind::link && v.entity.id() == host_name(0) + "<->" + host_name(3)) {
       std::set<std::string> codes;
       for (const auto& r : v.reasons) codes.insert(std::string(to_string(r.code)));
       EXPECT_EQ(codes, std::set<std::string>{"IB_LINK_BW_OUTLIER"});
@@ -329,7 +329,7 @@ TEST(FleetRule, TheReferenceIsTheGoodQuartileAndTheMessageSaysWhatItWasHeldAgain
   EXPECT_EQ(refs.count("net.verbs.write_lat@8:lat_us.p99"), 0u);  // tails: the profile's ceiling only
   const Judgement j = judge(g.hosts, g.probes, generic_profile());
   for (const auto& v : j.verdicts)
-    if (v.entity.id == host_name(1)) {
+    if (v.entity.id() == host_name(1)) {
       ASSERT_EQ(v.reasons.size(), 1u);
       EXPECT_EQ(v.reasons[0].code, ReasonCode::IB_LINK_BW_OUTLIER);
       EXPECT_NE(v.reasons[0].message.find("x the fleet reference"), std::string::npos) << v.reasons[0].message;

@@ -33,13 +33,13 @@ std::map<std::string, HealthState> unhealthy(const Judgement& j) {
 std::map<std::string, Action> not_admitted(const Judgement& j) {
   std::map<std::string, Action> out;
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == EntityKind::node && v.action != Action::admit) out[v.entity.id] = *v.action;
+    if (v.entity.kind() == EntityKind::node && v.action != Action::admit) out[v.entity.id()] = *v.action;
   return out;
 }
 
 const Verdict& verdict(const Judgement& j, const std::string& kind, const std::string& id) {
   for (const auto& v : j.verdicts)
-    if (v.entity.kind == testing::kind(kind) && v.entity.id == id) return v;
+    if (v.entity.kind() == testing::kind(kind) && v.entity.id() == id) return v;
   throw std::runtime_error("no verdict for " + kind + " " + id);
 }
 

@@ -32,8 +32,9 @@ HostInventory host_from(const std::string& fixture, const std::string& name = "n
 }
 
 const Verdict* find(const std::vector<Verdict>& vs, const std::string& kind, const std::string& id) {
-  auto it = std::find_if(vs.begin(), vs.end(),
-                         [&](const Verdict& v) { return v.entity.kind == testing::kind(kind) && v.entity.id == id; });
+  auto it = std::find_if(vs.begin(), vs.end(), [&](const Verdict& v) {
+    return v.entity.kind() == testing::kind(kind) && v.entity.id() == id;
+  });
   return it == vs.end() ? nullptr : &*it;
 }
 
@@ -393,7 +394,7 @@ TEST(LocalHealthInJudge, ProfileExpectationsReachTheLocalRules) {
   HostInventory h = host_from("degraded");
   const Judgement j = judge({h}, {}, profile);
   const auto node = std::find_if(j.verdicts.begin(), j.verdicts.end(),
-                                 [](const Verdict& v) { return v.entity.kind == EntityKind::node; });
+                                 [](const Verdict& v) { return v.entity.kind() == EntityKind::node; });
   ASSERT_NE(node, j.verdicts.end());
   EXPECT_NE(reason(&*node, "GPU_MISSING"), nullptr);
   EXPECT_EQ(node->state, HealthState::failed);
@@ -408,7 +409,7 @@ TEST(LocalHealthInJudge, OnlyPortDegradedLeavesTheNodeDegradedNotFailed) {
   rate.rate = parse_rate(rate.rate_text);
   const Judgement j = judge({h}, {}, Profile{});
   const auto node = std::find_if(j.verdicts.begin(), j.verdicts.end(),
-                                 [](const Verdict& v) { return v.entity.kind == EntityKind::node; });
+                                 [](const Verdict& v) { return v.entity.kind() == EntityKind::node; });
   ASSERT_NE(node, j.verdicts.end());
   EXPECT_EQ(node->state, HealthState::degraded);
   EXPECT_EQ(node->action, Action::admit_degraded);
@@ -555,8 +556,8 @@ TEST(LocalHealthPci, NvmlGpuThePciBusDoesNotShowIsReportedOnThatGpu) {
 TEST(Admission, AFailedGpuTakesItsRailWhenTheProfileSaysAndStoragePortsAreNoParts) {
   const HostInventory h = hgx_h100_node(8);
   const std::vector<Verdict> judged{
-      Verdict{{EntityKind::gpu, "n1/gpu3"}, HealthState::failed, {}, std::nullopt},
-      Verdict{{EntityKind::hca_port, "n1/mlx5_7:1"}, HealthState::failed, {}, std::nullopt},  // storage
+      Verdict{Entity::gpu("n1", "gpu3"), HealthState::failed, {}, std::nullopt},
+      Verdict{Entity::port("n1", "mlx5_7:1"), HealthState::failed, {}, std::nullopt},  // storage
   };
   NodeExpectations rail_aligned;
   rail_aligned.exclude_rail_with_gpu = true;

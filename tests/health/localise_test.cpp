@@ -71,7 +71,7 @@ TEST(Localise, AHostBadOnMostOfItsRailsIsTheNodeAndOnAFewItsRails) {
   EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{
                            {"node x", kBad}, {"hca_port y/mlx5_0:1", kBad}, {"hca_port y/mlx5_1:1", kBad}}));
   for (const auto& blame : b) {
-    if (blame.entity.id == "x") {
+    if (blame.entity.id() == "x") {
       EXPECT_NE(blame.reason.message.find("node x (3 of 4 rails)"), std::string::npos) << blame.reason.message;
     }
   }

@@ -33,7 +33,7 @@ constexpr const char* kPython = "/usr/bin/python3";
 
 Verdict* find(Report& r, const std::string& kind, const std::string& id) {
   for (auto& v : r.verdicts)
-    if (v.entity.kind == testing::kind(kind) && v.entity.id == id) return &v;
+    if (v.entity.kind() == testing::kind(kind) && v.entity.id() == id) return &v;
   return nullptr;
 }
 
@@ -114,7 +114,7 @@ TEST(BurnInReport, TallyVerdictsAreAsTheRoundsSay) {
   EXPECT_EQ(r.summary.exit_code, 2);
   const BurnInEntity* port = nullptr;
   for (const auto& e : r.burn_in->entities)
-    if (e.entity.id == "node1/mlx5_0:1") port = &e;
+    if (e.entity.id() == "node1/mlx5_0:1") port = &e;
   ASSERT_NE(port, nullptr);
   EXPECT_EQ(port->counter_deltas.at("symbol_error"), 60);  // 3 in each of 20 rounds
 }

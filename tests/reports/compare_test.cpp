@@ -99,8 +99,8 @@ TEST(Compare, ThresholdDecidesWhichMetricsChanged) {
 
 TEST(Compare, NewAndVanishedEntities) {
   Report before = run("before.json"), after = run("after.json");
-  before.verdicts.push_back(Verdict{{EntityKind::node, "h9"}, HealthState::healthy, {}, Action::admit});
-  after.verdicts.push_back(Verdict{{EntityKind::gpu, "h1/gpu0"}, HealthState::unknown, {}, std::nullopt});
+  before.verdicts.push_back(Verdict{Entity::node("h9"), HealthState::healthy, {}, Action::admit});
+  after.verdicts.push_back(Verdict{Entity::gpu("h1", "gpu0"), HealthState::unknown, {}, std::nullopt});
   const std::set<Row> got = rows(compare_reports(before, after, 0.1));
   EXPECT_TRUE(got.count({"vanished", "node h9", "healthy", "-"}));
   EXPECT_TRUE(got.count({"new", "gpu h1/gpu0", "-", "unknown"}));

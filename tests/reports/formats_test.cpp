@@ -177,7 +177,7 @@ Report hostile_report() {
   r.run.id = "id \"quoted\" <&>";
   r.run.notes = {"note with\nnewline & <tag> | pipe"};
   Verdict& v = r.verdicts.at(4);
-  v.entity.id = "a\\b\"c\nd<->e";
+  v.entity = Entity::link("a\\b\"c\nd", "e");
   v.reasons.at(0).message = "bad <stuff> & \"quotes\" 'single' \x01 bell\x07 | *stars* _under_";
   ProbeResult odd;
   odd.id = "net.9odd-id/x";
@@ -264,9 +264,9 @@ TEST(Prometheus, EveryEntityHasOneLinePerStateAndExactlyOneIsSet) {
   const Exposition x = parse_exposition(render(PrometheusReporter{}, r));
   ASSERT_EQ(x.error, "");
   for (const auto& v : r.verdicts) {
-    const auto lines = find(x, "ibgpu_entity_state", {{"kind", to_string(v.entity.kind)}, {"id", v.entity.id}});
-    ASSERT_EQ(lines.size(), 4u) << v.entity.id;
-    for (const auto& s : lines) EXPECT_EQ(s.value, s.labels.at("state") == to_string(v.state) ? 1 : 0) << v.entity.id;
+    const auto lines = find(x, "ibgpu_entity_state", {{"kind", to_string(v.entity.kind())}, {"id", v.entity.id()}});
+    ASSERT_EQ(lines.size(), 4u) << v.entity.id();
+    for (const auto& s : lines) EXPECT_EQ(s.value, s.labels.at("state") == to_string(v.state) ? 1 : 0) << v.entity.id();
   }
   EXPECT_EQ(find(x, "ibgpu_entity_state", {{"id", "node2"}, {"state", "failed"}}).at(0).value, 1);
   EXPECT_EQ(find(x, "ibgpu_node_action", {{"node", "node2"}, {"action", "drain"}}).at(0).value, 1);
@@ -354,7 +354,7 @@ TEST(Markdown, LongFleetsAreCut) {
   Report r = testing::sample_report();
   r.verdicts.clear();
   for (int i = 0; i < 120; ++i)
-    r.verdicts.push_back(Verdict{{EntityKind::node, "n" + std::to_string(i)},
+    r.verdicts.push_back(Verdict{Entity::node("n" + std::to_string(i)),
                                  i % 2 ? HealthState::failed : HealthState::healthy,
                                  {},
                                  i % 2 ? Action::drain : Action::admit});

@@ -81,16 +81,16 @@ Report degraded_link_report() {
   ProbeResult lat = bw("net.mpi.lat", "a", "b", 8, std::nullopt);
   r.probes.push_back(lat);  // latency: no heatmap
   r.verdicts = {
-      Verdict{{EntityKind::link, "b<->c"},
+      Verdict{Entity::link("b", "c"),
               HealthState::degraded,
               {Reason{ReasonCode::IB_LINK_BW_LOW, "slow", "bw_avg_GBps", 22.5, 40.0}},
               std::nullopt},
-      Verdict{{EntityKind::link, "d<->a"},
+      Verdict{Entity::link("d", "a"),
               HealthState::failed,
               {Reason{ReasonCode::PROBE_TIMEOUT, "timeout", "net.verbs.write_bw", std::nullopt, std::nullopt}},
               std::nullopt},
-      Verdict{{EntityKind::link, "a<->b"}, HealthState::healthy, {}, std::nullopt},
-      Verdict{{EntityKind::node, "a"}, HealthState::healthy, {}, Action::admit, {"gpu0", "mlx5_0:1"}, {}},
+      Verdict{Entity::link("a", "b"), HealthState::healthy, {}, std::nullopt},
+      Verdict{Entity::node("a"), HealthState::healthy, {}, Action::admit, {"gpu0", "mlx5_0:1"}, {}},
   };
   return r;
 }
@@ -114,7 +114,7 @@ TEST(HtmlReporter, HostileHostNameRendersAsText) {
   for (auto& p : r.probes)
     for (auto& h : p.scope.hosts)
       if (h == "c") h = evil;
-  r.verdicts.push_back(Verdict{{EntityKind::node, evil},
+  r.verdicts.push_back(Verdict{Entity::node(evil),
                                HealthState::failed,
                                {Reason{ReasonCode::PROBE_ERROR, evil, "", std::nullopt, std::nullopt}},
                                Action::drain});
@@ -225,7 +225,7 @@ TEST(HtmlReporter, LargeFleetStaysBounded) {
       const double gbps = (i == 7 || j == 7) ? 24.0 : 48.0 - static_cast<double>((i * 31 + j * 17) % 50) / 10.0;
       r.probes.push_back(bw("net.verbs.write_bw", r.hosts[i].name, r.hosts[j].name, 1048576, gbps, "mlx5_0:1"));
     }
-  r.verdicts.push_back(Verdict{{EntityKind::link, "gpu-node-3<->gpu-node-9"}, HealthState::failed, {}, std::nullopt});
+  r.verdicts.push_back(Verdict{Entity::link("gpu-node-3", "gpu-node-9"), HealthState::failed, {}, std::nullopt});
   const std::string html = render_html(r);
   const std::string map = heatmap_of(html, "mlx5_0:1");
   ASSERT_FALSE(map.empty());
@@ -412,7 +412,7 @@ Report burn_in_report() {
   BurnInStats b;
   b.rounds = 6;
   BurnInEntity link;
-  link.entity = {EntityKind::link, "b<->c"};
+  link.entity = Entity::link("b", "c");
   link.rounds_judged = 6;
   link.healthy = 4;
   link.failed = 2;
@@ -429,7 +429,7 @@ Report burn_in_report() {
   f.series = {{1, 48}, {2, 48.5}, {3, 20}, {4, 47.9}, {5, 21}, {6, 48.1}};
   link.figures = {f};
   BurnInEntity node;
-  node.entity = {EntityKind::node, "a"};
+  node.entity = Entity::node("a");
   node.rounds_judged = 6;
   node.healthy = 6;
   node.pass_ratio = 1;

@@ -64,11 +64,11 @@ TEST(JsonReporter, EveryFieldFormReadsBackIntoTheSameText) {
   odd.params = {{"size_B", std::size_t{8} << 20}, {"direction", "bidir"}, {"list", {1, -2, 3.5}}};
   report.probes.push_back(odd);
   report.probes.push_back(ProbeResult{});
-  Verdict link{{EntityKind::link, "a<->b"}, HealthState::degraded, {}, std::nullopt};
+  Verdict link{Entity::link("a", "b"), HealthState::degraded, {}, std::nullopt};
   link.reasons.push_back(Reason{ReasonCode::LAT_HIGH, "", "", std::nullopt, std::nullopt});
   link.reasons.push_back(Reason{ReasonCode::LAT_OUTLIER, "m \"q\"", "lat_us.p50", 1e-7, 2.5});
   report.verdicts.push_back(link);
-  report.verdicts.push_back(Verdict{{EntityKind::node, "n9"}, HealthState::failed, {}, Action::drain, {}, {"gpu0"}});
+  report.verdicts.push_back(Verdict{Entity::node("n9"), HealthState::failed, {}, Action::drain, {}, {"gpu0"}});
   RunSummary& s = report.summary;
   s.drain = {"n3 \"quoted\""};
   s.kubernetes["n1"] = KubernetesNode{};  // empty maps and taints

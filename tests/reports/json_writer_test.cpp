@@ -82,15 +82,14 @@ std::vector<ProbeResult> odd_probes() {
 }
 
 std::vector<Verdict> odd_verdicts() {
-  Verdict link{{EntityKind::link, "a<->b"}, HealthState::degraded, {}, std::nullopt};
+  Verdict link{Entity::link("a", "b"), HealthState::degraded, {}, std::nullopt};
   link.reasons.push_back(Reason{ReasonCode::LAT_HIGH, "", "", std::nullopt, std::nullopt});
   link.reasons.push_back(Reason{ReasonCode::LAT_OUTLIER, "m \"q\"\n", "lat_us.p50", 1e-7, 2.5, Evidence::unchecked});
   link.reasons.push_back(Reason{ReasonCode::NOT_JUDGED, "nan", "m", std::nan(""), 0.0, Evidence::not_judged});
   std::vector<Verdict> out{Verdict{}, link};
-  out.push_back(Verdict{{EntityKind::node, "n9"}, HealthState::failed, {}, Action::drain, {}, {"gpu0"}});
-  out.push_back(Verdict{{EntityKind::node, "n1"}, HealthState::healthy, {}, std::nullopt, {"gpu0", "mlx5_0:1"}, {}});
-  out.push_back(
-      Verdict{{EntityKind::gpu, "n1/gpu0"}, HealthState::unknown, {}, Action::admit, {"ignored"}, {"ignored"}});
+  out.push_back(Verdict{Entity::node("n9"), HealthState::failed, {}, Action::drain, {}, {"gpu0"}});
+  out.push_back(Verdict{Entity::node("n1"), HealthState::healthy, {}, std::nullopt, {"gpu0", "mlx5_0:1"}, {}});
+  out.push_back(Verdict{Entity::gpu("n1", "gpu0"), HealthState::unknown, {}, Action::admit, {"ignored"}, {"ignored"}});
   return out;
 }
 

@@ -142,17 +142,17 @@ TEST(Table, ADrainedNodeCountsNoneOfAllItsParts) {
   hca.ports.push_back(port);
   host.hcas.push_back(hca);
   r.hosts.push_back(host);
-  Verdict drained{{EntityKind::node, "n1"}, HealthState::failed, {}, Action::drain};
+  Verdict drained{Entity::node("n1"), HealthState::failed, {}, Action::drain};
   drained.excluded = {"gpu3"};
   const PartCounts count(r);
   EXPECT_EQ(count(drained, true), "0/8");
   EXPECT_EQ(count(drained, false), "0/1");
-  Verdict degraded{{EntityKind::node, "n1"}, HealthState::degraded, {}, Action::admit_degraded};
+  Verdict degraded{Entity::node("n1"), HealthState::degraded, {}, Action::admit_degraded};
   degraded.usable = {"gpu0", "gpu1", "mlx5_0:1"};
   degraded.excluded = {"gpu3"};
   EXPECT_EQ(count(degraded, true), "2/3");
   EXPECT_EQ(count(degraded, false), "1/1");
-  Verdict unknown_host{{EntityKind::node, "n2"}, HealthState::failed, {}, Action::drain};
+  Verdict unknown_host{Entity::node("n2"), HealthState::failed, {}, Action::drain};
   EXPECT_EQ(count(unknown_host, true), "-");  // no inventory, nothing listed
 }
 
@@ -273,7 +273,7 @@ TEST(Table, TheShortenedTableSummarisesEachLeaf) {
   EXPECT_EQ(leaves, (std::vector<std::string>{"leaf1", "leaf2"})) << out.str();
   EXPECT_EQ(hosts, 64u);
   const auto expected = std::count_if(r.verdicts.begin(), r.verdicts.end(), [](const Verdict& v) {
-    return v.entity.kind == EntityKind::node && v.action && *v.action != Action::admit;
+    return v.entity.kind() == EntityKind::node && v.action && *v.action != Action::admit;
   });
   EXPECT_GT(expected, 0);
   EXPECT_EQ(not_admitted, static_cast<std::size_t>(expected));

@@ -14,7 +14,7 @@ using Argv = std::vector<std::string>;
 
 Verdict node(const std::string& name, HealthState state, Action action, std::vector<Reason> reasons = {},
              std::vector<std::string> excluded = {}) {
-  Verdict v{{EntityKind::node, name}, state, std::move(reasons), action};
+  Verdict v{Entity::node(name), state, std::move(reasons), action};
   v.excluded = std::move(excluded);
   return v;
 }
@@ -70,7 +70,7 @@ TEST(PlanActions, SlurmDrainIsOneArgumentPerField) {
   AdmissionActionOptions options;
   options.slurm = true;
   const auto plan = plan_admission_actions(
-      {Verdict{{EntityKind::gpu, "n1/gpu0"}, HealthState::failed, {}, std::nullopt},
+      {Verdict{Entity::gpu("n1", "gpu0"), HealthState::failed, {}, std::nullopt},
        node("n1", HealthState::failed, Action::drain, {Reason{ReasonCode::GPU_MISSING, "", "", 7.0, 8.0}}, {"gpu7"})},
       options);
   ASSERT_EQ(plan.size(), 1u);

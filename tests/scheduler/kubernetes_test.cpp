@@ -19,7 +19,7 @@ bool legal_label_value(const std::string& v) {
 
 Verdict node(const std::string& name, HealthState state, Action action, std::vector<std::string> usable,
              std::vector<std::string> excluded, std::vector<Reason> reasons = {}) {
-  Verdict v{{EntityKind::node, name}, state, std::move(reasons), action};
+  Verdict v{Entity::node(name), state, std::move(reasons), action};
   v.usable = std::move(usable);
   v.excluded = std::move(excluded);
   return v;
@@ -66,7 +66,7 @@ TEST(KubernetesLabelValue, AnyInputGivesALegalValue) {
 
 TEST(KubernetesMap, DegradedNodeListsWhatItMayUseAndPrefersNoSchedule) {
   const std::vector<Verdict> verdicts{
-      Verdict{{EntityKind::gpu, "node1/gpu1"}, HealthState::failed, {}, std::nullopt},
+      Verdict{Entity::gpu("node1", "gpu1"), HealthState::failed, {}, std::nullopt},
       node("node1", HealthState::degraded, Action::admit_degraded, {"gpu0", "gpu2", "gpu3", "mlx5_0:1"},
            {"gpu1", "mlx5_1:1"}, {Reason{ReasonCode::IB_PORTS_MISSING, "1 of 2 RDMA ports active", "", 1.0, 2.0}})};
   const auto map = kubernetes_map(verdicts);
@@ -121,7 +121,7 @@ TEST(KubernetesMap, RailListTooLongForALabelBecomesACount) {
 TEST(KubernetesMap, MapsEveryNodeAndNothingElse) {
   std::vector<Verdict> verdicts{node("a", HealthState::healthy, Action::admit, {}, {}),
                                 node("b", HealthState::failed, Action::drain, {}, {})};
-  verdicts.push_back(Verdict{{EntityKind::gpu, "a/gpu0"}, HealthState::healthy, {}, std::nullopt});
+  verdicts.push_back(Verdict{Entity::gpu("a", "gpu0"), HealthState::healthy, {}, std::nullopt});
   const auto map = kubernetes_map(verdicts);
   EXPECT_EQ(map.size(), 2u);
   EXPECT_EQ(map.count("a/gpu0"), 0u);

@@ -63,7 +63,7 @@ struct Checked {
   }
   const Verdict& verdict(const std::string& kind, const std::string& id) const {
     const auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
-      return v.entity == Entity{testing::kind(kind), id};
+      return v.entity == Entity::from_text(testing::kind(kind), id);
     });
     if (it == verdicts.end()) throw std::runtime_error("no verdict for " + kind + " " + id);
     return *it;
