@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/text.h"
+
 namespace ibgpu {
 
 namespace {
@@ -15,15 +17,8 @@ NodePair normalised(int x, int y) { return x < y ? NodePair{x, y} : NodePair{y, 
 
 std::string pair_text(const NodePair& p) { return std::to_string(p.a) + "-" + std::to_string(p.b); }
 
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return {};
-  const auto last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
-
 // Digits only: a sign or a trailing character is a typo, not a node index.
-bool parse_index(const std::string& text, int& out) {
+bool parse_index(std::string_view text, int& out) {
   if (text.empty()) return false;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, out);
@@ -128,17 +123,17 @@ std::vector<Round> rounds_from_pairs(const std::vector<NodePair>& pairs, int n) 
 }
 
 std::vector<NodePair> parse_pair_list(const std::string& text) {
-  if (trimmed(text).empty()) throw std::invalid_argument("empty pair list: expected e.g. 0-1,2-3");
+  if (trim(text).empty()) throw std::invalid_argument("empty pair list: expected e.g. 0-1,2-3");
   std::vector<NodePair> pairs;
   std::size_t start = 0;
   while (true) {
     const auto comma = text.find(',', start);
-    const std::string token =
-        trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string token = std::string(
+        trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
     const auto dash = token.find('-');
     NodePair p;
-    if (dash == std::string::npos || !parse_index(trimmed(token.substr(0, dash)), p.a) ||
-        !parse_index(trimmed(token.substr(dash + 1)), p.b))
+    if (dash == std::string::npos || !parse_index(trim(std::string_view(token).substr(0, dash)), p.a) ||
+        !parse_index(trim(std::string_view(token).substr(dash + 1)), p.b))
       throw std::invalid_argument("bad pair '" + token + "' in pair list: expected A-B with node indices, e.g. 0-1");
     pairs.push_back(p);
     if (comma == std::string::npos) break;

@@ -3,6 +3,9 @@
 #include <cctype>
 #include <charconv>
 #include <string_view>
+#include <system_error>
+
+#include "core/text.h"
 
 namespace ibgpu {
 
@@ -11,12 +14,6 @@ namespace {
 // sysfs values are one short line; anything longer is not a port attribute (and a
 // backtracking regex once overflowed the stack on a 100,000-character one).
 constexpr std::size_t kMaxAttribute = 256;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Leading decimal digits of `s` as an int (removed from `s`); nullopt without any or out of range.
 std::optional<int> take_int(std::string_view& s) {
@@ -101,11 +98,27 @@ std::optional<PciProximity> pci_proximity_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+namespace {
+constexpr std::string_view kGpuPrefix = "gpu";
+}
+
+std::string gpu_name(int index) { return std::string(kGpuPrefix) + std::to_string(index); }
+
+std::optional<int> gpu_index(std::string_view name) {
+  if (!name.starts_with(kGpuPrefix)) return std::nullopt;
+  name.remove_prefix(kGpuPrefix.size());
+  int index = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), index);
+  const bool digits_only = !name.empty() && std::isdigit(static_cast<unsigned char>(name.front()));
+  if (!digits_only || error != std::errc{} || end != name.data() + name.size()) return std::nullopt;
+  return index;
+}
+
 std::string port_name(const Hca& hca, const IbPort& port) { return hca.name + ":" + std::to_string(port.port); }
 
 AdmittedParts admitted_parts(const HostInventory& host) {
   AdmittedParts parts;
-  for (const auto& g : host.gpus) parts.gpus.push_back("gpu" + std::to_string(g.index));
+  for (const auto& g : host.gpus) parts.gpus.push_back(gpu_name(g.index));
   for (const auto& hca : host.hcas)
     if (hca.rail)
       for (const auto& port : hca.ports) parts.rails.push_back(port_name(hca, port));

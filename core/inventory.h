@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibgpu {
@@ -130,6 +131,10 @@ struct HostInventory {
   std::string leaf;  // the leaf switch --topology places it under; empty without one, or when it places it nowhere
 };
 
+// "gpu3" for NVML index 3: how GPUs are named in scopes, entity ids and the admission's lists;
+// and the index such a name carries (nullopt for any other text).
+std::string gpu_name(int index);
+std::optional<int> gpu_index(std::string_view name);
 // "mlx5_0:1": how ports are named in scopes and entity ids (after "host/").
 std::string port_name(const Hca& hca, const IbPort& port);
 

@@ -11,18 +11,13 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text.h"
+
 namespace ibgpu {
 
 namespace {
 
 double rate(double amount, double seconds, double unit) { return seconds > 0 ? amount / seconds / unit : 0.0; }
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return {};
-  const auto last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
 
 std::string lowered(std::string text) {
   for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -55,7 +50,7 @@ double gbits_per_s(double bytes, double seconds) { return rate(bytes * 8, second
 double mpps(double messages, double seconds) { return rate(messages, seconds, 1e6); }
 
 std::size_t parse_size(const std::string& text) {
-  const std::string token = trimmed(text);
+  const std::string token(trim(text));
   if (token.empty()) bad_size(text, "empty");
   std::size_t value = 0;
   const char* end = token.data() + token.size();

@@ -72,8 +72,9 @@ NodeEvidence fold(const std::vector<Component>& parts, bool gpu) {
 void exclude_rails_of_gpus(Verdict& node, const HostInventory& host) {
   const std::vector<std::string> excluded = node.excluded;
   for (const auto& part : excluded) {
-    if (!part.starts_with("gpu")) continue;
-    const std::string hca = nearest_hca(host.topology, std::stoi(part.substr(3)));
+    const auto gpu = gpu_index(part);
+    if (!gpu) continue;
+    const std::string hca = nearest_hca(host.topology, *gpu);
     if (hca.empty()) continue;
     for (auto it = node.usable.begin(); it != node.usable.end();) {
       if (it->starts_with(hca + ":")) {

@@ -153,7 +153,7 @@ void judge_pci(VerdictBook& book, const HostInventory& host) {
     const bool on_bus = std::any_of(host.pci_gpus.begin(), host.pci_gpus.end(),
                                     [&](const PciGpu& pci) { return pci.pci_address == address; });
     if (!on_bus)
-      book.add(Entity::gpu(host.name, gpu_device_name(gpu.index)), HealthState::degraded,
+      book.add(Entity::gpu(host.name, gpu_name(gpu.index)), HealthState::degraded,
                reason(ReasonCode::GPU_NOT_ON_PCI,
                       "NVML lists it at " + address +
                           ", which the PCI bus in sysfs does not show: its PCIe link and rail were not checked",
@@ -285,7 +285,7 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
     worst_gpu = worst(worst_gpu, v.state);
     if (v.state == HealthState::healthy || v.state == HealthState::degraded) ++usable;
     if (v.state != HealthState::healthy)
-      bad += (bad.empty() ? "" : ", ") + gpu_device_name(host.gpus[i].index) + " " + to_string(v.state);
+      bad += (bad.empty() ? "" : ", ") + gpu_name(host.gpus[i].index) + " " + to_string(v.state);
   }
   if (worst_gpu == HealthState::healthy) return;
   HealthState node = worst_gpu;
@@ -336,7 +336,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
     std::vector<std::size_t> gpus;
     std::vector<std::string> gpu_names;
     for (const auto& gpu : host.gpus) {
-      gpu_names.push_back(gpu_device_name(gpu.index));
+      gpu_names.push_back(gpu_name(gpu.index));
       gpus.push_back(book.index(Entity::gpu(host.name, gpu_names.back())));
     }
     const std::size_t node = book.index(Entity::node(host.name));

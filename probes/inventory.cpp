@@ -28,17 +28,12 @@ namespace ibgpu {
 
 namespace {
 
-std::string trim(std::string s) {
-  const auto first = s.find_first_not_of(" \t");
-  const auto last = s.find_last_not_of(" \t");
-  return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
-}
-
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0)
-      if (auto colon = line.find(':'); colon != std::string::npos) return trim(line.substr(colon + 1));
+      if (auto colon = line.find(':'); colon != std::string::npos)
+        return std::string(trim(std::string_view(line).substr(colon + 1)));
   return "";
 }
 
@@ -151,7 +146,7 @@ int count_cpu_list(const std::string& list) {
   int count = 0;
   std::stringstream in(list);
   for (std::string part; std::getline(in, part, ',');) {
-    part = trim(part);
+    part = std::string(trim(part));
     if (part.empty()) continue;
     const auto dash = part.find('-');
     const auto first = number(part.substr(0, dash));
@@ -268,10 +263,10 @@ InventoryOutcome collect_inventory(const Sysfs& sysfs, const std::string& host_n
       host.versions["cuda_driver"] = std::to_string(*sys.cuda_driver_version / 1000) + "." +
                                      std::to_string((*sys.cuda_driver_version % 1000) / 10);
     for (const auto& g : host.gpus)
-      gpu.scope.devices.push_back(g.pci_bus_id.empty() ? gpu_device_name(g.index) : g.pci_bus_id);
+      gpu.scope.devices.push_back(g.pci_bus_id.empty() ? gpu_name(g.index) : g.pci_bus_id);
     // A GPU NVML counts but cannot describe stays listed (its health result says more).
     for (const auto& [index, failure] : sys.failures)
-      gpu.params["gpu_errors"][gpu_device_name(index)] = failure.call + ": " + failure.text;
+      gpu.params["gpu_errors"][gpu_name(index)] = failure.call + ": " + failure.text;
     host.topology = gpu_hca_affinity(sysfs, host.gpus, host.hcas);
     gpu.metrics[metrics::gpu_count] = Metric::of(static_cast<double>(host.gpus.size()));
   } catch (const std::exception& e) {

@@ -143,12 +143,10 @@ void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
   out << "</section>\n";
 }
 
-bool is_gpu(const std::string& part) { return part.rfind("gpu", 0) == 0; }
-
 std::string parts(const std::vector<std::string>& all, bool gpus) {
   std::vector<std::string> picked;
   std::copy_if(all.begin(), all.end(), std::back_inserter(picked),
-               [&](const std::string& p) { return is_gpu(p) == gpus; });
+               [&](const std::string& p) { return gpu_index(p).has_value() == gpus; });
   return html_escape(or_dash(join(picked, ", ")));
 }
 

@@ -313,7 +313,7 @@ PartCounts::PartCounts(const Report& r) {
 }
 
 std::string PartCounts::operator()(const Verdict& node, bool gpu) const {
-  auto is_kind = [&](const std::string& part) { return (part.rfind("gpu", 0) == 0) == gpu; };
+  auto is_kind = [&](const std::string& part) { return gpu_index(part).has_value() == gpu; };
   const auto usable = static_cast<std::size_t>(std::count_if(node.usable.begin(), node.usable.end(), is_kind));
   std::size_t all =
       usable + static_cast<std::size_t>(std::count_if(node.excluded.begin(), node.excluded.end(), is_kind));

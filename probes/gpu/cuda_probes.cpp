@@ -1,5 +1,6 @@
 #include "probes/gpu/cuda_probes.h"
 
+#include "core/inventory.h"
 #include "probes/cuda/driver.h"
 #include "probes/gpu/gpu_health.h"
 #include "probes/topology.h"
@@ -24,9 +25,8 @@ std::vector<ProbeResult> all_skipped(const std::string& host, const std::string&
 std::string device_name(const std::vector<GpuInfo>& gpus, int cuda_device) {
   const std::string pci = cuda_kernels::pci_bus_id(cuda_device);
   for (const auto& g : gpus)
-    if (!pci.empty() && normalize_pci_address(g.pci_bus_id) == normalize_pci_address(pci))
-      return gpu_device_name(g.index);
-  return gpu_device_name(cuda_device);
+    if (!pci.empty() && normalize_pci_address(g.pci_bus_id) == normalize_pci_address(pci)) return gpu_name(g.index);
+  return gpu_name(cuda_device);
 }
 
 ProbeResult on_gpu(const char* id, const std::string& host, const std::string& device, const std::string& error) {

@@ -1,5 +1,7 @@
 #include "probes/gpu/gpu_health.h"
 
+#include "core/inventory.h"
+
 namespace ibgpu {
 
 namespace {
@@ -10,18 +12,16 @@ Metric integer(const std::optional<int>& v) { return v ? Metric::of(static_cast<
 
 }  // namespace
 
-std::string gpu_device_name(int index) { return "gpu" + std::to_string(index); }
-
 ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
   ProbeResult r;
   r.id = kGpuHealthProbe;
-  r.scope = Scope{{host}, {}, {gpu_device_name(h.index)}};
+  r.scope = Scope{{host}, {}, {gpu_name(h.index)}};
   r.params = {{"gpu_index", h.index}, {"pci_bus_id", h.pci_bus_id}};
   if (h.failure) {
     // NVML could not answer for this GPU: no values to record (a half-read
     // GPU is not judged on the half), the call and NVML's text instead.
     r.status = h.failure->gpu_lost ? ProbeStatus::failed : ProbeStatus::error;
-    r.error = gpu_device_name(h.index) + ": " + h.failure->call + ": " + h.failure->text;
+    r.error = gpu_name(h.index) + ": " + h.failure->call + ": " + h.failure->text;
     r.params["nvml_call"] = h.failure->call;
     return r;
   }

@@ -18,9 +18,6 @@ inline constexpr unsigned long long kClocksSwThermalSlowdown = 0x20;
 inline constexpr unsigned long long kClocksHwThermalSlowdown = 0x40;
 inline constexpr unsigned long long kClocksHwPowerBrakeSlowdown = 0x80;
 
-// "gpu3" for NVML index 3: the device name every gpu.* probe puts in its scope.
-std::string gpu_device_name(int index);
-
 // Pure: the record of one GPU's health values (missing values are null). A
 // GPU NVML could not answer for has no values: status `failed` when NVML said
 // GPU_IS_LOST (judged GPU_LOST), `error` for any other code (PROBE_ERROR),

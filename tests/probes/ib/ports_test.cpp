@@ -352,5 +352,13 @@ TEST(ReadHcas, PlainDirectoryUnknownNumaAndUnparseableCounter) {
   fs::remove_all(root);
 }
 
+// ---- part names -------------------------------------------------------------
+
+TEST(PartNames, AGpuNameCarriesItsIndexAndNothingElseIsOne) {
+  EXPECT_EQ(gpu_name(3), "gpu3");
+  EXPECT_EQ(gpu_index(gpu_name(12)), 12);
+  for (const char* text : {"mlx5_0:1", "gpu", "gpu3x", "gpu-1", "GPU3", ""}) EXPECT_FALSE(gpu_index(text)) << text;
+}
+
 }  // namespace
 }  // namespace ibgpu
