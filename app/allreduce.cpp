@@ -7,9 +7,9 @@ int run_allreduce_command(MpiSession& session, const AllReduceOptions& options) 
   CollectiveOptions collectives = options.collectives;
   collectives.settings.timeout = options.common.timeout;
   Command command;
-  command.run = [&](MpiSession& s) {
+  command.run = [&](MpiSession& s, LiveChannel& live) {
     RankResult mine;
-    mine.probes = run_collectives(s, collectives);
+    mine.probes = run_collectives(s, collectives, live);
     return mine;
   };
   // Wrong data fails the rank that saw it; a skipped backend leaves the run incomplete.

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/check_round.h"
+#include "app/live_events.h"
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "cluster/world.h"
@@ -120,7 +121,8 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
                                          : std::string(", rounds back to back"))
               << ", rounds to " << options.jsonl_path << '\n';
   round.print_plan();
-  if (int code = start_job(session, common, command); code >= 0) return code;
+  LiveChannel live;
+  if (int code = start_job(session, common, command, live); code >= 0) return code;
 
   const auto start = Clock::now();
   BurnInTally tally(options.check.profile);
@@ -130,7 +132,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
   for (int k = 1;; ++k) {
     const auto round_start = Clock::now();
     bool present = true;
-    std::optional<Report> report = run_round(session, common, command, present);
+    std::optional<Report> report = run_round(session, common, command, live, present);
     const bool lost = mpi_lost();  // no later round: this process makes no MPI call again
     if (stop_requested()) {
       // The round was cut short: it is not a finished round, and the stream keeps only those.

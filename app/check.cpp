@@ -124,17 +124,17 @@ void CheckRound::print_plan() const {
     for (const auto& n : plan_notes_) std::cerr << "ibgpu: " << n << '\n';
 }
 
-RankResult CheckRound::run(MpiSession& s) {
+RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
   const auto started = Clock::now();
   notes_ = plan_notes_;
-  if (options_.budget) live_budget(started, options_.budget->count());
-  live_suspect_rule(profile_suspects(options_.profile, reference()));
+  if (options_.budget) live.budget(started, options_.budget->count());
+  live.suspect_rule(profile_suspects(options_.profile, reference()));
   RankResult mine = describe_host(s, options_.common);
   const Sysfs sysfs(options_.common.sysfs_root);
   std::optional<PortCounterWatch> counters;
   if (mine.inventory) {
-    live_phase("local checks");
-    auto local = run_local_checks(*mine.inventory, options_.skip);
+    live.phase("local checks");
+    auto local = run_local_checks(*mine.inventory, options_.skip, live);
     mine.probes.insert(mine.probes.end(), local.begin(), local.end());
     if (!options_.skip.skips(kPortCountersProbe)) counters.emplace(sysfs, *mine.inventory);
   }
@@ -152,7 +152,7 @@ RankResult CheckRound::run(MpiSession& s) {
     net_options.budget =
         PairBudget{started + std::chrono::duration_cast<Clock::duration>(kBudgetForMeasuring * *options_.budget),
                    options_.budget->count(), pair_worst_s};
-  auto net = run_network(s, net_options, options_.common.timeout);
+  auto net = run_network(s, net_options, options_.common.timeout, live);
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());
 
   BetweenSteps between;
@@ -167,14 +167,14 @@ RankResult CheckRound::run(MpiSession& s) {
   between.collectives_estimate_s = worst_case_seconds(only_collectives, shape_, cost_);
   between.retest_round_s = pair_worst_s;
   BetweenOutcome outcome =
-      run_between_steps(s, net_options, options_.profile, between, std::move(net), options_.common.timeout);
+      run_between_steps(s, net_options, options_.profile, between, std::move(net), options_.common.timeout, live);
   mine.probes.insert(mine.probes.end(), outcome.results.begin(), outcome.results.end());
   notes_.insert(notes_.end(), outcome.notes.begin(), outcome.notes.end());
 
   if (outcome.collectives) {
     CollectiveOptions allreduce = steps.allreduce;
     allreduce.settings.timeout = options_.common.timeout;
-    auto sums = run_collectives(s, allreduce);
+    auto sums = run_collectives(s, allreduce, live);
     mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
   } else if (options_.collectives && world_.rank == 0) {
     // Planned but dropped for the budget: ibgpu's choice, recorded, never the nodes'.
@@ -237,7 +237,7 @@ std::string CheckRound::preflight(MpiSession& s) const {
 
 Command CheckRound::command() {
   Command c;
-  c.run = [this](MpiSession& s) { return run(s); };
+  c.run = [this](MpiSession& s, LiveChannel& live) { return run(s, live); };
   c.judge = [this](Report& report) {
     judge_report(report);
     const AdmissionActionOptions& a = options_.actions;

@@ -23,7 +23,7 @@ class CheckRound {
   Command command();
 
  private:
-  RankResult run(MpiSession& session);
+  RankResult run(MpiSession& session, LiveChannel& live);
   void judge_report(Report& report) const;
   std::string preflight(MpiSession& session) const;
 

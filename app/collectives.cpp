@@ -378,7 +378,7 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
   return {};
 }
 
-std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options) {
+std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options, LiveChannel& live) {
   const World& world = session.world();
   const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
@@ -509,16 +509,16 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       if (settings.sizes.empty()) continue;
     }
     auto backend = make_backend(*chosen, link, group, placement, options);
-    LiveBook* book = world.rank == 0 ? live_book() : nullptr;
+    LiveBook* book = world.rank == 0 ? live.book() : nullptr;
     if (book) {
-      live_pump();
+      live.pump();
       const std::size_t modes = (settings.out_of_place ? 1 : 0) + (settings.in_place ? 1 : 0);
       book->allreduce_started("all-reduce " + std::string(to_string(*chosen)) + " " + to_string(placement) + " (" +
                                   group_name(world, placement, *mine) + ", " + count_text(mine->size(), "rank") + ")",
                               settings.out_of_place, settings.in_place, settings.sizes.size() * modes);
-      settings.progress = [book](std::size_t done, std::size_t, const ProbeResult* summary) {
+      settings.progress = [book, &live](std::size_t done, std::size_t, const ProbeResult* summary) {
         if (summary) book->allreduce_case(*summary, done);
-        live_pump();
+        live.pump();
       };
     }
     if (world.rank == options.test_corrupt_rank) backend->faults.corrupt_result_rank = group.rank;

@@ -72,6 +72,6 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
 // result naming them, and the ranks that came run the placement among
 // themselves), then the sweep in each group of two ranks or more. Results
 // carry params placement and group.
-std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options);
+std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options, LiveChannel& live);
 
 }  // namespace ibgpu

@@ -23,7 +23,7 @@ RankResult describe_host(const MpiSession& session, const CommonOptions& options
 
 int run_inventory(MpiSession& session, const InventoryOptions& options) {
   Command command;
-  command.run = [&](MpiSession& s) { return describe_host(s, options.common); };
+  command.run = [&](MpiSession& s, LiveChannel&) { return describe_host(s, options.common); };
   command.judge = [](Report& report) {
     report.summary = summarise_without_verdicts(report.probes, SkippedMeans::fine);
     // A host without GPUs and RDMA devices has nothing for the inventory to vouch for: found

@@ -250,23 +250,9 @@ void LiveBook::reset() {
   rule_cost_ = Seconds{0};
 }
 
-// ---- The process's live output. ----
+// ---- The run's live channel. ----
 
 namespace {
-
-struct LiveState {
-  MPI_Comm comm = MPI_COMM_NULL;
-  bool mpi = false;
-  int rank = 0;
-  bool on = false;  // not --quiet: rank 0 reads reports, the others send them
-  std::unique_ptr<LiveOutput> out;
-  std::unique_ptr<LiveBook> book;
-};
-
-LiveState& state() {
-  static LiveState s;
-  return s;
-}
 
 double monotonic_s() { return Seconds(Clock::now().time_since_epoch()).count(); }
 
@@ -292,14 +278,30 @@ bool launcher_stderr_is_terminal() {
   return !error && (target.starts_with("/dev/pts/") || target.starts_with("/dev/tty"));
 }
 
-void deliver(const json& message) {
-  LiveBook* book = live_book();
-  if (!book) return;
+}  // namespace
+
+LiveChannel::LiveChannel(std::unique_ptr<LiveOutput> out)
+    : on_(true), out_(std::move(out)), book_(std::make_unique<LiveBook>(*out_)) {}
+
+void LiveChannel::begin(MpiSession& session, bool quiet) {
+  comm_ = session.comm();
+  mpi_ = session.world().mpi;
+  rank_ = session.world().rank;
+  on_ = !quiet;
+  if (rank_ != 0 || quiet) return;
+  const bool terminal = isatty(STDERR_FILENO) == 1 || (mpi_ && launcher_stderr_is_terminal());
+  const LiveStyle style = live_style(quiet, terminal, std::getenv("IBGPU_PROGRESS"));
+  out_ = std::make_unique<LiveOutput>(style, &write_stderr, &monotonic_s);
+  book_ = std::make_unique<LiveBook>(*out_);
+}
+
+void LiveChannel::deliver(const json& message) {
+  if (!book_) return;
   try {
     const std::string kind = message.at("kind").get<std::string>();
     auto results = message.at("results").get<std::vector<ProbeResult>>();
-    if (kind == "pair") book->pair_reported(message.at("round").get<std::size_t>(), std::move(results));
-    if (kind == "local") book->local_reported(message.at("host").get<std::string>(), results);
+    if (kind == "pair") book_->pair_reported(message.at("round").get<std::size_t>(), std::move(results));
+    if (kind == "local") book_->local_reported(message.at("host").get<std::string>(), results);
   } catch (const std::exception&) {
     // A report that cannot be read costs a live row, never the run: the report has it all.
   }
@@ -307,90 +309,71 @@ void deliver(const json& message) {
 
 // To rank 0, without waiting: the message is small, MPI sends it eagerly; its memory is kept
 // for whatever MPI still does with it, and rank 0 reads every report before it writes its own.
-void send(const json& message) {
-  LiveState& s = state();
-  if (!s.on) return;
-  if (s.rank == 0 || !s.mpi) {
+void LiveChannel::send(const json& message) {
+  if (!on_) return;
+  if (rank_ == 0 || !mpi_) {
     deliver(message);
     return;
   }
   if (mpi_lost()) return;  // live rows are a courtesy; the report has it all
   auto text = std::make_shared<std::string>(message.dump());
   MPI_Request request = MPI_REQUEST_NULL;
-  if (MPI_Isend(text->data(), static_cast<int>(text->size()), MPI_CHAR, 0, kTagLive, s.comm, &request) != MPI_SUCCESS)
+  if (MPI_Isend(text->data(), static_cast<int>(text->size()), MPI_CHAR, 0, kTagLive, comm_, &request) != MPI_SUCCESS)
     return;
   MPI_Request_free(&request);
   keep_until_exit(std::move(text));
 }
 
-}  // namespace
-
-void live_begin(MpiSession& session, bool quiet) {
-  LiveState& s = state();
-  s.comm = session.comm();
-  s.mpi = session.world().mpi;
-  s.rank = session.world().rank;
-  s.on = !quiet;
-  if (s.rank != 0 || quiet) return;
-  const bool terminal = isatty(STDERR_FILENO) == 1 || (s.mpi && launcher_stderr_is_terminal());
-  const LiveStyle style = live_style(quiet, terminal, std::getenv("IBGPU_PROGRESS"));
-  s.out = std::make_unique<LiveOutput>(style, &write_stderr, &monotonic_s);
-  s.book = std::make_unique<LiveBook>(*s.out);
+void LiveChannel::phase(const std::string& text) {
+  if (out_) out_->phase(text);
 }
 
-LiveBook* live_book() { return state().book.get(); }
-LiveOutput* live_output() { return state().out.get(); }
-
-void live_phase(const std::string& text) {
-  if (LiveOutput* out = live_output()) out->phase(text);
+void LiveChannel::budget(Clock::time_point started, double budget_s) {
+  if (out_) out_->budget(Seconds(started.time_since_epoch()).count(), budget_s);
 }
 
-void live_budget(Clock::time_point started, double budget_s) {
-  if (LiveOutput* out = live_output()) out->budget(Seconds(started.time_since_epoch()).count(), budget_s);
+void LiveChannel::suspect_rule(SuspectRule rule) {
+  if (book_) book_->set_suspect_rule(std::move(rule));
 }
 
-void live_suspect_rule(SuspectRule rule) {
-  if (LiveBook* book = live_book()) book->set_suspect_rule(std::move(rule));
+void LiveChannel::pair_done(std::size_t round, const std::vector<ProbeResult>& results) {
+  if (on_) send(json{{"kind", "pair"}, {"round", round}, {"results", slim(results, true)}});
 }
 
-void live_pair_done(std::size_t round, const std::vector<ProbeResult>& results) {
-  if (state().on) send(json{{"kind", "pair"}, {"round", round}, {"results", slim(results, true)}});
+void LiveChannel::local_done(const std::string& host, const std::vector<ProbeResult>& results) {
+  if (on_) send(json{{"kind", "local"}, {"host", host}, {"results", slim(results, false)}});
 }
 
-void live_local_done(const std::string& host, const std::vector<ProbeResult>& results) {
-  if (state().on) send(json{{"kind", "local"}, {"host", host}, {"results", slim(results, false)}});
-}
-
-void live_pump() {
-  LiveState& s = state();
-  if (!s.on || s.rank != 0 || !s.mpi || mpi_lost()) return;
-  for (;;) {
-    int arrived = 0;
-    MPI_Status status;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, kTagLive, s.comm, &arrived, &status) != MPI_SUCCESS || !arrived) break;
-    int length = 0;
-    MPI_Get_count(&status, MPI_CHAR, &length);
-    std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
-    // The message has arrived (probed): this receive completes at once.
-    if (MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kTagLive, s.comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      break;
-    const json message = json::parse(text, nullptr, false);
-    if (!message.is_discarded()) deliver(message);
+void LiveChannel::pump() {
+  if (on_ && rank_ == 0 && mpi_ && !mpi_lost()) {
+    for (;;) {
+      int arrived = 0;
+      MPI_Status status;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, kTagLive, comm_, &arrived, &status) != MPI_SUCCESS || !arrived) break;
+      int length = 0;
+      MPI_Get_count(&status, MPI_CHAR, &length);
+      std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
+      // The message has arrived (probed): this receive completes at once.
+      if (MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kTagLive, comm_, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        break;
+      const json message = json::parse(text, nullptr, false);
+      if (!message.is_discarded()) deliver(message);
+    }
   }
-  if (LiveOutput* out = live_output()) out->tick();
+  if (out_) out_->tick();
 }
 
-void live_pause() {
-  if (LiveOutput* out = live_output()) out->clear();
+void LiveChannel::pause() {
+  if (out_) out_->clear();
 }
 
-void live_end() {
-  live_pump();
-  if (LiveBook* book = live_book()) {
-    book->flush_rounds();
-    book->reset();
+void LiveChannel::end() {
+  pump();
+  if (book_) {
+    book_->flush_rounds();
+    book_->reset();
   }
-  if (LiveOutput* out = live_output()) out->clear();
+  if (out_) out_->clear();
 }
 
 }  // namespace ibgpu

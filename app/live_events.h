@@ -89,27 +89,49 @@ RoundRow round_row(const std::vector<ProbeResult>& results);
 // One half of nccl-tests' row from an all-reduce summary result (pure).
 AllReduceHalf allreduce_half(const ProbeResult& summary);
 
-// ---- The process's live output: hooks for the steps of a run. All are no-ops on ranks and
-// in processes where it is off, so callers need not ask. ----
+// ---- The run's live channel, handed to every step as ninja hands its Status down. ----
 
-// Every rank, once, before anything runs (start_job): rank 0 prints unless `quiet`; the
-// others send their reports unless `quiet` (every rank has the same options).
-void live_begin(MpiSession& session, bool quiet);
-// Rank 0's book, when rank 0 reads reports (not quiet); else nullptr.
-LiveBook* live_book();
-LiveOutput* live_output();
-void live_phase(const std::string& text);
-void live_budget(Clock::time_point started, double budget_s);
-void live_suspect_rule(SuspectRule rule);
-// Any rank: its reports, to rank 0's book.
-void live_pair_done(std::size_t round, const std::vector<ProbeResult>& results);
-void live_local_done(const std::string& host, const std::vector<ProbeResult>& results);
-// Rank 0: reads the reports that have arrived (never waits).
-void live_pump();
-// Rank 0: clears the terminal's progress line, for lines written to stderr by others.
-void live_pause();
-// Rank 0, after the gather (every rank's reports were sent before its results): reads the
-// rest, prints what is left and clears the terminal's progress line, before the report.
-void live_end();
+// On rank 0 (not --quiet) the book and the output; on the other ranks the sender of their
+// reports to rank 0. One that is off (made by default: a test, --quiet) does nothing, so a
+// step need not ask.
+class LiveChannel {
+ public:
+  LiveChannel() = default;
+  // One process that prints its own reports through `out`, without MPI (tests).
+  explicit LiveChannel(std::unique_ptr<LiveOutput> out);
+  LiveChannel(const LiveChannel&) = delete;
+  LiveChannel& operator=(const LiveChannel&) = delete;
+
+  // Every rank, once, before anything runs (start_job): rank 0 prints unless `quiet`; the
+  // others send their reports unless `quiet` (every rank has the same options).
+  void begin(MpiSession& session, bool quiet);
+
+  // Rank 0's book, when rank 0 reads reports; else nullptr.
+  LiveBook* book() { return book_.get(); }
+  void phase(const std::string& text);
+  void budget(Clock::time_point started, double budget_s);
+  void suspect_rule(SuspectRule rule);
+  // Any rank: its reports, to rank 0's book.
+  void pair_done(std::size_t round, const std::vector<ProbeResult>& results);
+  void local_done(const std::string& host, const std::vector<ProbeResult>& results);
+  // Rank 0: reads the reports that have arrived (never waits).
+  void pump();
+  // Rank 0: clears the terminal's progress line, for lines written to stderr by others.
+  void pause();
+  // Rank 0, after the gather (every rank's reports were sent before its results): reads the
+  // rest, prints what is left and clears the terminal's progress line, before the report.
+  void end();
+
+ private:
+  void send(const nlohmann::json& message);
+  void deliver(const nlohmann::json& message);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool mpi_ = false;
+  int rank_ = 0;
+  bool on_ = false;  // not --quiet: rank 0 reads reports, the others send them
+  std::unique_ptr<LiveOutput> out_;
+  std::unique_ptr<LiveBook> book_;
+};
 
 }  // namespace ibgpu

@@ -49,7 +49,7 @@ LocalSkips parse_local_skips(const std::vector<std::string>& names) {
   return LocalSkips{names};
 }
 
-std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip) {
+std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip, LiveChannel& live) {
   std::vector<ProbeResult> out;
   auto kept = [&](std::vector<ProbeResult> results) {
     for (auto& p : results)
@@ -60,7 +60,7 @@ std::vector<ProbeResult> run_local_checks(const HostInventory& host, const Local
   if (!skip.skips(kGpuCopyBwProbe) || !skip.skips(kGpuMemBwProbe) || !skip.skips(kGpuComputeProbe))
     kept(run_cuda_probes(host.name, host.gpus));
   if (!skip.skips(kKernelLogProbe)) kept(check_kernel_log(host.name));
-  live_local_done(host.name, out);
+  live.local_done(host.name, out);
   return out;
 }
 

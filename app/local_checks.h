@@ -14,6 +14,8 @@
 
 namespace ibgpu {
 
+class LiveChannel;  // app/live_events.h
+
 // The local checks a run leaves out (`--skip`): catalogue ids of the local
 // stage, or a family of them ("gpu.cuda": the three CUDA probes). A check left
 // out does not run at all (a Slurm health check on a node with jobs must not
@@ -29,7 +31,7 @@ LocalSkips parse_local_skips(const std::vector<std::string>& names);
 
 // gpu.nvml.health, gpu.cuda.* and node.kernel_log for the described host,
 // except what `skip` leaves out.
-std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip = {});
+std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip, LiveChannel& live);
 
 // Reads the port counters now and, on finish(), again: the ib.port.counters results.
 class PortCounterWatch {

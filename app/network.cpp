@@ -210,7 +210,8 @@ std::string round_progress(const World& world, const std::string& label, std::si
          (round.size() == 1 ? " pair (" : " pairs (") + short_list(pairs, 3) + ")";
 }
 
-std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout) {
+std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout,
+                                     LiveChannel& live) {
   const World& world = session.world();
   std::vector<RankRound> rounds;
   try {
@@ -229,7 +230,7 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
                                     : "no rank pairs to measure"));
     return results;
   }
-  return run_rank_rounds(session, options, timeout, rounds, 0, "network");
+  return run_rank_rounds(session, options, timeout, rounds, 0, "network", live);
 }
 
 namespace {
@@ -322,19 +323,19 @@ std::vector<ProbeResult> measure_pair(MpiSession& session, const NetOptions& opt
 
 std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, Seconds timeout,
                                          const std::vector<RankRound>& rounds, std::size_t first_round,
-                                         const std::string& label) {
+                                         const std::string& label, LiveChannel& live) {
   const World& world = session.world();
   std::vector<ProbeResult> results;
   if (rounds.empty()) return results;
   // The first partner may already be waiting for us while we start up.
   set_heartbeat_audience({next_partner(rounds, 0, world.rank)});
   RankSide side = rank_side(world, options);
-  LiveBook* book = world.rank == 0 ? live_book() : nullptr;
+  LiveBook* book = world.rank == 0 ? live.book() : nullptr;
   if (book) book->rounds_planned(world, label, first_round, rounds);
   for (std::size_t k = 0; k < rounds.size(); ++k) {
     if (book) {
-      live_pump();
-      live_phase(round_progress(world, label, k, rounds.size(), rounds[k]));
+      live.pump();
+      live.phase(round_progress(world, label, k, rounds.size(), rounds[k]));
     }
     set_phase(static_cast<int>(first_round + k));
     const RankPair* pair = find_pair(rounds[k], world.rank);
@@ -343,12 +344,12 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     std::vector<ProbeResult> got = measure_pair(session, options, side, timeout, first_round + k, *pair);
     for (auto& r : got) r.params["round"] = first_round + k;
     // The initiator speaks for the pair (its partner's account is the same meeting).
-    if (world.rank == pair->a) live_pair_done(first_round + k, got);
+    if (world.rank == pair->a) live.pair_done(first_round + k, got);
     results.insert(results.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));
   }
   if (book) {
-    live_pump();
-    live_pause();  // what is said between the steps starts on a line of its own
+    live.pump();
+    live.pause();  // what is said between the steps starts on a line of its own
   }
   return results;
 }

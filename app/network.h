@@ -14,6 +14,8 @@
 
 namespace ibgpu {
 
+class LiveChannel;  // app/live_events.h
+
 // With --budget: a pair starts only if its worst case (every measurement at its time cap) ends
 // before `end`, on this rank's clock. The pair's initiator decides and tells its partner when they
 // meet, so both ends always agree; a pair not started is `skipped` (reason "budget: ...").
@@ -40,7 +42,8 @@ struct NetOptions {
   std::optional<PairBudget> budget;
 };
 
-std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout);
+std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& options, Seconds timeout,
+                                     LiveChannel& live);
 
 // The rounds' pairs meet and measure, as in run_network. Rounds are numbered
 // from `first_round` (after any run before, so that a late message of an
@@ -48,7 +51,7 @@ std::vector<ProbeResult> run_network(MpiSession& session, const NetOptions& opti
 // with `label` ("network", "re-test 1").
 std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& options, Seconds timeout,
                                          const std::vector<RankRound>& rounds, std::size_t first_round,
-                                         const std::string& label);
+                                         const std::string& label, LiveChannel& live);
 
 // Rank 0's progress line for a round: "network round 3/15: 4 pairs (h1-h2, h3-h4, +2 more)".
 std::string round_progress(const World& world, const std::string& label, std::size_t k, std::size_t total,

@@ -362,7 +362,7 @@ Seconds release_wait(const CommonOptions& options) { return gather_overall(optio
 
 }  // namespace
 
-int start_job(MpiSession& session, const CommonOptions& options, const Command& command) {
+int start_job(MpiSession& session, const CommonOptions& options, const Command& command, LiveChannel& live) {
   const World& world = session.world();
   if (std::string problem = agree_on_start(session, options, command); !problem.empty()) {
     // Each rank with a problem says it on stderr; rank 0 also writes the JSON error document.
@@ -377,18 +377,18 @@ int start_job(MpiSession& session, const CommonOptions& options, const Command& 
     while (!forever.expired()) usleep(10000);
   }
   if (world.mpi) enable_heartbeats(session.comm(), world.rank, std::max(0.05, options.timeout.count() / 5));
-  live_begin(session, options.quiet);
+  live.begin(session, options.quiet);
   return -1;
 }
 
 std::optional<Report> run_round(MpiSession& session, const CommonOptions& options, const Command& command,
-                                bool& all_present) {
+                                LiveChannel& live, bool& all_present) {
   const World& world = session.world();
   const std::string started = rfc3339_now();
   begin_phase_epoch();
   RankResult mine;
   try {
-    mine = command.run(session);
+    mine = command.run(session, live);
   } catch (const std::exception& e) {
     mine.probes.push_back(rank_error(world.host(), world.rank, e.what()));
   }
@@ -436,7 +436,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   }
   for (const auto& p : payloads) all_present = all_present && p.has_value();
   // Every rank sent its live reports before its results: the rest of them are here now.
-  live_end();
+  live.end();
 
   const std::string gave_up = stop_requested()
                                   ? "before the job was stopped (signal after " +
@@ -500,9 +500,10 @@ int end_job(MpiSession& session, const CommonOptions& options, int exit_code, bo
 }
 
 int execute(MpiSession& session, const CommonOptions& options, const Command& command) {
-  if (int code = start_job(session, options, command); code >= 0) return code;
+  LiveChannel live;
+  if (int code = start_job(session, options, command, live); code >= 0) return code;
   bool all_present = true;
-  std::optional<Report> report = run_round(session, options, command, all_present);
+  std::optional<Report> report = run_round(session, options, command, live, all_present);
   if (!report) return end_job(session, options, 0, true);
   return end_job(session, options, deliver(*report, options, command), all_present);
 }

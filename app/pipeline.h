@@ -14,6 +14,8 @@
 
 namespace ibgpu {
 
+class LiveChannel;  // app/live_events.h
+
 struct CommonOptions {
   std::string json_path;  // "" none, "-" stdout (then no table)
   std::string format = "table";
@@ -43,8 +45,8 @@ RankResult rank_result_from_json(const nlohmann::json& j);
 std::string rank_payload(const RankResult& mine, std::size_t cap = kLineMaxPayload);
 
 struct Command {
-  std::function<RankResult(MpiSession&)> run;  // every rank
-  std::function<void(Report&)> judge;          // rank 0, pure
+  std::function<RankResult(MpiSession&, LiveChannel&)> run;  // every rank; live rows and progress go to the channel
+  std::function<void(Report&)> judge;                        // rank 0, pure
   // Every rank, before anything runs: a non-empty answer is a usage or
   // configuration problem on that rank (e.g. an --hca it does not have), and
   // the whole job ends with exit 64.
@@ -69,11 +71,11 @@ int execute(MpiSession& session, const CommonOptions& options, const Command& co
 // The steps of execute, for commands that run several rounds (burn-in):
 // Every rank agrees to start (preflight; -1: go on, else the exit code to
 // return), and heartbeats begin.
-int start_job(MpiSession& session, const CommonOptions& options, const Command& command);
+int start_job(MpiSession& session, const CommonOptions& options, const Command& command, LiveChannel& live);
 // One round: run on every rank, gather at rank 0 (deadlines), judge. Rank 0
 // gets the report (and whether every rank answered); the others nullopt.
 std::optional<Report> run_round(MpiSession& session, const CommonOptions& options, const Command& command,
-                                bool& all_present);
+                                LiveChannel& live, bool& all_present);
 // Rank 0: renders the table and writes --json, then runs the command's
 // after_report (only when the report was written); returns the exit code.
 int deliver(Report& report, const CommonOptions& options, const Command& command);

@@ -6,11 +6,11 @@ namespace ibgpu {
 
 int run_probe(MpiSession& session, const ProbeOptions& options) {
   Command command;
-  command.run = [&](MpiSession& s) {
+  command.run = [&](MpiSession& s, LiveChannel& live) {
     RankResult mine;
     NetOptions net = options.net;
     net.sysfs_root = options.common.sysfs_root;
-    mine.probes = run_network(s, net, options.common.timeout);
+    mine.probes = run_network(s, net, options.common.timeout, live);
     return mine;
   };
   command.judge = [](Report& report) {

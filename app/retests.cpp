@@ -122,7 +122,8 @@ void trim_retests_to_budget(RetestDecision& d, const BetweenSteps& steps, Second
 }
 
 BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, const Profile& profile,
-                                 const BetweenSteps& steps, std::vector<ProbeResult> network, Seconds timeout) {
+                                 const BetweenSteps& steps, std::vector<ProbeResult> network, Seconds timeout,
+                                 LiveChannel& live) {
   const World& world = session.world();
   BetweenOutcome out;
   out.collectives = steps.collectives;
@@ -168,7 +169,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
     if (d.rounds.empty()) return out;
     const std::vector<RankRound> rounds = to_rank_rounds(world, d);
     std::vector<ProbeResult> got =
-        run_rank_rounds(session, net, timeout, rounds, next_round, "re-test " + std::to_string(pass));
+        run_rank_rounds(session, net, timeout, rounds, next_round, "re-test " + std::to_string(pass), live);
     next_round += rounds.size() + 1;
     for (auto& r : got) {
       r.params["retest"] = pass;

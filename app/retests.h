@@ -37,7 +37,8 @@ struct BetweenOutcome {
 
 // Every rank calls it with its own network results (all ranks, same options).
 BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, const Profile& profile,
-                                 const BetweenSteps& steps, std::vector<ProbeResult> network, Seconds timeout);
+                                 const BetweenSteps& steps, std::vector<ProbeResult> network, Seconds timeout,
+                                 LiveChannel& live);
 
 // Rank 0's decision for one pass, from every rank's network results so far
 // (nullopt: the rank did not check in; its hosts are left out). Pure.

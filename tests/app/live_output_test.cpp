@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "app/live_events.h"
+#include "app/local_checks.h"
 
 namespace ibgpu {
 namespace {
@@ -156,6 +157,31 @@ TEST(LiveOutputSink, OffSaysNothing) {
   out.tick();
   out.clear();
   EXPECT_EQ(c.text, "");
+}
+
+// The channel a step is handed: what the step reports reaches the channel's output, and a
+// channel that is off (a test, --quiet) takes every call and says nothing.
+TEST(LiveChannel, AStepReportsThroughTheChannelItIsHanded) {
+  Captured c;
+  LiveChannel live(std::make_unique<LiveOutput>(c.sink(LiveStyle::plain)));
+  HostInventory host;
+  host.name = "h1";
+  EXPECT_TRUE(run_local_checks(host, LocalSkips{{"gpu", "node"}}, live).empty());
+  EXPECT_EQ(c.text, "ibgpu: local checks h1: 0 done (none ran)\n");
+  ProbeResult xid;
+  xid.id = kKernelLogProbe;
+  xid.status = ProbeStatus::ok;
+  live.local_done("h2", {xid});
+  EXPECT_EQ(c.text.substr(c.text.find('\n') + 1), "ibgpu: local checks h2: 1 done: 1 ok\n");
+  ASSERT_NE(live.book(), nullptr);
+
+  LiveChannel off;
+  EXPECT_EQ(off.book(), nullptr);
+  off.phase("network");
+  off.local_done("h3", {xid});
+  off.pump();
+  off.end();
+  EXPECT_TRUE(run_local_checks(host, LocalSkips{{"gpu", "node"}}, off).empty());
 }
 
 ProbeResult pair(const char* id, const std::string& a, const std::string& b, ProbeStatus status, int size,
