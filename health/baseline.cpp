@@ -60,7 +60,7 @@ Baseline build_baseline(const std::vector<Report>& runs) {
         const auto it = states.find(entities[i]);
         healthy = it == states.end() || it->second == HealthState::healthy;
       }
-      if (healthy) values[std::string(m.kind)].push_back(m.value);
+      if (healthy) values[m.figure.text()].push_back(m.value);
     }
   }
   for (auto& [kind, v] : values) {

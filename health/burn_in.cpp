@@ -130,10 +130,10 @@ void BurnInTally::add_figures(const Report& round) {
   for (const Measurement& m : extract_measurements(round.probes, profile_)) {
     EntityTally& t = entity(measured_entity(*m.probe));
     const std::string rails = rails_of(*m.probe);
-    auto [it, fresh] = t.figure_index.try_emplace(std::string(m.kind) + '\x1f' + rails, t.figures.size());
+    auto [it, fresh] = t.figure_index.try_emplace(m.figure.text() + '\x1f' + rails, t.figures.size());
     if (fresh) {
       FigureTally f;
-      f.figure.figure = std::string(m.kind);
+      f.figure.figure = m.figure.text();
       f.figure.metric = m.metric;
       f.figure.rails = rails;
       f.figure.higher_is_better = m.sense == LimitSense::floor;

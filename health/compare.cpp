@@ -43,7 +43,7 @@ Values measured(const Report& r) {
   Values out;
   const Profile profile = every_size();  // outlives the measurements, which point into it
   for (const auto& m : extract_measurements(r.probes, profile)) {
-    auto k = std::make_pair(subject(*m.probe), std::string(m.kind));
+    auto k = std::make_pair(subject(*m.probe), m.figure.text());
     auto [it, fresh] = out.values.try_emplace(k);
     if (fresh) out.order.push_back(k);
     it->second.push_back(m.value);

@@ -166,7 +166,7 @@ FleetReferences fleet_references(const std::vector<Measurement>& measurements, c
   if (!rules.enabled) return out;
   std::unordered_map<std::string, std::vector<const Measurement*>> kinds;
   for (const auto& m : measurements)
-    if (has_fleet_rule(m)) kinds[m.kind].push_back(&m);
+    if (has_fleet_rule(m)) kinds[m.figure.text()].push_back(&m);
   for (const auto& [kind, ms] : kinds) {
     std::optional<double> baseline;
     if (baseline_medians)
@@ -180,7 +180,7 @@ FleetReferences fleet_references(const std::vector<Measurement>& measurements, c
 }
 
 Finding judge_against_fleet(const Measurement& m, const FleetReferences& references) {
-  const auto found = references.find(m.kind);
+  const auto found = references.find(m.figure.text());
   if (found == references.end() || !has_fleet_rule(m)) return {};
   const FleetReference& r = found->second;
   const bool floor = is_floor(m);
@@ -209,7 +209,7 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
   if (absolute.state != HealthState::healthy) return absolute;
   const bool has_limit = m.limit && !m.limit->empty();
   const bool no_rule_holds_it = !has_limit && !has_fleet_rule(m) && !m.floor_not_applied.empty();
-  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.kind)))
+  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.figure.text())))
     return judge_against_fleet(m, references);
   const std::string no_limit = m.floor_not_applied.empty() ? "no limit in the profile" : m.floor_not_applied;
   const std::string why = !has_fleet_rule(m) ? "no fleet rule for it"

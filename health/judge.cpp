@@ -130,13 +130,14 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
     Finding f = judge_measurement(m, references, profile.fleet);
     const bool judged = !f.reason || f.reason->evidence != Evidence::not_judged;
     if (is_pair_probe(*m.probe) && judged) {
-      const auto fleet = references.find(m.kind);
-      evidence.add(m.kind, *m.probe, f.state, std::move(f.reason),
+      const auto fleet = references.find(m.figure.text());
+      evidence.add(m.figure.text(), *m.probe, f.state, std::move(f.reason),
                    fleet == references.end() ? nullptr : &fleet->second);
       continue;
     }
     Entity e = measured_entity(*m.probe);
-    auto [it, fresh] = local_index.try_emplace(m.kind + '\x1f' + to_string(e.kind()) + '\x1f' + e.id(), local.size());
+    auto [it, fresh] =
+        local_index.try_emplace(m.figure.text() + '\x1f' + to_string(e.kind()) + '\x1f' + e.id(), local.size());
     if (fresh)
       local.emplace_back(std::move(e), std::move(f));
     else if (f.state < local[it->second].second.state)

@@ -50,20 +50,15 @@ Shape shape_of(const ProbeResult& p) {
 }
 
 // The fleet group of a result's number: probe id, size and shape, then the metric.
-// Built in one string: a fleet has a million measurements.
-std::string kind_text(const ProbeResult& p, const Shape& s, bool allreduce, std::string_view metric) {
-  std::string kind;
-  kind.reserve(p.id.size() + metric.size() + (s.direction ? s.direction->size() : 0) + 64);
-  kind += p.id;
-  if (s.size) kind.append(1, '@').append(std::to_string(*s.size));
+FigureKey figure_of(const ProbeResult& p, const Shape& s, bool allreduce, std::string_view metric) {
+  std::string shape;
   if (allreduce) {
-    kind += s.in_place ? "/in_place" : "/out_of_place";
-    kind.append(1, '/').append(std::to_string(p.scope.hosts.size())).append("hosts");
-    if (s.nranks) kind.append(1, '/').append(std::to_string(*s.nranks)).append("ranks");
+    shape += s.in_place ? "/in_place" : "/out_of_place";
+    shape.append(1, '/').append(std::to_string(p.scope.hosts.size())).append("hosts");
+    if (s.nranks) shape.append(1, '/').append(std::to_string(*s.nranks)).append("ranks");
   }
-  if (s.direction) kind.append(1, '/').append(*s.direction);
-  kind.append(1, ':').append(metric);
-  return kind;
+  if (s.direction) shape.append(1, '/').append(*s.direction);
+  return FigureKey(p.id, s.size, shape, metric);
 }
 
 bool is_bandwidth(Judged j) { return j == Judged::pair_bandwidth || j == Judged::allreduce; }
@@ -131,7 +126,7 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     auto add = [&](std::optional<double> value, const char* metric, LimitSense sense, const Limit& limit,
                    ReasonCode low, std::optional<ReasonCode> outlier) {
       if (!value) return;
-      out.push_back(Measurement{&p, kind_text(p, s, judged == Judged::allreduce, metric), *value, metric, &limit, low,
+      out.push_back(Measurement{&p, figure_of(p, s, judged == Judged::allreduce, metric), *value, metric, &limit, low,
                                 outlier, sense, s.retest, not_applied});
     };
     // MPI between two hosts on the RDMA fabric is held to the profile's network limits; MPI from

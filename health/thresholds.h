@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/figure_key.h"
 #include "core/inventory.h"
 #include "core/report.h"
 #include "core/result.h"
@@ -17,7 +18,7 @@ namespace ibgpu {
 // One judged number of one probe result.
 struct Measurement {
   const ProbeResult* probe = nullptr;
-  std::string kind;  // fleet group: "net.verbs.write_bw@8388608:bw_avg_GBps"
+  FigureKey figure;  // the fleet group: "net.verbs.write_bw@8388608:bw_avg_GBps"
   double value = 0;
   const char* metric = "";                         // "bw_avg_GBps", "lat_us.p99", ...
   const Limit* limit = nullptr;                    // in the profile the measurements were extracted with

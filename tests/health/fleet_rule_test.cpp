@@ -103,8 +103,8 @@ TEST(FleetRule, APairMarkedNotJudgedIsHeldToNothing) {
   for (const auto& m : ms)
     if (m.probe->params.contains("not_judged")) {
       ++marked;
-      EXPECT_FALSE(m.outlier_code.has_value()) << m.kind;
-      EXPECT_TRUE(m.limit->empty()) << m.kind;
+      EXPECT_FALSE(m.outlier_code.has_value()) << m.figure.text();
+      EXPECT_TRUE(m.limit->empty()) << m.figure.text();
       EXPECT_EQ(m.floor_not_applied, "measured after host node01's transfer with lost host node09 broke (round 0)");
     }
   EXPECT_EQ(marked, 5 * 3);  // five pairs: bandwidth, latency median and tail
@@ -305,7 +305,7 @@ TEST(FleetRule, AtFleetScaleTheNoiseLimitFlagsAboutWhatTukeysFenceDoes) {
   ASSERT_NE(bw, refs.end());
   int under = 0, all = 0;
   for (const auto& m : ms)
-    if (m.kind == bw->first) {
+    if (m.figure.text() == bw->first) {
       ++all;
       under += m.value < bw->second.limit;
     }
