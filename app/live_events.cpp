@@ -345,20 +345,19 @@ void LiveChannel::local_done(const std::string& host, const std::vector<ProbeRes
 }
 
 void LiveChannel::pump() {
-  if (on_ && rank_ == 0 && mpi_ && !mpi_lost()) {
-    for (;;) {
-      int arrived = 0;
-      MPI_Status status;
-      if (MPI_Iprobe(MPI_ANY_SOURCE, kTagLive, comm_, &arrived, &status) != MPI_SUCCESS || !arrived) break;
-      int length = 0;
-      MPI_Get_count(&status, MPI_CHAR, &length);
-      std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
-      // The message has arrived (probed): this receive completes at once.
-      if (MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kTagLive, comm_, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        break;
-      const json message = json::parse(text, nullptr, false);
-      if (!message.is_discarded()) deliver(message);
-    }
+  if (!on_ || rank_ != 0 || !mpi_ || mpi_lost()) return;
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kTagLive, comm_, &arrived, &status) != MPI_SUCCESS || !arrived) break;
+    int length = 0;
+    MPI_Get_count(&status, MPI_CHAR, &length);
+    std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
+    // The message has arrived (probed): this receive completes at once.
+    if (MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kTagLive, comm_, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      break;
+    const json message = json::parse(text, nullptr, false);
+    if (!message.is_discarded()) deliver(message);
   }
   if (out_) out_->tick();
 }

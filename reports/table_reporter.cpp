@@ -617,8 +617,8 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
       std::vector<std::string> parts{std::string(v.entity.part())};
       for (; next < r.verdicts.size(); ++next) {
         const Verdict& w = r.verdicts[next];
-        if (w.entity.kind() != v.entity.kind() || w.entity.host() != v.entity.host() || w.state != v.state ||
-            w.action || reason_lines(w) != lines)
+        if (w.entity.kind() != v.entity.kind() || w.entity.host() != v.entity.host() || w.entity.part().empty() ||
+            w.state != v.state || w.action || reason_lines(w) != lines)
           break;
         parts.push_back(std::string(w.entity.part()));
       }
