@@ -285,11 +285,11 @@ std::vector<ProbeResult> measure_pair(MpiSession& session, const NetOptions& opt
   }
   ctx.peer_device = theirs->rail;
   const bool both_verbs = side.offer.verbs_ok && theirs->verbs_ok;
-  if (options.transport == NetTransport::verbs && !both_verbs) {
-    const std::string why = !side.offer.verbs_ok ? "host " + ctx.self_host + ": " + side.verbs_problem
-                                                 : "host " + ctx.peer_host + ": " + theirs->why_not;
-    return skipped_pair(ctx, options, true, why);
-  }
+  // Why verbs cannot run between the two, in the words of the end that cannot.
+  const std::string why_not_verbs = both_verbs             ? std::string()
+                                    : !side.offer.verbs_ok ? "host " + ctx.self_host + ": " + side.verbs_problem
+                                                           : "host " + ctx.peer_host + ": " + theirs->why_not;
+  if (options.transport == NetTransport::verbs && !both_verbs) return skipped_pair(ctx, options, true, why_not_verbs);
   const bool use_verbs = options.transport != NetTransport::mpi && both_verbs;
   if (!use_verbs) ctx.self_device = ctx.peer_device = "";
   if (ctx.initiator ? offer.out_of_budget : theirs->out_of_budget) {
@@ -311,9 +311,7 @@ std::vector<ProbeResult> measure_pair(MpiSession& session, const NetOptions& opt
   mark_interrupted(got);
   if (options.transport == NetTransport::automatic) {
     // With --transport auto the report says which ran and why.
-    const std::string choice = use_verbs              ? "verbs: both ends have an active port"
-                               : !side.offer.verbs_ok ? "mpi: host " + ctx.self_host + ": " + side.verbs_problem
-                                                      : "mpi: host " + ctx.peer_host + ": " + theirs->why_not;
+    const std::string choice = use_verbs ? "verbs: both ends have an active port" : "mpi: " + why_not_verbs;
     for (auto& r : got) r.params["transport_choice"] = choice;
   }
   return got;

@@ -32,7 +32,7 @@ TEST(VerdictBook, FindsEveryEntityAgainInOrderOfFirstMention) {
     EXPECT_EQ(book.index(Entity::port(host, "mlx5_0:1")), static_cast<std::size_t>(3 * i + 1));
   }
   EXPECT_EQ(book.find(Entity::node("node5000")), nullptr);
-  EXPECT_EQ(book.find(*Entity::from_text(EntityKind::gpu, "node1")), nullptr);
+  EXPECT_EQ(book.find(Entity::leaf(EntityKind::uplink, "node1", "")), nullptr);  // the same text, another kind
   const auto verdicts = book.take();
   ASSERT_EQ(verdicts.size(), static_cast<std::size_t>(3 * kHosts));
   EXPECT_EQ(verdicts[3].entity, Entity::node("node1"));
