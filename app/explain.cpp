@@ -3,22 +3,10 @@
 #include <string>
 
 #include "app/commands.h"
+#include "app/text.h"
 #include "reports/reason_code_doc.h"
 
 namespace ibgpu {
-
-namespace {
-
-// The terminal's width where the shell says it ($COLUMNS), else 100.
-std::size_t text_width() {
-  const char* columns = std::getenv("COLUMNS");
-  if (columns == nullptr) return 100;
-  char* end = nullptr;
-  const long n = std::strtol(columns, &end, 10);
-  return end != columns && *end == '\0' && n >= 40 && n <= 1000 ? static_cast<std::size_t>(n) : 100;
-}
-
-}  // namespace
 
 int run_explain(const ExplainOptions& options) {
   if (options.markdown) {
@@ -28,7 +16,7 @@ int run_explain(const ExplainOptions& options) {
   } else {
     for (std::size_t i = 0; i < options.codes.size(); ++i) {
       if (i) std::cout << '\n';
-      write_reason_code_text(std::cout, info(options.codes[i]), text_width());
+      write_reason_code_text(std::cout, info(options.codes[i]), terminal_width(100));
     }
   }
   std::cout.flush();

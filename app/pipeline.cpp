@@ -323,7 +323,7 @@ void render(const Report& report, const CommonOptions& options) {
     const bool terminal = isatty(STDOUT_FILENO) == 1;
     JsonReporter(terminal ? JsonReporter::Layout::indented : JsonReporter::Layout::compact).render(report, std::cout);
   } else {
-    make_reporter(options.format)->render(report, std::cout);
+    make_reporter(options.format, terminal_width(kLineWidth))->render(report, std::cout);
   }
   std::cout.flush();
   if (file_error) std::rethrow_exception(file_error);

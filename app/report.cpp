@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/commands.h"
+#include "app/text.h"
 #include "core/bounded_input.h"
 #include "core/errors.h"
 #include "health/compare.h"
@@ -60,7 +61,9 @@ void emit(const std::string& path, const std::string& text) {
 
 int render_all(const ReportOptions& o) {
   const std::vector<Report> reports = load_reports(o.files);
-  const auto reporter = make_reporter(o.common.format);
+  // Laid out for the terminal it is shown on; a file gets the standard width.
+  const bool to_stdout = o.output.empty() || o.output == "-";
+  const auto reporter = make_reporter(o.common.format, to_stdout ? terminal_width(kLineWidth) : kLineWidth);
   std::ostringstream text;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (i) text << '\n';

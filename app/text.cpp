@@ -1,10 +1,26 @@
 #include "app/text.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ibgpu {
+
+std::size_t terminal_width(std::size_t fallback) {
+  constexpr long kNarrowest = 40, kWidest = 1000;
+  winsize size{};
+  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= kNarrowest)
+    return std::min<std::size_t>(size.ws_col, kWidest);
+  const char* columns = std::getenv("COLUMNS");
+  if (columns == nullptr) return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(columns, &end, 10);
+  return end != columns && *end == '\0' && n >= kNarrowest && n <= kWidest ? static_cast<std::size_t>(n) : fallback;
+}
 
 double parse_duration(const std::string& text) {
   const auto bad = [&](const std::string& why) -> std::invalid_argument {

@@ -14,6 +14,11 @@ namespace ibgpu {
 inline constexpr double kMaxDurationS = 366.0 * 86400;
 double parse_duration(const std::string& text);
 
+// How many columns the terminal that stdout writes to has (its window size), else $COLUMNS
+// (40 to 1000), else `fallback`. Under mpirun stdout is a pseudo-terminal without a size: there
+// $COLUMNS tells (mpirun -x COLUMNS; srun passes the environment) or the fallback.
+std::size_t terminal_width(std::size_t fallback);
+
 // The first `shown` items joined with ", ", then ", +N more" for the rest.
 std::string short_list(const std::vector<std::string>& items, std::size_t shown);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/report.h"
+#include "reports/text_table.h"
 
 namespace ibgpu {
 
@@ -22,11 +23,14 @@ class Reporter {
 class TableReporter final : public Reporter {
  public:
   enum class Detail { fit, full };
-  explicit TableReporter(Detail detail = Detail::fit) : detail_(detail) {}
+  // `line_width`: the terminal's columns (terminal_width() in reports/text_table.h).
+  explicit TableReporter(Detail detail = Detail::fit, std::size_t line_width = kLineWidth)
+      : detail_(detail), line_width_(line_width) {}
   void render(const Report& report, std::ostream& out) const override;
 
  private:
   Detail detail_;
+  std::size_t line_width_;
 };
 
 // Indented for people (a terminal, --format json); compact, one line, for files: a fleet's report
@@ -78,7 +82,7 @@ class AdmissionReporter final : public Reporter {
 };
 
 // nullptr for a name reporter_formats() does not list.
-std::unique_ptr<Reporter> make_reporter(const std::string& format);
+std::unique_ptr<Reporter> make_reporter(const std::string& format, std::size_t line_width = kLineWidth);
 std::vector<std::string> reporter_formats();
 // Formats whose renderings of several reports may follow one another in one
 // output (text meant for people); the others are one document per report.

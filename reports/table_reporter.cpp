@@ -20,6 +20,7 @@ namespace ibgpu {
 namespace {
 
 using Align = TextTable::Align;
+using Narrow = TextTable::Narrow;
 
 // How the table names a missing driver: the CUDA runtime's words for it do not say so.
 std::string plain_words(std::string text) {
@@ -193,9 +194,9 @@ std::vector<std::string> host_cells(const HostInventory& h) {
 }
 
 // Brief: only the hosts unlike most (devices, ports up, CPUs, versions), and a line for the rest.
-void print_hosts(const Report& r, std::ostream& out, bool brief) {
+void print_hosts(const Report& r, std::ostream& out, bool brief, std::size_t width) {
   TextTable table({{"host"},
-                   {"ranks"},
+                   {"ranks", Align::left, false, Narrow::fold},
                    {"gpus", Align::right},
                    {"hcas", Align::right},
                    {"ports up", Align::right},
@@ -215,7 +216,7 @@ void print_hosts(const Report& r, std::ostream& out, bool brief) {
   for (const auto& row : rows)
     if (!brief || join(std::vector<std::string>(row.begin() + 2, row.end()), "|") != usual) table.add_row(row);
   out << "Hosts\n";
-  if (!table.empty()) table.print(out, "  ");
+  if (!table.empty()) table.print(out, "  ", width);
   if (!brief || alike == 0) return;
   const auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
     return join(std::vector<std::string>(row.begin() + 2, row.end()), "|") == usual;
@@ -226,17 +227,18 @@ void print_hosts(const Report& r, std::ostream& out, bool brief) {
 }
 
 // Brief: the ports that are not up; the GPUs, the affinity and the rail plan are in the JSON.
-void print_devices(const Report& r, std::ostream& out, bool brief) {
-  TextTable gpus({{"host"}, {"gpu", Align::right}, {"name"}, {"pci"}, {"memory GiB", Align::right}, {"uuid"}});
+void print_devices(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+  TextTable gpus(
+      {{"host"}, {"gpu", Align::right}, {"name"}, {"pci"}, {"memory GiB", Align::right}, {"uuid", Align::left, true}});
   TextTable ports({{"host"},
                    {"port"},
                    {"state"},
                    {"phys"},
-                   {"rate"},
-                   {"link layer"},
-                   {"numa", Align::right},
-                   {"pci"},
-                   {"firmware"},
+                   {"rate", Align::left, false, Narrow::fold},
+                   {"link layer", Align::left, false, Narrow::optional},
+                   {"numa", Align::right, false, Narrow::optional},
+                   {"pci", Align::left, false, Narrow::optional},
+                   {"firmware", Align::left, false, Narrow::optional},
                    {"rail"}});
   for (const auto& h : r.hosts) {
     for (const auto& g : h.gpus)
@@ -254,11 +256,11 @@ void print_devices(const Report& r, std::ostream& out, bool brief) {
   }
   if (!gpus.empty()) {
     out << "\nGPUs\n";
-    gpus.print(out, "  ");
+    gpus.print(out, "  ", width);
   }
   if (!ports.empty()) {
     out << (brief ? "\nRDMA ports not up\n" : "\nRDMA ports\n");
-    ports.print(out, "  ");
+    ports.print(out, "  ", width);
   }
   if (brief) return;
   TextTable topology({{"host"},
@@ -275,9 +277,10 @@ void print_devices(const Report& r, std::ostream& out, bool brief) {
                         a.hca_pci.empty() ? "-" : a.hca_pci, a.proximity ? to_string(*a.proximity) : "-"});
   if (!topology.empty()) {
     out << "\nGPU to HCA affinity\n";
-    topology.print(out, "  ");
+    topology.print(out, "  ", width);
   }
-  TextTable rails({{"host"}, {"local rank", Align::right}, {"gpu pci"}, {"rail"}, {"proximity"}, {"note"}});
+  TextTable rails(
+      {{"host"}, {"local rank", Align::right}, {"gpu pci"}, {"rail"}, {"proximity"}, {"note", Align::left, true}});
   for (const auto& h : r.hosts)
     for (const auto& a : h.rails)
       rails.add_row({h.name, std::to_string(a.local_rank), a.gpu_pci.empty() ? "-" : a.gpu_pci,
@@ -285,7 +288,7 @@ void print_devices(const Report& r, std::ostream& out, bool brief) {
                      a.note.empty() ? "-" : a.note});
   if (!rails.empty()) {
     out << "\nRail plan (each rank's GPU and its nearest compute HCA port)\n";
-    rails.print(out, "  ");
+    rails.print(out, "  ", width);
   }
 }
 
@@ -307,14 +310,14 @@ void add_probe_row(TextTable& table, const ProbeResult& p, void (*detail)(std::s
   table.end_row();
 }
 
-void print_probes(const Report& r, std::ostream& out, bool brief) {
-  TextTable table({{"probe"}, {"scope"}, {"status"}, {"result", Align::left, true}});
+void print_probes(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+  TextTable table({{"probe"}, {"scope", Align::left, false, Narrow::fold}, {"status"}, {"result", Align::left, true}});
   for (const auto& p : r.probes)
     if (!is_pair_probe(p) && !is_local_check(p) && !is_allreduce_row(p) && (!brief || p.status != ProbeStatus::ok))
       add_probe_row(table, p, append_probe_detail);
   if (table.empty()) return;
   out << (brief ? "\nProbes not ok\n" : "\nProbes\n");
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 // The few values an operator reads first; the JSON has them all.
@@ -365,13 +368,13 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
   }
 }
 
-void print_local(const Report& r, std::ostream& out, bool brief) {
-  TextTable table({{"check"}, {"scope"}, {"status"}, {"result", Align::left, true}});
+void print_local(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+  TextTable table({{"check"}, {"scope", Align::left, false, Narrow::fold}, {"status"}, {"result", Align::left, true}});
   for (const auto& p : r.probes)
     if (is_local_check(p) && (!brief || p.status != ProbeStatus::ok)) add_probe_row(table, p, append_local_detail);
   if (table.empty()) return;
   out << (brief ? "\nLocal checks not ok\n" : "\nLocal checks\n");
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 std::string metric_cell(const ProbeResult& p, const std::string& name) {
@@ -402,19 +405,19 @@ constexpr std::size_t kBriefNetworkRows = 100;
 // Per pair and size, perftest-like: bandwidth and latency columns side by side
 // (the ranks and the peak bandwidth are in the JSON). Brief: the per-rail
 // summary, then only the pairs that are not ok.
-void print_network(const Report& r, std::ostream& out, bool brief) {
-  if (brief) print_rail_summary(r, out);
+void print_network(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+  if (brief) print_rail_summary(r, out, width);
   TextTable table({{"probe"},
-                   {"pair"},
-                   {"rail"},
+                   {"pair", Align::left, false, Narrow::fold},
+                   {"rail", Align::left, false, Narrow::fold},
                    {"size", Align::right},
                    {"status"},
                    {"GB/s", Align::right},
-                   {"Gb/s", Align::right},
-                   {"Mpps", Align::right},
+                   {"Gb/s", Align::right, false, Narrow::optional},
+                   {"Mpps", Align::right, false, Narrow::optional},
                    {"p50 us", Align::right},
-                   {"p99 us", Align::right},
-                   {"max us", Align::right},
+                   {"p99 us", Align::right, false, Narrow::optional},
+                   {"max us", Align::right, false, Narrow::optional},
                    {"note", Align::left, true}});
   if (!brief) table.reserve(r.probes.size());
   auto value_cell = [&](const Metric* m) {
@@ -449,7 +452,7 @@ void print_network(const Report& r, std::ostream& out, bool brief) {
   }
   if (table.empty()) return;
   out << (brief ? "\nNetwork: the pairs not ok\n" : "\nNetwork\n");
-  table.print(out, "  ");
+  table.print(out, "  ", width);
   if (not_ok > kBriefNetworkRows)
     out << "  ... and " << grouped(not_ok - kBriefNetworkRows) << " more pairs not ok (in the JSON report)\n";
 }
@@ -482,7 +485,8 @@ struct AllreduceRow {
 
 // Brief: per probe, placement and size, the spread of bus bandwidth over the
 // groups (one per node, rail or job), and the group with the lowest.
-void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceRow>>& rows, std::ostream& out) {
+void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceRow>>& rows, std::ostream& out,
+                             std::size_t width) {
   struct Spread {
     std::vector<std::pair<double, const ProbeResult*>> busbw;
     std::size_t groups = 0;
@@ -502,12 +506,12 @@ void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceR
   TextTable table({{"probe"},
                    {"placement"},
                    {"size", Align::right},
-                   {"groups", Align::right},
+                   {"groups", Align::right, false, Narrow::optional},
                    {"busbw min", Align::right},
                    {"p50", Align::right},
-                   {"max", Align::right},
+                   {"max", Align::right, false, Narrow::optional},
                    {"#wrong", Align::right},
-                   {"lowest"}});
+                   {"lowest", Align::left, false, Narrow::fold}});
   for (auto& [kind, s] : spreads) {
     std::sort(s.busbw.begin(), s.busbw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     auto at = [&](double q) {
@@ -522,12 +526,12 @@ void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceR
                    s.busbw.empty() ? "" : short_hostlist(s.busbw.front().second->scope.hosts)});
   }
   out << "\nAll-reduce per size (sum; bus bandwidth GB/s over the groups)\n";
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 // nccl-tests' layout: one row per size, out-of-place and in-place side by side,
 // per placement and group; the time is the average over ranks.
-void print_allreduce(const Report& r, std::ostream& out, bool brief) {
+void print_allreduce(const Report& r, std::ostream& out, bool brief, std::size_t width) {
   std::vector<std::pair<std::string, AllreduceRow>> rows;  // in report order
   std::map<std::string, std::size_t> index;                // key -> row
   for (const auto& p : r.probes) {
@@ -539,16 +543,20 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief) {
     rows[at->second].second.halves[p.params.value("in_place", false) ? 1 : 0] = &p;
   }
   if (rows.empty()) return;
-  if (brief) return print_allreduce_summary(rows, out);
+  if (brief) return print_allreduce_summary(rows, out, width);
   // The in-place half, when the run has one, is a row of its own under the out-of-place one:
   // side by side (nccl-tests' layout) the row would not fit 120 columns.
   const bool in_place = std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.second.halves[1]; });
-  std::vector<TextTable::Column> columns{
-      {"probe"}, {"placement"}, {"group"}, {"ranks", Align::right}, {"size", Align::right}, {"count", Align::right},
-      {"type"}};
+  std::vector<TextTable::Column> columns{{"probe"},
+                                         {"placement"},
+                                         {"group", Align::left, false, Narrow::fold},
+                                         {"ranks", Align::right},
+                                         {"size", Align::right},
+                                         {"count", Align::right, false, Narrow::optional},
+                                         {"type", Align::left, false, Narrow::optional}};
   if (in_place) columns.push_back({"in place"});
-  columns.insert(columns.end(), {{"time us", Align::right},
-                                 {"algbw", Align::right},
+  columns.insert(columns.end(), {{"time us", Align::right, false, Narrow::optional},
+                                 {"algbw", Align::right, false, Narrow::optional},
                                  {"busbw", Align::right},
                                  {"#wrong", Align::right},
                                  {"slowest", Align::left, true}});
@@ -595,12 +603,12 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief) {
     }
   }
   out << "\nAll-reduce (sum; GB/s; time averaged over ranks)\n";
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 // Verdicts of one node's parts of one kind that agree (state and reasons)
 // fold into one row: "gpu node1/gpu[0-7]" for a node without a driver.
-void print_verdicts(const Report& r, std::ostream& out, bool brief) {
+void print_verdicts(const Report& r, std::ostream& out, bool brief, std::size_t width) {
   if (r.verdicts.empty()) return;
   TextTable table({{"entity"}, {"state"}, {"action"}, {"reasons", Align::left, true}});
   table.reserve(r.verdicts.size());
@@ -631,12 +639,17 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief) {
   }
   if (table.empty()) return;
   out << (brief ? "\nVerdicts not healthy\n" : "\nVerdicts\n");
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 // One line per node: what the pool may do with it and with which parts.
-void print_admission(const Report& r, std::ostream& out, bool brief) {
-  TextTable table({{"node"}, {"state"}, {"action"}, {"gpus", Align::right}, {"rails", Align::right}, {"excluded"}});
+void print_admission(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+  TextTable table({{"node"},
+                   {"state"},
+                   {"action"},
+                   {"gpus", Align::right},
+                   {"rails", Align::right},
+                   {"excluded", Align::left, false, Narrow::fold}});
   const PartCounts count(r);
   for (const auto& v : r.verdicts) {
     if (v.entity.kind() != EntityKind::node || (brief && v.action == Action::admit)) continue;
@@ -645,13 +658,13 @@ void print_admission(const Report& r, std::ostream& out, bool brief) {
   }
   if (table.empty()) return;
   out << (brief ? "\nAdmission (the nodes not admitted as they are)\n" : "\nAdmission\n");
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 // Per entity that was not healthy in some round: how often and why. The
 // totals line counts the flaky (the verdict says BURN_IN_FLAKY), the bad in
 // every round and the degraded throughout, as health/burn_in.h decides them.
-void print_burn_in(const Report& r, std::ostream& out) {
+void print_burn_in(const Report& r, std::ostream& out, std::size_t width) {
   if (!r.burn_in) return;
   const BurnInStats& b = *r.burn_in;
   auto state_of = [&](const Entity& e) -> std::string {
@@ -667,7 +680,7 @@ void print_burn_in(const Report& r, std::ostream& out) {
                    {"degraded", Align::right},
                    {"failed", Align::right},
                    {"unknown", Align::right},
-                   {"bad rounds"},
+                   {"bad rounds", Align::left, false, Narrow::fold},
                    {"reasons (rounds)", Align::left, true}});
   std::unordered_set<std::string> flaky_entities;  // what health called flaky, once per verdict
   for (const auto& v : r.verdicts)
@@ -707,14 +720,14 @@ void print_burn_in(const Report& r, std::ostream& out) {
   }
   if (!b.first_round_started.empty()) out << ", " << b.first_round_started << " to " << b.last_round_finished;
   out << '\n';
-  if (!table.empty()) table.print(out, "  ");
+  if (!table.empty()) table.print(out, "  ", width);
   out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
       << " not healthy in some round: " << flaky << " flaky, " << always_bad << " bad in every round, "
       << degraded_throughout << " degraded throughout\n";
 }
 
 // What the brief table left out, and where it is.
-void print_left_out(const Report& r, std::ostream& out) {
+void print_left_out(const Report& r, std::ostream& out, std::size_t width) {
   std::size_t pairs = 0, local = 0, healthy = 0;
   for (const auto& p : r.probes) {
     pairs += is_pair_probe(p) && p.status == ProbeStatus::ok ? 1 : 0;
@@ -728,35 +741,39 @@ void print_left_out(const Report& r, std::ostream& out) {
                            " healthy verdicts, the GPU and rail tables. Every row is in the JSON report (--json FILE); "
                            "'ibgpu report FILE --format table-full' prints them all.";
   out << '\n';
-  for (const auto line : wrap_words(text, kLineWidth)) out << line << '\n';
+  for (const auto line : wrap_words(text, width)) out << line << '\n';
 }
 
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
-  out << r.tool.name << " " << r.tool.version << " (" << r.tool.git << ")  run " << r.run.id << "  "
-      << count_text(r.run.ranks, "rank") << " on " << count_text(r.hosts.size(), "host") << "  started "
-      << r.run.started << "\n\n";
-  print_answer(r, out);
+  const std::size_t width = line_width_;
+  print_words(out,
+              r.tool.name + " " + r.tool.version + " (" + r.tool.git + ")  run " + r.run.id + "  " +
+                  count_text(r.run.ranks, "rank") + " on " + count_text(r.hosts.size(), "host") + "  started " +
+                  r.run.started,
+              width);
+  out << '\n';
+  print_answer(r, out, width);
   out << '\n';
   const bool brief = detail_ == Detail::fit && table_is_long(r);
-  print_hosts(r, out, brief);
-  print_devices(r, out, brief);
-  print_probes(r, out, brief);
-  print_local(r, out, brief);
-  print_network(r, out, brief);
-  if (brief) print_leaf_summary(r, out);
-  print_allreduce(r, out, brief);
-  print_verdicts(r, out, brief);
-  print_admission(r, out, brief);
-  print_burn_in(r, out);
+  print_hosts(r, out, brief, width);
+  print_devices(r, out, brief, width);
+  print_probes(r, out, brief, width);
+  print_local(r, out, brief, width);
+  print_network(r, out, brief, width);
+  if (brief) print_leaf_summary(r, out, width);
+  print_allreduce(r, out, brief, width);
+  print_verdicts(r, out, brief, width);
+  print_admission(r, out, brief, width);
+  print_burn_in(r, out, width);
   for (const auto& note : r.run.notes) {
     const std::string text = printable(note);
-    const auto lines = wrap_words(text, kLineWidth - 6);
+    const auto lines = wrap_words(text, width - 6);
     for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? "\n      " : "\nnote: ") << lines[i];
   }
   if (!r.run.notes.empty()) out << '\n';
-  if (brief) print_left_out(r, out);
+  if (brief) print_left_out(r, out, width);
   out << "\nSummary: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
   if (!r.verdicts.empty())
     out << "  (admit " << r.summary.admit.size() << ", admit degraded " << r.summary.admit_degraded.size() << ", drain "

@@ -20,6 +20,7 @@ namespace ibgpu {
 namespace {
 
 using Align = TextTable::Align;
+using Narrow = TextTable::Narrow;
 
 // Nodes listed one by one in the answer; past this many, the rest are counted by reason.
 constexpr std::size_t kNodeLines = 50;
@@ -68,7 +69,7 @@ std::string main_reason_text(const MainReason& main) {
   return text;
 }
 
-void print_counts(const Report& r, std::ostream& out) {
+void print_counts(const Report& r, std::ostream& out, std::size_t width) {
   std::vector<std::pair<EntityKind, std::array<std::size_t, 4>>> kinds;  // in order of first appearance
   for (const auto& v : r.verdicts) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == v.entity.kind(); });
@@ -93,7 +94,7 @@ void print_counts(const Report& r, std::ostream& out) {
     for (const HealthState s : kStates) cells.push_back(grouped(n[static_cast<std::size_t>(s)]));
     table.add_row(cells);
   }
-  if (!table.empty()) table.print(out, "  ");
+  if (!table.empty()) table.print(out, "  ", width);
 }
 
 }  // namespace
@@ -119,15 +120,18 @@ std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
 
 namespace {
 
-void print_not_admitted(const Report& r, std::ostream& out) {
+void print_not_admitted(const Report& r, std::ostream& out, std::size_t width) {
   const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
   if (nodes.empty()) return;
   const auto drained =
       std::count_if(nodes.begin(), nodes.end(), [](auto& n) { return *n.node->action == Action::drain; });
-  out << "\nNot admitted: " << grouped(static_cast<std::size_t>(drained)) << " to drain, "
-      << grouped(nodes.size() - static_cast<std::size_t>(drained))
-      << " admitted degraded (the full advice per reason: " << kFullAdvice << ")\n"
-      << actions_taken(r) << '\n';
+  out << '\n';
+  print_words(out,
+              "Not admitted: " + grouped(static_cast<std::size_t>(drained)) + " to drain, " +
+                  grouped(nodes.size() - static_cast<std::size_t>(drained)) +
+                  " admitted degraded (the full advice per reason: " + kFullAdvice + ")",
+              width);
+  print_words(out, actions_taken(r), width);
   TextTable table({{"node"}, {"action"}, {"main reason"}, {"next step", Align::left, true}});
   struct Tally {
     std::size_t nodes = 0;
@@ -146,14 +150,14 @@ void print_not_admitted(const Report& r, std::ostream& out) {
     if (i >= kNodeLines) continue;
     table.add_row({n.node->entity.id(), to_string(*n.node->action), n.reason, n.step});
   }
-  table.print(out, "  ");
+  table.print(out, "  ", width);
   if (nodes.size() <= kNodeLines) return;
   out << "  ... " << grouped(nodes.size() - kNodeLines) << " more; all " << grouped(nodes.size())
       << " by main reason:\n";
   TextTable tallies({{"action"}, {"nodes", Align::right}, {"main reason"}, {"next step", Align::left, true}});
   for (const auto& [key, t] : by_reason)
     tallies.add_row({key.substr(0, key.find('|')), grouped(t.nodes), t.code, t.step});
-  tallies.print(out, "  ");
+  tallies.print(out, "  ", width);
 }
 
 // A pair's rail as the table names it: "mlx5_0:1", or "mlx5_0:1<->mlx5_1:1"
@@ -166,22 +170,27 @@ std::string rail_of(const ProbeResult& p) {
 }
 
 // What ibgpu did not judge (docs/verdicts.md): beside the states, never in them.
-void print_not_judged(const Report& r, std::ostream& out) {
+void print_not_judged(const Report& r, std::ostream& out, std::size_t width) {
   std::map<std::string_view, std::size_t> codes;  // by name, as the table reads
   for (const auto& v : r.verdicts)
     for (const auto& reason : v.reasons)
       if (reason.evidence == Evidence::not_judged) ++codes[to_string(reason.code)];
   if (codes.empty()) return;
-  out << "Not judged (recorded, held against no node):";
+  std::string text = "Not judged (recorded, held against no node):";
   const char* sep = " ";
   for (const auto& [code, n] : codes) {
-    out << sep << grouped(n) << " " << code;
+    text.append(sep).append(grouped(n)).append(" ").append(code);
     sep = ", ";
   }
-  out << '\n';
+  print_words(out, text, width);
 }
 
 }  // namespace
+
+void print_words(std::ostream& out, const std::string& text, std::size_t width) {
+  const auto lines = wrap_words(text, width - 2);
+  for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? "  " : "") << lines[i] << '\n';
+}
 
 bool table_is_long(const Report& r) { return r.probes.size() + r.verdicts.size() > kFullTableResults; }
 
@@ -194,19 +203,19 @@ std::string grouped(std::size_t n) {
   return out;
 }
 
-void print_answer(const Report& r, std::ostream& out) {
+void print_answer(const Report& r, std::ostream& out, std::size_t width) {
   out << "Result: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
   if (!r.verdicts.empty())
     out << "  (admit " << grouped(r.summary.admit.size()) << ", admit degraded "
         << grouped(r.summary.admit_degraded.size()) << ", drain " << grouped(r.summary.drain.size()) << ")";
   out << '\n';
   if (r.run.interrupted) out << "Interrupted: nothing was decided (no node admitted or drained)\n";
-  print_not_judged(r, out);
-  print_counts(r, out);
-  print_not_admitted(r, out);
+  print_not_judged(r, out, width);
+  print_counts(r, out, width);
+  print_not_admitted(r, out, width);
 }
 
-void print_rail_summary(const Report& r, std::ostream& out) {
+void print_rail_summary(const Report& r, std::ostream& out, std::size_t width) {
   struct Figures {
     std::size_t pairs = 0, not_ok = 0;
     std::vector<double> bw, lat_p50, lat_p99;
@@ -243,10 +252,10 @@ void print_rail_summary(const Report& r, std::ostream& out) {
                    {"not ok", Align::right},
                    {"GB/s min", Align::right},
                    {"p50", Align::right},
-                   {"max", Align::right},
-                   {"lat p50 us", Align::right},
-                   {"p99 max", Align::right},
-                   {"ports not healthy", Align::right}});
+                   {"max", Align::right, false, Narrow::optional},
+                   {"lat p50 us", Align::right, false, Narrow::optional},
+                   {"p99 max", Align::right, false, Narrow::optional},
+                   {"ports not healthy", Align::right, false, Narrow::optional}});
   auto cell = [&](std::vector<double>& v, double q) {
     if (v.empty()) return std::string();
     std::sort(v.begin(), v.end());
@@ -263,7 +272,7 @@ void print_rail_summary(const Report& r, std::ostream& out) {
     last_rail = rail;
   }
   out << "\nPer rail (pair measurements; GB/s and latency over the pairs)\n";
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 std::string leaf_of(const Report& r, const std::string& host) {
@@ -271,7 +280,7 @@ std::string leaf_of(const Report& r, const std::string& host) {
   return it == r.hosts.end() ? std::string() : it->leaf;
 }
 
-void print_leaf_summary(const Report& r, std::ostream& out) {
+void print_leaf_summary(const Report& r, std::ostream& out, std::size_t width) {
   struct Leaf {
     std::size_t hosts = 0, drain = 0, degraded = 0, links = 0;
   };
@@ -305,7 +314,7 @@ void print_leaf_summary(const Report& r, std::ostream& out) {
   for (const auto& [name, l] : leaves)
     table.add_row({name, grouped(l.hosts), grouped(l.drain), grouped(l.degraded), grouped(l.links)});
   out << "\nPer leaf switch\n";
-  table.print(out, "  ");
+  table.print(out, "  ", width);
 }
 
 PartCounts::PartCounts(const Report& r) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/text.h"
 #include "reports/render_util.h"
 
 namespace ibgpu {
@@ -104,77 +105,166 @@ void TextTable::add_row(const std::vector<std::string>& cells) {
 // A wrapped column narrower than this goes below its row, indented by kBelowIndent.
 constexpr std::size_t kMinWrapWidth = 40;
 constexpr std::size_t kBelowIndent = 4;
+// A column folded to fit the line keeps at least this width (or its header's).
+constexpr std::size_t kMinFoldWidth = 12;
+// The width of a column left out of a narrow line.
+constexpr std::size_t kLeftOut = std::numeric_limits<std::size_t>::max();
 
-void TextTable::print(std::ostream& out, const std::string& indent) const {
+namespace {
+
+// A cell's text in pieces of at most `width`: broken at a blank, or after a comma or a link's
+// "<->", where one lies within the piece; else at the width.
+std::vector<std::string_view> fold_cell(std::string_view text, std::size_t width) {
+  std::vector<std::string_view> pieces;
+  while (text.size() > width) {
+    std::size_t cut = width;
+    const std::size_t blank = text.rfind(' ', width);
+    const std::size_t after = text.find_last_of(",>", width - 1);  // a comma or the end of "<->"
+    if (blank != std::string_view::npos && blank > 0 && (after == std::string_view::npos || blank > after))
+      cut = blank;
+    else if (after != std::string_view::npos)
+      cut = after + 1;
+    pieces.push_back(text.substr(0, cut));
+    text.remove_prefix(cut);
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  }
+  if (!text.empty() || pieces.empty()) pieces.push_back(text);
+  return pieces;
+}
+
+}  // namespace
+
+std::vector<std::size_t> TextTable::fitted_widths(std::size_t indent, std::size_t fixed, std::size_t line_width) const {
+  std::vector<std::size_t> shown(width_.begin(), width_.begin() + static_cast<std::ptrdiff_t>(fixed));
+  std::size_t used = indent;
+  for (std::size_t c = 0; c < fixed; ++c) used += shown[c] + (c ? 2 : 0);
+  // The widest column that may fold gives a column of room at a time, down to its floor ...
+  while (used > line_width) {
+    std::size_t widest = fixed;
+    for (std::size_t c = 0; c < fixed; ++c)
+      if (columns_[c].narrow == Narrow::fold && shown[c] > std::max(kMinFoldWidth, columns_[c].header.size()) &&
+          (widest == fixed || shown[c] > shown[widest]))
+        widest = c;
+    if (widest == fixed) break;
+    --shown[widest];
+    --used;
+  }
+  // ... then the optional columns go, the rightmost first, and the room they leave unfolds.
+  for (std::size_t c = fixed; c-- > 0 && used > line_width;)
+    if (columns_[c].narrow == Narrow::optional) {
+      used -= shown[c] + 2;
+      shown[c] = kLeftOut;
+    }
+  for (std::size_t c = 0; c < fixed && used < line_width; ++c)
+    if (shown[c] != kLeftOut && shown[c] < width_[c]) {
+      const std::size_t back = std::min(width_[c] - shown[c], line_width - used);
+      shown[c] += back;
+      used += back;
+    }
+  return shown;
+}
+
+void TextTable::print(std::ostream& out, const std::string& indent, std::size_t line_width) const {
   std::string text;  // many lines at a time, written in large pieces
   text.reserve(kWriteBytes + 1024);
   const bool wraps = !columns_.empty() && columns_.back().wrap;
   const std::size_t fixed = wraps ? columns_.size() - 1 : columns_.size();  // columns laid out side by side
-  std::size_t wrap_at = indent.size();                                      // where the wrapped column starts
-  for (std::size_t c = 0; c < fixed; ++c) wrap_at += width_[c] + 2;
-  const bool below = wraps && wrap_at + kMinWrapWidth > kLineWidth;
-  const std::size_t wrap_width = below ? kLineWidth - indent.size() - kBelowIndent : kLineWidth - wrap_at;
-  const std::string continuation(below ? indent.size() + kBelowIndent : wrap_at, ' ');
+  const std::vector<std::size_t> shown = fitted_widths(indent.size(), fixed, line_width);
+  std::vector<std::size_t> visible;  // the side-by-side columns shown, in order
+  for (std::size_t c = 0; c < fixed; ++c)
+    if (shown[c] != kLeftOut) visible.push_back(c);
+  std::size_t wrap_at = indent.size();  // where the wrapped column starts
+  for (const std::size_t c : visible) wrap_at += shown[c] + 2;
+  const bool below = wraps && wrap_at + kMinWrapWidth > line_width;
+  const std::size_t below_at = indent.size() + kBelowIndent;
+  const std::size_t wrap_width =
+      below ? std::max(line_width, below_at + kMinWrapWidth) - below_at : line_width - wrap_at;
+  const std::string continuation(below_at, ' ');
   auto end_line = [&](std::size_t line_begin) {
     while (text.size() > line_begin && text.back() == ' ') text.pop_back();  // a cell's own trailing blanks too
     text += '\n';
   };
-  auto line = [&](auto cell_at, bool header) {
+  // One line: the cells side by side in their columns, then `last` in the wrapped column.
+  auto put_line = [&](auto cell_of, std::string_view last) {
     const std::size_t line_begin = text.size();
     text += indent;
     std::size_t blanks = 0;  // padding not written yet: a line ends without it
-    for (std::size_t c = 0; c < fixed; ++c) {
-      const std::string_view cell = cell_at(c);
+    bool first = true;
+    for (const std::size_t c : visible) {
+      const std::size_t gap = first ? 0 : 2;
+      first = false;
+      const std::string_view cell = cell_of(c);
       if (cell.empty()) {
-        blanks += width_[c] + (c ? 2 : 0);
+        blanks += shown[c] + gap;
         continue;
       }
-      const std::size_t pad = width_[c] - cell.size();
-      blanks += c ? 2 : 0;
+      const std::size_t pad = shown[c] - std::min(shown[c], cell.size());
+      blanks += gap;
       if (columns_[c].align == Align::right) blanks += pad;
       text.append(blanks, ' ').append(cell);
       blanks = columns_[c].align == Align::right ? 0 : pad;
     }
-    if (wraps) {
-      const std::string_view cell = cell_at(fixed);
-      if (!below && cell.size() <= wrap_width) {  // the common case: it fits
-        if (!cell.empty()) text.append(blanks + (fixed ? 2 : 0), ' ').append(cell);
-        end_line(line_begin);
-      } else if (!below) {
-        const auto pieces = wrap_words(cell, wrap_width);
-        text.append(blanks + (fixed ? 2 : 0), ' ');
-        for (std::size_t i = 0; i < pieces.size(); ++i) text.append(i ? continuation : "").append(pieces[i]) += '\n';
-        if (pieces.empty()) text += '\n';
-        text.pop_back();
-        end_line(line_begin);
-      } else {
-        end_line(line_begin);
+    if (!last.empty()) text.append(blanks + (visible.empty() ? 0 : 2), ' ').append(last);
+    end_line(line_begin);
+    return line_begin;
+  };
+  std::vector<std::string_view> cells(columns_.size());
+  std::vector<std::vector<std::string_view>> pieces(fixed);  // a folded row's cells, line by line
+  auto row = [&](bool header) {
+    const std::string_view last = wraps ? cells[fixed] : std::string_view();
+    bool folds = false;
+    for (const std::size_t c : visible) folds = folds || cells[c].size() > shown[c];
+    if (!folds && !below && last.size() <= wrap_width) {  // the common case: it fits
+      put_line([&](std::size_t c) { return cells[c]; }, last);
+    } else {
+      std::size_t lines = 1;
+      for (const std::size_t c : visible) {
+        pieces[c] = cells[c].size() > shown[c] ? fold_cell(cells[c], shown[c]) : std::vector{cells[c]};
+        lines = std::max(lines, pieces[c].size());
+      }
+      std::vector<std::string_view> beside;  // the wrapped column's lines beside the row
+      if (!below) beside = last.size() <= wrap_width ? std::vector{last} : wrap_words(last, wrap_width);
+      lines = std::max(lines, beside.size());
+      std::size_t first_line = 0;
+      for (std::size_t k = 0; k < lines; ++k) {
+        const std::size_t at =
+            put_line([&](std::size_t c) { return k < pieces[c].size() ? pieces[c][k] : std::string_view(); },
+                     k < beside.size() ? beside[k] : std::string_view());
+        if (k == 0) first_line = at;
+      }
+      if (below) {
         // A row that only continues the one above (its other cells empty) is its wrapped text alone.
-        if (!cell.empty() && text.size() == line_begin + 1) text.pop_back();
+        if (!last.empty() && lines == 1 && text.size() == first_line + 1) text.pop_back();
         if (!header)
-          for (const std::string_view piece : wrap_words(cell, wrap_width))
+          for (const std::string_view piece : wrap_words(last, wrap_width))
             text.append(continuation).append(piece) += '\n';
       }
-    } else {
-      end_line(line_begin);
     }
     if (text.size() >= kWriteBytes) {
       out.write(text.data(), static_cast<std::streamsize>(text.size()));
       text.clear();
     }
   };
-  line([&](std::size_t c) { return std::string_view(columns_[c].header); }, true);
+  for (std::size_t c = 0; c < columns_.size(); ++c) cells[c] = columns_[c].header;
+  row(true);
   const std::string_view all(text_);
   std::size_t begin = 0;
-  for (std::size_t row = 0; row < rows_; ++row) {
-    const std::uint32_t* ends = ends_.data() + row * columns_.size();
-    line(
-        [&](std::size_t c) {
-          const std::size_t cell_begin = begin;
-          begin = ends[c];
-          return all.substr(cell_begin, ends[c] - cell_begin);
-        },
-        false);
+  for (std::size_t r = 0; r < rows_; ++r) {
+    const std::uint32_t* ends = ends_.data() + r * columns_.size();
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      cells[c] = all.substr(begin, ends[c] - begin);
+      begin = ends[c];
+    }
+    row(false);
+  }
+  if (visible.size() < fixed) {  // what did not fit is named, so nobody takes it for missing
+    std::vector<std::string> left_out;
+    for (std::size_t c = 0; c < fixed; ++c)
+      if (std::find(visible.begin(), visible.end(), c) == visible.end()) left_out.push_back(columns_[c].header);
+    const std::string note = "(left out to fit " + std::to_string(line_width) + " columns: " + join(left_out, ", ") +
+                             "; a wider terminal or COLUMNS=120 shows them)";
+    for (const std::string_view piece : wrap_words(note, line_width - std::min(line_width - 1, indent.size())))
+      text.append(indent).append(piece) += '\n';
   }
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }

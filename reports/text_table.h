@@ -1,9 +1,9 @@
 #pragma once
 // Column layout for terminal tables: widths from content, two spaces between
 // columns, numbers right-aligned, no trailing blanks. A last column that wraps
-// (long reasons, notes) keeps every line within kLineWidth: its text continues
+// (long reasons, notes) keeps every line within the line width: its text continues
 // on lines below, under the column, or below the row when the column starts too
-// far right.
+// far right; a text column too wide for the line folds its cells likewise.
 //
 // A fleet's tables run to hundreds of thousands of rows, so the cells live in
 // one text with an end offset each (not a string per cell), and the column
@@ -18,16 +18,22 @@
 
 namespace ibgpu {
 
-// The widest line the tables write (terminal columns, one byte a column).
+// The widest line the tables write unless told the terminal's width (columns, one byte a column).
 inline constexpr std::size_t kLineWidth = 120;
 
 class TextTable {
  public:
   enum class Align { left, right };
+  // How a column gives way on a narrow line (print's line_width): a column that may fold
+  // (lists, identifiers made of parts) breaks its long cells onto the lines below; one that is
+  // optional is left out, the rightmost first, when folding is not enough, and a line under
+  // the table names it.
+  enum class Narrow { keep, fold, optional };
   struct Column {
     std::string header;
     Align align = Align::left;
-    bool wrap = false;  // the last column only: wrapped at kLineWidth
+    bool wrap = false;  // the last column only: wrapped at the line width
+    Narrow narrow = Narrow::keep;
   };
 
   explicit TextTable(std::vector<Column> columns);
@@ -49,10 +55,15 @@ class TextTable {
   // Room for about this many rows (the first row's size sets the text's).
   void reserve(std::size_t rows);
 
-  void print(std::ostream& out, const std::string& indent = "") const;
+  // Laid out within `line_width` columns where the columns allow it (see Narrow; a folded
+  // column keeps at least 12 columns or its header's width), a wrapped last column wraps at it.
+  void print(std::ostream& out, const std::string& indent = "", std::size_t line_width = kLineWidth) const;
   bool empty() const { return rows_ == 0; }
 
  private:
+  // The width each side-by-side column is shown at within the line (kLeftOut: left out).
+  std::vector<std::size_t> fitted_widths(std::size_t indent, std::size_t fixed, std::size_t line_width) const;
+
   std::vector<Column> columns_;
   std::vector<std::size_t> width_;
   std::string text_;                 // every cell's text, one after another

@@ -31,10 +31,10 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-void expect_within_width(const std::string& text, const std::string& what) {
+void expect_within_width(const std::string& text, const std::string& what, std::size_t width = kLineWidth) {
   const auto lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size(); ++i)
-    EXPECT_LE(lines[i].size(), kLineWidth) << what << " line " << i + 1 << ": " << lines[i];
+    EXPECT_LE(lines[i].size(), width) << what << " line " << i + 1 << ": " << lines[i];
 }
 
 // "gpu[0-7]" -> gpu0 ... gpu7; "a,b[1,3]" -> a, b1, b3; "mlx5_[0-1]:1" -> mlx5_0:1, mlx5_1:1
@@ -99,7 +99,18 @@ TEST(TableGolden, SixtyFourHostsShortened) {
   expect_golden("fleet64.table.txt", render(TableReporter{}, r));
 }
 
+// An 80-column terminal: the same tables, text columns folded and reasons wrapped to fit.
+TEST(TableGolden, EightyColumns) {
+  const TableReporter narrow(TableReporter::Detail::fit, 80);
+  expect_golden("report.table.80.txt", render(narrow, testing::sample_report()));
+  expect_golden("fleet8.table.80.txt", render(narrow, fleet_report(8, 7)));
+}
+
 TEST(Table, EveryLineFitsTheWidth) {
+  const TableReporter narrow(TableReporter::Detail::fit, 80);
+  expect_within_width(render(narrow, testing::sample_report()), "sample at 80", 80);
+  expect_within_width(render(narrow, fleet_report(8, 7)), "8 hosts at 80", 80);
+  expect_within_width(render(narrow, fleet_report(64, 8)), "64 hosts at 80", 80);
   expect_within_width(render(TableReporter{}, testing::sample_report()), "sample");
   expect_within_width(render(TableReporter{}, fleet_report(8, 7)), "8 hosts");
   expect_within_width(render(TableReporter{}, fleet_report(64, 8)), "64 hosts");
@@ -232,7 +243,7 @@ TEST(Table, RailsAreSummarisedInTheirNumbersOrder) {
   Report r;
   r.probes = testing::synthetic_run(f).probes;
   std::ostringstream out;
-  print_rail_summary(r, out);
+  print_rail_summary(r, out, kLineWidth);
   const std::string text = out.str();
   const auto rail2 = text.find("\n  mlx5_2:1 "), rail10 = text.find("\n  mlx5_10:1 ");
   ASSERT_NE(rail2, std::string::npos) << text;
@@ -257,7 +268,7 @@ TEST(Table, TheShortenedTableSummarisesEachLeaf) {
   EXPECT_EQ(leaf_of(r, testing::host_name(40)), "leaf2");
   EXPECT_EQ(leaf_of(r, "no-such-host"), "");
   std::ostringstream out;
-  print_leaf_summary(r, out);
+  print_leaf_summary(r, out, kLineWidth);
   std::size_t hosts = 0, not_admitted = 0;
   std::vector<std::string> leaves;
   for (const auto& line : lines_of(out.str())) {
@@ -281,7 +292,7 @@ TEST(Table, TheShortenedTableSummarisesEachLeaf) {
 
   for (auto& h : r.hosts) h.leaf.clear();  // no topology: no leaf table
   std::ostringstream none;
-  print_leaf_summary(r, none);
+  print_leaf_summary(r, none, kLineWidth);
   EXPECT_EQ(none.str(), "");
 }
 

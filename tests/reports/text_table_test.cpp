@@ -109,6 +109,46 @@ TEST(TextTable, AWrappedColumnThatStartsTooFarRightGoesBelowItsRow) {
                                       "  22\n");
 }
 
+// Columns that may be left out go, the rightmost first, until the line fits, and a line says
+// which; a wrapped last column then starts further left.
+TEST(TextTable, OptionalColumnsGiveWayAndAreNamed) {
+  TextTable table({{"host"},
+                   {"pci", Align::left, false, TextTable::Narrow::optional},
+                   {"rate"},
+                   {"firmware", Align::left, false, TextTable::Narrow::optional},
+                   {"note", Align::left, true}});
+  table.add_row({"node1", "0000:18:00.0", "400 Gb/sec", "28.39.1002", "ok"});
+  std::ostringstream out;
+  table.print(out, "", 30);
+  EXPECT_EQ(out.str(),
+            "host   rate\n"
+            "node1  400 Gb/sec\n"
+            "    ok\n"
+            "(left out to fit 30 columns:\n"
+            "pci, firmware; a wider\n"
+            "terminal or COLUMNS=120 shows\n"
+            "them)\n");
+  EXPECT_EQ(printed(table, "").find("left out"), std::string::npos);
+}
+
+// A narrow terminal: the widest text column gives up room and its long cells go on below,
+// broken after a comma where one lies within the column.
+TEST(TextTable, ATextColumnTooWideForTheLineFoldsItsCells) {
+  TextTable table({{"name"}, {"hosts", Align::left, false, TextTable::Narrow::fold}, {"n", Align::right}});
+  table.add_row({"a", "h01,h02,h03,h04,h05,h06,h07,h08", "8"});
+  table.add_row({"b", "h09", "1"});
+  std::ostringstream out;
+  table.print(out, "", 30);
+  EXPECT_EQ(out.str(), "name  hosts" + std::string(18, ' ') + "n\n" +  //
+                           "a     h01,h02,h03,h04,h05,   8\n" +        //
+                           "      h06,h07,h08\n" +                     //
+                           "b     h09" + std::string(20, ' ') + "1\n");
+  // At the standard width nothing folds.
+  EXPECT_EQ(printed(table, ""),
+            reference_layout({{"name"}, {"hosts"}, {"n", Align::right}},
+                             {{"a", "h01,h02,h03,h04,h05,h06,h07,h08", "8"}, {"b", "h09", "1"}}, ""));
+}
+
 TEST(TextTable, AnUnwrappedTableIsAsBefore) {
   // Nothing to wrap: a wrapped last column lays out as a plain one.
   const std::vector<TextTable::Column> plain{{"a"}, {"b"}};
