@@ -16,7 +16,7 @@ int run_explain(const ExplainOptions& options) {
   } else {
     for (std::size_t i = 0; i < options.codes.size(); ++i) {
       if (i) std::cout << '\n';
-      write_reason_code_text(std::cout, info(options.codes[i]), terminal_width(100));
+      write_reason_code_text(std::cout, info(options.codes[i]), terminal_width().value_or(100));
     }
   }
   std::cout.flush();

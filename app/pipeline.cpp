@@ -323,7 +323,8 @@ void render(const Report& report, const CommonOptions& options) {
     const bool terminal = isatty(STDOUT_FILENO) == 1;
     JsonReporter(terminal ? JsonReporter::Layout::indented : JsonReporter::Layout::compact).render(report, std::cout);
   } else {
-    make_reporter(options.format, terminal_width(kLineWidth))->render(report, std::cout);
+    const auto columns = terminal_width();
+    make_reporter(options.format, columns ? LineWidth{*columns, true} : LineWidth{})->render(report, std::cout);
   }
   std::cout.flush();
   if (file_error) std::rethrow_exception(file_error);

@@ -61,9 +61,10 @@ void emit(const std::string& path, const std::string& text) {
 
 int render_all(const ReportOptions& o) {
   const std::vector<Report> reports = load_reports(o.files);
-  // Laid out for the terminal it is shown on; a file gets the standard width.
+  // Laid out for the terminal it is shown on; a file keeps every column.
   const bool to_stdout = o.output.empty() || o.output == "-";
-  const auto reporter = make_reporter(o.common.format, to_stdout ? terminal_width(kLineWidth) : kLineWidth);
+  const auto columns = to_stdout ? terminal_width() : std::nullopt;
+  const auto reporter = make_reporter(o.common.format, columns ? LineWidth{*columns, true} : LineWidth{});
   std::ostringstream text;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (i) text << '\n';

@@ -10,16 +10,17 @@
 
 namespace ibgpu {
 
-std::size_t terminal_width(std::size_t fallback) {
+std::optional<std::size_t> terminal_width() {
   constexpr long kNarrowest = 40, kWidest = 1000;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && n >= kNarrowest && n <= kWidest) return static_cast<std::size_t>(n);
+  }
   winsize size{};
-  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= kNarrowest)
-    return std::min<std::size_t>(size.ws_col, kWidest);
-  const char* columns = std::getenv("COLUMNS");
-  if (columns == nullptr) return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(columns, &end, 10);
-  return end != columns && *end == '\0' && n >= kNarrowest && n <= kWidest ? static_cast<std::size_t>(n) : fallback;
+  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return std::clamp<std::size_t>(size.ws_col, kNarrowest, kWidest);
+  return std::nullopt;
 }
 
 double parse_duration(const std::string& text) {

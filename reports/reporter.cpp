@@ -9,21 +9,20 @@ namespace {
 struct Format {
   const char* name;
   bool concatenates;
-  std::function<std::unique_ptr<Reporter>(std::size_t line_width)> make;  // line_width: the table's
+  std::function<std::unique_ptr<Reporter>(LineWidth line)> make;  // line: the table's
 };
 
 // One row per format: `--format` of every command and `ibgpu report` list these.
 const std::vector<Format>& formats() {
   static const std::vector<Format> table{
-      {"table", true, [](std::size_t w) { return std::make_unique<TableReporter>(TableReporter::Detail::fit, w); }},
-      {"table-full", true,
-       [](std::size_t w) { return std::make_unique<TableReporter>(TableReporter::Detail::full, w); }},
-      {"json", false, [](std::size_t) { return std::make_unique<JsonReporter>(); }},
-      {"prometheus", false, [](std::size_t) { return std::make_unique<PrometheusReporter>(); }},
-      {"junit", false, [](std::size_t) { return std::make_unique<JunitReporter>(); }},
-      {"markdown", true, [](std::size_t) { return std::make_unique<MarkdownReporter>(); }},
-      {"html", false, [](std::size_t) { return std::make_unique<HtmlReporter>(); }},
-      {"admission", false, [](std::size_t) { return std::make_unique<AdmissionReporter>(); }},
+      {"table", true, [](LineWidth w) { return std::make_unique<TableReporter>(TableReporter::Detail::fit, w); }},
+      {"table-full", true, [](LineWidth w) { return std::make_unique<TableReporter>(TableReporter::Detail::full, w); }},
+      {"json", false, [](LineWidth) { return std::make_unique<JsonReporter>(); }},
+      {"prometheus", false, [](LineWidth) { return std::make_unique<PrometheusReporter>(); }},
+      {"junit", false, [](LineWidth) { return std::make_unique<JunitReporter>(); }},
+      {"markdown", true, [](LineWidth) { return std::make_unique<MarkdownReporter>(); }},
+      {"html", false, [](LineWidth) { return std::make_unique<HtmlReporter>(); }},
+      {"admission", false, [](LineWidth) { return std::make_unique<AdmissionReporter>(); }},
   };
   return table;
 }
@@ -36,9 +35,9 @@ const Format* find(const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_reporter(const std::string& format, std::size_t line_width) {
+std::unique_ptr<Reporter> make_reporter(const std::string& format, LineWidth line) {
   const Format* f = find(format);
-  return f ? f->make(line_width) : nullptr;
+  return f ? f->make(line) : nullptr;
 }
 
 std::vector<std::string> reporter_formats() {

@@ -23,14 +23,13 @@ class Reporter {
 class TableReporter final : public Reporter {
  public:
   enum class Detail { fit, full };
-  // `line_width`: the terminal's columns (terminal_width() in reports/text_table.h).
-  explicit TableReporter(Detail detail = Detail::fit, std::size_t line_width = kLineWidth)
-      : detail_(detail), line_width_(line_width) {}
+  // `line`: the terminal's columns to fit, where known (app/text.h terminal_width).
+  explicit TableReporter(Detail detail = Detail::fit, LineWidth line = {}) : detail_(detail), line_(line) {}
   void render(const Report& report, std::ostream& out) const override;
 
  private:
   Detail detail_;
-  std::size_t line_width_;
+  LineWidth line_;
 };
 
 // Indented for people (a terminal, --format json); compact, one line, for files: a fleet's report
@@ -82,7 +81,7 @@ class AdmissionReporter final : public Reporter {
 };
 
 // nullptr for a name reporter_formats() does not list.
-std::unique_ptr<Reporter> make_reporter(const std::string& format, std::size_t line_width = kLineWidth);
+std::unique_ptr<Reporter> make_reporter(const std::string& format, LineWidth line = {});
 std::vector<std::string> reporter_formats();
 // Formats whose renderings of several reports may follow one another in one
 // output (text meant for people); the others are one document per report.

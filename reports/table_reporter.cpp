@@ -194,7 +194,7 @@ std::vector<std::string> host_cells(const HostInventory& h) {
 }
 
 // Brief: only the hosts unlike most (devices, ports up, CPUs, versions), and a line for the rest.
-void print_hosts(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_hosts(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   TextTable table({{"host"},
                    {"ranks", Align::left, false, Narrow::fold},
                    {"gpus", Align::right},
@@ -227,14 +227,14 @@ void print_hosts(const Report& r, std::ostream& out, bool brief, std::size_t wid
 }
 
 // Brief: the ports that are not up; the GPUs, the affinity and the rail plan are in the JSON.
-void print_devices(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_devices(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   TextTable gpus(
       {{"host"}, {"gpu", Align::right}, {"name"}, {"pci"}, {"memory GiB", Align::right}, {"uuid", Align::left, true}});
   TextTable ports({{"host"},
                    {"port"},
                    {"state"},
                    {"phys"},
-                   {"rate", Align::left, false, Narrow::fold},
+                   {"rate"},
                    {"link layer", Align::left, false, Narrow::optional},
                    {"numa", Align::right, false, Narrow::optional},
                    {"pci", Align::left, false, Narrow::optional},
@@ -310,7 +310,7 @@ void add_probe_row(TextTable& table, const ProbeResult& p, void (*detail)(std::s
   table.end_row();
 }
 
-void print_probes(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_probes(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   TextTable table({{"probe"}, {"scope", Align::left, false, Narrow::fold}, {"status"}, {"result", Align::left, true}});
   for (const auto& p : r.probes)
     if (!is_pair_probe(p) && !is_local_check(p) && !is_allreduce_row(p) && (!brief || p.status != ProbeStatus::ok))
@@ -368,7 +368,7 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
   }
 }
 
-void print_local(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_local(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   TextTable table({{"check"}, {"scope", Align::left, false, Narrow::fold}, {"status"}, {"result", Align::left, true}});
   for (const auto& p : r.probes)
     if (is_local_check(p) && (!brief || p.status != ProbeStatus::ok)) add_probe_row(table, p, append_local_detail);
@@ -405,7 +405,7 @@ constexpr std::size_t kBriefNetworkRows = 100;
 // Per pair and size, perftest-like: bandwidth and latency columns side by side
 // (the ranks and the peak bandwidth are in the JSON). Brief: the per-rail
 // summary, then only the pairs that are not ok.
-void print_network(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_network(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   if (brief) print_rail_summary(r, out, width);
   TextTable table({{"probe"},
                    {"pair", Align::left, false, Narrow::fold},
@@ -486,7 +486,7 @@ struct AllreduceRow {
 // Brief: per probe, placement and size, the spread of bus bandwidth over the
 // groups (one per node, rail or job), and the group with the lowest.
 void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceRow>>& rows, std::ostream& out,
-                             std::size_t width) {
+                             LineWidth width) {
   struct Spread {
     std::vector<std::pair<double, const ProbeResult*>> busbw;
     std::size_t groups = 0;
@@ -531,7 +531,7 @@ void print_allreduce_summary(const std::vector<std::pair<std::string, AllreduceR
 
 // nccl-tests' layout: one row per size, out-of-place and in-place side by side,
 // per placement and group; the time is the average over ranks.
-void print_allreduce(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_allreduce(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   std::vector<std::pair<std::string, AllreduceRow>> rows;  // in report order
   std::map<std::string, std::size_t> index;                // key -> row
   for (const auto& p : r.probes) {
@@ -608,7 +608,7 @@ void print_allreduce(const Report& r, std::ostream& out, bool brief, std::size_t
 
 // Verdicts of one node's parts of one kind that agree (state and reasons)
 // fold into one row: "gpu node1/gpu[0-7]" for a node without a driver.
-void print_verdicts(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_verdicts(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   if (r.verdicts.empty()) return;
   TextTable table({{"entity"}, {"state"}, {"action"}, {"reasons", Align::left, true}});
   table.reserve(r.verdicts.size());
@@ -643,7 +643,7 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief, std::size_t 
 }
 
 // One line per node: what the pool may do with it and with which parts.
-void print_admission(const Report& r, std::ostream& out, bool brief, std::size_t width) {
+void print_admission(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   TextTable table({{"node"},
                    {"state"},
                    {"action"},
@@ -664,7 +664,7 @@ void print_admission(const Report& r, std::ostream& out, bool brief, std::size_t
 // Per entity that was not healthy in some round: how often and why. The
 // totals line counts the flaky (the verdict says BURN_IN_FLAKY), the bad in
 // every round and the degraded throughout, as health/burn_in.h decides them.
-void print_burn_in(const Report& r, std::ostream& out, std::size_t width) {
+void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   if (!r.burn_in) return;
   const BurnInStats& b = *r.burn_in;
   auto state_of = [&](const Entity& e) -> std::string {
@@ -727,7 +727,7 @@ void print_burn_in(const Report& r, std::ostream& out, std::size_t width) {
 }
 
 // What the brief table left out, and where it is.
-void print_left_out(const Report& r, std::ostream& out, std::size_t width) {
+void print_left_out(const Report& r, std::ostream& out, LineWidth width) {
   std::size_t pairs = 0, local = 0, healthy = 0;
   for (const auto& p : r.probes) {
     pairs += is_pair_probe(p) && p.status == ProbeStatus::ok ? 1 : 0;
@@ -741,13 +741,13 @@ void print_left_out(const Report& r, std::ostream& out, std::size_t width) {
                            " healthy verdicts, the GPU and rail tables. Every row is in the JSON report (--json FILE); "
                            "'ibgpu report FILE --format table-full' prints them all.";
   out << '\n';
-  for (const auto line : wrap_words(text, width)) out << line << '\n';
+  for (const auto line : wrap_words(text, width.columns)) out << line << '\n';
 }
 
 }  // namespace
 
 void TableReporter::render(const Report& r, std::ostream& out) const {
-  const std::size_t width = line_width_;
+  const LineWidth width = line_;
   print_words(out,
               r.tool.name + " " + r.tool.version + " (" + r.tool.git + ")  run " + r.run.id + "  " +
                   count_text(r.run.ranks, "rank") + " on " + count_text(r.hosts.size(), "host") + "  started " +
@@ -769,7 +769,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_burn_in(r, out, width);
   for (const auto& note : r.run.notes) {
     const std::string text = printable(note);
-    const auto lines = wrap_words(text, width - 6);
+    const auto lines = wrap_words(text, width.columns - 6);
     for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? "\n      " : "\nnote: ") << lines[i];
   }
   if (!r.run.notes.empty()) out << '\n';

@@ -69,7 +69,7 @@ std::string main_reason_text(const MainReason& main) {
   return text;
 }
 
-void print_counts(const Report& r, std::ostream& out, std::size_t width) {
+void print_counts(const Report& r, std::ostream& out, LineWidth width) {
   std::vector<std::pair<EntityKind, std::array<std::size_t, 4>>> kinds;  // in order of first appearance
   for (const auto& v : r.verdicts) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == v.entity.kind(); });
@@ -120,7 +120,7 @@ std::vector<NodeNextStep> nodes_not_admitted(const Report& r) {
 
 namespace {
 
-void print_not_admitted(const Report& r, std::ostream& out, std::size_t width) {
+void print_not_admitted(const Report& r, std::ostream& out, LineWidth width) {
   const std::vector<NodeNextStep> nodes = nodes_not_admitted(r);
   if (nodes.empty()) return;
   const auto drained =
@@ -170,7 +170,7 @@ std::string rail_of(const ProbeResult& p) {
 }
 
 // What ibgpu did not judge (docs/verdicts.md): beside the states, never in them.
-void print_not_judged(const Report& r, std::ostream& out, std::size_t width) {
+void print_not_judged(const Report& r, std::ostream& out, LineWidth width) {
   std::map<std::string_view, std::size_t> codes;  // by name, as the table reads
   for (const auto& v : r.verdicts)
     for (const auto& reason : v.reasons)
@@ -187,8 +187,8 @@ void print_not_judged(const Report& r, std::ostream& out, std::size_t width) {
 
 }  // namespace
 
-void print_words(std::ostream& out, const std::string& text, std::size_t width) {
-  const auto lines = wrap_words(text, width - 2);
+void print_words(std::ostream& out, const std::string& text, LineWidth width) {
+  const auto lines = wrap_words(text, width.columns - 2);
   for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? "  " : "") << lines[i] << '\n';
 }
 
@@ -203,7 +203,7 @@ std::string grouped(std::size_t n) {
   return out;
 }
 
-void print_answer(const Report& r, std::ostream& out, std::size_t width) {
+void print_answer(const Report& r, std::ostream& out, LineWidth width) {
   out << "Result: " << to_string(r.summary.state) << ", exit " << r.summary.exit_code;
   if (!r.verdicts.empty())
     out << "  (admit " << grouped(r.summary.admit.size()) << ", admit degraded "
@@ -215,7 +215,7 @@ void print_answer(const Report& r, std::ostream& out, std::size_t width) {
   print_not_admitted(r, out, width);
 }
 
-void print_rail_summary(const Report& r, std::ostream& out, std::size_t width) {
+void print_rail_summary(const Report& r, std::ostream& out, LineWidth width) {
   struct Figures {
     std::size_t pairs = 0, not_ok = 0;
     std::vector<double> bw, lat_p50, lat_p99;
@@ -248,14 +248,14 @@ void print_rail_summary(const Report& r, std::ostream& out, std::size_t width) {
   TextTable table({{"rail"},
                    {"probe"},
                    {"size", Align::right},
-                   {"pairs", Align::right},
+                   {"pairs", Align::right, false, Narrow::optional},
                    {"not ok", Align::right},
                    {"GB/s min", Align::right},
-                   {"p50", Align::right},
+                   {"p50", Align::right, false, Narrow::optional},
                    {"max", Align::right, false, Narrow::optional},
                    {"lat p50 us", Align::right, false, Narrow::optional},
                    {"p99 max", Align::right, false, Narrow::optional},
-                   {"ports not healthy", Align::right, false, Narrow::optional}});
+                   {"ports not healthy", Align::right}});
   auto cell = [&](std::vector<double>& v, double q) {
     if (v.empty()) return std::string();
     std::sort(v.begin(), v.end());
@@ -280,7 +280,7 @@ std::string leaf_of(const Report& r, const std::string& host) {
   return it == r.hosts.end() ? std::string() : it->leaf;
 }
 
-void print_leaf_summary(const Report& r, std::ostream& out, std::size_t width) {
+void print_leaf_summary(const Report& r, std::ostream& out, LineWidth width) {
   struct Leaf {
     std::size_t hosts = 0, drain = 0, degraded = 0, links = 0;
   };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/report.h"
+#include "reports/text_table.h"
 
 namespace ibgpu {
 
@@ -26,19 +27,19 @@ bool table_is_long(const Report& r);
 
 // "Result: ..." with the verdict counts per entity kind, then one line per node
 // not admitted (drained first) with its main reason and what to do next.
-void print_answer(const Report& r, std::ostream& out, std::size_t width);
+void print_answer(const Report& r, std::ostream& out, LineWidth width);
 // A line of text within `width` columns: wrapped at blanks, the lines after the first indented by two.
-void print_words(std::ostream& out, const std::string& text, std::size_t width);
+void print_words(std::ostream& out, const std::string& text, LineWidth width);
 
 // Per rail (the RDMA port a pair measured on), per probe and size: the pairs,
 // those not ok, and the spread of bandwidth and latency; the rail's ports that
 // are not healthy.
-void print_rail_summary(const Report& r, std::ostream& out, std::size_t width);
+void print_rail_summary(const Report& r, std::ostream& out, LineWidth width);
 
 // Per leaf switch, when the report places hosts on leaves: hosts, nodes drained
 // or degraded, links not healthy (a link between two leaves counts in both).
 // Prints nothing when no host has a leaf.
-void print_leaf_summary(const Report& r, std::ostream& out, std::size_t width);
+void print_leaf_summary(const Report& r, std::ostream& out, LineWidth width);
 
 // The leaf switch of a host (HostInventory::leaf, from --topology); empty when
 // the report does not place it.

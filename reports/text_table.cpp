@@ -112,10 +112,10 @@ constexpr std::size_t kLeftOut = std::numeric_limits<std::size_t>::max();
 
 namespace {
 
-// A cell's text in pieces of at most `width`: broken at a blank, or after a comma or a link's
+// A cell's text in pieces of at most `width`, appended to `pieces`: broken at a blank, or after a comma or a link's
 // "<->", where one lies within the piece; else at the width.
-std::vector<std::string_view> fold_cell(std::string_view text, std::size_t width) {
-  std::vector<std::string_view> pieces;
+void fold_cell(std::string_view text, std::size_t width, std::vector<std::string_view>& pieces) {
+  width = std::max<std::size_t>(width, 1);
   while (text.size() > width) {
     std::size_t cut = width;
     const std::size_t blank = text.rfind(' ', width);
@@ -129,13 +129,14 @@ std::vector<std::string_view> fold_cell(std::string_view text, std::size_t width
     while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   }
   if (!text.empty() || pieces.empty()) pieces.push_back(text);
-  return pieces;
 }
 
 }  // namespace
 
-std::vector<std::size_t> TextTable::fitted_widths(std::size_t indent, std::size_t fixed, std::size_t line_width) const {
+std::vector<std::size_t> TextTable::fitted_widths(std::size_t indent, std::size_t fixed, LineWidth line) const {
   std::vector<std::size_t> shown(width_.begin(), width_.begin() + static_cast<std::ptrdiff_t>(fixed));
+  if (!line.fit) return shown;
+  const std::size_t line_width = line.columns;
   std::size_t used = indent;
   for (std::size_t c = 0; c < fixed; ++c) used += shown[c] + (c ? 2 : 0);
   // The widest column that may fold gives a column of room at a time, down to its floor ...
@@ -150,8 +151,10 @@ std::vector<std::size_t> TextTable::fitted_widths(std::size_t indent, std::size_
     --used;
   }
   // ... then the optional columns go, the rightmost first, and the room they leave unfolds.
-  for (std::size_t c = fixed; c-- > 0 && used > line_width;)
+  std::size_t kept = fixed;
+  for (std::size_t c = fixed; c-- > 0 && used > line_width && kept > 1;)
     if (columns_[c].narrow == Narrow::optional) {
+      --kept;
       used -= shown[c] + 2;
       shown[c] = kLeftOut;
     }
@@ -164,12 +167,13 @@ std::vector<std::size_t> TextTable::fitted_widths(std::size_t indent, std::size_
   return shown;
 }
 
-void TextTable::print(std::ostream& out, const std::string& indent, std::size_t line_width) const {
+void TextTable::print(std::ostream& out, const std::string& indent, LineWidth line) const {
+  const std::size_t line_width = line.columns;
   std::string text;  // many lines at a time, written in large pieces
   text.reserve(kWriteBytes + 1024);
   const bool wraps = !columns_.empty() && columns_.back().wrap;
   const std::size_t fixed = wraps ? columns_.size() - 1 : columns_.size();  // columns laid out side by side
-  const std::vector<std::size_t> shown = fitted_widths(indent.size(), fixed, line_width);
+  const std::vector<std::size_t> shown = fitted_widths(indent.size(), fixed, line);
   std::vector<std::size_t> visible;  // the side-by-side columns shown, in order
   for (std::size_t c = 0; c < fixed; ++c)
     if (shown[c] != kLeftOut) visible.push_back(c);
@@ -210,6 +214,7 @@ void TextTable::print(std::ostream& out, const std::string& indent, std::size_t 
   };
   std::vector<std::string_view> cells(columns_.size());
   std::vector<std::vector<std::string_view>> pieces(fixed);  // a folded row's cells, line by line
+  std::vector<std::string_view> beside;                      // the wrapped column's lines beside the row
   auto row = [&](bool header) {
     const std::string_view last = wraps ? cells[fixed] : std::string_view();
     bool folds = false;
@@ -218,18 +223,24 @@ void TextTable::print(std::ostream& out, const std::string& indent, std::size_t 
       put_line([&](std::size_t c) { return cells[c]; }, last);
     } else {
       std::size_t lines = 1;
-      for (const std::size_t c : visible) {
-        pieces[c] = cells[c].size() > shown[c] ? fold_cell(cells[c], shown[c]) : std::vector{cells[c]};
-        lines = std::max(lines, pieces[c].size());
-      }
-      std::vector<std::string_view> beside;  // the wrapped column's lines beside the row
-      if (!below) beside = last.size() <= wrap_width ? std::vector{last} : wrap_words(last, wrap_width);
+      if (folds)
+        for (const std::size_t c : visible) {
+          pieces[c].clear();
+          fold_cell(cells[c], shown[c], pieces[c]);
+          lines = std::max(lines, pieces[c].size());
+        }
+      beside.clear();
+      if (!below && last.size() <= wrap_width) beside.push_back(last);
+      if (!below && last.size() > wrap_width) beside = wrap_words(last, wrap_width);
       lines = std::max(lines, beside.size());
       std::size_t first_line = 0;
       for (std::size_t k = 0; k < lines; ++k) {
-        const std::size_t at =
-            put_line([&](std::size_t c) { return k < pieces[c].size() ? pieces[c][k] : std::string_view(); },
-                     k < beside.size() ? beside[k] : std::string_view());
+        const std::size_t at = put_line(
+            [&](std::size_t c) {
+              if (!folds) return k == 0 ? cells[c] : std::string_view();
+              return k < pieces[c].size() ? pieces[c][k] : std::string_view();
+            },
+            k < beside.size() ? beside[k] : std::string_view());
         if (k == 0) first_line = at;
       }
       if (below) {
@@ -261,8 +272,11 @@ void TextTable::print(std::ostream& out, const std::string& indent, std::size_t 
     std::vector<std::string> left_out;
     for (std::size_t c = 0; c < fixed; ++c)
       if (std::find(visible.begin(), visible.end(), c) == visible.end()) left_out.push_back(columns_[c].header);
+    std::size_t needed = indent.size();  // the columns every cell needs, side by side
+    for (std::size_t c = 0; c < fixed; ++c) needed += width_[c] + (c ? 2 : 0);
     const std::string note = "(left out to fit " + std::to_string(line_width) + " columns: " + join(left_out, ", ") +
-                             "; a wider terminal or COLUMNS=120 shows them)";
+                             "; a terminal of " + std::to_string(needed) +
+                             " columns or COLUMNS=" + std::to_string(needed) + " shows them)";
     for (const std::string_view piece : wrap_words(note, line_width - std::min(line_width - 1, indent.size())))
       text.append(indent).append(piece) += '\n';
   }

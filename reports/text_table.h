@@ -21,6 +21,14 @@ namespace ibgpu {
 // The widest line the tables write unless told the terminal's width (columns, one byte a column).
 inline constexpr std::size_t kLineWidth = 120;
 
+// The line a table is laid out for: its columns, and whether the columns side by side must fit
+// them (a terminal's known width: columns fold or are left out) or may run past (a file, a pipe:
+// every column is kept, and only wrapped text keeps to the width).
+struct LineWidth {
+  std::size_t columns = kLineWidth;
+  bool fit = false;
+};
+
 class TextTable {
  public:
   enum class Align { left, right };
@@ -55,14 +63,15 @@ class TextTable {
   // Room for about this many rows (the first row's size sets the text's).
   void reserve(std::size_t rows);
 
-  // Laid out within `line_width` columns where the columns allow it (see Narrow; a folded
-  // column keeps at least 12 columns or its header's width), a wrapped last column wraps at it.
-  void print(std::ostream& out, const std::string& indent = "", std::size_t line_width = kLineWidth) const;
+  // Laid out for `line`: with `fit`, within its columns where the columns allow it (see Narrow;
+  // a folded column keeps at least 12 columns or its header's width); a wrapped last column
+  // wraps at its columns either way.
+  void print(std::ostream& out, const std::string& indent = "", LineWidth line = {}) const;
   bool empty() const { return rows_ == 0; }
 
  private:
   // The width each side-by-side column is shown at within the line (kLeftOut: left out).
-  std::vector<std::size_t> fitted_widths(std::size_t indent, std::size_t fixed, std::size_t line_width) const;
+  std::vector<std::size_t> fitted_widths(std::size_t indent, std::size_t fixed, LineWidth line) const;
 
   std::vector<Column> columns_;
   std::vector<std::size_t> width_;

@@ -1,11 +1,14 @@
 #include "app/check_plan.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 #include <unordered_map>
 
 #include "app/retests.h"
+#include "app/text.h"
 #include "cluster/pairs.h"
 #include "core/units.h"
 #include "health/profile.h"
@@ -251,6 +254,26 @@ TEST(CheckPlan, ThePlanSaysWhatTheFloorJudgesAndWhatReachingItCosts) {
   off.collectives = false;
   EXPECT_EQ(floor_plan_text(off, shape, ndr, nccl_floor_at_1g()), "");
   EXPECT_EQ(floor_plan_text(steps, shape, ndr, AllReduceLimits{}), "");
+}
+
+// $COLUMNS says how wide the table may be; without it and without a terminal (a test's stdout is
+// a pipe or a file) there is no width to fit, and every column is kept.
+TEST(TerminalWidth, ColumnsWhereSetElseNoneWithoutATerminal) {
+  const char* saved = std::getenv("COLUMNS");
+  const std::string kept = saved ? saved : "";
+  ::setenv("COLUMNS", "90", 1);
+  EXPECT_EQ(terminal_width(), 90u);
+  for (const char* bad : {"abc", "90x", "10", "100000", ""}) {
+    ::setenv("COLUMNS", bad, 1);
+    if (::isatty(STDOUT_FILENO) != 1) {
+      EXPECT_FALSE(terminal_width()) << bad;
+    }
+  }
+  ::unsetenv("COLUMNS");
+  if (::isatty(STDOUT_FILENO) != 1) {
+    EXPECT_FALSE(terminal_width());
+  }
+  if (saved) ::setenv("COLUMNS", kept.c_str(), 1);
 }
 
 TEST(Duration, ParsesUnitsAndRefusesNonsense) {

@@ -99,15 +99,15 @@ TEST(TableGolden, SixtyFourHostsShortened) {
   expect_golden("fleet64.table.txt", render(TableReporter{}, r));
 }
 
-// An 80-column terminal: the same tables, text columns folded and reasons wrapped to fit.
+// An 80-column terminal: the same tables, lists folded, the columns read last left out, reasons wrapped.
 TEST(TableGolden, EightyColumns) {
-  const TableReporter narrow(TableReporter::Detail::fit, 80);
+  const TableReporter narrow(TableReporter::Detail::fit, LineWidth{80, true});
   expect_golden("report.table.80.txt", render(narrow, testing::sample_report()));
   expect_golden("fleet8.table.80.txt", render(narrow, fleet_report(8, 7)));
 }
 
 TEST(Table, EveryLineFitsTheWidth) {
-  const TableReporter narrow(TableReporter::Detail::fit, 80);
+  const TableReporter narrow(TableReporter::Detail::fit, LineWidth{80, true});
   expect_within_width(render(narrow, testing::sample_report()), "sample at 80", 80);
   expect_within_width(render(narrow, fleet_report(8, 7)), "8 hosts at 80", 80);
   expect_within_width(render(narrow, fleet_report(64, 8)), "64 hosts at 80", 80);
@@ -243,7 +243,7 @@ TEST(Table, RailsAreSummarisedInTheirNumbersOrder) {
   Report r;
   r.probes = testing::synthetic_run(f).probes;
   std::ostringstream out;
-  print_rail_summary(r, out, kLineWidth);
+  print_rail_summary(r, out, LineWidth{});
   const std::string text = out.str();
   const auto rail2 = text.find("\n  mlx5_2:1 "), rail10 = text.find("\n  mlx5_10:1 ");
   ASSERT_NE(rail2, std::string::npos) << text;
@@ -268,7 +268,7 @@ TEST(Table, TheShortenedTableSummarisesEachLeaf) {
   EXPECT_EQ(leaf_of(r, testing::host_name(40)), "leaf2");
   EXPECT_EQ(leaf_of(r, "no-such-host"), "");
   std::ostringstream out;
-  print_leaf_summary(r, out, kLineWidth);
+  print_leaf_summary(r, out, LineWidth{});
   std::size_t hosts = 0, not_admitted = 0;
   std::vector<std::string> leaves;
   for (const auto& line : lines_of(out.str())) {
@@ -292,7 +292,7 @@ TEST(Table, TheShortenedTableSummarisesEachLeaf) {
 
   for (auto& h : r.hosts) h.leaf.clear();  // no topology: no leaf table
   std::ostringstream none;
-  print_leaf_summary(r, none, kLineWidth);
+  print_leaf_summary(r, none, LineWidth{});
   EXPECT_EQ(none.str(), "");
 }
 

@@ -119,15 +119,20 @@ TEST(TextTable, OptionalColumnsGiveWayAndAreNamed) {
                    {"note", Align::left, true}});
   table.add_row({"node1", "0000:18:00.0", "400 Gb/sec", "28.39.1002", "ok"});
   std::ostringstream out;
-  table.print(out, "", 30);
+  table.print(out, "", LineWidth{30, true});
   EXPECT_EQ(out.str(),
             "host   rate\n"
             "node1  400 Gb/sec\n"
             "    ok\n"
             "(left out to fit 30 columns:\n"
-            "pci, firmware; a wider\n"
-            "terminal or COLUMNS=120 shows\n"
+            "pci, firmware; a terminal of\n"
+            "43 columns or COLUMNS=43 shows\n"
             "them)\n");
+  // A file or a pipe (no width to fit) keeps every column.
+  std::ostringstream whole;
+  table.print(whole, "", LineWidth{30, false});
+  EXPECT_EQ(whole.str().find("left out"), std::string::npos);
+  EXPECT_NE(whole.str().find("28.39.1002"), std::string::npos);
   EXPECT_EQ(printed(table, "").find("left out"), std::string::npos);
 }
 
@@ -138,7 +143,7 @@ TEST(TextTable, ATextColumnTooWideForTheLineFoldsItsCells) {
   table.add_row({"a", "h01,h02,h03,h04,h05,h06,h07,h08", "8"});
   table.add_row({"b", "h09", "1"});
   std::ostringstream out;
-  table.print(out, "", 30);
+  table.print(out, "", LineWidth{30, true});
   EXPECT_EQ(out.str(), "name  hosts" + std::string(18, ' ') + "n\n" +  //
                            "a     h01,h02,h03,h04,h05,   8\n" +        //
                            "      h06,h07,h08\n" +                     //
