@@ -271,7 +271,7 @@ void TextTable::print(std::ostream& out, const std::string& indent, LineWidth li
   if (visible.size() < fixed) {  // what did not fit is named, so nobody takes it for missing
     std::vector<std::string> left_out;
     for (std::size_t c = 0; c < fixed; ++c)
-      if (std::find(visible.begin(), visible.end(), c) == visible.end()) left_out.push_back(columns_[c].header);
+      if (shown[c] == kLeftOut) left_out.push_back(columns_[c].header);
     std::size_t needed = indent.size();  // the columns every cell needs, side by side
     for (std::size_t c = 0; c < fixed; ++c) needed += width_[c] + (c ? 2 : 0);
     const std::string note = "(left out to fit " + std::to_string(line_width) + " columns: " + join(left_out, ", ") +
