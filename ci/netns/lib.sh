@@ -15,7 +15,7 @@
 #   netns_limit_uplink RATE  tbf on both ends of that uplink: only pairs across the leaves are slow
 #   netns_rank_pid K         pid of the ibgpu rank running in host K
 #   netns_rank_talking K     true once that rank exchanges data with another host
-#   netns_leftovers          pids still in the run's namespaces
+#   netns_leftovers          what is still running in the run's namespaces (after a 10 s grace)
 #   netns_down               kills what runs in our namespaces, deletes them (the trap calls it;
 #                            it calls netns_before_down first when the caller defines one)
 #
@@ -234,10 +234,19 @@ netns_mpirun() {
   return 0
 }
 
-# Processes of ours still alive in any namespace (after mpirun returned there should be none).
+# Processes of ours still alive in any namespace after mpirun returned, as "pid command" lines.
+# mpirun returns once every daemon has reported its ranks done, and a daemon exits just after it
+# reported: on a loaded machine one was seen still exiting as mpirun returned. So what is left is
+# read again for up to 10 s, and only what outlives that is a leftover.
 netns_leftovers() {
-  local ns
-  for ns in "${NETNS_HOSTS[@]}"; do ip netns pids "$ns" 2>/dev/null; done
+  local ns pids tries=0
+  while :; do
+    pids=$(for ns in "${NETNS_HOSTS[@]}"; do ip netns pids "$ns" 2>/dev/null; done)
+    if [ -z "$pids" ] || [ "$tries" -ge 100 ]; then break; fi
+    tries=$((tries + 1))
+    sleep 0.1
+  done
+  [ -z "$pids" ] || ps -o pid=,args= -p "$(echo "$pids" | paste -sd,)" 2>/dev/null || true
 }
 
 # netns_limit_host K RATE: a tbf on both ends of host K's veth, so what it sends and what it
