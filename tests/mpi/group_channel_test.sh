@@ -9,6 +9,7 @@ source "$(dirname "$0")/lib.sh"
 # run_case NAME RANKS...: the case on four ranks; each of RANKS must print PASS.
 run_case() {
   local name=$1 r; shift
+  MPI_SHOW_ON_HANG=("$WORK/$name.out" "$WORK/$name.err")
   mpi 60 4 "$IBGPU_GROUP_CHANNEL_RANKS" "$name" >"$WORK/$name.out" 2>"$WORK/$name.err"
   for r in "$@"; do
     grep -qx "rank $r: PASS" "$WORK/$name.out" ||

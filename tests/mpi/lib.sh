@@ -12,9 +12,12 @@ trap 'rm -rf "$WORK"' EXIT
 exec 9>&2
 fail() { echo "FAIL: $*" >&9; exit 1; }
 
-# mpi SECONDS NP ARGS...: mpirun under a hard timeout; sets $rc, never aborts the test.
+# mpi SECONDS NP ARGS...: mpirun under a hard timeout; sets $rc, never aborts the test but for a
+# hang, when the last lines of the files named in the array MPI_SHOW_ON_HANG (the run's own
+# output, redirected by the caller) go with the failure, so a rare hang in CI says where it was.
 # (The tests' own launchers, e.g. mpi_mpmd, set this same rc.)
 rc=0
+MPI_SHOW_ON_HANG=()
 mpi() {
   local limit=$1 np=$2 started=$SECONDS; shift 2
   set +e
@@ -23,7 +26,14 @@ mpi() {
   rc=$?
   set -e
   # 137 is also mpirun's own status for a SIGKILLed rank: judge a hang by the clock.
-  if [ $((SECONDS - started)) -ge "$limit" ]; then fail "mpirun hung past ${limit}s: $*"; fi
+  if [ $((SECONDS - started)) -ge "$limit" ]; then
+    local file
+    for file in ${MPI_SHOW_ON_HANG[@]+"${MPI_SHOW_ON_HANG[@]}"}; do
+      echo "--- the last lines of $(basename "$file"):" >&9
+      tail -n 40 "$file" >&9 2>/dev/null || true
+    done
+    fail "mpirun hung past ${limit}s: $*"
+  fi
 }
 
 # any_file DIR PATTERN...: true when a name in DIR matches one of the glob PATTERNs (dot files

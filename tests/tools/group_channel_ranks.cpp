@@ -1,7 +1,7 @@
 // Run under mpirun by tests/mpi/group_channel_test.sh: the point-to-point channel and ring of the
 // ranks that came when one was lost (cluster/group_channel.h, probes/collective/ring_allreduce.h),
 // among real MPI ranks. Each rank prints "rank R: PASS" or "rank R: FAIL: why"; the script reads
-// the lines (mpirun's own exit status says little once a rank has left requests to MPI).
+// the lines (mpirun's own exit status says little once a rank has left requests to MPI and aborted).
 //
 //   together: ranks 0, 1 and 3 (rank 2 sits it out) agree, gather, hand out 128 bytes (the NCCL
 //             id's size) and sum by the ring, each checked exactly;
@@ -133,8 +133,20 @@ int main(int argc, char** argv) {
     heartbeat();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  // A request given up on is left to MPI: MPI_Finalize could wait for it for ever.
-  if (abandoned_requests() > 0) std::_Exit(0);
+  // A request given up on is left to MPI: MPI_Finalize could wait for it for ever, so such a rank
+  // ends the job with MPI_Abort. It must not abort while others are in MPI_Finalize: OpenMPI 4.1's
+  // mpirun was seen to deadlock in PMIx_server_finalize, every rank gone, when one rank aborted
+  // (or exited without finalising) while the others waited in MPI_Finalize's fence (about 1 run
+  // in 25 of this test). So the ranks agree first, as MpiSession::end does: all abort or all
+  // finalise. Each says on stderr which way it ends; the script shows those lines on a hang.
+  unsigned long mine = abandoned_requests(), most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (most > 0) {
+    std::fprintf(stderr, "rank %d: MPI_Abort, %lu request(s) left to MPI here, %lu at most\n", rank, mine, most);
+    MPI_Abort(MPI_COMM_WORLD, 0);
+  }
+  std::fprintf(stderr, "rank %d: MPI_Finalize\n", rank);
   MPI_Finalize();
+  std::fprintf(stderr, "rank %d: finalized\n", rank);
   return 0;
 }
