@@ -36,7 +36,7 @@ Subcommand add_report(CLI::App& parent) {
       "Exit codes: 0 rendered / no change / baseline written, 1 --compare found changes,\n"
       "64 usage error or unreadable report (including one with a newer schema_version than this ibgpu reads).\n"
       "Examples:\n"
-      "  ibgpu report out.json --format prometheus --output /var/lib/node_exporter/ibgpu.prom\n"
+      "  ibgpu report out.json --format prometheus --output /var/lib/prometheus/node-exporter/ibgpu.prom\n"
       "  ssh node1 cat /var/tmp/ibgpu.json | ibgpu report - --format markdown\n"
       "  ibgpu report --compare monday.json tuesday.json --compare-threshold 0.05\n"
       "  ibgpu report --baseline-out fleet.json runs/*.json && ibgpu check --baseline fleet.json");

@@ -1,5 +1,6 @@
-// Prometheus text exposition (format 0.0.4) for node_exporter's textfile
-// collector. Every number is a gauge: a run is a snapshot, not a counter.
+// Prometheus text exposition (format 0.0.4) for node_exporter's textfile collector and a
+// Pushgateway. Every number is a gauge: a run is a snapshot, not a counter. Names and units
+// follow Prometheus' own rules (`promtool check metrics` is clean; reports/prometheus_names.h).
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "reports/prometheus_names.h"
 #include "reports/render_util.h"
 #include "reports/reporter.h"
 
@@ -154,10 +156,6 @@ class Exposition {
     add(family(family_name, help), text_id(label_text(labels)), kNone, value);
   }
 
-  void add_help(const std::string& family_name, const std::string& help) {
-    if (auto it = family_ids_.find(family_name); it != family_ids_.end()) families_[it->second].help = help;
-  }
-
   void write(std::ostream& out) const {
     std::string text;
     for (const auto& f : families_) {
@@ -208,7 +206,10 @@ class Exposition {
   std::vector<OwnSample> own_samples_;
 };
 
-// What a probe's numbers describe, as a family prefix and the text of the labels naming it.
+// What a probe's numbers describe, as a family prefix and the text of the labels naming it. The
+// labels name the entity and the measurement's parameters only, so a series is the same from run
+// to run: not the ranks (they follow the launch layout) nor the devices a node or an all-reduce
+// used (a GPU that drops would change the series instead of its value).
 std::pair<std::string, std::string> subject(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
   const auto& devices = p.scope.devices;
@@ -217,14 +218,13 @@ std::pair<std::string, std::string> subject(const ProbeResult& p) {
   std::string prefix;
   if (is_pair_probe(p)) {
     prefix = "link";
-    add_label(labels, "a", hosts[0]);
-    add_label(labels, "b", hosts[1]);
-    if (!devices.empty())
-      add_label(labels, "rail", devices.size() == 2 && devices[0] == devices[1] ? devices[0] : join(devices, ","));
+    add_label(labels, "host", hosts[0]);
+    add_label(labels, "peer", hosts[1]);
+    if (!devices.empty()) add_label(labels, "port", devices[0]);
+    if (devices.size() > 1) add_label(labels, "peer_port", devices[1]);
   } else if (is_allreduce_probe(p)) {
     prefix = "allreduce";
     add_label(labels, "hosts", join(hosts, ","));
-    if (!devices.empty()) add_label(labels, "devices", join(devices, ","));
   } else if (p.kind().subject == ProbeSubject::gpu && hosts.size() == 1 && devices.size() == 1) {
     prefix = "gpu";
     add_label(labels, "host", hosts[0]);
@@ -236,15 +236,14 @@ std::pair<std::string, std::string> subject(const ProbeResult& p) {
   } else {
     prefix = "node";
     add_label(labels, "host", join(hosts, ","));
-    if (!devices.empty()) add_label(labels, "devices", join(devices, ","));
   }
-  if (p.scope.ranks.size() > 1 && prefix == "link")
-    add_label(labels, "ranks", std::to_string(p.scope.ranks[0]) + "," + std::to_string(p.scope.ranks[1]));
   // The parameters that tell one measurement of a probe from another.
-  for (const char* key : {"size_B", "direction", "in_place", "placement", "group"}) {
+  for (const auto& [key, label] :
+       {std::pair{"size_B", "size_bytes"}, std::pair{"direction", "direction"}, std::pair{"in_place", "in_place"},
+        std::pair{"placement", "placement"}, std::pair{"group", "group"}}) {
     auto it = p.params.find(key);
     if (it == p.params.end() || it->is_null()) continue;
-    add_label(labels, key, it->is_string() ? it->get_ref<const std::string&>() : it->dump());
+    add_label(labels, label, it->is_string() ? it->get_ref<const std::string&>() : it->dump());
   }
   return {"ibgpu_" + prefix + "_", std::move(labels)};
 }
@@ -258,27 +257,58 @@ struct StatLabels {
   std::uint32_t ids[std::size(kNames)] = {};
 };
 
-// `labels`: the id of the text of subject(p), the same for each of the probe's samples.
+// `labels`: the id of the text of subject(p), the same for each of the probe's samples. A family's
+// HELP is its row's (reports/prometheus_names.cpp), the same in every run.
 void add_probe_metrics(Exposition& x, const StatLabels& stat_labels, const ProbeResult& p, const std::string& prefix,
-                       std::uint32_t labels, std::map<std::string, std::set<std::string>>& sources) {
+                       std::uint32_t labels) {
   x.begin_subject(labels);
   for (const auto& [key, metric] : p.metrics) {
-    const std::string family = metric_name(prefix + key);
+    const std::optional<ExposedMetric> exposed = exposed_metric(key);
+    if (exposed && exposed->name.empty()) continue;  // the same figure exposed under another key
+    const ExposedMetric as =
+        exposed.value_or(ExposedMetric{key, 1, 1, "ibgpu measurement " + key + ", as recorded (see the JSON report)."});
+    const std::string family = metric_name(prefix + as.name);
     if (metric.value) {
-      x.add(x.family(family), labels, Exposition::kNone, *metric.value);
+      x.add(x.family(family, as.help), labels, Exposition::kNone, as.of(*metric.value));
     } else if (metric.summary) {
       const Stats& s = *metric.summary;
       const double values[] = {s.min, s.p50, s.p90, s.p99, s.p999, s.max, s.mean, s.stddev};
-      const std::size_t f = x.family(family);
-      for (std::size_t i = 0; i < std::size(values); ++i) x.add(f, labels, stat_labels.ids[i], values[i]);
-      x.add(x.family(family + "_samples"), labels, Exposition::kNone, static_cast<double>(s.n));
-      sources[family + "_samples"].insert(p.id);
-    } else {
-      continue;  // missing: no series rather than a made-up number
+      const std::size_t f = x.family(family, as.help + " The stat label says which statistic of the samples.");
+      for (std::size_t i = 0; i < std::size(values); ++i) x.add(f, labels, stat_labels.ids[i], as.of(values[i]));
+      x.add(x.family(family + "_samples", "Samples behind " + family + "."), labels, Exposition::kNone,
+            static_cast<double>(s.n));
     }
-    sources[family].insert(p.id);
+    // missing: no series rather than a made-up number
   }
   x.end_subject();
+}
+
+// A burn-in's rounds, and what they said about each entity (the verdicts are the burn-in's own).
+void add_burn_in(Exposition& x, const BurnInStats& b, const std::vector<Verdict>& verdicts) {
+  x.add("ibgpu_burn_in_rounds", "Rounds the burn-in ran.", {}, b.rounds);
+  std::map<Entity, const Verdict*> verdict_of;
+  for (const auto& v : verdicts) verdict_of[v.entity] = &v;
+  for (const auto& e : b.entities) {
+    const Labels entity{{"kind", to_string(e.entity.kind())}, {"id", e.entity.id()}};
+    x.add("ibgpu_burn_in_rounds_judged", "Rounds of the burn-in with a verdict for the entity.", entity,
+          e.rounds_judged);
+    x.add("ibgpu_burn_in_rounds_not_passed", "Rounds of the burn-in the entity failed or was not checked in.", entity,
+          static_cast<double>(e.not_passed_rounds.size()));
+    x.add("ibgpu_burn_in_pass_ratio", "Rounds the entity passed (healthy or degraded) over the rounds judged.", entity,
+          e.pass_ratio);
+    const auto found = verdict_of.find(e.entity);
+    const Verdict* verdict = found == verdict_of.end() ? nullptr : found->second;
+    const auto has = [&](ReasonCode code) {
+      if (!verdict) return 0.0;
+      for (const auto& reason : verdict->reasons)
+        if (reason.code == code) return 1.0;
+      return 0.0;
+    };
+    x.add("ibgpu_burn_in_flaky", "1 when the entity was not healthy in some rounds only (BURN_IN_FLAKY).", entity,
+          has(ReasonCode::BURN_IN_FLAKY));
+    x.add("ibgpu_burn_in_drift", "1 when a figure of the entity got steadily worse over the rounds (BURN_IN_DRIFT).",
+          entity, has(ReasonCode::BURN_IN_DRIFT));
+  }
 }
 
 constexpr HealthState kStates[] = {HealthState::healthy, HealthState::degraded, HealthState::unknown,
@@ -327,8 +357,16 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
   for (std::size_t i = 0; i < r.verdicts.size(); ++i)
     x.add(x.family("ibgpu_entity_reasons", "Number of reasons behind each entity's state."), entities[i],
           Exposition::kNone, static_cast<double>(r.verdicts[i].reasons.size()));
+  // A series per reason code an entity has (1), for alerts on a code: `ibgpu_entity_reason{code="IB_PORT_DOWN"}`.
+  for (const auto& v : r.verdicts) {
+    std::set<ReasonCode, ReasonCodeByName> codes;
+    for (const auto& reason : v.reasons) codes.insert(reason.code);
+    for (ReasonCode code : codes)
+      x.add("ibgpu_entity_reason", "1 for each reason code behind an entity's state (ibgpu explain CODE).",
+            {{"kind", to_string(v.entity.kind())}, {"id", v.entity.id()}, {"code", std::string(to_string(code))}}, 1);
+  }
+  if (r.burn_in) add_burn_in(x, *r.burn_in, r.verdicts);
 
-  std::map<std::string, std::set<std::string>> sources;  // family -> probe ids
   const StatLabels stat_labels(x);
   std::vector<std::pair<std::string, std::uint32_t>> subjects;  // every text asked for before the samples
   subjects.reserve(r.probes.size());
@@ -337,11 +375,7 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
     subjects.emplace_back(std::move(prefix), x.text_id(std::move(text)));
   }
   for (std::size_t i = 0; i < r.probes.size(); ++i)
-    add_probe_metrics(x, stat_labels, r.probes[i], subjects[i].first, subjects[i].second, sources);
-  for (const auto& [family, ids] : sources) {
-    std::vector<std::string> names(ids.begin(), ids.end());
-    x.add_help(family, "ibgpu measurement from " + join(names, ", ") + " (see the JSON report for its definition).");
-  }
+    add_probe_metrics(x, stat_labels, r.probes[i], subjects[i].first, subjects[i].second);
   x.write(out);
 }
 

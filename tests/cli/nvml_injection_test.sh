@@ -44,6 +44,7 @@ run_with h100_ecc_uncorrectable check --profile hgx-h100-ndr --sysfs-root "$tree
   --json "$WORK/check.json"
 [ -s "$WORK/check.json" ] || fail "check wrote no report: exit $rc: $(tail -n 5 "$WORK/out") $(cat "$WORK/err")"
 python3 "$check_py" ecc "$WORK/check.json" "$rc" || fail "check, gpu3 with ECC errors (above)"
+"$IBGPU_SOURCE_DIR/tests/tools/prometheus_clean.sh" "$WORK/check.json" || fail "check: the Prometheus text is not clean"
 if python3 -c 'import jsonschema' 2>/dev/null; then
   for report in inventory check; do
     python3 "$IBGPU_SOURCE_DIR/tests/tools/validate_json.py" "$IBGPU_SOURCE_DIR/reports/schema/report.schema.json" \

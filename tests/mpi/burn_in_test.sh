@@ -32,6 +32,7 @@ QUICK=(--sizes 64K --iters 50 --allreduce mpi --timeout 10 --profile "$WORK/floo
 # 1. A short burn-in: several rounds, numbered from 1, then the summary.
 burn_in 120 --duration 20s "${QUICK[@]}" --jsonl "$WORK/rounds.jsonl" --json "$WORK/summary.json" >"$WORK/out" 2>"$WORK/err"
 validate "$WORK/summary.json"
+"$IBGPU_SOURCE_DIR/tests/tools/prometheus_clean.sh" "$WORK/summary.json" || fail "burn-in: the Prometheus text is not clean"
 grep -q "^Burn-in" "$WORK/out" || fail "no Burn-in section in the table"
 grep -q "burn-in round 2 done" "$WORK/err" || fail "no progress per round on stderr"
 check_report "$WORK/rounds.jsonl" finished "$WORK/summary.json" "$rc"

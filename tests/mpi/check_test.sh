@@ -6,6 +6,8 @@ out=$WORK/check.json
 mpi 60 2 "$IBGPU" check --json "$out" >"$WORK/stdout"
 validate "$out"
 check_report "$out" summary "$rc"
+# What Prometheus would scrape of a real run passes Prometheus' own check (promtool).
+"$IBGPU_SOURCE_DIR/tests/tools/prometheus_clean.sh" "$out" || fail "check: the Prometheus text is not clean"
 grep -q "^Summary: " "$WORK/stdout" || fail "no summary line"
 # The all-reduce step: both halves (out-of-place, in-place) of each size, checked, nothing wrong.
 check_report "$out" allreduce

@@ -12,5 +12,7 @@ netns_limit_host 2 "$rate"
 out=$WORK/slow_host.json
 ibgpu_on_hosts 120 "${CHECK[@]}" --timeout 20 --json "$out" >"$WORK/log" 2>&1
 validate "$out"
+# What Prometheus would scrape of it passes Prometheus' own check.
+"$IBGPU_SOURCE_DIR/tests/tools/prometheus_clean.sh" "$out" || fail "slow host: the Prometheus text is not clean"
 check_report "$out" slow_host "$slow" "$rate" "$rc" "$EXPECT_LOCALISATION"
 echo "slow host: ok (exit $rc, verdicts $([ "$EXPECT_LOCALISATION" = 1 ] && echo asserted || echo 'not asserted: set IBGPU_NETNS_EXPECT_LOCALISATION=1'))"

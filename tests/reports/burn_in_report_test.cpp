@@ -153,6 +153,25 @@ TEST(BurnInReport, BadSectionIsAClearError) {
   EXPECT_THROW(report_from_json(doc), std::exception);
 }
 
+// What a dashboard of burn-ins reads: the rounds, and per entity its pass ratio, the rounds it did
+// not pass, and whether it was flaky or drifted (the burn-in's own verdict).
+TEST(BurnInReport, PrometheusCarriesRoundsPassRatiosAndFlakyEntities) {
+  std::ostringstream out;
+  PrometheusReporter{}.render(burn_in_report(), out);
+  const std::string text = out.str();
+  for (const char* line :
+       {"ibgpu_burn_in_rounds 20\n", "ibgpu_burn_in_rounds_judged{kind=\"link\",id=\"node1<->node2\"} 20\n",
+        "ibgpu_burn_in_pass_ratio{kind=\"link\",id=\"node1<->node2\"} 0.95\n",
+        "ibgpu_burn_in_rounds_not_passed{kind=\"link\",id=\"node1<->node2\"} 1\n",
+        "ibgpu_burn_in_flaky{kind=\"link\",id=\"node1<->node2\"} 1\n",
+        "ibgpu_burn_in_flaky{kind=\"gpu\",id=\"node1/gpu1\"} 1\n",
+        "ibgpu_burn_in_pass_ratio{kind=\"hca_port\",id=\"node1/mlx5_1:1\"} 0\n",
+        "ibgpu_burn_in_flaky{kind=\"hca_port\",id=\"node1/mlx5_1:1\"} 0\n",
+        "ibgpu_burn_in_drift{kind=\"link\",id=\"node1<->node2\"} 0\n",
+        "ibgpu_entity_reason{kind=\"link\",id=\"node1<->node2\",code=\"BURN_IN_FLAKY\"} 1\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "not in\n" << text;
+}
+
 TEST(BurnInReport, TableSectionMatchesCheckedInText) {
   std::ostringstream out;
   TableReporter{}.render(burn_in_report(), out);

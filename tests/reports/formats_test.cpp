@@ -2,11 +2,14 @@
 // Markdown summary. Golden files for the fixed report, a strict parser for
 // every Prometheus line, and escaping of hostile text. (The JUnit XML is
 // also validated against tests/data/junit.xsd by xmllint: tests/cli.)
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
 
+#include "core/probe_kind.h"
 #include "reports/json.h"
+#include "reports/prometheus_names.h"
 #include "tests/reports/golden.h"
 #include "tests/reports/report_fixture.h"
 
@@ -250,13 +253,21 @@ TEST(Prometheus, EveryLineIsACommentOrAValidSample) {
   EXPECT_EQ(find(x, "ibgpu_run_exit_code", {})[0].value, 2);
   ASSERT_EQ(find(x, "ibgpu_run_finished_timestamp_seconds", {}).size(), 1u);
   EXPECT_EQ(find(x, "ibgpu_run_finished_timestamp_seconds", {})[0].value, 1767323075);  // 2026-01-02T03:04:35Z
-  const auto bw = find(x, "ibgpu_link_bw_avg_GBps", {{"probe", "net.mpi.bw"}, {"a", "node1"}, {"b", "node1"}});
+  // In base units: bytes per second, seconds, celsius.
+  const auto bw =
+      find(x, "ibgpu_link_bandwidth_bytes_per_second", {{"probe", "net.mpi.bw"}, {"host", "node1"}, {"peer", "node1"}});
   ASSERT_EQ(bw.size(), 1u);
-  EXPECT_EQ(bw[0].value, 11.5);
-  EXPECT_EQ(bw[0].labels.at("size_B"), "1048576");
-  EXPECT_EQ(find(x, "ibgpu_link_lat_us", {{"stat", "p99"}}).at(0).value, 3.25);
-  EXPECT_EQ(find(x, "ibgpu_link_msg_rate_Mpps", {}).size(), 0u) << "a missing metric is no series, not a number";
-  EXPECT_EQ(find(x, "ibgpu_gpu_temp_C", {{"host", "node1"}, {"gpu", "gpu0"}}).at(0).value, 41);
+  EXPECT_EQ(bw[0].value, 11.5e9);
+  EXPECT_EQ(bw[0].labels.at("size_bytes"), "1048576");
+  EXPECT_EQ(find(x, "ibgpu_link_latency_seconds", {{"stat", "p99"}}).at(0).value, 3.25e-6);
+  EXPECT_EQ(find(x, "ibgpu_link_messages_per_second", {}).size(), 0u) << "a missing metric is no series, not a number";
+  EXPECT_EQ(find(x, "ibgpu_gpu_temperature_celsius", {{"host", "node1"}, {"gpu", "gpu0"}}).at(0).value, 41);
+  EXPECT_EQ(find(x, "ibgpu_port_symbol_error_per_second", {{"port", "mlx5_0:1"}}).at(0).value, 0.1);
+  EXPECT_EQ(find(x, "ibgpu_node_gpus", {{"host", "node1"}}).at(0).value, 2);
+  EXPECT_EQ(find(x, "ibgpu_entity_reason", {{"id", "node1/mlx5_1:1"}, {"code", "IB_PORT_DOWN"}}).at(0).value, 1);
+  for (const Sample& sample : x.samples)  // not the bits twin of the bytes, no abbreviated unit
+    EXPECT_TRUE(sample.name.find("bps") == std::string::npos && sample.name.find("_us") == std::string::npos)
+        << sample.name;
 }
 
 TEST(Prometheus, EveryEntityHasOneLinePerStateAndExactlyOneIsSet) {
@@ -279,8 +290,10 @@ TEST(Prometheus, HostileTextIsEscapedAndNamesSanitised) {
   ASSERT_EQ(x.error, "");
   EXPECT_EQ(find(x, "ibgpu_entity_state", {{"id", "a\\b\"c\nd<->e"}, {"state", "failed"}}).at(0).value, 1);
   EXPECT_EQ(find(x, "ibgpu_run_info", {}).at(0).labels.at("run_id"), "id \"quoted\" <&>");
-  EXPECT_EQ(find(x, "ibgpu_link_bw_avg_GBps", {{"probe", "net.9odd-id/x"}, {"a", "h\"1"}, {"b", "h\\2"}}).at(0).value,
-            1.5);
+  // A key no row knows ("bw/avg GBps") is written as recorded, its name sanitised.
+  EXPECT_EQ(
+      find(x, "ibgpu_link_bw_avg_GBps", {{"probe", "net.9odd-id/x"}, {"host", "h\"1"}, {"peer", "h\\2"}}).at(0).value,
+      1.5);
   EXPECT_EQ(find(x, "ibgpu_link_9lives", {}).at(0).value, 2);
 }
 
@@ -291,9 +304,9 @@ TEST(Prometheus, RetestedPairIsOneSeriesWithItsLastValue) {
   r.probes.push_back(again);
   const Exposition x = parse_exposition(render(PrometheusReporter{}, r));
   ASSERT_EQ(x.error, "");
-  const auto bw = find(x, "ibgpu_link_bw_avg_GBps", {{"probe", "net.mpi.bw"}});
+  const auto bw = find(x, "ibgpu_link_bandwidth_bytes_per_second", {{"probe", "net.mpi.bw"}});
   ASSERT_EQ(bw.size(), 1u);
-  EXPECT_EQ(bw[0].value, 12.5);
+  EXPECT_EQ(bw[0].value, 12.5e9);
 }
 
 TEST(Prometheus, MetricsWhoseNamesSanitiseAlikeAreOneSeriesWithTheLastValue) {
@@ -311,8 +324,91 @@ TEST(Prometheus, MetricsWhoseNamesSanitiseAlikeAreOneSeriesWithTheLastValue) {
   const auto odd = find(x, "ibgpu_link_odd_name", {});
   ASSERT_EQ(odd.size(), 1u);
   EXPECT_EQ(odd[0].value, 2);
-  EXPECT_EQ(find(x, "ibgpu_link_lat_us", {{"probe", "net.mpi.bw"}, {"stat", "p50"}}).at(0).value, 20);
-  EXPECT_EQ(find(x, "ibgpu_link_lat_us_samples", {{"probe", "net.mpi.bw"}}).at(0).value, 5);
+  EXPECT_EQ(find(x, "ibgpu_link_latency_seconds", {{"probe", "net.mpi.bw"}, {"stat", "p50"}}).at(0).value, 20e-6);
+  EXPECT_EQ(find(x, "ibgpu_link_latency_seconds_samples", {{"probe", "net.mpi.bw"}}).at(0).value, 5);
+}
+
+// What `promtool check metrics` asks of a name (its lint, Prometheus 2.42): lower-case words, no
+// abbreviated unit among them, no suffix a histogram, summary or counter owns. The lanes run
+// promtool itself over real runs' reports (tests/mpi/check_test.sh, tests/cli/prometheus_test.sh).
+std::string naming_problem(const std::string& name) {
+  if (!std::regex_match(name, std::regex("[a-z][a-z0-9_]*"))) return "not lower-case snake_case";
+  static const std::set<std::string> abbreviations{"s",  "ms", "us", "ns", "sec", "b", "kb", "mb",
+                                                   "gb", "tb", "pb", "m",  "h",   "d", "c"};
+  std::istringstream words(name);
+  for (std::string word; std::getline(words, word, '_');)
+    if (abbreviations.count(word)) return "the abbreviated unit '" + word + "'";
+  for (const char* suffix : {"_total", "_count", "_sum", "_bucket"})
+    if (name.ends_with(suffix)) return std::string("the suffix ") + suffix + " on a gauge";
+  return "";
+}
+
+TEST(Prometheus, EveryCatalogueMetricIsExposedInBaseUnitsUnderALintCleanName) {
+  for (const ProbeKind& kind : probe_catalogue())
+    for (std::string_view metric : kind.metrics) {
+      std::string key(metric);
+      if (key.starts_with("<counter>")) key.replace(0, 9, "VL15_dropped");  // the one counter in capitals
+      const auto exposed = exposed_metric(key);
+      ASSERT_TRUE(exposed.has_value()) << key << " of " << kind.id << " has no row in reports/prometheus_names.cpp";
+      if (exposed->name.empty()) continue;  // not exposed: bw_avg_Gbps, the bytes' twin in bits
+      EXPECT_EQ(naming_problem("ibgpu_link_" + exposed->name), "") << key << " -> " << exposed->name;
+    }
+  EXPECT_EQ(exposed_metric("lat_us")->of(2.125), 2.125e-6);  // exact, not 2.1249999999999998e-06
+  EXPECT_EQ(exposed_metric("bw_avg_GBps")->of(11.5), 11.5e9);
+  EXPECT_EQ(exposed_metric("symbol_error_per_hour")->of(360), 0.1);
+  EXPECT_EQ(exposed_metric("symbol_error_per_hour")->name, "symbol_error_per_second");
+  EXPECT_FALSE(exposed_metric("a_newer_builds_metric").has_value());
+}
+
+TEST(Prometheus, EveryFamilyOfTheSampleReportIsLintClean) {
+  const Exposition x = parse_exposition(render(PrometheusReporter{}, testing::sample_report()));
+  ASSERT_EQ(x.error, "");
+  for (const Sample& sample : x.samples) EXPECT_EQ(naming_problem(sample.name), "") << sample.name;
+}
+
+// A series is the same from run to run: ranks follow the launch layout and a node's devices change
+// exactly when one drops, so neither is a label (the `< 8` GPUs alert needs the same series).
+TEST(Prometheus, SeriesDoNotChangeWithTheRanksOrTheDevicesOfANode) {
+  const auto series = [](const Report& r) {
+    std::set<std::string> out;
+    for (const Sample& s : parse_exposition(render(PrometheusReporter{}, r)).samples) {
+      std::string id = s.name;
+      for (const auto& [name, value] : s.labels) id += " " + name + "=" + value;
+      out.insert(id);
+    }
+    return out;
+  };
+  const Report before = testing::sample_report();
+  Report after = before;
+  for (ProbeResult& p : after.probes) {
+    for (int& rank : p.scope.ranks) rank += 5;
+    if (p.kind().subject == ProbeSubject::node && p.scope.devices.size() > 1) p.scope.devices.pop_back();
+    if (is_allreduce_probe(p) && !p.scope.devices.empty()) p.scope.devices.pop_back();
+  }
+  EXPECT_EQ(series(after), series(before));
+}
+
+// A Pushgateway refuses a push whose HELP for a metric differs from what another group pushed:
+// a family's HELP is the same whichever probes a run had.
+TEST(Prometheus, AFamilysHelpIsTheSameWhateverProbesTheRunHad) {
+  const auto helps = [](const Report& r) {
+    std::map<std::string, std::string> out;
+    std::istringstream in(render(PrometheusReporter{}, r));
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("# HELP ")) {
+        const auto space = line.find(' ', 7);
+        out[line.substr(7, space - 7)] = line.substr(space + 1);
+      }
+    return out;
+  };
+  const Report whole = testing::sample_report();
+  Report some = whole;
+  some.probes.erase(some.probes.begin(), some.probes.begin() + static_cast<std::ptrdiff_t>(some.probes.size() / 2));
+  std::reverse(some.probes.begin(), some.probes.end());
+  const auto all = helps(whole);
+  const auto part = helps(some);
+  ASSERT_FALSE(part.empty());
+  for (const auto& [family, help] : part) EXPECT_EQ(help, all.at(family)) << family;
 }
 
 // ---- JUnit ---------------------------------------------------------------------
