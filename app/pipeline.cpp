@@ -290,6 +290,8 @@ std::string agree_on_start(MpiSession& session, const CommonOptions& options, co
   if (problem.empty()) problem = command.preflight(session);
   if (problem.empty() && world.rank == 0 && !options.json_path.empty() && options.json_path != "-")
     problem = why_not_writable(options.json_path);
+  if (problem.empty() && world.rank == 0 && !options.prometheus_path.empty())
+    problem = why_not_writable(options.prometheus_path);
   if (!world.mpi) return problem;
   TransferMemory<std::array<int, 2>> flags(std::array<int, 2>{problem.empty() ? 0 : 1, 0});  // mine, any
   MPI_Request request = MPI_REQUEST_NULL;
@@ -317,6 +319,13 @@ void render(const Report& report, const CommonOptions& options) {
       write_atomically(options.json_path, [&](std::ostream& out) { json_file.render(report, out); });
     } catch (const std::exception&) {
       file_error = std::current_exception();
+    }
+  }
+  if (!options.prometheus_path.empty()) {
+    try {
+      write_atomically(options.prometheus_path, [&](std::ostream& out) { PrometheusReporter{}.render(report, out); });
+    } catch (const std::exception&) {
+      if (!file_error) file_error = std::current_exception();
     }
   }
   if (options.json_path == "-") {

@@ -18,6 +18,9 @@ class LiveChannel;  // app/live_events.h
 
 struct CommonOptions {
   std::string json_path;  // "" none, "-" stdout (then no table)
+  // --prometheus: the report as Prometheus text in this file too (atomically), for the node
+  // exporter's textfile collector; "" none.
+  std::string prometheus_path;
   std::string format = "table";
   std::string sysfs_root = "/sys";
   Seconds timeout = kDefaultTimeout;  // longest wait for any peer (core/waits.h)

@@ -53,6 +53,17 @@ void add_common_options(CLI::App& sub, CommonOptions& options) {
                  "Write the JSON report to FILE (atomically), or to stdout with '-' (then no table)")
       ->type_name("FILE")
       ->check(writable_file_path());
+  sub.add_option("--prometheus", options.prometheus_path,
+                 "Also write the report as Prometheus text to FILE (atomically, through a name not ending in "
+                 ".prom): into the node exporter's textfile directory, e.g. "
+                 "/var/lib/prometheus/node-exporter/ibgpu.prom")
+      ->type_name("FILE")
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            return path == "-" ? "'-' is not a file: --format prometheus prints the text on stdout" : "";
+          },
+          ""))
+      ->check(writable_file_path());
   sub.add_option("--format", options.format, "Terminal output format")
       ->check(CLI::IsMember(reporter_formats()))
       ->capture_default_str();

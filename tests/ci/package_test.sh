@@ -34,7 +34,8 @@ for f in usr/bin/ibgpu usr/libexec/ibgpu/healthcheck.sh usr/libexec/ibgpu/burn-i
   [ -x "$work/root/$f" ] || fail "$f missing or not executable"
 done
 for f in usr/share/ibgpu/schema/report.schema.json usr/share/doc/ibgpu/README.md \
-         usr/share/doc/ibgpu/reason-codes.md; do
+         usr/share/doc/ibgpu/reason-codes.md usr/share/ibgpu/monitoring/ibgpu.rules.yml \
+         usr/share/ibgpu/monitoring/ibgpu.dashboard.json; do
   [ -f "$work/root/$f" ] || fail "$f missing"
 done
 for p in "$source"/profiles/*.toml; do

@@ -61,4 +61,14 @@ scrape 60 >/dev/null || fail "a scrape while the file was rewritten (above)"
 wait "$writer" || fail "a rewrite of the file failed"
 leftover=$(find "$dir" -mindepth 1 ! -name ibgpu.prom)
 [ -z "$leftover" ] || fail "files left beside ibgpu.prom: $leftover"
-echo "textfile collector: scraped as written, whole under 40 rewrites"
+
+# A check writes the text itself beside its JSON (--prometheus), the same text `report` renders
+# from that JSON.
+run check --profile cpu --allreduce off --quiet --sysfs-root "$DATA/sysfs/empty" --json "$WORK/check.json" \
+  --prometheus "$WORK/check-run.prom"
+[ "$rc" -eq 0 ] || fail "check --prometheus: exit $rc: $(cat "$WORK/err")"
+"$IBGPU" report "$WORK/check.json" --format prometheus >"$WORK/check.prom"
+cmp -s "$WORK/check-run.prom" "$WORK/check.prom" || fail "check --prometheus differs from report --format prometheus"
+run check --profile cpu --prometheus -
+{ [ "$rc" -eq 64 ] && grep -q -- "--format prometheus" "$WORK/err"; } || fail "--prometheus -: exit $rc: $(cat "$WORK/err")"
+echo "textfile collector: scraped as written, whole under 40 rewrites; check --prometheus writes the same text"
