@@ -355,7 +355,7 @@ constexpr std::array kCodes{
     ReasonCodeInfo{ReasonCode::BURN_IN_SEEN_ONCE, "BURN_IN_SEEN_ONCE", ReasonGroup::burn_in,
         "any entity with a measured figure",
         "`[burn_in].seen_once_state` (degraded)",
-        "In `ibgpu burn-in`, the entity was degraded in fewer rounds than `[burn_in].flaky_min_rounds` (2), healthy in the others, and in such a round a figure read beyond the run's own round-to-round noise (as for `BURN_IN_FLAKY`): a deep drop that did not come back (\"degraded in 1 of 3 rounds (rounds 2); worst net.mpi.bw@65536:bw_avg_GBps 0.07 in round 2 (its start), median 0.55\"). A degraded round within the run's noise, or of an entity without a measured figure, stays healthy; every reason code of its rounds follows, with the rounds it came in.",
+        "In `ibgpu burn-in`, the entity was healthy in some rounds and degraded in others, and in at least one but fewer than `[burn_in].flaky_min_rounds` (2) of those a figure read beyond the run's own round-to-round noise (as for `BURN_IN_FLAKY`; the noise is known from eight readings of the figure, so a shorter run has none and the entity stays healthy): a deep drop that did not come back (\"degraded in 1 of 3 rounds (rounds 2); worst net.mpi.bw@65536:bw_avg_GBps 0.07 in round 2 (its start), median 0.55\"). A degraded round within the run's noise, or of an entity without a measured figure, stays healthy; every reason code of its rounds follows, with the rounds it came in.",
         "Seen once, it may come back: admit with a watch. Look at that round's time in the logs (the port's error counters, the kernel log, the switch), and burn in again for longer; a second such round makes it `BURN_IN_FLAKY`.",
         "seen once: admit with a watch, burn in again for longer"},
 };

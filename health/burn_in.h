@@ -18,8 +18,9 @@
 //   NOT_JUDGED) in at least flaky_min_rounds rounds and not in all: flaky the
 //   same way (a node unknown throughout for its skipped GPU checks whose
 //   network fault came and went; failed stays failed);
-// - healthy in some rounds and degraded in fewer than flaky_min_rounds, one of
-//   them with a figure beyond the run's own noise: BURN_IN_SEEN_ONCE,
+// - healthy in some rounds and degraded in others, of which at least one but
+//   fewer than flaky_min_rounds read a figure beyond the run's own noise:
+//   BURN_IN_SEEN_ONCE,
 //   seen_once_state (degraded: a host at an eighth of its bandwidth for one
 //   round of three is a finding, not noise), worded as BURN_IN_FLAKY;
 // - otherwise healthy (a degraded round within the noise, or of an entity

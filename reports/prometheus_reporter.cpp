@@ -207,9 +207,11 @@ class Exposition {
 };
 
 // What a probe's numbers describe, as a family prefix and the text of the labels naming it. The
-// labels name the entity and the measurement's parameters only, so a series is the same from run
-// to run: not the ranks (they follow the launch layout) nor the devices a node or an all-reduce
-// used (a GPU that drops would change the series instead of its value).
+// labels name the entity and the measurement's parameters, so a series is the same from run to
+// run: not the devices a node's listing or an all-reduce used (a GPU that drops would change the
+// series instead of its value), and ranks only where nothing else tells two measurements of one
+// run apart (pairs over MPI, which name no rail: one per rank pair of a host pair; an all-reduce
+// result of one rank of its group). Those are the same from run to run while the launch layout is.
 std::pair<std::string, std::string> subject(const ProbeResult& p) {
   const auto& hosts = p.scope.hosts;
   const auto& devices = p.scope.devices;
@@ -222,9 +224,14 @@ std::pair<std::string, std::string> subject(const ProbeResult& p) {
     add_label(labels, "peer", hosts[1]);
     if (!devices.empty()) add_label(labels, "port", devices[0]);
     if (devices.size() > 1) add_label(labels, "peer_port", devices[1]);
+    if (devices.empty() && p.scope.ranks.size() == 2) {
+      add_label(labels, "rank", std::to_string(p.scope.ranks[0]));
+      add_label(labels, "peer_rank", std::to_string(p.scope.ranks[1]));
+    }
   } else if (is_allreduce_probe(p)) {
     prefix = "allreduce";
     add_label(labels, "hosts", join(hosts, ","));
+    if (p.scope.ranks.size() == 1) add_label(labels, "rank", std::to_string(p.scope.ranks[0]));
   } else if (p.kind().subject == ProbeSubject::gpu && hosts.size() == 1 && devices.size() == 1) {
     prefix = "gpu";
     add_label(labels, "host", hosts[0]);
@@ -236,6 +243,9 @@ std::pair<std::string, std::string> subject(const ProbeResult& p) {
   } else {
     prefix = "node";
     add_label(labels, "host", join(hosts, ","));
+    // A node's result for one of its devices (the kernel log's, per GPU by PCI address and per
+    // RDMA device), not a listing of them (inventory).
+    if (p.kind().stage != ProbeStage::inventory && devices.size() == 1) add_label(labels, "device", devices[0]);
   }
   // The parameters that tell one measurement of a probe from another.
   for (const auto& [key, label] :
@@ -289,6 +299,7 @@ void add_burn_in(Exposition& x, const BurnInStats& b, const std::vector<Verdict>
   std::map<Entity, const Verdict*> verdict_of;
   for (const auto& v : verdicts) verdict_of[v.entity] = &v;
   for (const auto& e : b.entities) {
+    if (e.rounds_judged == 0) continue;  // only measured (a re-test pair's figures): nothing passed or failed
     const Labels entity{{"kind", to_string(e.entity.kind())}, {"id", e.entity.id()}};
     x.add("ibgpu_burn_in_rounds_judged", "Rounds of the burn-in with a verdict for the entity.", entity,
           e.rounds_judged);

@@ -45,7 +45,7 @@ for line in 'ibgpu_run_exit_code 2' \
   'ibgpu_node_action{action="drain",node="node2"} 1' \
   'ibgpu_node_action{action="admit_degraded",node="node1"} 1' \
   'ibgpu_entity_state{id="node1/mlx5_1:1",kind="hca_port",state="failed"} 1' \
-  'ibgpu_link_latency_seconds{host="node1",peer="node1",probe="net.mpi.lat",size_bytes="8",stat="p50"} 2.125e-06'; do
+  'ibgpu_link_latency_seconds{host="node1",peer="node1",peer_rank="1",probe="net.mpi.lat",rank="0",size_bytes="8",stat="p50"} 2.125e-06'; do
   grep -qxF "$line" "$WORK/scraped" || fail "not scraped as written: $line"
 done
 
@@ -57,6 +57,7 @@ done
   done
 ) &
 writer=$!
+trap 'kill "$writer" "$exporter" 2>/dev/null; wait "$exporter" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 scrape 60 >/dev/null || fail "a scrape while the file was rewritten (above)"
 wait "$writer" || fail "a rewrite of the file failed"
 leftover=$(find "$dir" -mindepth 1 ! -name ibgpu.prom)

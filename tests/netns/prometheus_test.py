@@ -60,17 +60,30 @@ def decisions(port, report_path, instance):
         print("%s: %s in Prometheus as in the report" % (node, v["action"]))
 
 
-def slow_host_alerted(port, slow, others):
-    """IbgpuNodeNotAdmitted fires for SLOW and none of OTHERS; its decision changed once."""
+def actions(report_path):
+    with open(report_path) as f:
+        r = json.load(f)
+    return {v["entity"]["id"]: v["action"] for v in r["verdicts"] if v["entity"]["kind"] == "node"}
+
+
+def alerted_as_decided(port, clean_path, slow_path, slow, expect_localisation):
+    """IbgpuNodeNotAdmitted fires for exactly the nodes the slow run's report drains (SLOW among
+    them where the lane expects localisation, IBGPU_NETNS_EXPECT_LOCALISATION); a node the clean
+    run admitted and the slow run drained changed its decision once."""
+    before, after = actions(clean_path), actions(slow_path)
+    drained = {n for n, a in after.items() if a == "drain"}
+    if int(expect_localisation):
+        assert slow in drained and all(a != "drain" for a in before.values()), (before, after)
     firing = 'ALERTS{alertname="IbgpuNodeNotAdmitted",alertstate="firing"}'
-    alerted = wait_for("IbgpuNodeNotAdmitted for " + slow,
-                       lambda: {dict(k)["node"] for k in query(port, firing)} & {slow} and query(port, firing))
-    nodes = {dict(k)["node"] for k in alerted}
-    assert slow in nodes and not nodes & set(others.split(",")), nodes
-    changes = query(port, 'ibgpu:node_drain_changes_1d{node="%s"}' % slow)
-    drain = 'ibgpu_node_action{node="%s",action="drain"}' % slow
-    assert list(changes.values()) == [1.0], (changes, api(port, "query", query=drain + "[10m]")["result"])
-    print("IbgpuNodeNotAdmitted firing for %s only; its decision changed once" % slow)
+    got = wait_for("IbgpuNodeNotAdmitted for %s" % sorted(drained),
+                   lambda: {dict(k)["node"] for k in query(port, firing)} == drained or None)
+    assert got, got
+    for node in drained:
+        if before.get(node) != "drain":
+            changes = query(port, 'ibgpu:node_drain_changes_1d{node="%s"}' % node)
+            drain = 'ibgpu_node_action{node="%s",action="drain"}' % node
+            assert list(changes.values()) == [1.0], (changes, api(port, "query", query=drain + "[10m]")["result"])
+    print("IbgpuNodeNotAdmitted firing for %s, as the report drains; each changed once" % sorted(drained))
 
 
 def dashboard(port, path):

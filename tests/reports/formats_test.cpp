@@ -366,9 +366,10 @@ TEST(Prometheus, EveryFamilyOfTheSampleReportIsLintClean) {
   for (const Sample& sample : x.samples) EXPECT_EQ(naming_problem(sample.name), "") << sample.name;
 }
 
-// A series is the same from run to run: ranks follow the launch layout and a node's devices change
-// exactly when one drops, so neither is a label (the `< 8` GPUs alert needs the same series).
-TEST(Prometheus, SeriesDoNotChangeWithTheRanksOrTheDevicesOfANode) {
+// A series is the same from run to run: a node's listing of its devices changes exactly when one
+// drops, so it is no label (the `< 8` GPUs alert needs the same series), nor are the devices of an
+// all-reduce, nor the ranks of a measurement that names its rails.
+TEST(Prometheus, SeriesDoNotChangeWithTheDevicesOfANodeOrAnAllReduce) {
   const auto series = [](const Report& r) {
     std::set<std::string> out;
     for (const Sample& s : parse_exposition(render(PrometheusReporter{}, r)).samples) {
@@ -381,11 +382,55 @@ TEST(Prometheus, SeriesDoNotChangeWithTheRanksOrTheDevicesOfANode) {
   const Report before = testing::sample_report();
   Report after = before;
   for (ProbeResult& p : after.probes) {
-    for (int& rank : p.scope.ranks) rank += 5;
+    if (!p.scope.devices.empty() && p.scope.ranks.size() > 1)
+      for (int& rank : p.scope.ranks) rank += 5;
     if (p.kind().subject == ProbeSubject::node && p.scope.devices.size() > 1) p.scope.devices.pop_back();
     if (is_allreduce_probe(p) && !p.scope.devices.empty()) p.scope.devices.pop_back();
   }
   EXPECT_EQ(series(after), series(before));
+}
+
+// Each measurement of a run is a series of its own, with its own value: the rank pairs of one host
+// pair over MPI (no rail to tell them apart), the kernel log's results per GPU of one node, one
+// rank's all-reduce result beside its group's.
+TEST(Prometheus, EachMeasurementOfARunIsASeriesOfItsOwn) {
+  Report r = testing::sample_report();
+  r.probes.clear();
+  const auto pair = [](int a, int b, double GBps) {
+    ProbeResult p;
+    p.id = kMpiBwProbe;
+    p.scope = Scope{{"n1", "n2"}, {a, b}, {}};
+    p.params = {{"size_B", 1048576}};
+    p.metrics["bw_avg_GBps"] = Metric::of(GBps);
+    return p;
+  };
+  const auto xid = [](const std::string& pci, double events) {
+    ProbeResult p;
+    p.id = kKernelLogXidProbe;
+    p.scope = Scope{{"n1"}, {}, {pci}};
+    p.metrics["xid_events"] = Metric::of(events);
+    return p;
+  };
+  const auto allreduce = [](std::vector<int> ranks, double wrong) {
+    ProbeResult p;
+    p.id = kMpiAllReduceProbe;
+    p.scope = Scope{{"n1"}, std::move(ranks), {}};
+    p.params = {{"size_B", 1048576}};
+    p.metrics["wrong_elements"] = Metric::of(wrong);
+    return p;
+  };
+  r.probes = {
+      pair(0, 8, 10),   pair(1, 9, 4), xid("0000:17:00.0", 3), xid("0000:2a:00.0", 0), allreduce({0, 1, 2, 3}, 0),
+      allreduce({2}, 7)};
+  const Exposition x = parse_exposition(render(PrometheusReporter{}, r));
+  ASSERT_EQ(x.error, "");
+  EXPECT_EQ(find(x, "ibgpu_link_bandwidth_bytes_per_second", {{"rank", "0"}, {"peer_rank", "8"}}).at(0).value, 10e9);
+  EXPECT_EQ(find(x, "ibgpu_link_bandwidth_bytes_per_second", {{"rank", "1"}, {"peer_rank", "9"}}).at(0).value, 4e9);
+  EXPECT_EQ(find(x, "ibgpu_node_xid_events", {{"device", "0000:17:00.0"}}).at(0).value, 3);
+  EXPECT_EQ(find(x, "ibgpu_node_xid_events", {{"device", "0000:2a:00.0"}}).at(0).value, 0);
+  const auto wrong = find(x, "ibgpu_allreduce_wrong_elements", {{"hosts", "n1"}});
+  ASSERT_EQ(wrong.size(), 2u);
+  EXPECT_EQ(find(x, "ibgpu_allreduce_wrong_elements", {{"rank", "2"}}).at(0).value, 7);
 }
 
 // A Pushgateway refuses a push whose HELP for a metric differs from what another group pushed:

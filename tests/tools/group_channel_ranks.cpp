@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
   // ends the job with MPI_Abort. It must not abort while others are in MPI_Finalize: OpenMPI 4.1's
   // mpirun was seen to deadlock in PMIx_server_finalize, every rank gone, when one rank aborted
   // (or exited without finalising) while the others waited in MPI_Finalize's fence (about 1 run
-  // in 25 of this test). So the ranks agree first, as MpiSession::end does: all abort or all
-  // finalise. Each says on stderr which way it ends; the script shows those lines on a hang.
+  // in 25 of this test). So the ranks agree first (nothing else runs collectives on WORLD here):
+  // all abort or all finalise. Each says on stderr which way it ends; the script shows those lines on a hang.
   unsigned long mine = abandoned_requests(), most = 0;
   MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (most > 0) {
