@@ -352,12 +352,6 @@ constexpr std::array kCodes{
         "In `ibgpu burn-in`, a figure got steadily worse over the run: a Mann-Kendall trend beyond the run's own noise (one-sided p < 0.001, from `[burn_in].drift_min_rounds`, 8, rounds) and a fall (or, for a latency, a rise) of at least `[burn_in].drift_fraction` (10%) by the Theil-Sen slope, first round to last. A GPU that throttles as it heats, a link whose errors climb.",
         "Look at the figure over the rounds (the JSON's `burn_in.entities[].figures[].series`, the HTML chart): check cooling, clocks and the port's error counters, then burn in again for longer.",
         "steady decline: check cooling, clocks, port errors; run again"},
-    ReasonCodeInfo{ReasonCode::BURN_IN_SEEN_ONCE, "BURN_IN_SEEN_ONCE", ReasonGroup::burn_in,
-        "any entity with a measured figure",
-        "`[burn_in].seen_once_state` (degraded)",
-        "In `ibgpu burn-in`, the entity was healthy in some rounds and degraded in others, and in at least one but fewer than `[burn_in].flaky_min_rounds` (2) of those a figure read beyond the run's own round-to-round noise (as for `BURN_IN_FLAKY`; the noise is known from eight readings of the figure, so a shorter run has none and the entity stays healthy): a deep drop that did not come back (\"degraded in 1 of 3 rounds (rounds 2); worst net.mpi.bw@65536:bw_avg_GBps 0.07 in round 2 (its start), median 0.55\"). A degraded round within the run's noise, or of an entity without a measured figure, stays healthy; every reason code of its rounds follows, with the rounds it came in.",
-        "Seen once, it may come back: admit with a watch. Look at that round's time in the logs (the port's error counters, the kernel log, the switch), and burn in again for longer; a second such round makes it `BURN_IN_FLAKY`.",
-        "seen once: admit with a watch, burn in again for longer"},
 };
 // clang-format on
 
@@ -370,7 +364,7 @@ constexpr bool rows_in_order() {
   return true;
 }
 static_assert(rows_in_order(), "core/reason_codes.cpp: a row out of its enumerator's order");
-static_assert(static_cast<std::size_t>(ReasonCode::BURN_IN_SEEN_ONCE) + 1 == kCodes.size(), "a code without a row");
+static_assert(static_cast<std::size_t>(ReasonCode::BURN_IN_DRIFT) + 1 == kCodes.size(), "a code without a row");
 
 }  // namespace
 

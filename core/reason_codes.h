@@ -69,7 +69,6 @@ enum class ReasonCode : std::uint8_t {
   PROBE_FAILED,
   BURN_IN_FLAKY,
   BURN_IN_DRIFT,
-  BURN_IN_SEEN_ONCE,
 };
 
 // The documentation's groups of codes, in order.

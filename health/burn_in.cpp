@@ -251,13 +251,9 @@ std::map<std::string, double> round_noise_fences(const std::vector<BurnInEntity>
 }
 
 // The degraded rounds that count towards flakiness: for an entity with figures the run's noise is
-// known for (gated), those in which one of them read beyond that noise; otherwise every degraded round.
-struct DegradedRounds {
-  int counted = 0;
-  bool gated = false;
-};
-DegradedRounds degraded_beyond_noise(const std::vector<int>& not_healthy_rounds, const BurnInEntity& e,
-                                     const std::map<std::string, double>& fences) {
+// known for, those in which one of them read beyond that noise; otherwise every degraded round.
+int degraded_beyond_noise(const std::vector<int>& not_healthy_rounds, const BurnInEntity& e,
+                          const std::map<std::string, double>& fences) {
   std::set<int> degraded(not_healthy_rounds.begin(), not_healthy_rounds.end());
   for (const int k : e.not_passed_rounds) degraded.erase(k);
   bool gated = false;
@@ -269,9 +265,8 @@ DegradedRounds degraded_beyond_noise(const std::vector<int>& not_healthy_rounds,
     for (const auto& p : f.series)
       if (p.value > 0 && log_goodness(f, p.value) < fence->second) beyond.insert(p.round);
   }
-  if (!gated) return {static_cast<int>(degraded.size()), false};
-  return {static_cast<int>(std::count_if(degraded.begin(), degraded.end(), [&](int k) { return beyond.count(k); })),
-          true};
+  if (!gated) return static_cast<int>(degraded.size());
+  return static_cast<int>(std::count_if(degraded.begin(), degraded.end(), [&](int k) { return beyond.count(k); }));
 }
 
 }  // namespace
@@ -301,16 +296,12 @@ BurnInResult BurnInTally::finish() const {
     const HealthState as_bad = e.failed     ? HealthState::failed
                                : e.degraded ? HealthState::degraded
                                             : HealthState::unknown;
-    const DegradedRounds degraded = degraded_beyond_noise(t.not_healthy_rounds, e, fences);
     if (e.healthy == 0 && came_and_went.empty()) {
       v.state = as_bad;  // the same every round
-    } else if (!came_and_went.empty() || not_passed > 0 || degraded.counted >= rules.flaky_min_rounds) {
+    } else if (!came_and_went.empty() || not_passed > 0 ||
+               degraded_beyond_noise(t.not_healthy_rounds, e, fences) >= rules.flaky_min_rounds) {
       v.state = e.healthy == 0 ? worst(rules.flaky_state, as_bad) : rules.flaky_state;
-      v.reasons.push_back(rounds_reason(ReasonCode::BURN_IN_FLAKY, t, e, came_and_went));
-    } else if (degraded.gated && degraded.counted > 0) {
-      // Too few rounds to call it flaky, but a drop beyond the run's noise: not dropped.
-      v.state = rules.seen_once_state;
-      v.reasons.push_back(rounds_reason(ReasonCode::BURN_IN_SEEN_ONCE, t, e, {}));
+      v.reasons.push_back(flaky_reason(t, e, came_and_went));
     }
     for (const BurnInFigure& f : e.figures) {
       const auto trend = trend_of(f, rules.drift_min_rounds);
@@ -344,8 +335,8 @@ BurnInResult BurnInTally::finish() const {
 
 // "degraded in 5 of 16 rounds (rounds 6, 7, 8, 9, 10)", and where a figure was at its worst in one
 // of those rounds, that figure, the round and when it started, against the figure's median.
-Reason BurnInTally::rounds_reason(ReasonCode reason_code, const EntityTally& t, const BurnInEntity& e,
-                                  const std::vector<int>& came_and_went) const {
+Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e,
+                                 const std::vector<int>& came_and_went) const {
   const int judged = e.rounds_judged;
   std::string text;
   std::vector<int> bad_rounds = t.not_healthy_rounds;
@@ -397,7 +388,7 @@ Reason BurnInTally::rounds_reason(ReasonCode reason_code, const EntityTally& t, 
             format_value(worst_point.value) + " in round " + std::to_string(worst_point.round) + when + ", median " +
             format_value(f.median);
   }
-  return Reason{reason_code, text, "pass_ratio", e.pass_ratio, 1.0};
+  return Reason{ReasonCode::BURN_IN_FLAKY, text, "pass_ratio", e.pass_ratio, 1.0};
 }
 
 }  // namespace ibgpu

@@ -18,13 +18,7 @@
 //   NOT_JUDGED) in at least flaky_min_rounds rounds and not in all: flaky the
 //   same way (a node unknown throughout for its skipped GPU checks whose
 //   network fault came and went; failed stays failed);
-// - healthy in some rounds and degraded in others, of which at least one but
-//   fewer than flaky_min_rounds read a figure beyond the run's own noise:
-//   BURN_IN_SEEN_ONCE,
-//   seen_once_state (degraded: a host at an eighth of its bandwidth for one
-//   round of three is a finding, not noise), worded as BURN_IN_FLAKY;
-// - otherwise healthy (a degraded round within the noise, or of an entity
-//   without figures, shows in the statistics);
+// - otherwise healthy (one degraded round shows in the statistics);
 // - and whatever the rounds said, a figure that got steadily worse over the run
 //   (Mann-Kendall, one-sided p < 0.001: beyond the run's own noise) by at least
 //   drift_fraction (Theil-Sen slope, first round to last) adds BURN_IN_DRIFT at
@@ -83,11 +77,9 @@ class BurnInTally {
   void add_verdicts(const Report& round);
   void add_figures(const Report& round);
   void add_counters(const Report& round);
-  // BURN_IN_FLAKY's or BURN_IN_SEEN_ONCE's reason: the rounds, and the worst figure of them.
   // e: the entity's statistics as finish() made them (figures with their medians); came_and_went:
   // for an entity never healthy, the rounds of its findings that came and went.
-  Reason rounds_reason(ReasonCode code, const EntityTally& t, const BurnInEntity& e,
-                       const std::vector<int>& came_and_went) const;
+  Reason flaky_reason(const EntityTally& t, const BurnInEntity& e, const std::vector<int>& came_and_went) const;
 
   Profile profile_;
   int rounds_ = 0;

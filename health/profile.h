@@ -105,8 +105,6 @@ struct FleetRules {
 struct BurnInRules {
   HealthState flaky_state = HealthState::failed;  // a link that collapsed for 40 s of 120 is not fit for a pool
   int flaky_min_rounds = 2;                       // degraded rounds that make it flaky (one failed round does)
-  // Fewer degraded rounds than that, one of them beyond the run's noise: a deep drop seen once.
-  HealthState seen_once_state = HealthState::degraded;
   HealthState drift_state = HealthState::degraded;
   double drift_fraction = 0.10;  // the least fall over the run (a tenth of its figure) that is a drift
   int drift_min_rounds = 8;      // fewer rounds with the figure: no trend is judged

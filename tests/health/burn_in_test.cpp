@@ -402,47 +402,6 @@ TEST(BurnIn, DegradedRoundsWithinTheRunsOwnNoiseAreNotFlaky) {
       << reason(fault, "BURN_IN_FLAKY")->message;
 }
 
-// One degraded round of twelve: a deep drop (a seventh of the median, beyond the run's noise) is
-// seen once, degraded, and said with its round and figure; a drop within the noise stays healthy,
-// as does a single degraded round of an entity without figures (no noise to judge it against).
-TEST(BurnIn, ADeepDropInOneRoundIsSeenOnceAndNoiseIsNot) {
-  auto fold = [](double low, const Profile& profile = generic_profile()) {
-    const std::vector<double> values{10, 7.5, 11, 8, 12, low, 9.5, 7, 10.5, 11.5, 8.5, 10};
-    BurnInTally tally(profile);
-    for (std::size_t k = 0; k < values.size(); ++k) {
-      const bool degraded = values[k] == low;
-      tally.add(round_of({v("link", "a<->b", degraded ? HealthState::degraded : HealthState::healthy,
-                            degraded ? "NET_BW_OUTLIER" : ""),
-                          v("gpu", "a/gpu0", k == 5 ? HealthState::degraded : HealthState::healthy,
-                            k == 5 ? "GPU_THERMAL_SLOWDOWN" : "")},
-                         {bw(values[k])}));
-    }
-    return tally.finish();
-  };
-  const BurnInResult deep = fold(1.4), shallow = fold(6.0);
-  const Verdict& once = verdict(deep, "link", "a<->b");
-  EXPECT_EQ(once.state, HealthState::degraded);
-  ASSERT_NE(reason(once, "BURN_IN_SEEN_ONCE"), nullptr);
-  EXPECT_EQ(reason(once, "BURN_IN_FLAKY"), nullptr);
-  EXPECT_EQ(reason(once, "BURN_IN_SEEN_ONCE")->message.rfind("degraded in 1 of 12 rounds (rounds 6); worst ", 0), 0u)
-      << reason(once, "BURN_IN_SEEN_ONCE")->message;
-  ASSERT_NE(reason(once, "NET_BW_OUTLIER"), nullptr);  // and what the round said, with its round
-  EXPECT_NE(reason(once, "NET_BW_OUTLIER")->message.find("(in 1 of 12 rounds: 6)"), std::string::npos)
-      << reason(once, "NET_BW_OUTLIER")->message;
-  EXPECT_EQ(verdict(shallow, "link", "a<->b").state, HealthState::healthy);
-  EXPECT_EQ(verdict(deep, "gpu", "a/gpu0").state, HealthState::healthy);  // no figure: no noise to judge by
-  // The profile sets the state; where one degraded round is enough to be flaky, it is flaky.
-  Profile strict = generic_profile();
-  strict.burn_in.seen_once_state = HealthState::failed;
-  EXPECT_EQ(verdict(fold(1.4, strict), "link", "a<->b").state, HealthState::failed);
-  Profile one_round = generic_profile();
-  one_round.burn_in.flaky_min_rounds = 1;
-  const BurnInResult twice = fold(1.4, one_round);
-  const Verdict& flaky = verdict(twice, "link", "a<->b");
-  EXPECT_NE(reason(flaky, "BURN_IN_FLAKY"), nullptr);
-  EXPECT_EQ(reason(flaky, "BURN_IN_SEEN_ONCE"), nullptr);
-}
-
 TEST(BurnIn, ASteadyDeclineDriftsAndNoiseAloneDoesNot) {
   // 16 rounds falling 2% a round with noise of +-3%: about 26% over the run.
   std::vector<double> falling, noise;

@@ -41,7 +41,7 @@ def flagged_only(r, slow, jsonl, rc):
     for k in flagged:
         seen = set()
         for code, when in entities[k]['reason_rounds'].items():
-            if code not in ('CHECK_SKIPPED', 'BURN_IN_FLAKY', 'BURN_IN_DRIFT', 'BURN_IN_SEEN_ONCE'):
+            if code not in ('CHECK_SKIPPED', 'BURN_IN_FLAKY', 'BURN_IN_DRIFT'):
                 seen.update(when)
         assert seen <= LIMITED_ROUNDS, (k, sorted(seen))
         if k in flaky:
