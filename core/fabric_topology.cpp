@@ -12,12 +12,6 @@ namespace ibgpu {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The KEY=VALUE words of a line (whitespace separated).
 std::vector<std::pair<std::string, std::string_view>> words_of(std::string_view line) {
   std::vector<std::pair<std::string, std::string_view>> out;

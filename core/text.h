@@ -21,6 +21,8 @@ template <CountOfThings N>
 std::string count_text(N n, std::string_view one, std::string_view many = {}) {
   return count_text(static_cast<long long>(n), one, many);
 }
+// The text in lower case (ASCII): "VL15_dropped" -> "vl15_dropped".
+std::string lower(std::string_view text);
 // The text without the white space (isspace) at either end.
 std::string_view trim(std::string_view text);
 // "mlx5_2" < "mlx5_10": compare digit runs by value.

@@ -19,14 +19,9 @@ namespace {
 
 double rate(double amount, double seconds, double unit) { return seconds > 0 ? amount / seconds / unit : 0.0; }
 
-std::string lowered(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // K, M, G, each optionally followed by B or iB; a bare B is bytes. Returns 0 for anything else.
 std::size_t multiplier(const std::string& suffix) {
-  std::string rest = lowered(suffix);
+  std::string rest = lower(suffix);
   std::size_t factor = 1;
   if (!rest.empty()) {
     const auto unit = std::string_view("kmg").find(rest.front());

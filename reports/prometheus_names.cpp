@@ -1,9 +1,7 @@
 #include "reports/prometheus_names.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "core/probe_kind.h"
+#include "core/text.h"
 
 namespace ibgpu {
 
@@ -79,12 +77,6 @@ constexpr Row kRows[] = {
      "Elements of the all-reduce result found wrong, all ranks together."},
     {metrics::wrong_ranks, "wrong_ranks", 1, 1, "Ranks with a wrong all-reduce result."},
 };
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 }  // namespace
 
