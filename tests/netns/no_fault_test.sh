@@ -6,10 +6,13 @@
 #   build beside it would): every host pair measured over its real path, no link or node verdict
 #   for a network reason, every node admitted healthy and the run's exit code 0 every time. Counts
 #   the runs with a false positive (any network entity flagged), which must be zero.
-# - Two of the six hosts slow (h2, h5 at 300mbit): 9 of the 15 pairs touch them, so a median
+# - Two of the six hosts slow (h2, h5 at 100mbit): 9 of the 15 pairs touch them, so a median
 #   would be a slow pair's; both named and no other node (a clean pair read low twice may be a
 #   degraded link verdict). The default profile expects GPUs these hosts cannot have checked: the
 #   peers are `unknown`, and the slow hosts' finding shows in their state (failed), not hidden.
+#   At 300mbit the slow pairs' traffic held the clean pairs to 0.08-0.4 GB/s (0.5 alone), so the
+#   fleet reference fell to 0.088 and a slow host's 0.035 sat at the failed level's edge (0.4 of
+#   it): degraded in one CI run. At 100mbit the clean pairs measured 0.39-0.72 beside 0.012.
 # - Once more with the all-reduce step on.
 source "$(dirname "$0")/lib.sh"
 hosts_up 6
@@ -41,8 +44,8 @@ echo "no fault, cpu profile, one core busy: $false_positives false positives in 
 [ "$false_positives" -eq 0 ] || fail "$false_positives of $runs fault-free runs flagged something"
 
 slow_runs=${IBGPU_NETNS_SLOW_REPEAT:-2}
-netns_limit_host 2 300mbit
-netns_limit_host 5 300mbit
+netns_limit_host 2 100mbit
+netns_limit_host 5 100mbit
 for i in $(seq "$slow_runs"); do
   out=$WORK/slow$i.json
   ibgpu_on_hosts 150 "${CHECK[@]}" --timeout 30 --json "$out" >"$WORK/slow$i.log" 2>&1
