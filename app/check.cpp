@@ -1,7 +1,10 @@
 #include <algorithm>
+#include <ctime>
 #include <iostream>
+#include <optional>
 
 #include "app/check_round.h"
+#include "app/history_store.h"
 #include "app/live_events.h"
 #include "app/local_checks.h"
 #include "app/retests.h"
@@ -218,8 +221,25 @@ void CheckRound::judge_report(Report& report) const {
   if (bare && !report.hosts.empty() && options_.profile.node.expect_gpus != 0)
     report.run.notes.push_back("no GPU and no RDMA device on any host, and profile " + options_.profile.name +
                                " does not declare them absent: for CPU-only nodes run with --profile cpu");
+  // --history: the nodes' earlier checks take part (not in an interrupted run, which decides nothing).
+  std::optional<NodeHistory> history;
+  const std::string& dir = options_.history_dir;
+  if (!dir.empty() && !report.run.interrupted) {
+    std::vector<std::string> hosts;
+    for (const auto& h : report.hosts) hosts.push_back(h.name);
+    HistoryRead past = read_history(dir, hosts);
+    report.run.notes.insert(report.run.notes.end(), past.notes.begin(), past.notes.end());
+    history = NodeHistory{std::move(past.past), options_.profile.history, std::time(nullptr), report.run.id, {}};
+  }
   Judgement j = judge(report.hosts, report.probes, options_.profile, reference(),
-                      options_.topology ? &*options_.topology : nullptr);
+                      options_.topology ? &*options_.topology : nullptr, history ? &*history : nullptr);
+  if (history) {
+    const std::vector<std::string> problems = append_history(dir, history->outcomes);
+    report.run.notes.insert(report.run.notes.end(), problems.begin(), problems.end());
+    if (problems.empty())
+      report.run.notes.push_back("history: the outcome of " + count_text(history->outcomes.size(), "node") +
+                                 " kept in " + dir);
+  }
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
   report.summary.kubernetes = kubernetes_map(report.verdicts);
@@ -232,6 +252,8 @@ std::string CheckRound::preflight(MpiSession& s) const {
                             : hca_preflight(net.hca, Sysfs(options_.common.sysfs_root), s.world().host());
   if (problem.empty()) problem = network_preflight(s.world(), net);
   if (problem.empty() && plan_.steps.collectives) problem = collectives_preflight(s, plan_.steps.allreduce);
+  if (problem.empty() && s.world().rank == 0 && !options_.history_dir.empty())
+    problem = history_dir_problem(options_.history_dir);
   return problem;
 }
 

@@ -34,6 +34,8 @@ struct CheckOptions {
   std::string baseline_path;
   // --topology: Slurm's topology.conf, so localisation can blame a leaf switch or its uplinks.
   std::optional<FabricTopology> topology;
+  // --history: each node's checks kept in this folder (app/history_store.h), judged with this one.
+  std::string history_dir;
 };
 int run_check(MpiSession& session, const CheckOptions& options);
 
@@ -83,7 +85,17 @@ struct ExplainOptions {
   bool markdown = false;          // the table of docs/reason-codes.md
 };
 int run_explain(const ExplainOptions& options);  // throws UsageError
-int run_report(const ReportOptions& options);    // throws UsageError for unreadable input
+
+// `ibgpu history`: the checks `check --history DIR` kept, judged by the profile's [history]
+// rules (health/history.h); no MPI. No nodes: the fleet, one row each; else each node's timeline.
+struct HistoryOptions {
+  CommonOptions common;  // json_path
+  std::string dir;
+  std::vector<std::string> nodes;
+  Profile profile = generic_profile();
+};
+int run_history(const HistoryOptions& options);
+int run_report(const ReportOptions& options);  // throws UsageError for unreadable input
 
 // `ibgpu simulate`: the check's planning, re-tests, judge and localiser over a modelled
 // fleet (app/fleet_sim.h), one row per pair plan, the same fleet and faults for each. No MPI.

@@ -91,7 +91,7 @@ std::string utc_now(const char* format) {
   return std::string(text, std::strftime(text, sizeof text, format, &utc));
 }
 
-std::string rfc3339_now() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+std::string rfc3339_now() { return rfc3339(std::time(nullptr)); }
 
 namespace {
 constexpr std::string_view kInterrupted = "interrupted by a stop signal (job teardown or operator): ";

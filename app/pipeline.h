@@ -49,7 +49,7 @@ std::string rank_payload(const RankResult& mine, std::size_t cap = kLineMaxPaylo
 
 struct Command {
   std::function<RankResult(MpiSession&, LiveChannel&)> run;  // every rank; live rows and progress go to the channel
-  std::function<void(Report&)> judge;                        // rank 0, pure
+  std::function<void(Report&)> judge;  // rank 0, pure (check --history: reads and appends the history folder)
   // Every rank, before anything runs: a non-empty answer is a usage or
   // configuration problem on that rank (e.g. an --hca it does not have), and
   // the whole job ends with exit 64.

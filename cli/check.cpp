@@ -19,6 +19,8 @@ std::filesystem::path exe_dir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
+}  // namespace
+
 // Every rank parses the same file before MPI starts, so a bad profile is the
 // same usage error (exit 64) everywhere.
 Profile load_profile(const std::string& spec) {
@@ -28,8 +30,6 @@ Profile load_profile(const std::string& spec) {
     throw UsageError(std::string("profile: ") + e.what());
   }
 }
-
-}  // namespace
 
 std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<CheckOptions>& options) {
   auto text = std::make_shared<NetCliText>();
@@ -142,6 +142,13 @@ Subcommand add_check(CLI::App& parent) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App* sub = parent.add_subcommand("check", "Check every host and link and decide which nodes the pool may admit");
   auto validate = add_check_options(sub, options);
+  sub->add_option("--history", options->history_dir,
+                  "Keep each node's outcome in DIR (one file per node, created if absent) and let its earlier "
+                  "checks decide under the profile's [history] rules: a first transient of a measurement between "
+                  "hosts is admitted with a watch, a node bad in 3 of its last 6 checks (flapping) or bad again "
+                  "within 7 days of coming back from a drain (a lemon) is not admitted. `ibgpu history --history "
+                  "DIR` shows them")
+      ->type_name("DIR");
   sub->footer(
       "Steps: inventory and local health, network pairs per rail (with progress per round on\n"
       "stderr), re-tests of suspect pairs, the all-reduce, verdicts and admission.\n"

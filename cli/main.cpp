@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   subcommands.push_back(ibgpu::cli::add_report(app));
   subcommands.push_back(ibgpu::cli::add_simulate(app));
   subcommands.push_back(ibgpu::cli::add_explain(app));
+  subcommands.push_back(ibgpu::cli::add_history(app));
   const bool speaker = ibgpu::launcher_rank() == 0;
   if (argc < 2) {  // a bare `ibgpu`: the commands, not "A subcommand is required"
     if (speaker) std::cerr << app.help();

@@ -85,5 +85,9 @@ std::vector<Subcommand> add_probe(CLI::App& parent);
 Subcommand add_report(CLI::App& parent);
 Subcommand add_simulate(CLI::App& parent);
 Subcommand add_explain(CLI::App& parent);
+Subcommand add_history(CLI::App& parent);
+
+// --profile NAME|FILE as check reads it (cli/check.cpp); throws UsageError.
+Profile load_profile(const std::string& spec);
 
 }  // namespace ibgpu::cli

@@ -18,6 +18,8 @@ constexpr std::array kGroups{
     ReasonGroupInfo{ReasonGroup::allreduce, "All-reduce", ""},
     ReasonGroupInfo{ReasonGroup::probe_outcome, "Probe outcome", ""},
     ReasonGroupInfo{ReasonGroup::burn_in, "Burn-in", ""},
+    ReasonGroupInfo{ReasonGroup::history, "History",
+                    "with `check --history DIR` only: the node's earlier checks, under the profile's `[history]`"},
 };
 
 // clang-format off
@@ -352,6 +354,24 @@ constexpr std::array kCodes{
         "In `ibgpu burn-in`, a figure got steadily worse over the run: a Mann-Kendall trend beyond the run's own noise (one-sided p < 0.001, from `[burn_in].drift_min_rounds`, 8, rounds) and a fall (or, for a latency, a rise) of at least `[burn_in].drift_fraction` (10%) by the Theil-Sen slope, first round to last. A GPU that throttles as it heats, a link whose errors climb.",
         "Look at the figure over the rounds (the JSON's `burn_in.entities[].figures[].series`, the HTML chart): check cooling, clocks and the port's error counters, then burn in again for longer.",
         "steady decline: check cooling, clocks, port errors; run again"},
+    ReasonCodeInfo{ReasonCode::HISTORY_TRANSIENT, "HISTORY_TRANSIENT", ReasonGroup::history,
+        "node",
+        "degraded",
+        "The node's first bad check after at least `[history].transient_clean` (2) clean ones, none bad in its last `[history].window` (6), and every finding a measurement between hosts (a pair's bandwidth or latency, an all-reduce): a transient. The node is admitted degraded, with a watch, instead of drained; its findings stand beside this reason. A GPU, port or device finding, or a check that is missing, is never a transient.",
+        "Nothing now: the node stays in the pool. Look at the findings it names; another bad check within the window counts towards `HISTORY_FLAPPING`. `ibgpu history --history DIR NODE` shows its checks.",
+        "admitted with a watch: a second bad check makes it flapping"},
+    ReasonCodeInfo{ReasonCode::HISTORY_FLAPPING, "HISTORY_FLAPPING", ReasonGroup::history,
+        "node",
+        "failed",
+        "The node was bad (degraded or failed) in at least `[history].flapping_bad` (3) of its last `[history].window` (6) judged checks, this one included, in two spells or more (it came back clean between them; bad check after bad check until a repair is one spell, no flap): not admitted, also when this check was clean. The message lists the bad checks' times and codes.",
+        "Drain and look for what comes and goes: port error counters and link flaps (`IB_LINK_FLAP`), cables and transceivers on the rails the findings name, thermal throttling, the kernel log. The node is admitted again once fewer than `flapping_bad` of its last `window` checks are bad.",
+        "flapping: drain, find what comes and goes (cables, flaps)"},
+    ReasonCodeInfo{ReasonCode::HISTORY_LEMON, "HISTORY_LEMON", ReasonGroup::history,
+        "node",
+        "failed",
+        "The node is bad again within `[history].lemon_days` (7) days of coming back into the pool after a drain for a finding (its first admitted check after a drained bad one): the repair did not hold. The message names the drain, the return and how long it held.",
+        "Drain and escalate the repair: the last fix did not hold. Compare this check's codes with the drain's (`ibgpu history --history DIR NODE`); the same part again: replace it (RMA) rather than reseat or reboot it once more.",
+        "bad again soon after repair: escalate, RMA the part"},
 };
 // clang-format on
 
@@ -364,7 +384,7 @@ constexpr bool rows_in_order() {
   return true;
 }
 static_assert(rows_in_order(), "core/reason_codes.cpp: a row out of its enumerator's order");
-static_assert(static_cast<std::size_t>(ReasonCode::BURN_IN_DRIFT) + 1 == kCodes.size(), "a code without a row");
+static_assert(static_cast<std::size_t>(ReasonCode::HISTORY_LEMON) + 1 == kCodes.size(), "a code without a row");
 
 }  // namespace
 

@@ -69,10 +69,22 @@ enum class ReasonCode : std::uint8_t {
   PROBE_FAILED,
   BURN_IN_FLAKY,
   BURN_IN_DRIFT,
+  HISTORY_TRANSIENT,
+  HISTORY_FLAPPING,
+  HISTORY_LEMON,
 };
 
 // The documentation's groups of codes, in order.
-enum class ReasonGroup : std::uint8_t { gpu, rdma_port, network_pair, fabric, allreduce, probe_outcome, burn_in };
+enum class ReasonGroup : std::uint8_t {
+  gpu,
+  rdma_port,
+  network_pair,
+  fabric,
+  allreduce,
+  probe_outcome,
+  burn_in,
+  history
+};
 
 struct ReasonGroupInfo {
   ReasonGroup group;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -114,6 +115,14 @@ std::string duration_text(double seconds) {
   else
     std::snprintf(text, sizeof text, (s % 3600) / 60 ? "%ldh %ldm" : "%ldh", s / 3600, (s % 3600) / 60);
   return text;
+}
+
+std::string rfc3339(std::int64_t unix_seconds) {
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc));
 }
 
 }  // namespace ibgpu

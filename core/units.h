@@ -2,6 +2,7 @@
 // Units: rates and message sizes, computed by the probes and written and read by the CLI and the
 // reports (their statistics: core/statistics.h).
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,8 @@ std::string format_sizes(const std::vector<std::size_t>& sizes);
 // ("1h 30m", "2h").
 std::string duration_text(double seconds);
 inline std::string duration_text(Seconds length) { return duration_text(length.count()); }
+
+// A moment as reports write it, in UTC: "2026-12-05T11:02:00Z".
+std::string rfc3339(std::int64_t unix_seconds);
 
 }  // namespace ibgpu

@@ -1,6 +1,9 @@
 #include "health/admission.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -21,6 +24,7 @@ struct Component {
 // A node's GPUs and rails: a few dozen at most, found by a linear search.
 struct NodeParts {
   std::vector<Component> parts;
+  std::vector<ReasonCode> findings;  // the codes of its parts' findings (a history record keeps them)
   void add(std::string_view name, bool gpu, HealthState state) {
     auto it = std::find_if(parts.begin(), parts.end(), [&](const Component& c) { return c.name == name; });
     if (it == parts.end())
@@ -87,10 +91,32 @@ void exclude_rails_of_gpus(Verdict& node, const HostInventory& host) {
   }
 }
 
+// The history step: this check's own record of the node, and what its earlier checks make of it
+// (a HISTORY_* reason added, the finding changed).
+CheckRecord recall(const NodeHistory& history, Verdict& node, NodeEvidence& evidence, const NodeParts& parts) {
+  const DecisionRow& own = decide(evidence.finding, evidence.missing);
+  const std::vector<ReasonCode> findings = reason_codes(node, Evidence::finding);
+  CheckRecord now{history.now, history.run, own.state, own.action, {}};
+  std::set<std::string_view> codes;
+  for (ReasonCode c : findings) codes.insert(to_string(c));
+  for (ReasonCode c : parts.findings) codes.insert(to_string(c));
+  now.codes.assign(codes.begin(), codes.end());
+  const bool part_finding = std::any_of(parts.parts.begin(), parts.parts.end(),
+                                        [](const Component& c) { return c.state != HealthState::healthy; });
+  const auto past = history.past.find(node.entity.host());
+  const std::span<const CheckRecord> earlier =
+      past == history.past.end() ? std::span<const CheckRecord>() : std::span<const CheckRecord>(past->second);
+  const bool eligible = !evidence.missing && !part_finding && transient_codes(findings);
+  HistoryCall call = judge_history(earlier, now, eligible, history.rules);
+  if (call.reason) node.reasons.push_back(std::move(*call.reason));
+  if (call.finding) evidence.finding = *call.finding;
+  return now;
+}
+
 }  // namespace
 
 void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts,
-                      const NodeExpectations& expect) {
+                      const NodeExpectations& expect, NodeHistory* history) {
   PartsByHost parts;
   parts.reserve(hosts.size());
   std::unordered_map<std::string_view, const HostInventory*> host_of;
@@ -120,7 +146,9 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
     if (v.entity.kind() != EntityKind::gpu && v.entity.kind() != EntityKind::hca_port) continue;
     const bool gpu = v.entity.kind() == EntityKind::gpu;
     if (!gpu && !rail(v.entity.host(), v.entity.part())) continue;
-    parts_of(parts, v.entity.host()).add(v.entity.part(), gpu, v.state);
+    NodeParts& p = parts_of(parts, v.entity.host());
+    p.add(v.entity.part(), gpu, v.state);
+    for (ReasonCode c : reason_codes(v, Evidence::finding)) p.findings.push_back(c);
   }
   // Every host of the inventory gets a node verdict.
   {
@@ -136,14 +164,21 @@ void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInve
   }
   for (std::size_t i : nodes) {
     Verdict& node = verdicts[i];
-    const std::vector<Component>& components = parts_of(parts, node.entity.host()).parts;
+    const NodeParts& node_parts = parts_of(parts, node.entity.host());
+    const std::vector<Component>& components = node_parts.parts;
     NodeEvidence evidence = evidence_of(node);
     for (bool gpu : {true, false}) {
       const NodeEvidence parts_say = fold(components, gpu);
       evidence.finding = worst(evidence.finding, parts_say.finding);
       evidence.missing = evidence.missing || parts_say.missing;
     }
+    std::optional<CheckRecord> record;
+    if (history) record = recall(*history, node, evidence, node_parts);
     const DecisionRow& row = decide(evidence.finding, evidence.missing);
+    if (record) {
+      record->action = row.action;
+      history->outcomes.emplace_back(node.entity.host(), std::move(*record));
+    }
     node.state = row.state;
     node.action = row.action;
     node.usable.clear();

@@ -8,6 +8,7 @@
 
 #include "core/inventory.h"
 #include "core/verdict.h"
+#include "health/history.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -17,8 +18,10 @@ namespace ibgpu {
 // rails are the ports of the HCAs a GPU is nearest to (Hca::rail): a storage
 // port's verdict stands, but it is no part of the node. With `node.exclude_rail_with_gpu`, an excluded GPU's rail is
 // excluded with it.
+// With `history` (check --history), each node's earlier checks may change its finding
+// (health/history.h), and this check's record of each node is added to history->outcomes.
 void decide_admission(std::vector<Verdict>& verdicts, const std::vector<HostInventory>& hosts,
-                      const NodeExpectations& node = {});
+                      const NodeExpectations& node = {}, NodeHistory* history = nullptr);
 
 // The run summary: its state, exit code and each node's action. The
 // Kubernetes map of the nodes is the scheduler's (scheduler/kubernetes.h).

@@ -149,7 +149,8 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
 }  // namespace
 
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes, const Profile& profile,
-                const std::unordered_map<std::string, double>* reference_medians, const FabricTopology* topology) {
+                const std::unordered_map<std::string, double>* reference_medians, const FabricTopology* topology,
+                NodeHistory* history) {
   VerdictBook book;
   judge_local(book, hosts, probes, profile);
   PairEvidence evidence;
@@ -162,7 +163,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
 
   Judgement out;
   out.verdicts = book.take();
-  decide_admission(out.verdicts, hosts, profile.node);
+  decide_admission(out.verdicts, hosts, profile.node, history);
   out.summary = summarise(out.verdicts);
   return out;
 }

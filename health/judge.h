@@ -9,6 +9,7 @@
 #include "core/inventory.h"
 #include "core/report.h"
 #include "core/verdict.h"
+#include "health/history.h"
 #include "health/localise.h"
 #include "health/profile.h"
 
@@ -21,10 +22,12 @@ struct Judgement {
 
 // `reference_medians` (a saved baseline, health/baseline.h) replaces the
 // run's own fleet median for every kind it has. `topology` (--topology) lets
-// localisation blame a leaf switch or its uplinks (health/fabric.h).
+// localisation blame a leaf switch or its uplinks (health/fabric.h). `history` (check --history):
+// the nodes' earlier checks take part in their admission (health/history.h), and this check's
+// records are left in it.
 Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<ProbeResult>& probes, const Profile& profile,
                 const std::unordered_map<std::string, double>* reference_medians = nullptr,
-                const FabricTopology* topology = nullptr);
+                const FabricTopology* topology = nullptr, NodeHistory* history = nullptr);
 
 // For re-tests within a launch: the host pairs bad by localisation's fold
 // (health/localise.h pair_edges: bad in every observation so far, the deficit

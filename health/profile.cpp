@@ -68,7 +68,12 @@ nlohmann::json to_json(const Profile& p) {
             {"flaky_min_rounds", p.burn_in.flaky_min_rounds},
             {"drift_state", to_string(p.burn_in.drift_state)},
             {"drift_fraction", p.burn_in.drift_fraction},
-            {"drift_min_rounds", p.burn_in.drift_min_rounds}}}};
+            {"drift_min_rounds", p.burn_in.drift_min_rounds}}},
+          {"history",
+           {{"window", p.history.window},
+            {"flapping_bad", p.history.flapping_bad},
+            {"transient_clean", p.history.transient_clean},
+            {"lemon_days", p.history.lemon_days}}}};
 }
 
 }  // namespace ibgpu

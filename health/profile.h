@@ -110,6 +110,21 @@ struct BurnInRules {
   int drift_min_rounds = 8;      // fewer rounds with the figure: no trend is judged
 };
 
+// What `check --history DIR` decides from a node's earlier checks (health/history.h). A check is
+// bad when its state is degraded or failed, clean when healthy; unknown checks are not counted.
+inline constexpr int kHistoryMaxWindow = 100;  // the store keeps twice as many checks of a node
+struct HistoryRules {
+  int window = 6;  // the node's last judged checks looked at, this one included
+  // Bad in this many of them, in two spells or more: not admitted (HISTORY_FLAPPING), however this
+  // check went. One spell (bad check after bad check until a repair) is no flap.
+  int flapping_bad = 3;
+  // A bad check after at least this many clean ones, with none bad in the window, whose findings are
+  // all measurements between hosts (a pair or an all-reduce), is admitted degraded with a watch
+  // (HISTORY_TRANSIENT). 0: never.
+  int transient_clean = 2;
+  double lemon_days = 7;  // bad again within this many days of coming back from a drain: a lemon. 0: off
+};
+
 struct Profile {
   std::string name = "generic";
   std::string description = "no hardware expectations: checks what is present, unknown for what cannot run";
@@ -121,6 +136,7 @@ struct Profile {
   GpuLimits gpu = {};
   FleetRules fleet = {};
   BurnInRules burn_in = {};
+  HistoryRules history = {};
 };
 
 Profile generic_profile();

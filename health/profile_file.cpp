@@ -229,6 +229,23 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
          [&](const toml::node& v) { p.burn_in.drift_min_rounds = t.integer(v, "drift_min_rounds", 4); });
     t.read();
   });
+  top.on("history", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "history");
+    t.on("window", [&](const toml::node& v) { p.history.window = t.integer(v, "window", 1); });
+    t.on("flapping_bad", [&](const toml::node& v) { p.history.flapping_bad = t.integer(v, "flapping_bad", 1); });
+    t.on("transient_clean",
+         [&](const toml::node& v) { p.history.transient_clean = t.integer(v, "transient_clean", 0); });
+    t.on("lemon_days", [&](const toml::node& v) {
+      p.history.lemon_days = t.number(v, "lemon_days");
+      if (p.history.lemon_days < 0 || p.history.lemon_days > 3650)
+        t.fail(v, "'history.lemon_days' must be in [0, 3650] (0: off)");
+    });
+    t.read();
+    if (p.history.window > kHistoryMaxWindow)
+      t.fail(n, "'history.window' must be at most " + std::to_string(kHistoryMaxWindow));
+    if (p.history.flapping_bad > p.history.window)
+      t.fail(n, "'history.flapping_bad' must not be over 'history.window'");
+  });
   top.read();
 }
 

@@ -36,6 +36,8 @@
 #                     quoting), e.g. "--skip gpu.cuda" on nodes that run jobs
 #   IBGPU_HC_TIMEOUT  seconds the whole check may take (default: 120)
 #   IBGPU_HC_REPORT   where to keep the last JSON report (default: /run/ibgpu-healthcheck.json)
+#   IBGPU_HISTORY     keep each check's outcome in this folder, and let the node's earlier
+#                     checks decide with it (check --history; default: none)
 #   SLURM_CONF, PATH  for scontrol, where they are not the defaults
 # e.g.  IBGPU=/opt/ibgpu/bin/ibgpu
 #       IBGPU_PROFILE=hgx-h100-ndr
@@ -59,7 +61,7 @@ NODE=${SLURMD_NODENAME:-$(hostname -s)}
 SLURMD_NODENAME=$NODE
 
 # The settings: the config file first, then what the environment already had.
-settings=(IBGPU IBGPU_PROFILE IBGPU_SYSFS_ROOT IBGPU_CHECK_ARGS IBGPU_HC_TIMEOUT IBGPU_HC_REPORT SLURM_CONF)
+settings=(IBGPU IBGPU_PROFILE IBGPU_SYSFS_ROOT IBGPU_CHECK_ARGS IBGPU_HC_TIMEOUT IBGPU_HC_REPORT IBGPU_HISTORY SLURM_CONF)
 config=${IBGPU_CONFIG:-/etc/default/ibgpu}
 if [ -r "$config" ]; then
   given=()
@@ -122,6 +124,7 @@ if left_as_is "$line"; then done_nothing 3; fi
 
 extra=()
 if [ -n "${IBGPU_SYSFS_ROOT:-}" ]; then extra+=(--sysfs-root "$IBGPU_SYSFS_ROOT"); fi
+if [ -n "${IBGPU_HISTORY:-}" ]; then extra+=(--history "$IBGPU_HISTORY"); fi
 if [ -n "${IBGPU_CHECK_ARGS:-}" ]; then
   read -r -a more <<<"$IBGPU_CHECK_ARGS"
   extra+=("${more[@]}")

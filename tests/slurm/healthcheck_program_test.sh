@@ -45,3 +45,20 @@ expect_resumed s3
 expect_person_drain s2 maintenance
 expect_idle s1 s4
 echo "s3 resumed; s2 still drained for maintenance"
+
+# The settings keep a history (IBGPU_HISTORY): s3 was bad check after check while its port was
+# down, then clean. One spell of bad checks is no flap: its first clean check admitted it, and no
+# clean check of it was drained.
+"$IBGPU" history --history "$WORK/history" s3 --json "$WORK/history-s3.json" >"$WORK/history-s3.txt" ||
+  fail "ibgpu history s3: exit $?"
+python3 - "$WORK/history-s3.json" <<'PY' || fail "s3's history is not its health checks' (above): $(cat "$WORK/history-s3.txt")"
+import json, sys
+records = json.load(open(sys.argv[1]))['nodes'][0]['records']
+seen = [(r['state'], r['action'], r['codes']) for r in records]
+print('s3:', seen)
+bad = [i for i, (state, action, codes) in enumerate(seen) if action == 'drain']
+assert bad and all(seen[i][0] == 'failed' and 'IB_PORT_DOWN' in seen[i][2] for i in bad), seen
+assert any(state == 'healthy' and action == 'admit' for state, action, _ in seen[bad[-1] + 1:]), seen
+assert not [s for s in seen if s[0] == 'healthy' and s[1] != 'admit'], seen
+PY
+echo "s3's history: $(grep -c . "$WORK/history/s3.jsonl") checks kept, admitted after its spell of bad ones"

@@ -1,0 +1,211 @@
+#include "app/history_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "core/fd.h"
+#include "core/units.h"
+#include "reports/atomic_file.h"
+
+namespace ibgpu {
+
+namespace {
+
+constexpr int kRecordVersion = 1;
+constexpr std::string_view kSuffix = ".jsonl";
+
+std::string os_error(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// A host's file name: the host name as it is, where it is a plain name (letters, digits, '.', '-',
+// '_', not starting with '.'); nothing else becomes a file.
+bool file_name_safe(std::string_view host) {
+  if (host.empty() || host.size() > 200 || host.front() == '.') return false;
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == '_';
+  });
+}
+
+std::string file_of(const std::string& dir, std::string_view host) { return dir + "/" + std::string(host) + ".jsonl"; }
+
+// The last kHistoryReadBytes of a regular file, without following a symlink; its whole lines only.
+std::optional<std::string> read_tail(const std::string& path, std::string& problem) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
+    if (errno != ENOENT) problem = os_error(path);
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    problem = path + ": not a regular file, not read";
+    return std::nullopt;
+  }
+  const off_t size = st.st_size;
+  const off_t from = size > static_cast<off_t>(kHistoryReadBytes) ? size - static_cast<off_t>(kHistoryReadBytes) : 0;
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::pread(fd.get(), text.data() + got, text.size() - got, from + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));  // a cut first line
+  return text;
+}
+
+std::vector<CheckRecord> parse_records(const std::string& text, int& skipped) {
+  std::vector<CheckRecord> out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    auto r = j.is_discarded() ? std::nullopt : check_record_from_json(j);
+    if (r)
+      out.push_back(std::move(*r));
+    else
+      ++skipped;
+  }
+  std::stable_sort(out.begin(), out.end(), [](const CheckRecord& a, const CheckRecord& b) { return a.time < b.time; });
+  return out;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Appends one line to a host's file (a cut last line first ends); rotates it past half the bound.
+std::string append_line(const std::string& path, const std::string& line) {
+  Fd fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
+  if (!fd) return os_error(path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return path + ": not a regular file, not written";
+  char last = '\n';
+  if (st.st_size > 0 && ::pread(fd.get(), &last, 1, st.st_size - 1) != 1) return os_error(path);
+  if (!write_all(fd.get(), (last == '\n' ? "" : "\n") + line + "\n")) return os_error(path);
+  if (st.st_size + static_cast<off_t>(line.size()) <= static_cast<off_t>(kHistoryReadBytes / 2)) return {};
+  std::string problem;
+  const auto text = read_tail(path, problem);
+  if (!text) return problem;
+  int skipped = 0;
+  std::vector<CheckRecord> records = parse_records(*text, skipped);
+  if (records.size() > kHistoryKeep) records.erase(records.begin(), records.end() - kHistoryKeep);
+  try {
+    write_atomically(path, [&](std::ostream& out) {
+      for (const CheckRecord& r : records) out << to_json(r).dump() << '\n';
+    });
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CheckRecord& r) {
+  return {{"v", kRecordVersion},         {"time", rfc3339(r.time)},       {"t", r.time},     {"run", r.run},
+          {"state", to_string(r.state)}, {"action", to_string(r.action)}, {"codes", r.codes}};
+}
+
+std::optional<CheckRecord> check_record_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || j.value("v", 0) != kRecordVersion) return std::nullopt;
+  const auto t = j.find("t");
+  const auto state = j.find("state");
+  const auto action = j.find("action");
+  if (t == j.end() || !t->is_number_integer() || state == j.end() || !state->is_string() || action == j.end() ||
+      !action->is_string())
+    return std::nullopt;
+  CheckRecord r;
+  r.time = t->get<std::int64_t>();
+  const auto s = health_state_from_string(state->get<std::string>());
+  const auto a = action_from_string(action->get<std::string>());
+  if (!s || !a) return std::nullopt;
+  r.state = *s;
+  r.action = *a;
+  if (const auto run = j.find("run"); run != j.end() && run->is_string()) r.run = run->get<std::string>();
+  if (const auto codes = j.find("codes"); codes != j.end() && codes->is_array())
+    for (const auto& c : *codes)
+      if (c.is_string()) r.codes.push_back(c.get<std::string>());
+  return r;
+}
+
+std::string history_dir_problem(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(dir, ec);
+  if (!fs::exists(st)) {
+    fs::create_directories(dir, ec);
+    if (ec) return "cannot create the history folder '" + dir + "': " + ec.message();
+    fs::permissions(dir, fs::perms(0755), ec);
+  } else if (!fs::is_directory(st)) {
+    return "'" + dir + "' is not a folder (a history folder is not followed through a symlink)";
+  }
+  if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) return os_error("history folder '" + dir + "'");
+  return {};
+}
+
+HistoryRead read_history(const std::string& dir, const std::vector<std::string>& hosts) {
+  HistoryRead out;
+  std::vector<std::string> names = hosts;
+  if (names.empty()) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string file = entry.path().filename().string();
+      if (file.size() > kSuffix.size() && file.ends_with(kSuffix))
+        names.push_back(file.substr(0, file.size() - kSuffix.size()));
+    }
+    if (ec) out.notes.push_back("history: cannot list '" + dir + "': " + ec.message());
+    std::sort(names.begin(), names.end());
+  }
+  int skipped = 0;
+  for (const std::string& host : names) {
+    if (!file_name_safe(host)) {
+      out.notes.push_back("history: host name '" + host + "' is not a plain file name: no history kept for it");
+      continue;
+    }
+    std::string problem;
+    const auto text = read_tail(file_of(dir, host), problem);
+    if (!problem.empty()) out.notes.push_back("history: " + problem);
+    if (text) out.past.emplace(host, parse_records(*text, skipped));
+  }
+  if (skipped > 0)
+    out.notes.push_back("history: " + std::to_string(skipped) +
+                        " line(s) that are not a record skipped (a write cut short, or not ibgpu's)");
+  return out;
+}
+
+std::vector<std::string> append_history(const std::string& dir,
+                                        const std::vector<std::pair<std::string, CheckRecord>>& records) {
+  std::vector<std::string> notes;
+  const std::string lock_path = dir + "/.lock";
+  Fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!lock) return {"history not kept: " + os_error(lock_path)};
+  while (::flock(lock.get(), LOCK_EX) != 0)
+    if (errno != EINTR) return {"history not kept: " + os_error("flock " + lock_path)};
+  for (const auto& [host, record] : records) {
+    if (!file_name_safe(host)) continue;  // said when read
+    if (std::string problem = append_line(file_of(dir, host), to_json(record).dump()); !problem.empty())
+      notes.push_back("history of " + host + " not kept: " + problem);
+  }
+  return notes;
+}
+
+}  // namespace ibgpu
