@@ -6,6 +6,7 @@
 
 #include "app/check_round.h"
 #include "app/live_events.h"
+#include "build_info.h"
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "cluster/world.h"
@@ -72,7 +73,9 @@ Report burn_in_report(const BurnInResult& result, const Report& first, const Rep
                       std::vector<std::string> notes) {
   Report out;
   out.tool = last.tool;
-  out.run = first.run;  // id, start and command of the burn-in
+  out.run = first.run;            // start and command of the burn-in
+  out.run.id = first.run.parent;  // the burn-in's own id, its rounds' parent
+  out.run.parent.clear();
   out.run.finished = last.run.finished;
   out.run.notes = std::move(notes);
   out.hosts = result.hosts;
@@ -125,6 +128,16 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
   if (int code = start_job(session, common, command, live); code >= 0) return code;
 
   const auto start = Clock::now();
+  // The burn-in's id: its stream's header, each round's parent, its summary report's run id.
+  const std::string burn_in_id = new_run_id();
+  if (world.rank == 0) {
+    try {
+      stream->append(burn_in_header_record(burn_in_id, rfc3339_now(), common.argv, launch_environment(),
+                                           ToolInfo{"ibgpu", build::kVersion, build::kGit}));
+    } catch (const std::exception& e) {
+      std::cerr << "ibgpu: " << printable(e.what()) << '\n';
+    }
+  }
   BurnInTally tally(options.check.profile);
   std::optional<Report> first, last;
   std::vector<std::string> notes;
@@ -141,6 +154,7 @@ int run_burn_in(MpiSession& session, const BurnInOptions& options) {
       break;
     }
     if (world.rank == 0 && report) {
+      report->run.parent = burn_in_id;
       all_present = all_present && present;
       try {
         stream->append(burn_in_round_record(k, *report));

@@ -6,9 +6,11 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
@@ -115,14 +117,23 @@ bool cut_by_stop(const ProbeResult& r) {
          r.reason->starts_with(kInterrupted);
 }
 
-namespace {
-
 std::string new_run_id() {
   std::random_device rd;
   char text[17];
   std::snprintf(text, sizeof text, "%08x%08x", rd(), rd());
   return text;
 }
+
+std::map<std::string, std::string> launch_environment() {
+  constexpr std::size_t kMaxValue = 4096;  // a node list is compressed; a value past this is cut
+  std::map<std::string, std::string> out;
+  for (const char* name : kLaunchVariables)
+    if (const char* value = std::getenv(name); value && *value)
+      out.emplace(name, std::string(value).substr(0, kMaxValue));
+  return out;
+}
+
+namespace {
 
 // What an operator reads when MPI was given up on: why, and which ranks' results came over the line.
 std::string lost_mpi_note(const World& world, const std::vector<int>& by_line) {
@@ -469,6 +480,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   }
   report.tool = ToolInfo{"ibgpu", build::kVersion, build::kGit};
   report.run.id = new_run_id();
+  report.run.launch = launch_environment();
   report.run.started = started;
   report.run.command = options.argv;
   command.judge(report);

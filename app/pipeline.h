@@ -2,6 +2,7 @@
 // The one path every command takes: run on all ranks -> gather at rank 0
 // (deadline) -> judge -> render. Commands supply the first and third steps.
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +99,12 @@ bool cut_by_stop(const ProbeResult& r);
 
 // "2026-11-29T17:50:00Z"
 std::string rfc3339_now();
+std::string new_run_id();  // 16 hex digits, random
+
+// What the launcher says was tested, as a report's run.launch keeps it (those set, on this rank).
+inline constexpr const char* kLaunchVariables[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_STEP_ID",
+                                                   "SLURM_CLUSTER_NAME", "CUDA_VISIBLE_DEVICES"};
+std::map<std::string, std::string> launch_environment();
 // The time now in UTC, as strftime writes it in `format` (up to 127 characters).
 std::string utc_now(const char* format);
 

@@ -36,6 +36,7 @@ struct GpuInfo {
   std::string uuid;
   std::string pci_bus_id;  // 00000000:17:00.0 as NVML prints it
   std::optional<double> memory_total_GiB;
+  std::string serial;  // the board's serial number (NVML; empty where it has none, e.g. a GeForce)
 };
 
 // "4: ACTIVE" -> {4, "ACTIVE"}; "5: LinkUp" -> {5, "LinkUp"}.

@@ -63,6 +63,11 @@ struct RunInfo {
   int ranks = 1;
   RunScope scope = RunScope::fleet;
   std::vector<std::string> notes;  // what the run could not do, in words (e.g. ranks lost)
+  // A burn-in's round: the burn-in's run id (its summary report's, and its stream's header's).
+  std::string parent;
+  // What the launcher said was tested, from rank 0's environment (kLaunchVariables, those set):
+  // the Slurm job and its nodes, the GPUs the rank was given.
+  std::map<std::string, std::string> launch;
   // A stop signal arrived (Ctrl-C, scancel, a time limit): what was not measured is unknown,
   // and no admission action runs on this report.
   bool interrupted = false;

@@ -141,12 +141,14 @@ void to_json(json& j, const GpuInfo& g) {
            {"uuid", g.uuid},
            {"pci_bus_id", g.pci_bus_id},
            {"memory_total_GiB", nullable(g.memory_total_GiB)}};
+  if (!g.serial.empty()) j["serial"] = g.serial;  // absent where NVML gives none
 }
 
 void from_json(const json& j, GpuInfo& g) {
   g.index = exact_integer<int>(j.at("index"), "index");
   g.name = get_string(j, "name");
   g.uuid = get_string(j, "uuid");
+  g.serial = get_string(j, "serial");
   g.pci_bus_id = get_string(j, "pci_bus_id");
   read_nullable(j, "memory_total_GiB", g.memory_total_GiB);
 }
@@ -510,6 +512,8 @@ void to_json(json& j, const Report& r) {
            {"probes", r.probes},
            {"verdicts", r.verdicts},
            {"summary", r.summary}};
+  if (!r.run.parent.empty()) j["run"]["parent"] = r.run.parent;
+  if (!r.run.launch.empty()) j["run"]["launch"] = r.run.launch;
   if (r.run.interrupted) j["run"]["interrupted"] = true;  // absent otherwise: the usual shape
   if (r.run.actions != AdmissionActions::none) j["run"]["admission_actions"] = to_string(r.run.actions);  // likewise
   // Only burn-in reports have the section: a check's report keeps its shape.
@@ -535,6 +539,8 @@ void from_json(const json& j, Report& r) {
     r.run.scope = *scope;
   }
   r.run.notes = run.value("notes", std::vector<std::string>{});
+  r.run.parent = get_string(run, "parent");
+  r.run.launch = run.value("launch", std::map<std::string, std::string>{});
   r.run.interrupted = run.value("interrupted", false);
   r.run.actions = AdmissionActions::none;  // absent: none was asked for
   if (auto a = run.find("admission_actions"); a != run.end()) {

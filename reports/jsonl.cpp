@@ -143,12 +143,23 @@ JsonlContents read_jsonl(const std::string& path) {
   return out;
 }
 
+nlohmann::json burn_in_header_record(const std::string& burn_in, const std::string& started,
+                                     const std::vector<std::string>& command,
+                                     const std::map<std::string, std::string>& launch, const ToolInfo& tool) {
+  return nlohmann::json{
+      {"record", "header"}, {"burn_in", burn_in},
+      {"started", started}, {"command", command},
+      {"launch", launch},   {"tool", {{"name", tool.name}, {"version", tool.version}, {"git", tool.git}}}};
+}
+
 nlohmann::json burn_in_round_record(int round, const Report& round_report) {
-  return nlohmann::json{{"record", "round"}, {"round", round}, {"report", round_report}};
+  return nlohmann::json{
+      {"record", "round"}, {"burn_in", round_report.run.parent}, {"round", round}, {"report", round_report}};
 }
 
 nlohmann::json burn_in_summary_record(const Report& burn_in_report) {
   return nlohmann::json{{"record", "summary"},
+                        {"burn_in", burn_in_report.run.id},
                         {"rounds", burn_in_report.burn_in ? burn_in_report.burn_in->rounds : 0},
                         {"report", burn_in_report}};
 }

@@ -4,11 +4,13 @@
 // moment leaves every finished round readable. At most the line being written
 // when the process died is incomplete; readers skip it with a note.
 //
-// Records:
-//   {"record":"round","round":7,"report":{...the round's full report...}}
-//   {"record":"summary","rounds":20,"report":{...the burn-in report...}}
+// Records, each with the burn-in's run id (two burn-ins appended to one file are told apart by it):
+//   {"record":"header","burn_in":"ID","started":"...","command":[...],"launch":{...},"tool":{...}}
+//   {"record":"round","burn_in":"ID","round":7,"report":{...the round's full report, run.parent ID...}}
+//   {"record":"summary","burn_in":"ID","rounds":20,"report":{...the burn-in report, run.id ID...}}
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -69,7 +71,12 @@ struct JsonlContents {
 
 JsonlContents read_jsonl(const std::string& path);
 
-nlohmann::json burn_in_round_record(int round, const Report& round_report);
-nlohmann::json burn_in_summary_record(const Report& burn_in_report);  // rounds from its burn_in section
+// The stream's first record of a burn-in: its id, when and how it was started, what was tested.
+nlohmann::json burn_in_header_record(const std::string& burn_in, const std::string& started,
+                                     const std::vector<std::string>& command,
+                                     const std::map<std::string, std::string>& launch, const ToolInfo& tool);
+nlohmann::json burn_in_round_record(int round, const Report& round_report);  // burn_in: its run.parent
+nlohmann::json burn_in_summary_record(
+    const Report& burn_in_report);  // burn_in: its run.id; rounds from its burn_in section
 
 }  // namespace ibgpu

@@ -345,6 +345,17 @@ void PrometheusReporter::render(const Report& r, std::ostream& out) const {
     x.add("ibgpu_run_finished_timestamp_seconds", "When the run finished, in Unix seconds.", {},
           static_cast<double>(*t));
   x.add("ibgpu_run_ranks", "Ranks the run was launched with.", {}, r.run.ranks);
+  // Each GPU's identity, to join its series (host, gpu) with the board: `* on(host, gpu) group_left(uuid)`.
+  for (const auto& h : r.hosts)
+    for (const auto& g : h.gpus)
+      x.add("ibgpu_gpu_info", "Each GPU of the inventory by host and index, with its UUID, serial and name (always 1).",
+            {{"host", h.name},
+             {"gpu", gpu_name(g.index)},
+             {"uuid", g.uuid},
+             {"serial", g.serial},
+             {"name", g.name},
+             {"pci_bus_id", g.pci_bus_id}},
+            1);
 
   // An entity's labels are written four times over (a sample per state) and once more with its reasons.
   std::uint32_t state_labels[std::size(kStates)];

@@ -17,6 +17,7 @@ struct Nvml::Table {
   decltype(&::nvmlDeviceGetHandleByIndex_v2) handle_by_index = nullptr;
   decltype(&::nvmlDeviceGetName) name = nullptr;
   decltype(&::nvmlDeviceGetUUID) uuid = nullptr;
+  decltype(&::nvmlDeviceGetSerial) serial = nullptr;
   decltype(&::nvmlDeviceGetPciInfo_v3) pci_info = nullptr;
   decltype(&::nvmlDeviceGetMemoryInfo) memory_info = nullptr;
   decltype(&::nvmlSystemGetDriverVersion) driver_version = nullptr;
@@ -56,6 +57,7 @@ Nvml::Nvml(const std::string& library) : lib_({library}) {
       {"nvmlDeviceGetHandleByIndex_v2", t.handle_by_index},
       {"nvmlDeviceGetName", t.name, Symbol::optional},
       {"nvmlDeviceGetUUID", t.uuid, Symbol::optional},
+      {"nvmlDeviceGetSerial", t.serial, Symbol::optional},
       {"nvmlDeviceGetPciInfo_v3", t.pci_info, Symbol::optional},
       {"nvmlDeviceGetMemoryInfo", t.memory_info, Symbol::optional},
       {"nvmlSystemGetDriverVersion", t.driver_version, Symbol::optional},
@@ -176,6 +178,7 @@ GpuSystem Nvml::query() const {
       const nvmlDevice_t dev = handle(t, q, i);
       if (q.ask("nvmlDeviceGetName", t.name, dev, text, static_cast<unsigned int>(sizeof text))) gpu.name = text;
       if (q.ask("nvmlDeviceGetUUID", t.uuid, dev, text, static_cast<unsigned int>(sizeof text))) gpu.uuid = text;
+      if (q.ask("nvmlDeviceGetSerial", t.serial, dev, text, static_cast<unsigned int>(sizeof text))) gpu.serial = text;
       if (nvmlPciInfo_t pci{}; q.ask("nvmlDeviceGetPciInfo_v3", t.pci_info, dev, &pci)) gpu.pci_bus_id = pci.busId;
       if (nvmlMemory_t mem{}; q.ask("nvmlDeviceGetMemoryInfo", t.memory_info, dev, &mem))
         gpu.memory_total_GiB = static_cast<double>(mem.total) / (1024.0 * 1024.0 * 1024.0);

@@ -89,6 +89,7 @@ IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount)
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device);
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length);
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length);
+IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial, unsigned int length);
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci);
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory);
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current,

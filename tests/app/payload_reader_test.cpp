@@ -27,8 +27,8 @@ HostInventory full_inventory() {
   HostInventory h;
   h.name = "node017";
   h.ranks = {16, 17};
-  h.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "GPU-1234", "00000000:17:00.0", 79.6},
-            GpuInfo{1, "NVIDIA H100 80GB HBM3", "", "", std::nullopt}};
+  h.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "GPU-1234", "00000000:17:00.0", 79.6, ""},
+            GpuInfo{1, "NVIDIA H100 80GB HBM3", "", "", std::nullopt, ""}};
   PciGpu pci;
   pci.pci_address = "0000:17:00.0";
   pci.device_id = "0x2330";

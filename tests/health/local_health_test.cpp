@@ -174,7 +174,7 @@ HostInventory gpu_host(int gpus) {
   for (int i = 0; i < gpus; ++i) {
     char pci[32];
     std::snprintf(pci, sizeof pci, "00000000:%02X:00.0", 0x18 + i);
-    h.gpus.push_back(GpuInfo{i, "NVIDIA H200", "GPU-" + std::to_string(i), pci, 139.8});
+    h.gpus.push_back(GpuInfo{i, "NVIDIA H200", "GPU-" + std::to_string(i), pci, 139.8, ""});
   }
   return h;
 }

@@ -46,7 +46,7 @@ inline HostInventory make_host(const FleetShape& f, int i) {
   HostInventory h;
   h.name = host_name(i);
   for (int g = 0; g < f.gpus; ++g) h.ranks.push_back(i * f.gpus + g);
-  for (int g = 0; g < f.gpus; ++g) h.gpus.push_back(GpuInfo{g, "NVIDIA H100 80GB HBM3", "", "", 79.6});
+  for (int g = 0; g < f.gpus; ++g) h.gpus.push_back(GpuInfo{g, "NVIDIA H100 80GB HBM3", "", "", 79.6, ""});
   for (int r = 0; r < f.rails; ++r) {
     Hca hca;
     hca.name = "mlx5_" + std::to_string(r);

@@ -20,6 +20,14 @@ def finished(text, summary_path, rc):
     assert records[-1]["record"] == "summary" and records.count(records[-1]) == 1
     with open(summary_path) as f:
         summary = json.load(f)
+    # One burn-in id joins the stream: its header first, every round (and its report's parent), the
+    # summary (and its report's run id).
+    header = records[0]
+    assert header["record"] == "header" and header["burn_in"] and header["command"][1] == "burn-in", header
+    burn_in = header["burn_in"]
+    assert all(r["burn_in"] == burn_in == r["report"]["run"]["parent"] for r in rounds), burn_in
+    assert records[-1]["burn_in"] == burn_in == summary["run"]["id"] == records[-1]["report"]["run"]["id"], burn_in
+    assert len({r["report"]["run"]["id"] for r in rounds} | {burn_in}) == len(rounds) + 1
     assert summary["burn_in"]["rounds"] == len(rounds), (summary["burn_in"]["rounds"], len(rounds))
     assert records[-1]["report"]["summary"] == summary["summary"]
     assert summary["summary"]["exit_code"] == int(rc), (summary["summary"], rc)

@@ -12,6 +12,10 @@ def healthy_hgx(r, exit_code, np, judged):
     assert len(node) == 1 and node[0]['state'] == 'healthy' and node[0]['action'] == 'admit', node
     assert len(node[0]['usable']) == 16, node[0]  # eight GPUs and eight rails
     assert r['run']['ranks'] == int(np), r['run']
+    # The GPUs' identities as NVML (the scenario) gives them: UUID and board serial, for joins.
+    gpus = r['hosts'][0]['gpus']
+    assert [g['serial'] for g in gpus] == ['16549220%05d' % (10231 + i) for i in range(8)], gpus
+    assert len({g['uuid'] for g in gpus}) == 8 and all(g['uuid'].startswith('GPU-') for g in gpus), gpus
     ran = [p for p in r['probes'] if p['id'] == 'collective.mpi.all_reduce' and p['status'] == 'ok']
     assert ran, [p['id'] for p in r['probes']]
     assert r['summary']['exit_code'] == int(exit_code) == 0, (r['summary'], exit_code)

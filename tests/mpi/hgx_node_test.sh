@@ -21,6 +21,9 @@ for np in 2 8; do
   [ -s "$out" ] || fail "$np ranks: no report (exit $rc): $(tail -n 20 "$WORK/hgx-$np.err")"
   validate "$out"
   check_report "$out" healthy_hgx "$rc" "$np" "${#sizes[@]}"
+  # Prometheus joins a GPU's series with its board: one ibgpu_gpu_info per GPU, with its serial.
+  info=$("$IBGPU" report "$out" --format prometheus | grep -c '^ibgpu_gpu_info{host="n1",gpu="gpu[0-7]",.*serial="16549220' || true)
+  [ "$info" -eq 8 ] || fail "$np ranks: $info ibgpu_gpu_info series with a serial, want 8"
   if [ "${#sizes[@]}" -gt 0 ]; then
     grep -q "ibgpu: plan: .*all-reduce at 1M,16M,1G" "$WORK/hgx-$np.err" || fail "the plan does not name the 1G step"
     grep -q "ibgpu: all-reduce: 1G added to the sweep for the profile's nccl all-reduce floor" "$WORK/hgx-$np.err" ||

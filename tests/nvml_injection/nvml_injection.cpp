@@ -264,6 +264,10 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int len
   return answer_text(device, "nvmlDeviceGetUUID", "uuid", uuid, length);
 }
 
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial, unsigned int length) {
+  return answer_text(device, "nvmlDeviceGetSerial", "serial", serial, length);
+}
+
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
   const Device* dev = nullptr;
   if (nvmlReturn_t rc = device_call(device, "nvmlDeviceGetPciInfo_v3", dev); rc != NVML_SUCCESS) return rc;

@@ -56,8 +56,8 @@ class TopologyTree : public ::testing::Test {
     return {a, b};
   }
   static std::vector<GpuInfo> gpus() {
-    return {GpuInfo{0, "H200", "u0", "00000000:18:00.0", {}}, GpuInfo{1, "H200", "u1", "00000000:1A:00.0", {}},
-            GpuInfo{2, "H200", "u2", "00000000:9A:00.0", {}}, GpuInfo{3, "H200", "u3", "00000000:C6:00.0", {}}};
+    return {GpuInfo{0, "H200", "u0", "00000000:18:00.0", {}, ""}, GpuInfo{1, "H200", "u1", "00000000:1A:00.0", {}, ""},
+            GpuInfo{2, "H200", "u2", "00000000:9A:00.0", {}, ""}, GpuInfo{3, "H200", "u3", "00000000:C6:00.0", {}, ""}};
   }
 
   fs::path root_;
@@ -96,7 +96,7 @@ TEST_F(TopologyTree, EachGpuGetsItsNearestHca) {
 }
 
 TEST_F(TopologyTree, GpuNotInSysfsHasNoHca) {
-  const auto topology = gpu_hca_affinity(Sysfs(root_), {GpuInfo{5, "H200", "u5", "00000000:EE:00.0", {}}}, hcas());
+  const auto topology = gpu_hca_affinity(Sysfs(root_), {GpuInfo{5, "H200", "u5", "00000000:EE:00.0", {}, ""}}, hcas());
   ASSERT_EQ(topology.size(), 1u);
   EXPECT_EQ(topology[0].hca, "");
   EXPECT_FALSE(topology[0].proximity.has_value());

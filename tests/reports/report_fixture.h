@@ -36,8 +36,8 @@ inline Report sample_report() {
   node1.name = "node1";
   node1.ranks = {0, 1};
   node1.gpus = {
-      GpuInfo{0, "NVIDIA H200", "GPU-00000000-1111-2222-3333-444444444444", "00000000:17:00.0", 139.8},
-      GpuInfo{1, "NVIDIA H200", "GPU-55555555-6666-7777-8888-999999999999", "00000000:2A:00.0", std::nullopt}};
+      GpuInfo{0, "NVIDIA H200", "GPU-00000000-1111-2222-3333-444444444444", "00000000:17:00.0", 139.8, ""},
+      GpuInfo{1, "NVIDIA H200", "GPU-55555555-6666-7777-8888-999999999999", "00000000:2A:00.0", std::nullopt, ""}};
   Hca mlx5_0;
   mlx5_0.name = "mlx5_0";
   mlx5_0.node_guid = "b83f:d203:00a1:b2c4";

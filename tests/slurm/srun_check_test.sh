@@ -26,6 +26,9 @@ assert r['summary']['exit_code'] == int(sys.argv[2]), (r['summary'], sys.argv[2]
 bad = [v for v in r['verdicts'] if v['state'] != 'healthy']
 assert all(v['entity']['kind'] == 'link' and v['state'] == 'degraded' for v in bad), bad
 assert r['summary']['exit_code'] == (1 if bad else 0), r['summary']
+# What Slurm says was tested joins the report: the job and its nodes.
+launch = r['run']['launch']
+assert launch['SLURM_JOB_ID'].isdigit() and launch['SLURM_JOB_NODELIST'] == 's[1-4]', launch
 PY
 wait_for 30 "the job's nodes leave COMPLETING" no_jobs
 expect_idle s1 s2 s3 s4
