@@ -33,6 +33,10 @@ SELF = os.path.join("tests", "ci", "reason_codes_test.py")
 NOT_CODES = {
     "CUDA_VISIBLE_DEVICES": "environment variable: the GPUs a rank may use (the rail plan)",
     "CUDA_HOME": "environment variable: where the CUDA toolkit is",
+    "SLURM_JOB_ID": "environment variable: the Slurm job (a report's run.launch)",
+    "SLURM_JOB_NODELIST": "environment variable: the Slurm job's nodes (a report's run.launch)",
+    "SLURM_STEP_ID": "environment variable: the Slurm job step (a report's run.launch)",
+    "SLURM_CLUSTER_NAME": "environment variable: the Slurm cluster (a report's run.launch)",
     "NCCL_HOME": "environment variable: where NCCL is",
     "IBGPU_HOSTNAME": "environment variable: the host name a rank reports",
     "SLURM_STEP_NUM_TASKS": "environment variable: the tasks srun started (a launch that is not one job)",
