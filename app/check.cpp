@@ -233,7 +233,8 @@ void CheckRound::judge_report(Report& report) const {
   }
   Judgement j = judge(report.hosts, report.probes, options_.profile, reference(),
                       options_.topology ? &*options_.topology : nullptr, history ? &*history : nullptr);
-  if (history) {
+  // A stop that came while judging: the run decides nothing, and keeps nothing.
+  if (history && !stop_requested()) {
     const std::vector<std::string> problems = append_history(dir, history->outcomes);
     report.run.notes.insert(report.run.notes.end(), problems.begin(), problems.end());
     if (problems.empty())

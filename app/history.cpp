@@ -100,6 +100,7 @@ void print_node(std::ostream& out, const HistoryOptions& o, const std::string& n
 int run_history(const HistoryOptions& o) {
   const HistoryRead read = read_history(o.dir, o.nodes);
   for (const auto& note : read.notes) std::cerr << "ibgpu: " << note << '\n';
+  const int code = read.notes.empty() ? 0 : 1;  // shown, but not all of it could be read
   if (!o.common.json_path.empty()) {
     nlohmann::json j = {{"history_version", kHistoryVersion},
                         {"dir", o.dir},
@@ -107,10 +108,12 @@ int run_history(const HistoryOptions& o) {
                         {"nodes", nlohmann::json::array()}};
     for (const auto& [node, records] : read.past)
       j["nodes"].push_back(story_json(node, records, story_of(records, o.profile.history), !o.nodes.empty()));
+    for (const auto& node : o.nodes)  // asked for, and no checks kept
+      if (!read.past.count(node)) j["nodes"].push_back(story_json(node, {}, {}, true));
     const std::string text = j.dump(2) + "\n";
     if (o.common.json_path == "-") {
       std::cout << text;
-      return std::cout ? 0 : 1;
+      return std::cout ? code : 1;
     }
     write_atomically(o.common.json_path, [&](std::ostream& out) { out << text; });
   }
@@ -127,7 +130,7 @@ int run_history(const HistoryOptions& o) {
     }
   }
   std::cout.flush();
-  return std::cout ? 0 : 1;
+  return std::cout ? code : 1;
 }
 
 }  // namespace ibgpu

@@ -15,7 +15,6 @@
 
 #include "core/fd.h"
 #include "core/units.h"
-#include "reports/atomic_file.h"
 
 namespace ibgpu {
 
@@ -92,30 +91,47 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
+// Rewrites a host's file to its last kHistoryKeep records: a new file beside it (O_EXCL), renamed
+// over the name. rename() replaces the name itself, never what a symlink put there points to.
+std::string rotate(const std::string& dir, const std::string& path, const std::string& text) {
+  int skipped = 0;
+  std::vector<CheckRecord> records = parse_records(text, skipped);
+  if (records.size() > kHistoryKeep) records.erase(records.begin(), records.end() - kHistoryKeep);
+  std::string kept;
+  for (const CheckRecord& r : records) kept += to_json(r).dump() + '\n';
+  std::string temp = dir + "/.rotate.XXXXXX";
+  Fd fd(::mkostemp(temp.data(), O_CLOEXEC));
+  if (!fd) return os_error(temp);
+  if (::fchmod(fd.get(), 0644) != 0 || !write_all(fd.get(), kept) || ::fsync(fd.get()) != 0 ||
+      ::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string problem = os_error(path);
+    ::unlink(temp.c_str());
+    return problem;
+  }
+  return {};
+}
+
 // Appends one line to a host's file (a cut last line first ends); rotates it past half the bound.
-std::string append_line(const std::string& path, const std::string& line) {
+std::string append_line(const std::string& dir, const std::string& path, const std::string& line) {
   Fd fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
   if (!fd) return os_error(path);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return path + ": not a regular file, not written";
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+    return path + ": not a regular file of its own (a link?), not written";
   char last = '\n';
   if (st.st_size > 0 && ::pread(fd.get(), &last, 1, st.st_size - 1) != 1) return os_error(path);
   if (!write_all(fd.get(), (last == '\n' ? "" : "\n") + line + "\n")) return os_error(path);
-  if (st.st_size + static_cast<off_t>(line.size()) <= static_cast<off_t>(kHistoryReadBytes / 2)) return {};
-  std::string problem;
-  const auto text = read_tail(path, problem);
-  if (!text) return problem;
-  int skipped = 0;
-  std::vector<CheckRecord> records = parse_records(*text, skipped);
-  if (records.size() > kHistoryKeep) records.erase(records.begin(), records.end() - kHistoryKeep);
-  try {
-    write_atomically(path, [&](std::ostream& out) {
-      for (const CheckRecord& r : records) out << to_json(r).dump() << '\n';
-    });
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return {};
+  if (::fstat(fd.get(), &st) != 0) return os_error(path);
+  if (st.st_size <= static_cast<off_t>(kHistoryReadBytes / 2)) return {};
+  // The file as this descriptor holds it (never the name again): its last kHistoryReadBytes.
+  const off_t from =
+      st.st_size > static_cast<off_t>(kHistoryReadBytes) ? st.st_size - static_cast<off_t>(kHistoryReadBytes) : 0;
+  std::string text(static_cast<std::size_t>(st.st_size - from), '\0');
+  const ssize_t got = ::pread(fd.get(), text.data(), text.size(), from);
+  if (got < 0) return os_error(path);
+  text.resize(static_cast<std::size_t>(got));
+  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));
+  return rotate(dir, path, text);
 }
 
 }  // namespace
@@ -159,6 +175,12 @@ std::string history_dir_problem(const std::string& dir) {
     return "'" + dir + "' is not a folder (a history folder is not followed through a symlink)";
   }
   if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) return os_error("history folder '" + dir + "'");
+  // Whoever may write in it could put a file there for this process to trust or replace.
+  struct stat own {};
+  if (::stat(dir.c_str(), &own) != 0) return os_error("history folder '" + dir + "'");
+  if (own.st_uid != ::geteuid() || (own.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return "history folder '" + dir + "' is not this user's alone (owner uid " + std::to_string(own.st_uid) +
+           ", or writable by its group or others): give a folder only this user can write";
   return {};
 }
 
@@ -196,13 +218,23 @@ std::vector<std::string> append_history(const std::string& dir,
                                         const std::vector<std::pair<std::string, CheckRecord>>& records) {
   std::vector<std::string> notes;
   const std::string lock_path = dir + "/.lock";
-  Fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644));
+  Fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
   if (!lock) return {"history not kept: " + os_error(lock_path)};
-  while (::flock(lock.get(), LOCK_EX) != 0)
-    if (errno != EINTR) return {"history not kept: " + os_error("flock " + lock_path)};
+  struct stat st {};
+  if (::fstat(lock.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return {"history not kept: " + lock_path + ": not a regular file"};
+  // Another check holds it while it appends (milliseconds); one that holds it for long is stuck,
+  // and this run's report must not wait on it.
+  constexpr int kLockTries = 200;  // 10 s
+  int tries = 0;
+  while (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if ((errno != EWOULDBLOCK && errno != EINTR) || ++tries >= kLockTries)
+      return {"history not kept: " + os_error("flock " + lock_path + " (another check holds it)")};
+    ::usleep(50'000);
+  }
   for (const auto& [host, record] : records) {
     if (!file_name_safe(host)) continue;  // said when read
-    if (std::string problem = append_line(file_of(dir, host), to_json(record).dump()); !problem.empty())
+    if (std::string problem = append_line(dir, file_of(dir, host), to_json(record).dump()); !problem.empty())
       notes.push_back("history of " + host + " not kept: " + problem);
   }
   return notes;

@@ -3,9 +3,12 @@
 // (health/history.h CheckRecord), appended by rank 0 after each judged run.
 //  - Atomic enough for a crash: a record is one write() of one line; a line cut short by a crash
 //    is skipped when read, and the next record starts on a line of its own.
-//  - Safe with two runs at once: appends and rotations hold an flock on DIR/.lock.
-//  - Bounded: a node's file is read from its last kHistoryReadBytes only, and rewritten (atomically)
-//    to its last kHistoryKeep records once it is over half that.
+//  - Safe with two runs at once: appends and rotations hold an flock on DIR/.lock (10 s at most,
+//    then this run's records are not kept, with a note). Two checks at once each decide on the
+//    records before either of them: their decisions are not serialised, their records are.
+//  - DIR is this user's alone (owned by the effective uid, not writable by group or others).
+//  - Bounded: a node's file is read from its last kHistoryReadBytes only, and rewritten to its
+//    last kHistoryKeep records once it is over half that (a new file renamed over the name).
 //  - A root process on a production node: symlinks are not followed, only regular files are read
 //    or appended, and nothing but DIR/<host>.jsonl and DIR/.lock is ever created.
 #include <cstddef>

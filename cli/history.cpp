@@ -30,7 +30,9 @@ Subcommand add_history(CLI::App& parent) {
       "A check is bad when its node was degraded or failed by its own evidence; `says` is what the\n"
       "history makes of the node's last check: flapping (bad in flapping_bad of its last window\n"
       "checks) or lemon (bad again within lemon_days of coming back from a drain); a failure is a\n"
-      "bad check after a clean one. Exit codes: 0 shown, 64 a usage error.\n"
+      "bad check after a clean one. `says` is worked out again under --profile's rules; the\n"
+      "report of each check says what that check decided. Exit codes: 0 shown, 1 shown but some\n"
+      "file could not be read (said on stderr), or stdout failed; 64 a usage error.\n"
       "Examples:\n"
       "  ibgpu history --history /var/lib/ibgpu/history\n"
       "  ibgpu history --history /var/lib/ibgpu/history node17 --json -");

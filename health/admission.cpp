@@ -95,18 +95,21 @@ void exclude_rails_of_gpus(Verdict& node, const HostInventory& host) {
 // (a HISTORY_* reason added, the finding changed).
 CheckRecord recall(const NodeHistory& history, Verdict& node, NodeEvidence& evidence, const NodeParts& parts) {
   const DecisionRow& own = decide(evidence.finding, evidence.missing);
-  const std::vector<ReasonCode> findings = reason_codes(node, Evidence::finding);
-  CheckRecord now{history.now, history.run, own.state, own.action, {}};
+  std::vector<ReasonCode> findings = reason_codes(node, Evidence::finding);
+  findings.insert(findings.end(), parts.findings.begin(), parts.findings.end());
+  // Something missing: the table alone decides, and the check counts as neither bad nor clean.
+  CheckRecord now{history.now, history.run, evidence.missing ? HealthState::unknown : own.state, own.action, {}};
   std::set<std::string_view> codes;
   for (ReasonCode c : findings) codes.insert(to_string(c));
-  for (ReasonCode c : parts.findings) codes.insert(to_string(c));
   now.codes.assign(codes.begin(), codes.end());
-  const bool part_finding = std::any_of(parts.parts.begin(), parts.parts.end(),
-                                        [](const Component& c) { return c.state != HealthState::healthy; });
+  if (evidence.missing) return now;
   const auto past = history.past.find(node.entity.host());
   const std::span<const CheckRecord> earlier =
       past == history.past.end() ? std::span<const CheckRecord>() : std::span<const CheckRecord>(past->second);
-  const bool eligible = !evidence.missing && !part_finding && transient_codes(findings);
+  // A rail's finding of a pair (the localiser blamed one port) can be a transient as the node's can;
+  // a node left without a usable GPU or rail is no transient's to admit.
+  const bool eligible = transient_codes(findings) && fold(parts.parts, true).finding != HealthState::failed &&
+                        fold(parts.parts, false).finding != HealthState::failed;
   HistoryCall call = judge_history(earlier, now, eligible, history.rules);
   if (call.reason) node.reasons.push_back(std::move(*call.reason));
   if (call.finding) evidence.finding = *call.finding;

@@ -40,15 +40,15 @@ struct Return {
   const CheckRecord* back = nullptr;
 };
 Return last_return(std::span<const CheckRecord> past) {
-  Return found;
   const CheckRecord* later = nullptr;  // the judged check after the one looked at
   for (auto it = past.rbegin(); it != past.rend(); ++it) {
     if (!judged(*it)) continue;
+    if (!later && it->action == Action::drain) return {};  // drained still: it has not come back
     if (it->action == Action::drain && is_bad(*it) && later && later->action != Action::drain)
       return Return{&*it, later};
     later = &*it;
   }
-  return found;
+  return {};
 }
 
 }  // namespace
@@ -92,7 +92,7 @@ HistoryCall judge_history(std::span<const CheckRecord> past, const CheckRecord& 
   if (rules.lemon_days > 0) {
     const Return r = last_return(past);
     const double held = static_cast<double>(now.time - (r.back ? r.back->time : 0));
-    if (r.back && held <= rules.lemon_days * 86400) {
+    if (r.back && held >= 0 && held <= rules.lemon_days * 86400) {
       std::string message = "bad again " + duration_text(held) + " after it came back into the pool (" +
                             rfc3339(r.back->time) + ", within [history].lemon_days " + format_value(rules.lemon_days) +
                             "); drained before for " + check_text(*r.drained);
@@ -104,7 +104,7 @@ HistoryCall judge_history(std::span<const CheckRecord> past, const CheckRecord& 
     const bool clean_before = static_cast<int>(recent.size()) == rules.transient_clean &&
                               std::all_of(recent.begin(), recent.end(), [](const CheckRecord* r) { return clean(*r); });
     if (clean_before) {
-      std::string message = "the first bad check after " + std::to_string(before.size()) +
+      std::string message = "the first bad check after " + std::to_string(std::max(recent.size(), before.size())) +
                             " without one: a transient of a measurement between hosts, admitted degraded with a "
                             "watch (another bad check within " +
                             std::to_string(rules.window) + " counts towards flapping)";

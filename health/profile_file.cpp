@@ -231,8 +231,9 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
   });
   top.on("history", [&](const toml::node& n) {
     TableReader t = top.sub(n, "history");
-    t.on("window", [&](const toml::node& v) { p.history.window = t.integer(v, "window", 1); });
-    t.on("flapping_bad", [&](const toml::node& v) { p.history.flapping_bad = t.integer(v, "flapping_bad", 1); });
+    // Flapping is two spells of bad checks at least, so a clean one between: 3 checks, 2 bad.
+    t.on("window", [&](const toml::node& v) { p.history.window = t.integer(v, "window", 3); });
+    t.on("flapping_bad", [&](const toml::node& v) { p.history.flapping_bad = t.integer(v, "flapping_bad", 2); });
     t.on("transient_clean",
          [&](const toml::node& v) { p.history.transient_clean = t.integer(v, "transient_clean", 0); });
     t.on("lemon_days", [&](const toml::node& v) {
@@ -241,6 +242,8 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
         t.fail(v, "'history.lemon_days' must be in [0, 3650] (0: off)");
     });
     t.read();
+    if (p.history.transient_clean > kHistoryMaxWindow)
+      t.fail(n, "'history.transient_clean' must be at most " + std::to_string(kHistoryMaxWindow));
     if (p.history.window > kHistoryMaxWindow)
       t.fail(n, "'history.window' must be at most " + std::to_string(kHistoryMaxWindow));
     if (p.history.flapping_bad > p.history.window)

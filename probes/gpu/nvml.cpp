@@ -178,7 +178,8 @@ GpuSystem Nvml::query() const {
       const nvmlDevice_t dev = handle(t, q, i);
       if (q.ask("nvmlDeviceGetName", t.name, dev, text, static_cast<unsigned int>(sizeof text))) gpu.name = text;
       if (q.ask("nvmlDeviceGetUUID", t.uuid, dev, text, static_cast<unsigned int>(sizeof text))) gpu.uuid = text;
-      if (q.ask("nvmlDeviceGetSerial", t.serial, dev, text, static_cast<unsigned int>(sizeof text))) gpu.serial = text;
+      // Identity only: no answer (a GeForce has none, or any error) is no serial, never a finding.
+      if (t.serial && t.serial(dev, text, static_cast<unsigned int>(sizeof text)) == NVML_SUCCESS) gpu.serial = text;
       if (nvmlPciInfo_t pci{}; q.ask("nvmlDeviceGetPciInfo_v3", t.pci_info, dev, &pci)) gpu.pci_bus_id = pci.busId;
       if (nvmlMemory_t mem{}; q.ask("nvmlDeviceGetMemoryInfo", t.memory_info, dev, &mem))
         gpu.memory_total_GiB = static_cast<double>(mem.total) / (1024.0 * 1024.0 * 1024.0);

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -76,14 +77,17 @@ TEST(HistoryStore, ANodesFileIsRotatedToItsLastRecords) {
   EXPECT_EQ(kept.back().time, 1499);
 }
 
-TEST(HistoryStore, TwoWritersAtOnceLoseNoRecord) {
+TEST(HistoryStore, WritersAtOnceAcrossARotationLoseNoRecentRecord) {
   TempDir d;
-  constexpr int kWriters = 4, kEach = 200;
+  // Just under the rotation's size, so the writers below cross it, each while the others append.
+  for (int i = 0; i < 1000; ++i) append_history(d.str(), {{"h1", record(i)}});
+  ASSERT_LT(fs::file_size(d.path / "h1.jsonl"), kHistoryReadBytes / 2);
+  constexpr int kWriters = 4, kEach = 150;
   std::vector<pid_t> children;
   for (int w = 0; w < kWriters; ++w) {
     const pid_t pid = ::fork();
     if (pid == 0) {
-      for (int i = 0; i < kEach; ++i) append_history(d.str(), {{"h1", record(w * 1000 + i)}});
+      for (int i = 0; i < kEach; ++i) append_history(d.str(), {{"h1", record(10'000 * (w + 1) + i)}});
       ::_exit(0);
     }
     children.push_back(pid);
@@ -94,10 +98,22 @@ TEST(HistoryStore, TwoWritersAtOnceLoseNoRecord) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   const HistoryRead read = read_history(d.str(), {"h1"});
-  EXPECT_TRUE(read.notes.empty()) << read.notes[0];
-  const auto& kept = read.past.at("h1");
-  // 800 records of about 125 bytes stay under the rotation's size: every one is there, whole.
-  EXPECT_EQ(kept.size(), std::size_t{kWriters * kEach});
+  EXPECT_TRUE(read.notes.empty()) << read.notes[0];  // every line whole
+  std::set<std::int64_t> times;
+  for (const auto& r : read.past.at("h1")) times.insert(r.time);
+  EXPECT_GE(times.size(), kHistoryKeep);
+  // Rotated (fewer than were written), and each writer's last record is there.
+  EXPECT_LT(times.size(), 1000u + kWriters * kEach);
+  for (int w = 0; w < kWriters; ++w) EXPECT_TRUE(times.count(10'000 * (w + 1) + kEach - 1)) << w;
+  for (const auto& entry : fs::directory_iterator(d.path))  // no temporary file left behind
+    EXPECT_FALSE(entry.path().filename().string().starts_with(".rotate")) << entry.path();
+}
+
+TEST(HistoryStore, AFolderOthersMayWriteIsRefused) {
+  TempDir d;
+  EXPECT_EQ(history_dir_problem(d.str()), "");
+  fs::permissions(d.path, fs::perms(0775));
+  EXPECT_NE(history_dir_problem(d.str()).find("not this user's alone"), std::string::npos);
 }
 
 TEST(HistoryStore, NoSymlinkIsFollowedAndNoOddNameBecomesAFile) {

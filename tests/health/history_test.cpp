@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,58 @@ TEST(History, BadAgainWithinLemonDaysOfComingBackFromADrainIsALemon) {
   HistoryRules hour;
   hour.lemon_days = 0.5 / 24;
   EXPECT_EQ(decide(story("ccdc"), HealthState::failed, "NET_BW_OUTLIER", hour).drain_reason, "failed: NET_BW_OUTLIER");
+}
+
+TEST(History, ACheckWithSomethingMissingIsDecidedByTheTableAloneAndKeptAsUnknown) {
+  // After a return from a drain a finding would be a lemon; with a check missing it is row 5.
+  const Outcome o = decide(story("ccdc"), HealthState::degraded, "NET_BW_OUTLIER", {}, true);
+  EXPECT_EQ(o.state, HealthState::degraded);
+  EXPECT_EQ(o.action, Action::drain);
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_EQ(o.drain_reason, "degraded: NET_BW_OUTLIER; not checked: CHECK_SKIPPED");
+  EXPECT_EQ(o.kept.state, HealthState::unknown);  // neither bad nor clean for later checks
+}
+
+TEST(History, NoLemonWhileStillDrainedNorForAReturnInTheFuture) {
+  // Drained twice in a row (still out of the pool), bad again: not back, so no lemon.
+  HistoryRules three;
+  three.window = 3;
+  EXPECT_EQ(decide(story("cdcdd"), HealthState::degraded, "NET_BW_OUTLIER", three).drain_reason,
+            "degraded: NET_BW_OUTLIER");
+  // A record kept with a later clock than this check's (rank 0 on another host): no lemon from it.
+  std::vector<CheckRecord> past = story("ccd");
+  past.push_back(record('c', 10));
+  EXPECT_EQ(decide(past, HealthState::failed, "NET_BW_OUTLIER", {}).drain_reason, "failed: NET_BW_OUTLIER");
+}
+
+TEST(History, ARailsPairFindingCanBeATransientNotANodeWithoutARail) {
+  // The localiser blamed one of the node's two rails: the port's verdict has the pair's code; the
+  // node is admitted degraded without it, as without history, and watched.
+  VerdictBook book;
+  book.at(Entity::node("h1"));
+  book.at(Entity::port("h1", "mlx5_1:1"));  // healthy
+  Verdict& rail = book.at(Entity::port("h1", "mlx5_0:1"));
+  VerdictBook::add(rail, HealthState::failed,
+                   Reason{testing::code("NET_BW_OUTLIER"), "test", "", std::nullopt, std::nullopt});
+  std::vector<Verdict> verdicts = book.take();
+  NodeHistory history{{{"h1", story("cc")}}, {}, kStart + 2 * kHour, "now", {}};
+  decide_admission(verdicts, {}, {}, &history);
+  const Verdict& node = *std::find_if(verdicts.begin(), verdicts.end(),
+                                      [](const Verdict& v) { return v.entity.kind() == EntityKind::node; });
+  EXPECT_EQ(node.state, HealthState::degraded);
+  EXPECT_EQ(*node.action, Action::admit_degraded);
+  EXPECT_EQ(short_reasons(node), "degraded: HISTORY_TRANSIENT (excluded mlx5_0:1)");
+  EXPECT_EQ(history.outcomes.at(0).second.codes, std::vector<std::string>{"NET_BW_OUTLIER"});
+  // Its only rail blamed: no transient admits a node without a usable rail.
+  VerdictBook alone;
+  alone.at(Entity::node("h1"));
+  VerdictBook::add(alone.at(Entity::port("h1", "mlx5_0:1")), HealthState::failed,
+                   Reason{testing::code("NET_BW_OUTLIER"), "test", "", std::nullopt, std::nullopt});
+  std::vector<Verdict> one = alone.take();
+  NodeHistory again{{{"h1", story("cc")}}, {}, kStart + 2 * kHour, "now", {}};
+  decide_admission(one, {}, {}, &again);
+  EXPECT_EQ(*one[0].action, Action::drain);
+  EXPECT_EQ(short_reasons(one[0]), "failed (excluded mlx5_0:1)");
 }
 
 TEST(History, AnUnknownCheckIsDecidedByTheTableAlone) {
