@@ -9,9 +9,10 @@ inline constexpr int kTagHeartbeat = 103;  // a sign of life and the sender's st
 inline constexpr int kTagRollCall = 104;   // who is here before a collective
 inline constexpr int kTagConsult = 105;    // the re-test plan between the steps (app/retests.h)
 inline constexpr int kTagBurnIn = 106;     // whether and when the next burn-in round starts
-inline constexpr int kTagLost = 108;       // "I gave up on rank R", to rank 0 (cluster/liveness.h)
-inline constexpr int kTagLive = 110;       // live rows and progress to rank 0 (app/live_events.h)
-inline constexpr int kTagNetBase = 1000;   // network meetings: 32 tags per round from here (app/network.cpp)
+inline constexpr int kTagEndVote = 107;   // at the end, each rank's "requests I gave up on" to rank 0 (cluster/world.h)
+inline constexpr int kTagLost = 108;      // "I gave up on rank R", to rank 0 (cluster/liveness.h)
+inline constexpr int kTagLive = 110;      // live rows and progress to rank 0 (app/live_events.h)
+inline constexpr int kTagNetBase = 1000;  // network meetings: 32 tags per round from here (app/network.cpp)
 
 // The all-reduce of the ranks that came when one was lost, by point to point on the job's
 // communicator (app/collectives.cpp): per burn-in round (of kSurvivorsRounds, then again) and per

@@ -179,14 +179,31 @@ int MpiSession::end(int exit_code, bool all_present, Seconds wait) {
   }
   if (world_.rank != 0 && mpi_lost())
     MPI_Abort(comm_, wait_for_release_over_line(Deadline(wait).with_stop_grace(wait)).value_or(3));
+  // A request given up on may still be progressed by MPI_Finalize into memory long gone, or
+  // waited for forever: a rank with one must end the job (MPI_Abort) rather than finalise. And
+  // all ranks must go the same way: OpenMPI 4.1's mpirun deadlocked in PMIx_server_finalize,
+  // every rank gone, when one rank aborted while the others waited in MPI_Finalize's fence
+  // (tests/tools/group_channel_ranks.cpp). So each rank votes to rank 0 with its count, point to
+  // point (a collective on a communicator some rank gave up a collective on could pair with a
+  // stale one), and rank 0's release says for all: the exit code, and " abort" where any voted so.
+  bool abort_all = abandoned_requests() > 0;
   if (world_.rank == 0) {
     if (!all_present) MPI_Abort(comm_, exit_code);
+    MpiMailbox votes(comm_, kTagEndVote);
+    const Deadline deadline(wait);
     for (int r = 1; r < world_.size; ++r) {
-      // The release carries the job's exit code so every rank exits alike.
-      if (!send_with_deadline(comm_, r, kTagRelease, std::to_string(exit_code), Deadline(wait)))
-        MPI_Abort(comm_, exit_code);
+      std::optional<std::string> vote;
+      while (!(vote = votes.try_receive(r)) && !deadline.timed_out()) usleep(200);
+      if (!vote) MPI_Abort(comm_, exit_code);  // a rank that never came to the end: end the job
+      abort_all = abort_all || std::atoi(vote->c_str()) > 0;
     }
+    // The release carries the job's exit code so every rank exits alike.
+    const std::string release = std::to_string(exit_code) + (abort_all ? " abort" : "");
+    for (int r = 1; r < world_.size; ++r)
+      if (!send_with_deadline(comm_, r, kTagRelease, release, Deadline(wait))) MPI_Abort(comm_, exit_code);
   } else {
+    if (!send_with_deadline(comm_, 0, kTagEndVote, std::to_string(abandoned_requests()), Deadline(wait)))
+      MPI_Abort(comm_, 3);  // rank 0 is gone: no report will come from this job
     MpiMailbox mailbox(comm_, kTagRelease);
     Deadline deadline(wait);
     std::optional<std::string> release;
@@ -194,14 +211,9 @@ int MpiSession::end(int exit_code, bool all_present, Seconds wait) {
     while (!(release = mailbox.try_receive(0)) && !deadline.timed_out()) usleep(200);
     if (!release) MPI_Abort(comm_, 3);  // rank 0 is gone: no report will come from this job
     exit_code = std::atoi(release->c_str());
+    abort_all = release->ends_with(" abort");
   }
-  // A request given up on may still be progressed by MPI_Finalize into memory long gone, or
-  // waited for forever: such a rank ends the job instead (the report is written). (Seen and left:
-  // OpenMPI 4.1's mpirun can deadlock in PMIx_server_finalize, every rank gone, when one rank
-  // aborts while others wait in MPI_Finalize's fence; tests/tools/group_channel_ranks.cpp agrees
-  // first. An agreement here would have to go through rank 0's release, not a collective on a
-  // communicator whose history a rank that gave up on a collective no longer shares.)
-  if (abandoned_requests() > 0) MPI_Abort(comm_, exit_code);
+  if (abort_all) MPI_Abort(comm_, exit_code);
   MPI_Comm_free(&comm_);
   MPI_Finalize();
   finalized_ = true;

@@ -86,7 +86,9 @@ class MpiSession {
   // forever, so the job is aborted with the code instead and this does not
   // return (rank 0 has written its report by then). A process that lost MPI
   // (cluster/line.h) ends over the line: rank 0 releases the ranks it heard
-  // there, and every such process ends with MPI_Abort.
+  // there, and every such process ends with MPI_Abort. The others end alike: each votes to rank
+  // 0 whether it gave up on an MPI request, and if any did, the release tells all to abort
+  // (finalising beside an abort deadlocked OpenMPI's mpirun).
   int end(int exit_code, bool all_present, Seconds wait);
 
  private:
