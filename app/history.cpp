@@ -27,12 +27,6 @@ std::string says(const NodeStory& s) {
   }
 }
 
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : separator) + i;
-  return out;
-}
-
 nlohmann::json story_json(const std::string& node, const std::vector<CheckRecord>& records, const NodeStory& s,
                           bool with_records) {
   nlohmann::json j = {{"node", node},
@@ -75,8 +69,8 @@ void print_fleet(std::ostream& out, const HistoryOptions& o, const HistoryRead& 
   out << "history in " << o.dir << ": " << count_text(read.past.size(), "node") << " (rules: profile " << o.profile.name
       << " [history])\n";
   table.print(out, "  ");
-  out << "flapping: " << (flapping.empty() ? "none" : joined(flapping, ", ")) << "\n";
-  out << "lemons: " << (lemons.empty() ? "none" : joined(lemons, ", ")) << "\n";
+  out << "flapping: " << (flapping.empty() ? "none" : join(flapping, ", ")) << "\n";
+  out << "lemons: " << (lemons.empty() ? "none" : join(lemons, ", ")) << "\n";
 }
 
 void print_node(std::ostream& out, const HistoryOptions& o, const std::string& node,
@@ -91,7 +85,7 @@ void print_node(std::ostream& out, const HistoryOptions& o, const std::string& n
   TextTable table(
       {{"time"}, {"state"}, {"action"}, {"codes", TextTable::Align::left, false, TextTable::Narrow::fold}, {"run"}});
   for (const auto& r : records)
-    table.add_row({rfc3339(r.time), to_string(r.state), to_string(r.action), joined(r.codes, ","), r.run});
+    table.add_row({rfc3339(r.time), to_string(r.state), to_string(r.action), join(r.codes, ","), r.run});
   table.print(out, "  ");
 }
 

@@ -35,9 +35,32 @@ bool file_name_safe(std::string_view host) {
   });
 }
 
-std::string file_of(const std::string& dir, std::string_view host) { return dir + "/" + std::string(host) + ".jsonl"; }
+std::string file_of(const std::string& dir, std::string_view host) {
+  return dir + "/" + std::string(host) + std::string(kSuffix);
+}
 
-// The last kHistoryReadBytes of a regular file, without following a symlink; its whole lines only.
+// The last kHistoryReadBytes of the file open at `fd` (`size` bytes long), its whole lines only;
+// nullopt (and `problem`) where it cannot be read.
+std::optional<std::string> tail_of(int fd, off_t size, const std::string& path, std::string& problem) {
+  const off_t from = size > static_cast<off_t>(kHistoryReadBytes) ? size - static_cast<off_t>(kHistoryReadBytes) : 0;
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::pread(fd, text.data() + got, text.size() - got, from + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      problem = os_error(path);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));  // a cut first line
+  return text;
+}
+
+// A node's file by its name, without following a symlink.
 std::optional<std::string> read_tail(const std::string& path, std::string& problem) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (!fd) {
@@ -49,19 +72,7 @@ std::optional<std::string> read_tail(const std::string& path, std::string& probl
     problem = path + ": not a regular file, not read";
     return std::nullopt;
   }
-  const off_t size = st.st_size;
-  const off_t from = size > static_cast<off_t>(kHistoryReadBytes) ? size - static_cast<off_t>(kHistoryReadBytes) : 0;
-  std::string text(static_cast<std::size_t>(size - from), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::pread(fd.get(), text.data() + got, text.size() - got, from + static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  text.resize(got);
-  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));  // a cut first line
-  return text;
+  return tail_of(fd.get(), st.st_size, path, problem);
 }
 
 std::vector<CheckRecord> parse_records(const std::string& text, int& skipped) {
@@ -123,15 +134,10 @@ std::string append_line(const std::string& dir, const std::string& path, const s
   if (!write_all(fd.get(), (last == '\n' ? "" : "\n") + line + "\n")) return os_error(path);
   if (::fstat(fd.get(), &st) != 0) return os_error(path);
   if (st.st_size <= static_cast<off_t>(kHistoryReadBytes / 2)) return {};
-  // The file as this descriptor holds it (never the name again): its last kHistoryReadBytes.
-  const off_t from =
-      st.st_size > static_cast<off_t>(kHistoryReadBytes) ? st.st_size - static_cast<off_t>(kHistoryReadBytes) : 0;
-  std::string text(static_cast<std::size_t>(st.st_size - from), '\0');
-  const ssize_t got = ::pread(fd.get(), text.data(), text.size(), from);
-  if (got < 0) return os_error(path);
-  text.resize(static_cast<std::size_t>(got));
-  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));
-  return rotate(dir, path, text);
+  // The file as this descriptor holds it (never the name again).
+  std::string problem;
+  const auto text = tail_of(fd.get(), st.st_size, path, problem);
+  return text ? rotate(dir, path, *text) : problem;
 }
 
 }  // namespace
