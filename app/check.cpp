@@ -7,6 +7,7 @@
 #include "app/history_store.h"
 #include "app/live_events.h"
 #include "app/local_checks.h"
+#include "app/pipeline.h"
 #include "app/retests.h"
 #include "cluster/rank_pairs.h"
 #include "core/fabric_topology.h"
@@ -139,6 +140,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
     live.phase("local checks");
     auto local = run_local_checks(*mine.inventory, options_.skip, live);
     mine.probes.insert(mine.probes.end(), local.begin(), local.end());
+    stamp_time(mine.probes);
     if (!options_.skip.skips(kPortCountersProbe)) counters.emplace(sysfs, *mine.inventory);
   }
   const CheckSteps& steps = plan_.steps;
@@ -179,6 +181,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
     allreduce.settings.timeout = options_.common.timeout;
     auto sums = run_collectives(s, allreduce, live);
     mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
+    stamp_time(mine.probes);
   } else if (options_.collectives && world_.rank == 0) {
     // Planned but dropped for the budget: ibgpu's choice, recorded, never the nodes'.
     mine.probes.push_back(
@@ -188,6 +191,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
   if (counters) {
     auto deltas = counters->finish();
     mine.probes.insert(mine.probes.end(), deltas.begin(), deltas.end());
+    stamp_time(mine.probes);
   }
   return mine;
 }

@@ -341,6 +341,7 @@ std::vector<ProbeResult> run_rank_rounds(MpiSession& session, const NetOptions& 
     set_heartbeat_audience(partners_ahead(rounds, k, world.rank));
     std::vector<ProbeResult> got = measure_pair(session, options, side, timeout, first_round + k, *pair);
     for (auto& r : got) r.params["round"] = first_round + k;
+    stamp_time(got);
     // The initiator speaks for the pair (its partner's account is the same meeting).
     if (world.rank == pair->a) live.pair_done(first_round + k, got);
     results.insert(results.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));

@@ -35,6 +35,8 @@ enum class Member {
   reason,
   error,
   skipped_by,
+  time,
+  cuda_visible_devices,
   hosts,
   ranks,
   devices,
@@ -45,16 +47,22 @@ struct Known {
   const char* name;
   Member member;
 };
-constexpr std::array<Known, 4> kPayloadMembers{
-    {{"rank", Member::rank}, {"host", Member::host}, {"inventory", Member::inventory}, {"probes", Member::probes}}};
-constexpr std::array<Known, 8> kResultMembers{{{"id", Member::id},
+// The payload's members, the first kRequiredPayload of them required.
+constexpr std::array<Known, 5> kPayloadMembers{{{"rank", Member::rank},
+                                                {"host", Member::host},
+                                                {"inventory", Member::inventory},
+                                                {"probes", Member::probes},
+                                                {"cuda_visible_devices", Member::cuda_visible_devices}}};
+constexpr std::size_t kRequiredPayload = 4;
+constexpr std::array<Known, 9> kResultMembers{{{"id", Member::id},
                                                {"status", Member::status},
                                                {"scope", Member::scope},
                                                {"params", Member::params},
                                                {"metrics", Member::metrics},
                                                {"reason", Member::reason},
                                                {"error", Member::error},
-                                               {"skipped_by", Member::skipped_by}}};
+                                               {"skipped_by", Member::skipped_by},
+                                               {"time", Member::time}}};
 constexpr std::array<Known, 3> kScopeMembers{
     {{"hosts", Member::hosts}, {"ranks", Member::ranks}, {"devices", Member::devices}}};
 // A summary's members (reports/json.cpp, Stats), each required: the count, then the numbers.
@@ -248,7 +256,7 @@ class PayloadEvents {
     if (capturing()) return close_captured();
     switch (in()) {
       case In::payload:
-        require(payload_seen_, kPayloadMembers.size(), [](std::size_t i) { return kPayloadMembers[i].name; });
+        require(payload_seen_, kRequiredPayload, [](std::size_t i) { return kPayloadMembers[i].name; });
         break;
       case In::result:
         require(result_seen_, 2, [](std::size_t i) { return kResultMembers[i].name; });  // id, status
@@ -372,6 +380,15 @@ class PayloadEvents {
         break;
       case Member::skipped_by:
         result().skipped_by = text(s) == "ibgpu" ? SkippedBy::ibgpu : SkippedBy::node;
+        break;
+      case Member::time:
+        result().time = text(s);
+        break;
+      case Member::cuda_visible_devices:
+        if (s.type == json::value_t::null)
+          out_.cuda_visible_devices.reset();
+        else
+          out_.cuda_visible_devices = text(s);
         break;
       case Member::stat:
         if (stat_ == 0) {
@@ -575,6 +592,7 @@ void read_rank_payload(std::string_view text, RankResult& out) {
   out.host.clear();
   out.inventory.reset();
   out.probes.clear();
+  out.cuda_visible_devices.reset();
   PayloadEvents events(out);
   json::sax_parse(text.begin(), text.end(), &events);
 }

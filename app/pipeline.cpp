@@ -45,7 +45,8 @@ json to_json(const RankResult& r) {
   return json{{"rank", r.rank},
               {"host", r.host},
               {"inventory", r.inventory ? json(*r.inventory) : json(nullptr)},
-              {"probes", r.probes}};
+              {"probes", r.probes},
+              {"cuda_visible_devices", r.cuda_visible_devices ? json(*r.cuda_visible_devices) : json(nullptr)}};
 }
 
 RankResult rank_result_from_json(const json& j) {
@@ -54,6 +55,8 @@ RankResult rank_result_from_json(const json& j) {
   r.host = j.at("host").get<std::string>();
   if (!j.at("inventory").is_null()) r.inventory = j.at("inventory").get<HostInventory>();
   r.probes = j.at("probes").get<std::vector<ProbeResult>>();
+  if (const auto it = j.find("cuda_visible_devices"); it != j.end() && it->is_string())
+    r.cuda_visible_devices = it->get<std::string>();
   return r;
 }
 
@@ -94,6 +97,12 @@ std::string utc_now(const char* format) {
 }
 
 std::string rfc3339_now() { return rfc3339(std::time(nullptr)); }
+
+void stamp_time(std::vector<ProbeResult>& results, std::size_t from) {
+  const std::string now = rfc3339_now();
+  for (std::size_t i = from; i < results.size(); ++i)
+    if (results[i].time.empty()) results[i].time = now;
+}
 
 namespace {
 constexpr std::string_view kInterrupted = "interrupted by a stop signal (job teardown or operator): ";
@@ -262,13 +271,16 @@ Report assemble(const World& world, const std::vector<std::optional<std::string>
       report.probes.push_back(std::move(bad));
       continue;
     }
+    HostInventory& slot = report.hosts[host_index.at(place.host)];
     if (result.inventory) {
-      HostInventory& slot = report.hosts[host_index.at(place.host)];
       std::vector<int> ranks = std::move(slot.ranks);
+      std::map<int, std::string> visible = std::move(slot.cuda_visible_devices);
       slot = std::move(*result.inventory);
       slot.name = place.host;
       slot.ranks = std::move(ranks);
+      slot.cuda_visible_devices = std::move(visible);
     }
+    if (result.cuda_visible_devices) slot.cuda_visible_devices[place.rank] = std::move(*result.cuda_visible_devices);
     make_room(report.probes, result.probes.size(), bytes_read, bytes_all);
     for (auto& p : result.probes) add_unless_reported(report.probes, pairs, std::move(p));
   }
@@ -413,9 +425,11 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   } catch (const std::exception& e) {
     mine.probes.push_back(rank_error(world.host(), world.rank, e.what()));
   }
+  stamp_time(mine.probes);
   set_phase(kPhaseReport);
   mine.rank = world.rank;
   mine.host = world.host();
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine.cuda_visible_devices = visible;
   const std::string payload = rank_payload(mine);
   all_present = true;
 
@@ -464,6 +478,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
                                         duration_text(Seconds(Clock::now() - gather_started).count()) + " of waiting)"
                                   : "and was silent for " + duration_text(options.timeout.count());
   Report report = assemble(world, payloads, gave_up);
+  stamp_time(report.probes);  // rank 0's word for the ranks it gave up on
   // The members of an all-reduce a lost rank stopped all gave up on it: the lost rank is to blame.
   std::vector<int> lost;
   for (std::size_t r = 0; r < payloads.size(); ++r)

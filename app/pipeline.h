@@ -37,6 +37,7 @@ struct RankResult {
   std::string host;
   std::optional<HostInventory> inventory;
   std::vector<ProbeResult> probes;
+  std::optional<std::string> cuda_visible_devices;  // this rank's, where set
 };
 
 nlohmann::json to_json(const RankResult& r);
@@ -99,6 +100,9 @@ bool cut_by_stop(const ProbeResult& r);
 
 // "2026-11-29T17:50:00Z"
 std::string rfc3339_now();
+// Gives the results that have no time yet (ProbeResult::time) this moment's: call it where results
+// come in (after a pair, after a step); a rank's round stamps what is left when it ends.
+void stamp_time(std::vector<ProbeResult>& results, std::size_t from = 0);
 std::string new_run_id();  // 16 hex digits, random
 
 // What the launcher says was tested, as a report's run.launch keeps it (those set, on this rank).

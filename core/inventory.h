@@ -130,6 +130,9 @@ struct HostInventory {
   std::map<std::string, std::string> versions;  // rdma_core, openmpi, nccl, nvidia_driver, kernel, ...
   std::map<std::string, std::string> env;       // only NCCL_*, UCX_*, OMPI_MCA_*: never the whole environment
   std::string leaf;  // the leaf switch --topology places it under; empty without one, or when it places it nowhere
+  // What each of its ranks was given to use, by rank: CUDA_VISIBLE_DEVICES where it was set (filled
+  // in when results are gathered, like ranks).
+  std::map<int, std::string> cuda_visible_devices = {};
 };
 
 // "gpu3" for NVML index 3: how GPUs are named in scopes, entity ids and the admission's lists;

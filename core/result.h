@@ -126,6 +126,9 @@ struct ProbeResult {
   std::optional<std::string> reason;  // why skipped
   SkippedBy skipped_by = SkippedBy::node;
   std::optional<std::string> error;  // what went wrong (failed, error, timeout)
+  // When the result was in, RFC 3339 UTC (a pair's when its measurements ended, another's when its
+  // step did); empty where unknown (a report of an older ibgpu, the simulator's).
+  std::string time = {};
 
   // Its entry in the probe catalogue, found by id.
   const ProbeKind& kind() const { return probe_kind(id); }

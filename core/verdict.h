@@ -103,6 +103,12 @@ struct Reason {
   // The state this reason gives its entity (set as it is added to a verdict): a node's
   // decision reads its worst finding apart from what is missing.
   HealthState state = HealthState::healthy;
+  // The result it was read from, where one was (cite): its probe, its message size and the ports
+  // at its ends (a pair's: the verdict's end first, a link's first host's; then the peer's), so
+  // that a reason joins with the result, other runs' and the Prometheus series (port, peer_port).
+  std::string probe = {};
+  std::optional<std::uint64_t> size_B = {};
+  std::string port = {}, peer_port = {};
 };
 
 struct Verdict {

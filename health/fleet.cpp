@@ -210,7 +210,7 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
   const bool has_limit = m.limit && !m.limit->empty();
   const bool no_rule_holds_it = !has_limit && !has_fleet_rule(m) && !m.floor_not_applied.empty();
   if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.figure.text())))
-    return judge_against_fleet(m, references);
+    return cited(judge_against_fleet(m, references), *m.probe);
   const std::string no_limit = m.floor_not_applied.empty() ? "no limit in the profile" : m.floor_not_applied;
   const std::string why = !has_fleet_rule(m) ? "no fleet rule for it"
                           : !rules.enabled
@@ -222,6 +222,7 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
                     " and " + why,
                 m.metric, m.value, std::nullopt};
   reason.evidence = Evidence::not_judged;
+  cite(reason, *m.probe);
   return Finding{HealthState::healthy, std::move(reason)};
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "core/statistics.h"
 #include "health/fabric.h"
@@ -118,6 +119,8 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   r.message = who + " bad with " + std::to_string(u.bad) + " of " + std::to_string(u.total) + " peers" +
               (median ? " (median " + format_value(*median) + ")" : "") + "; e.g. " + r.message;
   r.value = median ? median : r.value;
+  // The cited pair's ports as seen from the culprit: its own end first.
+  if (worst_pair->b.host == u.unit.host && worst_pair->a.host != u.unit.host) std::swap(r.port, r.peer_port);
   return r;
 }
 

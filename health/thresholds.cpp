@@ -222,7 +222,22 @@ bool out_of_scope(const ProbeResult& p, RunScope scope, int ranks) {
   return p.kind().stage == ProbeStage::network || (p.kind().all_reduce() && ranks == 1);
 }
 
-Finding probe_outcome(const ProbeResult& p) {
+void cite(Reason& reason, const ProbeResult& p) {
+  reason.probe = p.id;
+  reason.size_B = message_size(p);
+  const auto& devices = p.scope.devices;
+  if (is_pair_probe(p) && devices.size() == 2) {
+    reason.port = devices[0];
+    reason.peer_port = devices[1];
+  } else if (p.kind().subject == ProbeSubject::hca_port && devices.size() == 1) {
+    reason.port = devices[0];
+  }
+}
+
+namespace {
+
+// What a result's status says, before the reason cites the result.
+Finding outcome_of(const ProbeResult& p) {
   auto reason = [&](ReasonCode code, const std::string& text) {
     return Reason{code, p.id + ": " + text, p.id, std::nullopt, std::nullopt};
   };
@@ -257,13 +272,17 @@ Finding probe_outcome(const ProbeResult& p) {
   return {HealthState::unknown, std::nullopt};
 }
 
+}  // namespace
+
+Finding probe_outcome(const ProbeResult& p) { return cited(outcome_of(p), p); }
+
 Finding judge_absolute(const Measurement& m) {
   const bool floor = m.sense == LimitSense::floor;
   auto beyond = [&](double limit) { return floor ? m.value < limit : m.value > limit; };
   auto finding = [&](HealthState state, double limit, const char* level) {
     const std::string message = m.probe->id + " " + std::string(m.metric) + " " + format_value(m.value) +
                                 (floor ? " below the " : " above the ") + level + " " + format_value(limit);
-    return Finding{state, Reason{m.low_code, message, m.metric, m.value, limit}};
+    return cited(Finding{state, Reason{m.low_code, message, m.metric, m.value, limit}}, *m.probe);
   };
   if (!m.limit) return {};
   const Limit& limit = *m.limit;

@@ -49,6 +49,15 @@ struct Finding {
   std::optional<Reason> reason;
 };
 
+// Names the result a reason was read from in the reason (Reason::probe, size_B, port,
+// peer_port): its probe id, its message size, and the ports it ran on (a pair's two ends, or
+// the one port a port's check measured).
+void cite(Reason& reason, const ProbeResult& p);
+inline Finding cited(Finding f, const ProbeResult& p) {
+  if (f.reason) cite(*f.reason, p);
+  return f;
+}
+
 // Against the profile's absolute limits.
 Finding judge_absolute(const Measurement& m);
 

@@ -1,6 +1,7 @@
 #include "reports/json.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
@@ -120,6 +121,7 @@ void to_json(json& j, const ProbeResult& p) {
   j = json{{"id", p.id},           {"status", to_string(p.status)}, {"scope", p.scope},          {"params", p.params},
            {"metrics", p.metrics}, {"reason", nullable(p.reason)},  {"error", nullable(p.error)}};
   if (p.status == ProbeStatus::skipped) j["skipped_by"] = to_string(p.skipped_by);
+  if (!p.time.empty()) j["time"] = p.time;
 }
 
 void from_json(const json& j, ProbeResult& p) {
@@ -133,6 +135,7 @@ void from_json(const json& j, ProbeResult& p) {
   read_nullable(j, "reason", p.reason);
   read_nullable(j, "error", p.error);
   p.skipped_by = j.value("skipped_by", std::string()) == "ibgpu" ? SkippedBy::ibgpu : SkippedBy::node;
+  p.time = get_string(j, "time");
 }
 
 void to_json(json& j, const GpuInfo& g) {
@@ -305,6 +308,11 @@ void to_json(json& j, const HostInventory& h) {
       {"versions", h.versions},
       {"env", h.env},
       {"leaf", nullable_text(h.leaf)}};
+  if (!h.cuda_visible_devices.empty()) {
+    json visible = json::object();  // by rank, as text: JSON's keys are strings
+    for (const auto& [rank, devices] : h.cuda_visible_devices) visible[std::to_string(rank)] = devices;
+    j["cuda_visible_devices"] = std::move(visible);
+  }
 }
 
 void from_json(const json& j, HostInventory& h) {
@@ -323,17 +331,28 @@ void from_json(const json& j, HostInventory& h) {
   h.versions = j.value("versions", std::map<std::string, std::string>{});
   h.env = j.value("env", std::map<std::string, std::string>{});
   h.leaf = get_string(j, "leaf");
+  h.cuda_visible_devices.clear();
+  for (const auto& [rank, devices] : j.value("cuda_visible_devices", std::map<std::string, std::string>{})) {
+    int r = -1;
+    const auto [end, error] = std::from_chars(rank.data(), rank.data() + rank.size(), r);
+    if (error != std::errc() || end != rank.data() + rank.size() || r < 0)
+      throw std::runtime_error("cuda_visible_devices: '" + rank + "' is not a rank");
+    h.cuda_visible_devices[r] = devices;
+  }
 }
 
 void to_json(json& j, const Verdict& v) {
   json reasons = json::array();
-  for (const auto& r : v.reasons)
-    reasons.push_back(json{{"code", to_string(r.code)},
-                           {"message", r.message},
-                           {"metric", nullable_text(r.metric)},
-                           {"value", nullable(r.value)},
-                           {"threshold", nullable(r.threshold)},
-                           {"evidence", to_string(r.evidence)}});
+  for (const auto& r : v.reasons) {
+    json reason{{"code", to_string(r.code)},          {"message", r.message},
+                {"metric", nullable_text(r.metric)},  {"value", nullable(r.value)},
+                {"threshold", nullable(r.threshold)}, {"evidence", to_string(r.evidence)}};
+    // The result it cites, where one: absent otherwise (older reports have none).
+    for (const auto& [name, text] : {std::pair{"probe", &r.probe}, {"port", &r.port}, {"peer_port", &r.peer_port}})
+      if (!text->empty()) reason[name] = *text;
+    if (r.size_B) reason["size_B"] = *r.size_B;
+    reasons.push_back(std::move(reason));
+  }
   j = json{{"entity", {{"kind", to_string(v.entity.kind())}, {"id", v.entity.id()}}},
            {"state", to_string(v.state)},
            {"reasons", reasons},
@@ -359,6 +378,11 @@ void from_json(const json& j, Verdict& v) {
     read_nullable(r, "value", reason.value);
     read_nullable(r, "threshold", reason.threshold);
     reason.evidence = evidence_from_string(r.value("evidence", std::string())).value_or(Evidence::finding);
+    reason.probe = get_string(r, "probe");
+    reason.port = get_string(r, "port");
+    reason.peer_port = get_string(r, "peer_port");
+    if (const auto size = r.find("size_B"); size != r.end() && size->is_number_unsigned())
+      reason.size_B = size->get<std::uint64_t>();
     v.reasons.push_back(std::move(reason));
   }
   v.action.reset();

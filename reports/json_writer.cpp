@@ -231,6 +231,10 @@ void write_json(JsonWriter& w, const ProbeResult& p) {
   }
   w.key("status");
   w.string(to_string(p.status));
+  if (!p.time.empty()) {
+    w.key("time");
+    w.string(p.time);
+  }
   w.end();
 }
 
@@ -268,6 +272,15 @@ void write_json(JsonWriter& w, const Verdict& v) {
       w.null();
     else
       w.string(r.metric);
+    for (const auto& [name, text] : {std::pair{"peer_port", &r.peer_port}, {"port", &r.port}, {"probe", &r.probe}})
+      if (!text->empty()) {
+        w.key(name);
+        w.string(*text);
+      }
+    if (r.size_B) {
+      w.key("size_B");
+      w.number(*r.size_B);
+    }
     w.key("threshold");
     w.number_or_null(r.threshold);
     w.key("value");

@@ -27,6 +27,7 @@ HostInventory full_inventory() {
   HostInventory h;
   h.name = "node017";
   h.ranks = {16, 17};
+  h.cuda_visible_devices = {{16, "0"}, {17, "1"}};
   h.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "GPU-1234", "00000000:17:00.0", 79.6, ""},
             GpuInfo{1, "NVIDIA H100 80GB HBM3", "", "", std::nullopt, ""}};
   PciGpu pci;
@@ -87,6 +88,7 @@ RankResult full_rank() {
   r.rank = 17;
   r.host = "node017";
   r.inventory = full_inventory();
+  r.cuda_visible_devices = "3,GPU-5";
 
   ProbeResult bw;
   bw.id = "net.verbs.write_bw";
@@ -105,6 +107,7 @@ RankResult full_rank() {
   bw.metrics["gone"] = Metric::missing();
   bw.metrics["wrong_elements"] = Metric::of(0);
   bw.metrics["huge"] = Metric::of(1e300);
+  bw.time = "2026-12-05T10:00:00Z";
   r.probes.push_back(bw);
 
   ProbeResult failed = bw;
@@ -173,6 +176,9 @@ TEST(PayloadReader, ReadsBackEveryFieldOfARanksResults) {
   EXPECT_TRUE(read.probes[5].params.is_null());
   EXPECT_EQ(read.probes[6].reason, "");
   EXPECT_FALSE(read.probes[6].error);
+  EXPECT_EQ(bw.time, "2026-12-05T10:00:00Z");
+  EXPECT_EQ(read.probes[2].time, "");
+  EXPECT_EQ(read.cuda_visible_devices, "3,GPU-5");
 }
 
 TEST(PayloadReader, ARankWithoutInventoryOrResults) {
@@ -183,6 +189,7 @@ TEST(PayloadReader, ARankWithoutInventoryOrResults) {
   const RankResult read = read_rank_payload(text);
   EXPECT_FALSE(read.inventory);
   EXPECT_TRUE(read.probes.empty());
+  EXPECT_FALSE(read.cuda_visible_devices);
   EXPECT_EQ(to_json(read).dump(), text);
 }
 

@@ -95,6 +95,11 @@ TEST(Judge, SlowLinkBlamesTheLinkNotTheNodes) {
   EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{link, HealthState::failed}}));
   EXPECT_TRUE(not_admitted(j).empty());
   EXPECT_EQ(j.summary.exit_code, 1);  // every node admitted; a finding on the fabric
+  // Its reason names the rail the link was slow on, which the message alone said before.
+  const Reason& why = verdict(j, "link", host_name(std::min(a, b)) + "<->" + host_name(std::max(a, b))).reasons.at(0);
+  EXPECT_EQ(why.probe, "net.verbs.write_bw");
+  EXPECT_EQ(why.port, "mlx5_2:1");
+  EXPECT_EQ(why.peer_port, "mlx5_2:1");
 }
 
 TEST(Judge, SlowRailOnOneNodeExcludesThatRail) {
@@ -110,6 +115,13 @@ TEST(Judge, SlowRailOnOneNodeExcludesThatRail) {
   EXPECT_EQ(node.excluded, std::vector<std::string>{"mlx5_3:1"});
   EXPECT_EQ(node.usable.size(), 15u);
   EXPECT_EQ(codes(verdict(j, "hca_port", "node20/mlx5_3:1")), std::set<std::string>{"IB_LINK_BW_LOW"});
+  // The reason cites the measurement it was read from: probe, size and the rail at each end, as
+  // the result and the Prometheus series name them (issue 41's joins).
+  const Reason& why = verdict(j, "hca_port", "node20/mlx5_3:1").reasons.at(0);
+  EXPECT_EQ(why.probe, "net.verbs.write_bw");
+  EXPECT_EQ(why.size_B, std::optional<std::uint64_t>(FleetShape{}.bw_size));
+  EXPECT_EQ(why.port, "mlx5_3:1");
+  EXPECT_EQ(why.peer_port, "mlx5_3:1");
 }
 
 TEST(Judge, FleetRuleCatchesASlowRailAboveTheFloors) {

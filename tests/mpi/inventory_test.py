@@ -31,6 +31,8 @@ def two_ranks(r):
     assert r["run"]["ranks"] == 2
     assert hosts[0]["versions"]["mpi"].startswith("Open MPI"), hosts[0]["versions"]
     assert "PATH" not in hosts[0]["env"] and "HOME" not in hosts[0]["env"]
+    # What each rank was given, by rank: rank 1 had CUDA_VISIBLE_DEVICES=1, rank 0 nothing.
+    assert hosts[0].get("cuda_visible_devices") == {"1": "1"}, hosts[0].get("cuda_visible_devices")
     probes = {p["id"]: p for p in r["probes"]}
     # One description per host, from its first rank.
     assert sorted(p["id"] for p in r["probes"]) == ["inventory.gpu", "inventory.rdma"], r["probes"]

@@ -3,7 +3,11 @@
 # honestly what this host lacks.
 source "$(dirname "$0")/lib.sh"
 out=$WORK/inventory.json
-mpi 60 2 "$IBGPU" inventory --json "$out" >"$WORK/stdout"
+# Rank 1 alone is given a GPU (CUDA_VISIBLE_DEVICES), as a launcher gives each task its own: the
+# host's record says what each rank was given.
+# shellcheck disable=SC2016  # the inner shell expands them
+mpi 60 2 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export CUDA_VISIBLE_DEVICES=1; exec "$@"' sh \
+  "$IBGPU" inventory --json "$out" >"$WORK/stdout"
 # 0, or 3 on a host with no GPU and no RDMA device (nothing to check): two_ranks says which.
 { [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; } || fail "inventory exited $rc"
 validate "$out"

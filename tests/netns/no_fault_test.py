@@ -49,6 +49,17 @@ def stand_out(r, slow):
     for k, v in verdicts(r, 'node').items():
         assert v['action'] == 'drain', v
         assert v['state'] == ('failed' if k in slow else 'unknown'), (k, v['state'], v['reasons'])
+    # What joins across runs (issue 41): a slow host's finding cites the pair result it was read
+    # from (probe, size; MPI pairs name no port), and every result says when it was in, within the run.
+    for k in slow:
+        reasons = verdicts(r, 'node')[k]['reasons']
+        cited = [x for x in reasons if x['evidence'] == 'finding' and x.get('probe', '').startswith('net.')]
+        assert cited and all(isinstance(x.get('size_B'), int) and 'port' not in x for x in cited), reasons
+        sizes = {p['params'].get('size_B') for p in r['probes'] if p['id'] == cited[0]['probe']}
+        assert cited[0]['size_B'] in sizes, (cited[0], sizes)
+    run = r['run']
+    late = [p for p in r['probes'] if not run['started'] <= p.get('time', '') <= run['finished']]
+    assert not late, (run['started'], run['finished'], late[:3])
 
 
 def with_allreduce(r, rc):

@@ -118,6 +118,7 @@ inline Report sample_report() {
                      {"warmup", 500},   {"tx_depth", 128},      {"signal_every", 100}};
   write_bw.metrics = {{"bw_avg_GBps", Metric::missing()}};
   write_bw.error = "peer rank 2 on node2 did not complete the exchange within 60 s";
+  write_bw.time = "2026-01-02T03:04:30Z";
 
   ProbeResult nccl = skipped("collective.nccl.all_reduce", Scope{{"node1"}, {0, 1}, {}}, "libnccl.so.2 not found");
 
@@ -188,8 +189,15 @@ inline Report sample_report() {
               std::nullopt},
       Verdict{Entity::link("node1", "node2"),
               HealthState::failed,
-              {Reason{ReasonCode::PROBE_TIMEOUT, "net.verbs.write_bw: " + *write_bw.error, "net.verbs.write_bw",
-                      std::nullopt, std::nullopt}},
+              {[&] {  // a reason that cites its result (health/thresholds.h cite)
+                Reason cites{ReasonCode::PROBE_TIMEOUT, "net.verbs.write_bw: " + *write_bw.error, "net.verbs.write_bw",
+                             std::nullopt, std::nullopt};
+                cites.probe = write_bw.id;
+                cites.size_B = 65536;
+                cites.port = write_bw.scope.devices[0];
+                cites.peer_port = write_bw.scope.devices[1];
+                return cites;
+              }()},
               std::nullopt},
       Verdict{Entity::node("node1"),
               HealthState::degraded,
