@@ -38,8 +38,10 @@ Subcommand add_burn_in(CLI::App& parent) {
       "Each round is a full check (the same options). The final verdict per entity folds the rounds:\n"
       "as bad as it was when never healthy; healthy in some rounds and failed, unknown or degraded\n"
       "(two rounds or more) in others is flaky (BURN_IN_FLAKY, failed by default, with the rounds\n"
-      "and the worst figure); a figure that falls steadily beyond the run's noise drifts\n"
-      "(BURN_IN_DRIFT, degraded). The profile's [burn_in] table sets both. The table and --json\n"
+      "and the worst figure); a bandwidth under a fifth of its other rounds' in one round only is seen\n"
+      "once (BURN_IN_SEEN_ONCE, degraded), in two or more flaky; a figure that falls steadily\n"
+      "beyond the run's noise drifts (BURN_IN_DRIFT, degraded). The profile's [burn_in] table sets\n"
+      "them. The table and --json\n"
       "give that verdict, pass ratios, and worst and median figures per entity. Exit codes as check.\n"
       "Example: srun ibgpu burn-in --duration 2h --interval 10m --jsonl burn-in.jsonl --json burn-in.json\n"
       "         srun ibgpu burn-in --rounds 5 --jsonl burn-in.jsonl (as many rounds on any machine)");

@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "health/admission.h"
+#include "health/sequence.h"
 #include "health/thresholds.h"
 #include "probes/ib/counters.h"
 
@@ -269,6 +270,128 @@ int degraded_beyond_noise(const std::vector<int>& not_healthy_rounds, const Burn
   return static_cast<int>(std::count_if(degraded.begin(), degraded.end(), [&](int k) { return beyond.count(k); }));
 }
 
+// A bandwidth's drop in one round: what it read there against what it read in its other rounds.
+struct Drop {
+  const BurnInEntity* entity = nullptr;  // whose figure
+  const BurnInFigure* figure = nullptr;
+  double value = 0, others = 0;  // in the round; the lower median of its other rounds
+  double ratio() const { return value / others; }
+};
+
+// Each host's links (a node's drops are read from its links' figures), and each host's drop by round.
+using LinksOf = std::unordered_map<std::string, std::vector<const BurnInEntity*>>;
+using HostDrops = std::unordered_map<std::string, std::vector<std::optional<Drop>>>;
+
+struct DropReading {
+  const LinksOf& links_of;
+  const HostDrops& host_drops;
+  int rounds;
+  const Profile& profile;
+  const std::vector<std::string>& round_started;  // by round, from 1 at index 0
+};
+
+// e's deepest bandwidth drop in each round (index round - 1), where it has a bandwidth figure
+// measured there and in other rounds. Latencies are not read: they spike on a busy host.
+std::vector<std::optional<Drop>> drops_by_round(const BurnInEntity& e, int rounds) {
+  std::vector<std::optional<Drop>> out(static_cast<std::size_t>(rounds));
+  for (const BurnInFigure& f : e.figures) {
+    if (!f.higher_is_better || f.series.size() < 2) continue;
+    std::vector<double> sorted;
+    for (const auto& p : f.series) sorted.push_back(p.value);
+    std::sort(sorted.begin(), sorted.end());
+    // The lower median of the others, without p: the middle of the n - 1 left.
+    const std::size_t mid = (sorted.size() - 2) / 2;
+    for (const auto& p : f.series) {
+      const auto at =
+          static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), p.value) - sorted.begin());
+      const double others = at <= mid ? sorted[mid + 1] : sorted[mid];
+      if (p.round < 1 || p.round > rounds || others <= 0) continue;
+      std::optional<Drop>& slot = out[static_cast<std::size_t>(p.round - 1)];
+      const Drop d{&e, &f, p.value, others};
+      if (!slot || d.ratio() < slot->ratio()) slot = d;
+    }
+  }
+  return out;
+}
+
+// Each host's drop in each round: the middle one of its links' deepest (of two, the shallower:
+// half its links at least), as localisation blames a node whose pairs all read low. A host with
+// one link measured in a round has none: its link and it cannot be told apart, and the link keeps it.
+HostDrops drops_of_hosts(const LinksOf& links_of, int rounds) {
+  HostDrops out;
+  for (const auto& [host, links] : links_of) {
+    std::vector<std::vector<std::optional<Drop>>> of_links;
+    for (const BurnInEntity* link : links) of_links.push_back(drops_by_round(*link, rounds));
+    std::vector<std::optional<Drop>>& drops = out[host];
+    drops.resize(static_cast<std::size_t>(rounds));
+    for (std::size_t k = 0; k < drops.size(); ++k) {
+      std::vector<Drop> in_round;
+      for (const auto& link : of_links)
+        if (link[k]) in_round.push_back(*link[k]);
+      std::sort(in_round.begin(), in_round.end(), [](const Drop& a, const Drop& b) { return a.ratio() < b.ratio(); });
+      if (in_round.size() >= 2) drops[k] = in_round[in_round.size() / 2];  // one link: its own drop
+    }
+  }
+  return out;
+}
+
+// e's bandwidth read round by round as a sequence (health/sequence.h): a round is bad where it
+// dropped under [burn_in].drop_fraction of its other rounds'. Bad in one round: seen once
+// (BURN_IN_SEEN_ONCE); in flaky_min_rounds and not in all: flaky (BURN_IN_FLAKY).
+std::optional<Finding> drops_call(const BurnInEntity& e, const DropReading& in) {
+  std::vector<std::optional<Drop>> drops;
+  std::size_t links = 0;
+  if (e.entity.kind() == EntityKind::node) {
+    const auto it = in.host_drops.find(std::string(e.entity.host()));
+    if (it != in.host_drops.end()) drops = it->second;
+    if (const auto l = in.links_of.find(std::string(e.entity.host())); l != in.links_of.end()) links = l->second.size();
+  } else {
+    drops = drops_by_round(e, in.rounds);
+  }
+  // A link's drop in a round one of its hosts dropped in is that host's (as localisation lays a
+  // slow node's pairs on the node): not the link's.
+  if (e.entity.kind() == EntityKind::link)
+    for (const std::string_view end : {e.entity.host(), e.entity.peer()})
+      if (const auto it = in.host_drops.find(std::string(end)); it != in.host_drops.end())
+        for (std::size_t k = 0; k < drops.size() && k < it->second.size(); ++k)
+          if (it->second[k] && it->second[k]->ratio() < in.profile.burn_in.drop_fraction) drops[k].reset();
+  // The rounds as a sequence (health/sequence.h): bad where the drop is deep.
+  const double fraction = in.profile.burn_in.drop_fraction;
+  std::vector<Outcome> steps(drops.size(), Outcome::unknown);
+  std::vector<int> deep;  // the rounds it dropped in
+  std::size_t deepest = 0;
+  for (std::size_t k = 0; k < drops.size(); ++k) {
+    if (!drops[k]) continue;
+    const bool bad = drops[k]->ratio() < fraction;
+    steps[k] = bad ? Outcome::bad : Outcome::clean;
+    if (!bad) continue;
+    if (deep.empty() || drops[k]->ratio() < drops[deepest]->ratio()) deepest = k;
+    deep.push_back(static_cast<int>(k) + 1);
+  }
+  const BurnInRules& rules = in.profile.burn_in;
+  const SequenceReading reading = read_sequence(steps);
+  const bool flaky = reading.repeated(rules.flaky_min_rounds);
+  if (!flaky && !reading.seen_once()) return std::nullopt;
+  const Drop& drop = *drops[deepest];
+  const BurnInFigure& f = *drop.figure;
+  const int at = static_cast<int>(deepest) + 1;
+  const auto k = static_cast<std::size_t>(at - 1);
+  const std::string when =
+      k < in.round_started.size() && !in.round_started[k].empty() ? " (" + in.round_started[k] + ")" : "";
+  std::string text = "bandwidth under " + format_value(fraction) +
+                     " x its other rounds' ([burn_in].drop_fraction) in " + of_rounds(reading.bad, reading.judged) +
+                     " (round" + (deep.size() == 1 ? " " : "s ") + rounds_text(deep) + "), not in the others; ";
+  if (links > 0)
+    text += "the middle of its " + count_text(static_cast<long>(links), "link") + "' drops, " +
+            entity_text(drop.entity->entity) + " ";
+  text += f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " + format_value(drop.value) + " in round " +
+          std::to_string(at) + when + ", " + format_value(drop.ratio()) + " x its other rounds' " +
+          format_value(drop.others);
+  return Finding{flaky ? rules.flaky_state : rules.seen_once_state,
+                 Reason{flaky ? ReasonCode::BURN_IN_FLAKY : ReasonCode::BURN_IN_SEEN_ONCE, text, f.metric, drop.value,
+                        fraction * drop.others}};
+}
+
 }  // namespace
 
 BurnInResult BurnInTally::finish() const {
@@ -281,6 +404,13 @@ BurnInResult BurnInTally::finish() const {
   const BurnInRules& rules = profile_.burn_in;
   for (const EntityTally& t : entities_) out.stats.entities.push_back(entity_stats(t));
   const std::map<std::string, double> fences = round_noise_fences(out.stats.entities);
+  LinksOf links_of;  // a node's drops are read from its links' figures
+  for (const BurnInEntity& e : out.stats.entities)
+    if (e.entity.kind() == EntityKind::link && !e.entity.peer().empty()) {
+      links_of[std::string(e.entity.host())].push_back(&e);
+      links_of[std::string(e.entity.peer())].push_back(&e);
+    }
+  const HostDrops host_drops = drops_of_hosts(links_of, rounds_);
   for (std::size_t i = 0; i < entities_.size(); ++i) {
     const EntityTally& t = entities_[i];
     const BurnInEntity& e = out.stats.entities[i];
@@ -302,6 +432,10 @@ BurnInResult BurnInTally::finish() const {
                degraded_beyond_noise(t.not_healthy_rounds, e, fences) >= rules.flaky_min_rounds) {
       v.state = e.healthy == 0 ? worst(rules.flaky_state, as_bad) : rules.flaky_state;
       v.reasons.push_back(flaky_reason(t, e, came_and_went));
+    } else if (std::optional<Finding> drops =
+                   drops_call(e, DropReading{links_of, host_drops, rounds_, profile_, round_started_})) {
+      v.state = drops->state;  // a bandwidth that fell deep in some rounds (seen once, or flaky)
+      v.reasons.push_back(std::move(*drops->reason));
     }
     for (const BurnInFigure& f : e.figures) {
       const auto trend = trend_of(f, rules.drift_min_rounds);

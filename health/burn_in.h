@@ -18,7 +18,21 @@
 //   NOT_JUDGED) in at least flaky_min_rounds rounds and not in all: flaky the
 //   same way (a node unknown throughout for its skipped GPU checks whose
 //   network fault came and went; failed stays failed);
-// - otherwise healthy (one degraded round shows in the statistics);
+// - otherwise, its bandwidth read round by round as a sequence
+//   (health/sequence.h), whatever the rounds' verdicts said (a fault that began
+//   between a pair's first measurement and its re-test goes unflagged in its
+//   round): a round is bad where it read under drop_fraction (0.2, a fifth)
+//   of its other rounds' lower median (a node: the middle one of its links' drops, from two links; a
+//   link's drop in a round one of its hosts dropped in is the host's). Bad in
+//   one round: BURN_IN_SEEN_ONCE, seen_once_state (degraded: a host at an
+//   eighth of its bandwidth for one round of three is a finding, not noise);
+//   in flaky_min_rounds and not all: BURN_IN_FLAKY. On this project's loaded
+//   test hosts clean links read 0.6 of their other rounds at worst (0.34 in
+//   the round a host beside them was at a twentieth) and latencies spike
+//   6-fold, so latencies are not read. The history's
+//   transient is the same reading of a node's checks (health/history.h);
+// - otherwise healthy (a shallower drop, or degraded rounds within the noise,
+//   show in the statistics);
 // - and whatever the rounds said, a figure that got steadily worse over the run
 //   (Mann-Kendall, one-sided p < 0.001: beyond the run's own noise) by at least
 //   drift_fraction (Theil-Sen slope, first round to last) adds BURN_IN_DRIFT at
@@ -30,6 +44,7 @@
 // uplink, path) are the exception: the judge names them only to blame them, so
 // a round with link verdicts and none for them passed them.
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>

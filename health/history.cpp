@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "core/units.h"
+#include "health/sequence.h"
 
 namespace ibgpu {
 
 namespace {
 
 bool judged(const CheckRecord& r) { return r.state != HealthState::unknown; }
-bool clean(const CheckRecord& r) { return r.state == HealthState::healthy; }
 
 // "2026-12-05T11:02:00Z NET_BW_OUTLIER,LAT_OUTLIER"
 std::string check_text(const CheckRecord& r) {
@@ -25,6 +25,18 @@ std::vector<const CheckRecord*> last_judged(std::span<const CheckRecord> past, i
     if (judged(*it)) out.push_back(&*it);
   std::reverse(out.begin(), out.end());
   return out;
+}
+
+// The checks as a sequence of outcomes (health/sequence.h), `now` last.
+Outcome outcome(const CheckRecord& r) {
+  return !judged(r) ? Outcome::unknown : is_bad(r) ? Outcome::bad : Outcome::clean;
+}
+std::vector<Outcome> steps_of(const std::vector<const CheckRecord*>& records, const CheckRecord& now) {
+  std::vector<Outcome> steps;
+  steps.reserve(records.size() + 1);
+  for (const CheckRecord* r : records) steps.push_back(outcome(*r));
+  steps.push_back(outcome(now));
+  return steps;
 }
 
 Reason history_reason(ReasonCode code, HealthState state, std::string message) {
@@ -65,28 +77,20 @@ bool transient_codes(const std::vector<ReasonCode>& findings) {
 HistoryCall judge_history(std::span<const CheckRecord> past, const CheckRecord& now, bool transient_eligible,
                           const HistoryRules& rules) {
   if (!judged(now)) return {};
+  // The window: the last `window` judged checks, this one included, read as a sequence
+  // (health/sequence.h). A node bad through one long spell (drained, checked again and again
+  // until its repair) was repaired, not flapping: it flaps when it came back between spells.
   const std::vector<const CheckRecord*> before = last_judged(past, rules.window - 1);
-  std::vector<const CheckRecord*> bad;
-  for (const CheckRecord* r : before)
-    if (is_bad(*r)) bad.push_back(r);
-  const int bad_count = static_cast<int>(bad.size()) + (is_bad(now) ? 1 : 0);
-  const int looked_at = static_cast<int>(before.size()) + 1;
-  // Spells of bad checks in the window: a node bad through one long spell (drained, checked
-  // again and again until its repair) is failed, not flapping; it flaps when it came back between them.
-  int spells = 0;
-  bool was_bad = false;
-  for (const CheckRecord* r : before) {
-    if (is_bad(*r) && !was_bad) ++spells;
-    was_bad = is_bad(*r);
-  }
-  if (is_bad(now) && !was_bad) ++spells;
-  if (bad_count >= rules.flapping_bad && spells >= 2) {
-    std::string message = "bad in " + std::to_string(bad_count) + " of its last " + std::to_string(looked_at) +
-                          " checks, in " + std::to_string(spells) + " spells ([history].flapping_bad " +
+  const SequenceReading window = read_sequence(steps_of(before, now));
+  if (window.bad >= rules.flapping_bad && window.spells >= 2) {
+    std::string message = "bad in " + std::to_string(window.bad) + " of its last " + std::to_string(window.judged) +
+                          " checks, in " + std::to_string(window.spells) + " spells ([history].flapping_bad " +
                           std::to_string(rules.flapping_bad) + " of " + std::to_string(rules.window) + "): ";
-    for (std::size_t i = 0; i < bad.size(); ++i) message += (i ? "; " : "") + check_text(*bad[i]);
-    if (is_bad(now)) message += (bad.empty() ? "" : "; ") + std::string("this check");
-    return {history_reason(ReasonCode::HISTORY_FLAPPING, HealthState::failed, std::move(message)), HealthState::failed};
+    std::string checks;
+    for (const CheckRecord* r : before)
+      if (is_bad(*r)) checks += (checks.empty() ? "" : "; ") + check_text(*r);
+    if (is_bad(now)) checks += (checks.empty() ? "" : "; ") + std::string("this check");
+    return {history_reason(ReasonCode::HISTORY_FLAPPING, HealthState::failed, message + checks), HealthState::failed};
   }
   if (!is_bad(now)) return {};
   if (rules.lemon_days > 0) {
@@ -99,12 +103,12 @@ HistoryCall judge_history(std::span<const CheckRecord> past, const CheckRecord& 
       return {history_reason(ReasonCode::HISTORY_LEMON, HealthState::failed, std::move(message)), HealthState::failed};
     }
   }
-  if (rules.transient_clean > 0 && transient_eligible && bad.empty()) {
-    const std::vector<const CheckRecord*> recent = last_judged(past, rules.transient_clean);
-    const bool clean_before = static_cast<int>(recent.size()) == rules.transient_clean &&
-                              std::all_of(recent.begin(), recent.end(), [](const CheckRecord* r) { return clean(*r); });
-    if (clean_before) {
-      std::string message = "the first bad check after " + std::to_string(std::max(recent.size(), before.size())) +
+  // Seen once in the window, after transient_clean clean checks in a row (which may reach back
+  // further than the window).
+  if (rules.transient_clean > 0 && transient_eligible && window.seen_once()) {
+    const SequenceReading recent = read_sequence(steps_of(last_judged(past, rules.transient_clean), now));
+    if (recent.clean_before_last_bad >= rules.transient_clean) {
+      std::string message = "the first bad check after " + std::to_string(std::max(recent.judged, window.judged) - 1) +
                             " without one: a transient of a measurement between hosts, admitted degraded with a "
                             "watch (another bad check within " +
                             std::to_string(rules.window) + " counts towards flapping)";

@@ -66,6 +66,8 @@ nlohmann::json to_json(const Profile& p) {
           {"burn_in",
            {{"flaky_state", to_string(p.burn_in.flaky_state)},
             {"flaky_min_rounds", p.burn_in.flaky_min_rounds},
+            {"seen_once_state", to_string(p.burn_in.seen_once_state)},
+            {"drop_fraction", p.burn_in.drop_fraction},
             {"drift_state", to_string(p.burn_in.drift_state)},
             {"drift_fraction", p.burn_in.drift_fraction},
             {"drift_min_rounds", p.burn_in.drift_min_rounds}}},

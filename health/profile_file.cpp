@@ -219,6 +219,12 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     t.on("flaky_state", [&](const toml::node& v) { p.burn_in.flaky_state = state(v, "flaky_state"); });
     t.on("flaky_min_rounds",
          [&](const toml::node& v) { p.burn_in.flaky_min_rounds = t.integer(v, "flaky_min_rounds", 1); });
+    t.on("seen_once_state", [&](const toml::node& v) { p.burn_in.seen_once_state = state(v, "seen_once_state"); });
+    t.on("drop_fraction", [&](const toml::node& v) {
+      p.burn_in.drop_fraction = t.number(v, "drop_fraction");
+      if (p.burn_in.drop_fraction <= 0 || p.burn_in.drop_fraction >= 1)
+        t.fail(v, "'burn_in.drop_fraction' must be in (0, 1)");
+    });
     t.on("drift_state", [&](const toml::node& v) { p.burn_in.drift_state = state(v, "drift_state"); });
     t.on("drift_fraction", [&](const toml::node& v) {
       p.burn_in.drift_fraction = t.number(v, "drift_fraction");

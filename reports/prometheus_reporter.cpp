@@ -317,6 +317,8 @@ void add_burn_in(Exposition& x, const BurnInStats& b, const std::vector<Verdict>
     };
     x.add("ibgpu_burn_in_flaky", "1 when the entity was not healthy in some rounds only (BURN_IN_FLAKY).", entity,
           has(ReasonCode::BURN_IN_FLAKY));
+    x.add("ibgpu_burn_in_seen_once", "1 when the entity's bandwidth dropped in one round only (BURN_IN_SEEN_ONCE).",
+          entity, has(ReasonCode::BURN_IN_SEEN_ONCE));
     x.add("ibgpu_burn_in_drift", "1 when a figure of the entity got steadily worse over the rounds (BURN_IN_DRIFT).",
           entity, has(ReasonCode::BURN_IN_DRIFT));
   }

@@ -662,8 +662,9 @@ void print_admission(const Report& r, std::ostream& out, bool brief, LineWidth w
 }
 
 // Per entity that was not healthy in some round: how often and why. The
-// totals line counts the flaky (the verdict says BURN_IN_FLAKY), the bad in
-// every round and the degraded throughout, as health/burn_in.h decides them.
+// totals line counts the flaky (the verdict says BURN_IN_FLAKY), the seen once
+// (BURN_IN_SEEN_ONCE), the bad in every round and the degraded throughout, as
+// health/burn_in.h decides them.
 void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   if (!r.burn_in) return;
   const BurnInStats& b = *r.burn_in;
@@ -682,13 +683,15 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
                    {"unknown", Align::right},
                    {"bad rounds", Align::left, false, Narrow::fold},
                    {"reasons (rounds)", Align::left, true}});
-  std::unordered_set<std::string> flaky_entities;  // what health called flaky, once per verdict
+  std::unordered_set<std::string> flaky_entities, seen_once_entities;  // as health called them
   for (const auto& v : r.verdicts)
-    if (std::any_of(v.reasons.begin(), v.reasons.end(),
-                    [](const Reason& x) { return x.code == ReasonCode::BURN_IN_FLAKY; }))
-      flaky_entities.insert(entity_text(v.entity));
+    for (const Reason& x : v.reasons) {
+      if (x.code == ReasonCode::BURN_IN_FLAKY) flaky_entities.insert(entity_text(v.entity));
+      if (x.code == ReasonCode::BURN_IN_SEEN_ONCE) seen_once_entities.insert(entity_text(v.entity));
+    }
   auto is_flaky = [&](const Entity& e) { return flaky_entities.count(entity_text(e)) > 0; };
-  int flaky = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
+  auto is_seen_once = [&](const Entity& e) { return seen_once_entities.count(entity_text(e)) > 0; };
+  int flaky = 0, seen_once = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;
     if (e.rounds_judged == 0 || e.healthy == e.rounds_judged) continue;
@@ -697,6 +700,8 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
       ++always_bad;
     else if (is_flaky(e.entity))
       ++flaky;
+    else if (is_seen_once(e.entity))
+      ++seen_once;
     else if (e.degraded == e.rounds_judged)
       ++degraded_throughout;
     std::vector<std::string> reasons, rounds;
@@ -722,8 +727,8 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   out << '\n';
   if (!table.empty()) table.print(out, "  ", width);
   out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
-      << " not healthy in some round: " << flaky << " flaky, " << always_bad << " bad in every round, "
-      << degraded_throughout << " degraded throughout\n";
+      << " not healthy in some round: " << flaky << " flaky, " << seen_once << " seen once, " << always_bad
+      << " bad in every round, " << degraded_throughout << " degraded throughout\n";
 }
 
 // What the brief table left out, and where it is.

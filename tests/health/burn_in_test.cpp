@@ -402,6 +402,110 @@ TEST(BurnIn, DegradedRoundsWithinTheRunsOwnNoiseAreNotFlaky) {
       << reason(fault, "BURN_IN_FLAKY")->message;
 }
 
+// One degraded round of twelve: a deep drop (a seventh of the median, beyond the run's noise) is
+// seen once, degraded, and said with its round and figure; a drop within the noise stays healthy,
+// as does a single degraded round of an entity without figures (no noise to judge it against).
+TEST(BurnIn, ADeepDropInOneRoundIsSeenOnceAndNoiseIsNot) {
+  auto fold = [](double low, const Profile& profile = generic_profile()) {
+    const std::vector<double> values{10, 7.5, 11, 8, 12, low, 9.5, 7, 10.5, 11.5, 8.5, 10};
+    BurnInTally tally(profile);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const bool degraded = values[k] == low;
+      tally.add(round_of({v("link", "a<->b", degraded ? HealthState::degraded : HealthState::healthy,
+                            degraded ? "NET_BW_OUTLIER" : ""),
+                          v("gpu", "a/gpu0", k == 5 ? HealthState::degraded : HealthState::healthy,
+                            k == 5 ? "GPU_THERMAL_SLOWDOWN" : "")},
+                         {bw(values[k])}));
+    }
+    return tally.finish();
+  };
+  const BurnInResult deep = fold(1.4), shallow = fold(6.0);
+  const Verdict& once = verdict(deep, "link", "a<->b");
+  EXPECT_EQ(once.state, HealthState::degraded);
+  ASSERT_NE(reason(once, "BURN_IN_SEEN_ONCE"), nullptr);
+  EXPECT_EQ(reason(once, "BURN_IN_FLAKY"), nullptr);
+  // The round, and the figure against its other rounds (their lower median, 10): 1.4 is 0.14 of it.
+  const Reason& why = *reason(once, "BURN_IN_SEEN_ONCE");
+  EXPECT_EQ(why.message,
+            "bandwidth under 0.2 x its other rounds' ([burn_in].drop_fraction) in 1 of 12 rounds (round 6), not "
+            "in the others; net.verbs.write_bw@8388608:bw_avg_GBps (mlx5_0:1<->mlx5_0:1) 1.4 in round 6, 0.14 x "
+            "its other rounds' 10");
+  EXPECT_EQ(why.value, 1.4);
+  EXPECT_DOUBLE_EQ(*why.threshold, 2.0);
+  ASSERT_NE(reason(once, "NET_BW_OUTLIER"), nullptr);  // and what the round said, with its round
+  EXPECT_NE(reason(once, "NET_BW_OUTLIER")->message.find("(in 1 of 12 rounds: 6)"), std::string::npos)
+      << reason(once, "NET_BW_OUTLIER")->message;
+  EXPECT_EQ(verdict(shallow, "link", "a<->b").state, HealthState::healthy);  // 0.6 of its other rounds
+  EXPECT_EQ(verdict(deep, "gpu", "a/gpu0").state, HealthState::healthy);     // no figure: nothing to read a drop in
+  // The profile sets the state; where one degraded round is enough to be flaky, it is flaky.
+  Profile strict = generic_profile();
+  strict.burn_in.seen_once_state = HealthState::failed;
+  EXPECT_EQ(verdict(fold(1.4, strict), "link", "a<->b").state, HealthState::failed);
+  Profile one_round = generic_profile();
+  one_round.burn_in.flaky_min_rounds = 1;
+  const BurnInResult twice = fold(1.4, one_round);
+  const Verdict& flaky = verdict(twice, "link", "a<->b");
+  EXPECT_NE(reason(flaky, "BURN_IN_FLAKY"), nullptr);
+  EXPECT_EQ(reason(flaky, "BURN_IN_SEEN_ONCE"), nullptr);
+}
+
+// A host whose links all read deep in one round is seen once, read from its links' figures,
+// whatever that round's verdicts said (a fault that began between a pair's first measurement and
+// its re-test went unflagged in the round itself); its links' drop is the host's, not theirs, as
+// localisation lays it. A drop in latency alone is not read (it spikes on busy hosts).
+TEST(BurnIn, AHostWhoseLinksDropInOneRoundIsSeenOnce) {
+  auto fold = [](double ab, double ac, double p99, int rounds = 3) {
+    BurnInTally tally(generic_profile());
+    for (int k = 1; k <= rounds; ++k) {
+      const bool slow = k == 2;
+      ProbeResult to_b = bw(slow ? ab : 0.8), to_c = bw(slow ? ac : 0.8), b_c = bw(0.8);
+      to_c.scope.hosts = {"a", "c"};
+      b_c.scope.hosts = {"b", "c"};
+      ProbeResult spike = lat(2000, slow ? p99 : 3000);
+      tally.add(round_of({v("node", "a", HealthState::healthy), v("node", "b", HealthState::healthy),
+                          v("node", "c", HealthState::healthy), v("link", "a<->b", HealthState::healthy),
+                          v("link", "a<->c", HealthState::healthy), v("link", "b<->c", HealthState::healthy)},
+                         {to_b, to_c, b_c, spike}));
+    }
+    return tally.finish();
+  };
+  const BurnInResult deep = fold(0.036, 0.04, 3000);
+  const Verdict& a = verdict(deep, "node", "a");
+  EXPECT_EQ(a.state, HealthState::degraded);
+  EXPECT_EQ(a.action, Action::admit_degraded);
+  ASSERT_NE(reason(a, "BURN_IN_SEEN_ONCE"), nullptr);
+  EXPECT_NE(reason(a, "BURN_IN_SEEN_ONCE")
+                ->message.find(" in 1 of 3 rounds (round 2), not in the others; the "
+                               "middle of its 2 links' drops, link a<->c "),
+            std::string::npos)
+      << reason(a, "BURN_IN_SEEN_ONCE")->message;
+  EXPECT_EQ(deep.summary.exit_code, 1);
+  EXPECT_EQ(unhealthy(deep), (std::map<std::string, HealthState>{{"node a", HealthState::degraded}}));
+  // One link deep and the other not: the middle drop (of two, the shallower) decides; the deep
+  // link is then the link's own, seen once.
+  EXPECT_EQ(unhealthy(fold(0.036, 0.6, 3000)),
+            (std::map<std::string, HealthState>{{"link a<->b", HealthState::degraded}}));
+  // Deep in two rounds of five (rounds 2 and 4 here): flaky, failed.
+  auto twice = [&] {
+    BurnInTally tally(generic_profile());
+    for (int k = 1; k <= 5; ++k) {
+      ProbeResult ab = bw(k == 2 || k == 4 ? 0.05 : 0.8);
+      tally.add(round_of({v("link", "a<->b", HealthState::healthy)}, {ab}));
+    }
+    return tally.finish();
+  }();
+  EXPECT_EQ(verdict(twice, "link", "a<->b").state, HealthState::failed);
+  ASSERT_NE(reason(verdict(twice, "link", "a<->b"), "BURN_IN_FLAKY"), nullptr);
+  EXPECT_NE(reason(verdict(twice, "link", "a<->b"), "BURN_IN_FLAKY")->message.find("in 2 of 5 rounds (rounds 2, 4)"),
+            std::string::npos);
+  // Latency six times its other rounds, bandwidth as ever: not a drop.
+  const BurnInResult spike = fold(0.8, 0.8, 18000);
+  EXPECT_TRUE(unhealthy(spike).empty());
+  EXPECT_EQ(spike.summary.exit_code, 0);
+  // Two rounds: nothing to set a drop beside but one other round, which is enough; one round: none.
+  EXPECT_TRUE(unhealthy(fold(0.036, 0.04, 3000, 1)).empty());
+}
+
 TEST(BurnIn, ASteadyDeclineDriftsAndNoiseAloneDoesNot) {
   // 16 rounds falling 2% a round with noise of +-3%: about 26% over the run.
   std::vector<double> falling, noise;
