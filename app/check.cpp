@@ -158,6 +158,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
         PairBudget{started + std::chrono::duration_cast<Clock::duration>(kBudgetForMeasuring * *options_.budget),
                    options_.budget->count(), pair_worst_s};
   auto net = run_network(s, net_options, options_.common.timeout, live);
+  stamp_time(net);  // what the pairs' rounds did not stamp (a step skipped whole)
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());
 
   BetweenSteps between;
@@ -174,6 +175,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
   BetweenOutcome outcome =
       run_between_steps(s, net_options, options_.profile, between, std::move(net), options_.common.timeout, live);
   mine.probes.insert(mine.probes.end(), outcome.results.begin(), outcome.results.end());
+  stamp_time(mine.probes);
   notes_.insert(notes_.end(), outcome.notes.begin(), outcome.notes.end());
 
   if (outcome.collectives) {

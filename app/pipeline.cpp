@@ -134,11 +134,10 @@ std::string new_run_id() {
 }
 
 std::map<std::string, std::string> launch_environment() {
-  constexpr std::size_t kMaxValue = 4096;  // a node list is compressed; a value past this is cut
   std::map<std::string, std::string> out;
   for (const char* name : kLaunchVariables)
     if (const char* value = std::getenv(name); value && *value)
-      out.emplace(name, std::string(value).substr(0, kMaxValue));
+      out.emplace(name, std::string(value).substr(0, kMaxLaunchValue));
   return out;
 }
 
@@ -429,7 +428,8 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   set_phase(kPhaseReport);
   mine.rank = world.rank;
   mine.host = world.host();
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine.cuda_visible_devices = visible;
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"))
+    mine.cuda_visible_devices = std::string(visible).substr(0, kMaxLaunchValue);
   const std::string payload = rank_payload(mine);
   all_present = true;
 

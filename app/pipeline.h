@@ -106,6 +106,8 @@ void stamp_time(std::vector<ProbeResult>& results, std::size_t from = 0);
 std::string new_run_id();  // 16 hex digits, random
 
 // What the launcher says was tested, as a report's run.launch keeps it (those set, on this rank).
+// The most of a launcher's variable a report keeps (a node list is compressed; a value past this is cut).
+inline constexpr std::size_t kMaxLaunchValue = 4096;
 inline constexpr const char* kLaunchVariables[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_STEP_ID",
                                                    "SLURM_CLUSTER_NAME", "CUDA_VISIBLE_DEVICES"};
 std::map<std::string, std::string> launch_environment();

@@ -13,7 +13,10 @@
 
 namespace ibgpu {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: results carry their time, reasons cite their result (probe, size_B, port, peer_port), hosts
+// what each rank was given (cuda_visible_devices). A version-1 report is a version-2 one without
+// them, and reads as it did.
+inline constexpr int kSchemaVersion = 2;
 
 struct ToolInfo {
   std::string name = "ibgpu";

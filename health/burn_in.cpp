@@ -274,7 +274,7 @@ int degraded_beyond_noise(const std::vector<int>& not_healthy_rounds, const Burn
 struct Drop {
   const BurnInEntity* entity = nullptr;  // whose figure
   const BurnInFigure* figure = nullptr;
-  double value = 0, others = 0;  // in the round; the lower median of its other rounds
+  double value = 0, others = 0;  // in the round; the upper median of its other rounds
   double ratio() const { return value / others; }
 };
 
@@ -299,8 +299,9 @@ std::vector<std::optional<Drop>> drops_by_round(const BurnInEntity& e, int round
     std::vector<double> sorted;
     for (const auto& p : f.series) sorted.push_back(p.value);
     std::sort(sorted.begin(), sorted.end());
-    // The lower median of the others, without p: the middle of the n - 1 left.
-    const std::size_t mid = (sorted.size() - 2) / 2;
+    // The upper median of the others, without p: the middle of the n - 1 left, the upper one of
+    // an even count (in three rounds, two drops are each set beside the good round, not each other).
+    const std::size_t mid = (sorted.size() - 1) / 2;
     for (const auto& p : f.series) {
       const auto at =
           static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), p.value) - sorted.begin());
@@ -314,8 +315,8 @@ std::vector<std::optional<Drop>> drops_by_round(const BurnInEntity& e, int round
   return out;
 }
 
-// Each host's drop in each round: the middle one of its links' deepest (of two, the shallower:
-// half its links at least), as localisation blames a node whose pairs all read low. A host with
+// Each host's drop in each round: the middle one of its links' deepest (the upper middle: more
+// than half its links, both of two), as localisation blames a node whose pairs all read low. A host with
 // one link measured in a round has none: its link and it cannot be told apart, and the link keeps it.
 HostDrops drops_of_hosts(const LinksOf& links_of, int rounds) {
   HostDrops out;
@@ -406,8 +407,8 @@ BurnInResult BurnInTally::finish() const {
   const std::map<std::string, double> fences = round_noise_fences(out.stats.entities);
   LinksOf links_of;  // a node's drops are read from its links' figures
   for (const BurnInEntity& e : out.stats.entities)
-    if (e.entity.kind() == EntityKind::link && !e.entity.peer().empty()) {
-      links_of[std::string(e.entity.host())].push_back(&e);
+    if (e.entity.kind() == EntityKind::link && !e.entity.peer().empty() && e.entity.host() != e.entity.peer()) {
+      links_of[std::string(e.entity.host())].push_back(&e);  // a loopback's drop stays its own
       links_of[std::string(e.entity.peer())].push_back(&e);
     }
   const HostDrops host_drops = drops_of_hosts(links_of, rounds_);

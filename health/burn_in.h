@@ -22,7 +22,8 @@
 //   (health/sequence.h), whatever the rounds' verdicts said (a fault that began
 //   between a pair's first measurement and its re-test goes unflagged in its
 //   round): a round is bad where it read under drop_fraction (0.2, a fifth)
-//   of its other rounds' lower median (a node: the middle one of its links' drops, from two links; a
+//   of its other rounds' median (the upper of an even count; a node: the middle one of its links'
+//   drops, from two links, more than half of them; a
 //   link's drop in a round one of its hosts dropped in is the host's). Bad in
 //   one round: BURN_IN_SEEN_ONCE, seen_once_state (degraded: a host at an
 //   eighth of its bandwidth for one round of three is a finding, not noise);

@@ -120,7 +120,8 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
               (median ? " (median " + format_value(*median) + ")" : "") + "; e.g. " + r.message;
   r.value = median ? median : r.value;
   // The cited pair's ports as seen from the culprit: its own end first.
-  if (worst_pair->b.host == u.unit.host && worst_pair->a.host != u.unit.host) std::swap(r.port, r.peer_port);
+  // (A rail's end is its host and port: a pair within one host names the rail by its port.)
+  if (unit_of(worst_pair->b) == u.unit && !(unit_of(worst_pair->a) == u.unit)) std::swap(r.port, r.peer_port);
   return r;
 }
 

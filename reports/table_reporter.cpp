@@ -694,7 +694,9 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   int flaky = 0, seen_once = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
   for (const auto& e : b.entities) {
     const int not_passed = e.failed + e.unknown;
-    if (e.rounds_judged == 0 || e.healthy == e.rounds_judged) continue;
+    // Healthy in every round and not flagged: no row (a bandwidth drop flags it whatever its rounds said).
+    if (e.rounds_judged == 0 || (e.healthy == e.rounds_judged && !is_flaky(e.entity) && !is_seen_once(e.entity)))
+      continue;
     ++ever_not_healthy;
     if (not_passed == e.rounds_judged)
       ++always_bad;
@@ -727,7 +729,7 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   out << '\n';
   if (!table.empty()) table.print(out, "  ", width);
   out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
-      << " not healthy in some round: " << flaky << " flaky, " << seen_once << " seen once, " << always_bad
+      << " not healthy in some round or flagged: " << flaky << " flaky, " << seen_once << " seen once, " << always_bad
       << " bad in every round, " << degraded_throughout << " degraded throughout\n";
 }
 

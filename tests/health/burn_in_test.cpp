@@ -8,10 +8,12 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "health/judge.h"
 #include "health/profile_file.h"
 #include "probes/ib/counters.h"
+#include "reports/reporter.h"
 #include "tests/core/names.h"
 #include "tests/health/synthetic_fleet.h"
 
@@ -498,6 +500,30 @@ TEST(BurnIn, AHostWhoseLinksDropInOneRoundIsSeenOnce) {
   ASSERT_NE(reason(verdict(twice, "link", "a<->b"), "BURN_IN_FLAKY"), nullptr);
   EXPECT_NE(reason(verdict(twice, "link", "a<->b"), "BURN_IN_FLAKY")->message.find("in 2 of 5 rounds (rounds 2, 4)"),
             std::string::npos);
+  // In three rounds, two drops are each set beside the good round (the upper median of the
+  // others), not beside each other: flaky.
+  BurnInTally three(generic_profile());
+  for (int k = 1; k <= 3; ++k)
+    three.add(round_of({v("link", "a<->b", HealthState::healthy)}, {bw(k == 1 ? 0.8 : 0.05)}));
+  EXPECT_NE(reason(verdict(three.finish(), "link", "a<->b"), "BURN_IN_FLAKY"), nullptr);
+  // A host's loopback pair (one host's burn-in) is the link's own: a drop there stays on it.
+  BurnInTally alone(generic_profile());
+  for (int k = 1; k <= 3; ++k) {
+    ProbeResult self = bw(k == 2 ? 0.05 : 0.8);
+    self.scope.hosts = {"a", "a"};
+    alone.add(round_of({v("node", "a", HealthState::healthy), v("link", "a<->a", HealthState::healthy)}, {self}));
+  }
+  const BurnInResult one_host = alone.finish();
+  EXPECT_EQ(unhealthy(one_host), (std::map<std::string, HealthState>{{"link a<->a", HealthState::degraded}}));
+  // The table lists what the drops flagged, though every round's verdict was healthy.
+  Report shown;
+  shown.hosts = deep.hosts;
+  shown.verdicts = deep.verdicts;
+  shown.summary = deep.summary;
+  shown.burn_in = deep.stats;
+  std::ostringstream table;
+  TableReporter{}.render(shown, table);
+  EXPECT_NE(table.str().find("0 flaky, 1 seen once"), std::string::npos) << table.str();
   // Latency six times its other rounds, bandwidth as ever: not a drop.
   const BurnInResult spike = fold(0.8, 0.8, 18000);
   EXPECT_TRUE(unhealthy(spike).empty());
