@@ -8,7 +8,9 @@
 #                            the packages (ci/packages.sh) when they are missing
 #   slurm_up DIR N [PROG INTERVAL]
 #                            nodes s1..sN, idle; with PROG, slurmd runs it as HealthCheckProgram
-#                            every INTERVAL seconds. Exports SLURM_CONF; sets SLURM_NODES, SLURM_DIR
+#                            every INTERVAL seconds. Exports SLURM_CONF; sets SLURM_NODES, SLURM_DIR.
+#                            With SLURM_LANE_CPU set (a taskset CPU list), every slurmd, so every task
+#                            (TaskPlugin=task/none: tasks keep slurmd's affinity), runs there
 #   slurm_down [DIR]         stops the daemons by their pid files, deletes the namespaces and the
 #                            bridge (DIR: a cluster another process brought up)
 #   slurm_node NAME          `scontrol show node -o NAME` (one line)
@@ -193,9 +195,11 @@ slurm_up() {
   # shellcheck disable=SC2016  # $1 is the inner shell's argument
   unshare --uts sh -c 'hostname ibslurmctl; exec slurmctld -f "$1"' sh "$SLURM_CONF" 8>&-
   # Not `ip netns exec`: it remounts /sys, and slurmd 22.05 then fails to start its cgroup plugin.
+  local pin=()
+  [ -z "${SLURM_LANE_CPU:-}" ] || pin=(taskset -c "$SLURM_LANE_CPU")
   for k in $(seq 1 "$n"); do
     # shellcheck disable=SC2016  # $1 and $2 are the inner shell's arguments
-    nsenter --net="/run/netns/ibslurm-s$k" unshare --uts \
+    nsenter --net="/run/netns/ibslurm-s$k" unshare --uts ${pin[@]+"${pin[@]}"} \
       sh -c 'hostname "$2"; exec slurmd -f "$1" -N "$2"' sh "$SLURM_CONF" "s$k" 8>&-
   done
   waited=0

@@ -2,6 +2,10 @@
 # sbatch ci/slurm/burn-in.sbatch on four nodes without GPU GRES: the binary and the settings come
 # from the settings file (IBGPU_CONFIG), not from PATH; the job completes (Slurm's JobState and
 # ExitCode), and its JSON Lines stream holds every round and the summary for the four nodes.
+# Its tasks share one CPU (SLURM_LANE_CPU): unpinned on two cores, the kernel kept the ranks of
+# some pairs on one core and split others, and a clean burn-in read two links degraded in every round
+# (NET_BW_OUTLIER, exit 1) in one fresh clone; pinned, every pair shares the CPU alike.
+SLURM_LANE_CPU=0
 source "$(dirname "$0")/lib.sh"
 cluster_up
 fixtures s1 s2 s3 s4

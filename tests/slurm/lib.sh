@@ -38,6 +38,9 @@ trap 'exit 130' INT TERM
 # The ranks' MPI (OpenMPI under srun --mpi=pmix): TCP between the namespaces, and waiting ranks
 # give the CPU away (four ranks share two cores).
 export OMPI_MCA_btl=tcp,self OMPI_MCA_mpi_yield_when_idle=1
+# Every node's tasks on one CPU where a test sets SLURM_LANE_CPU (a taskset list; ci/slurm/lib.sh),
+# as the netns lane does (tests/netns/lib.sh). IBGPU_SLURM_CPU overrides it (empty: unpinned).
+[ -z "${IBGPU_SLURM_CPU+set}" ] || SLURM_LANE_CPU=$IBGPU_SLURM_CPU
 
 # cluster_up: s1..s4 idle. cluster_up_checked PROG INTERVAL: with PROG as slurmd's HealthCheckProgram.
 cluster_up() {
