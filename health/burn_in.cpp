@@ -270,6 +270,15 @@ int degraded_beyond_noise(const std::vector<int>& not_healthy_rounds, const Burn
   return static_cast<int>(std::count_if(degraded.begin(), degraded.end(), [&](int k) { return beyond.count(k); }));
 }
 
+// "net.mpi.bw@1048576:bw_avg_GBps (mlx5_0:1<->mlx5_0:1)": a figure, with its rails where it has them.
+std::string figure_text(const BurnInFigure& f) { return f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")"); }
+
+// " (2026-12-05T15:29:42Z)": when round `round` (from 1) started, where known; else nothing.
+std::string started_text(const std::vector<std::string>& round_started, int round) {
+  const auto k = static_cast<std::size_t>(round - 1);
+  return round >= 1 && k < round_started.size() && !round_started[k].empty() ? " (" + round_started[k] + ")" : "";
+}
+
 // A bandwidth's drop in one round: what it read there against what it read in its other rounds.
 struct Drop {
   const BurnInEntity* entity = nullptr;  // whose figure
@@ -349,15 +358,15 @@ std::optional<Finding> drops_call(const BurnInEntity& e, const DropReading& in) 
   } else {
     drops = drops_by_round(e, in.rounds);
   }
+  const double fraction = in.profile.burn_in.drop_fraction;
   // A link's drop in a round one of its hosts dropped in is that host's (as localisation lays a
   // slow node's pairs on the node): not the link's.
   if (e.entity.kind() == EntityKind::link)
     for (const std::string_view end : {e.entity.host(), e.entity.peer()})
       if (const auto it = in.host_drops.find(std::string(end)); it != in.host_drops.end())
         for (std::size_t k = 0; k < drops.size() && k < it->second.size(); ++k)
-          if (it->second[k] && it->second[k]->ratio() < in.profile.burn_in.drop_fraction) drops[k].reset();
+          if (it->second[k] && it->second[k]->ratio() < fraction) drops[k].reset();
   // The rounds as a sequence (health/sequence.h): bad where the drop is deep.
-  const double fraction = in.profile.burn_in.drop_fraction;
   std::vector<Outcome> steps(drops.size(), Outcome::unknown);
   std::vector<int> deep;  // the rounds it dropped in
   std::size_t deepest = 0;
@@ -376,17 +385,14 @@ std::optional<Finding> drops_call(const BurnInEntity& e, const DropReading& in) 
   const Drop& drop = *drops[deepest];
   const BurnInFigure& f = *drop.figure;
   const int at = static_cast<int>(deepest) + 1;
-  const auto k = static_cast<std::size_t>(at - 1);
-  const std::string when =
-      k < in.round_started.size() && !in.round_started[k].empty() ? " (" + in.round_started[k] + ")" : "";
   std::string text = "bandwidth under " + format_value(fraction) +
                      " x its other rounds' ([burn_in].drop_fraction) in " + of_rounds(reading.bad, reading.judged) +
                      " (round" + (deep.size() == 1 ? " " : "s ") + rounds_text(deep) + "), not in the others; ";
   if (links > 0)
     text += "the middle of its " + count_text(static_cast<long>(links), "link") + "' drops, " +
             entity_text(drop.entity->entity) + " ";
-  text += f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " + format_value(drop.value) + " in round " +
-          std::to_string(at) + when + ", " + format_value(drop.ratio()) + " x its other rounds' " +
+  text += figure_text(f) + " " + format_value(drop.value) + " in round " + std::to_string(at) +
+          started_text(in.round_started, at) + ", " + format_value(drop.ratio()) + " x its other rounds' " +
           format_value(drop.others);
   return Finding{flaky ? rules.flaky_state : rules.seen_once_state,
                  Reason{flaky ? ReasonCode::BURN_IN_FLAKY : ReasonCode::BURN_IN_SEEN_ONCE, text, f.metric, drop.value,
@@ -444,8 +450,7 @@ BurnInResult BurnInTally::finish() const {
       v.state = worst(v.state, rules.drift_state);
       const auto& pts = f.series;
       v.reasons.push_back(Reason{ReasonCode::BURN_IN_DRIFT,
-                                 f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " +
-                                     (f.higher_is_better ? "fell" : "rose") + " " +
+                                 figure_text(f) + " " + (f.higher_is_better ? "fell" : "rose") + " " +
                                      std::to_string(std::lround(100 * trend->change)) + "% over rounds " +
                                      std::to_string(pts.front().round) + "-" + std::to_string(pts.back().round) + " (" +
                                      format_value(pts.front().value) + " to " + format_value(pts.back().value) +
@@ -516,11 +521,8 @@ Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e,
   }
   if (worst_figure) {
     const BurnInFigure& f = *worst_figure;
-    const auto k = static_cast<std::size_t>(worst_point.round - 1);
-    const std::string when =
-        k < round_started_.size() && !round_started_[k].empty() ? " (" + round_started_[k] + ")" : "";
-    text += "; worst " + f.figure + (f.rails.empty() ? "" : " (" + f.rails + ")") + " " +
-            format_value(worst_point.value) + " in round " + std::to_string(worst_point.round) + when + ", median " +
+    text += "; worst " + figure_text(f) + " " + format_value(worst_point.value) + " in round " +
+            std::to_string(worst_point.round) + started_text(round_started_, worst_point.round) + ", median " +
             format_value(f.median);
   }
   return Reason{ReasonCode::BURN_IN_FLAKY, text, "pass_ratio", e.pass_ratio, 1.0};
