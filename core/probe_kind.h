@@ -54,6 +54,9 @@ inline constexpr char bw_avg_Gbps[] = "bw_avg_Gbps";
 inline constexpr char bw_peak_GBps[] = "bw_peak_GBps";
 inline constexpr char msg_rate_Mpps[] = "msg_rate_Mpps";
 inline constexpr char lat_us[] = "lat_us";
+// The judged parts of a latency's summary (health/thresholds.cpp): its median and its tail.
+inline constexpr char lat_us_p50[] = "lat_us.p50";
+inline constexpr char lat_us_p99[] = "lat_us.p99";
 inline constexpr char time_us[] = "time_us";
 inline constexpr char time_us_min[] = "time_us_min";
 inline constexpr char time_us_avg[] = "time_us_avg";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/inventory.h"
@@ -100,6 +101,15 @@ struct BurnInFigure {
   std::vector<Point> series;
 };
 
+// What an entity's rounds came to, as the burn-in (health/burn_in.h) decides and the reports
+// print and count: healthy in every round it was judged in and no drop of its figures flagged;
+// not passed (failed or unchecked) in every round; flaky (BURN_IN_FLAKY: bad in some rounds, not
+// in others); seen once (BURN_IN_SEEN_ONCE: its bandwidth dropped deep in one round only);
+// degraded in every round; else not healthy in some rounds, within the run's noise.
+enum class BurnInClass { healthy, bad_every_round, flaky, seen_once, degraded_every_round, some_rounds };
+const char* to_string(BurnInClass c);  // "healthy", "bad_every_round", ...
+std::optional<BurnInClass> burn_in_class_from_string(std::string_view text);
+
 // What the rounds said about one entity.
 struct BurnInEntity {
   Entity entity;
@@ -115,7 +125,15 @@ struct BurnInEntity {
   std::vector<BurnInFigure> figures;
   std::map<std::string, double> counter_deltas;  // IB error counters summed over the run (ports)
   std::map<std::string, int> counter_resets;     // rounds a counter went backwards (not summed)
+  // None for an entity with no round judged (only measured, as a re-test pair), and in a report
+  // written before the burn-in named its classes (burn_in_class gives it from the verdict's codes).
+  std::optional<BurnInClass> burn_in_class;
 };
+
+// The class of e's rounds (above): flaky and seen once are the burn-in's own findings, read
+// from its verdict v (BURN_IN_FLAKY, BURN_IN_SEEN_ONCE; none without one); the rest is e's
+// counts. None for an entity with no round judged.
+std::optional<BurnInClass> burn_in_class(const BurnInEntity& e, const Verdict* v);
 
 struct BurnInStats {
   int rounds = 0;

@@ -138,6 +138,7 @@ void BurnInTally::add_figures(const Report& round) {
       f.figure.metric = m.metric;
       f.figure.rails = rails;
       f.figure.higher_is_better = m.sense == LimitSense::floor;
+      cite(f.cites, *m.probe);
       t.figures.push_back(std::move(f));
     }
     FigureTally& f = t.figures[it->second];
@@ -220,7 +221,7 @@ BurnInEntity BurnInTally::entity_stats(const EntityTally& t) const {
     figure.count = f.values.size();
     const auto [lo, hi] = std::minmax_element(f.values.begin(), f.values.end());
     figure.worst = figure.higher_is_better ? *lo : *hi;
-    figure.median = summarize(f.values).p50;
+    figure.median = *lower_median(f.values);
     s.figures.push_back(std::move(figure));
   }
   return s;
@@ -345,10 +346,16 @@ HostDrops drops_of_hosts(const LinksOf& links_of, int rounds) {
   return out;
 }
 
+// What the drops said of an entity, and its deepest drop (the figure its reason names).
+struct DropCall {
+  Finding finding;
+  Drop deepest;
+};
+
 // e's bandwidth read round by round as a sequence (health/sequence.h): a round is bad where it
 // dropped under [burn_in].drop_fraction of its other rounds'. Bad in one round: seen once
 // (BURN_IN_SEEN_ONCE); in flaky_min_rounds and not in all: flaky (BURN_IN_FLAKY).
-std::optional<Finding> drops_call(const BurnInEntity& e, const DropReading& in) {
+std::optional<DropCall> drops_call(const BurnInEntity& e, const DropReading& in) {
   std::vector<std::optional<Drop>> drops;
   std::size_t links = 0;
   if (e.entity.kind() == EntityKind::node) {
@@ -394,9 +401,10 @@ std::optional<Finding> drops_call(const BurnInEntity& e, const DropReading& in) 
   text += figure_text(f) + " " + format_value(drop.value) + " in round " + std::to_string(at) +
           started_text(in.round_started, at) + ", " + format_value(drop.ratio()) + " x its other rounds' " +
           format_value(drop.others);
-  return Finding{flaky ? rules.flaky_state : rules.seen_once_state,
-                 Reason{flaky ? ReasonCode::BURN_IN_FLAKY : ReasonCode::BURN_IN_SEEN_ONCE, text, f.metric, drop.value,
-                        fraction * drop.others}};
+  return DropCall{Finding{flaky ? rules.flaky_state : rules.seen_once_state,
+                          Reason{flaky ? ReasonCode::BURN_IN_FLAKY : ReasonCode::BURN_IN_SEEN_ONCE, text, f.metric,
+                                 drop.value, fraction * drop.others}},
+                  drop};
 }
 
 }  // namespace
@@ -420,7 +428,7 @@ BurnInResult BurnInTally::finish() const {
   const HostDrops host_drops = drops_of_hosts(links_of, rounds_);
   for (std::size_t i = 0; i < entities_.size(); ++i) {
     const EntityTally& t = entities_[i];
-    const BurnInEntity& e = out.stats.entities[i];
+    BurnInEntity& e = out.stats.entities[i];
     const int judged = e.rounds_judged;
     if (judged == 0) continue;  // only measured or counted (a re-test pair's figures): no verdict of its own
 
@@ -439,23 +447,30 @@ BurnInResult BurnInTally::finish() const {
                degraded_beyond_noise(t.not_healthy_rounds, e, fences) >= rules.flaky_min_rounds) {
       v.state = e.healthy == 0 ? worst(rules.flaky_state, as_bad) : rules.flaky_state;
       v.reasons.push_back(flaky_reason(t, e, came_and_went));
-    } else if (std::optional<Finding> drops =
+    } else if (std::optional<DropCall> drops =
                    drops_call(e, DropReading{links_of, host_drops, rounds_, profile_, round_started_})) {
-      v.state = drops->state;  // a bandwidth that fell deep in some rounds (seen once, or flaky)
-      v.reasons.push_back(std::move(*drops->reason));
+      v.state = drops->finding.state;  // a bandwidth that fell deep in some rounds (seen once, or flaky)
+      Reason& r = *drops->finding.reason;
+      const BurnInEntity& by = *drops->deepest.entity;  // a node's drop is one of its links'
+      cite_figure(r, entities_[static_cast<std::size_t>(&by - out.stats.entities.data())], by, *drops->deepest.figure);
+      if (e.entity.kind() == EntityKind::node && e.entity.host() == by.entity.peer())
+        std::swap(r.port, r.peer_port);  // the node's own end first, as localisation cites a node
+      v.reasons.push_back(std::move(r));
     }
     for (const BurnInFigure& f : e.figures) {
       const auto trend = trend_of(f, rules.drift_min_rounds);
       if (!trend || trend->z < kDriftZ || trend->change < rules.drift_fraction) continue;
       v.state = worst(v.state, rules.drift_state);
       const auto& pts = f.series;
-      v.reasons.push_back(Reason{ReasonCode::BURN_IN_DRIFT,
-                                 figure_text(f) + " " + (f.higher_is_better ? "fell" : "rose") + " " +
-                                     std::to_string(std::lround(100 * trend->change)) + "% over rounds " +
-                                     std::to_string(pts.front().round) + "-" + std::to_string(pts.back().round) + " (" +
-                                     format_value(pts.front().value) + " to " + format_value(pts.back().value) +
-                                     "), a steady trend beyond the run's noise",
-                                 f.metric, 1 - trend->change, 1 - rules.drift_fraction});
+      Reason drift{ReasonCode::BURN_IN_DRIFT,
+                   figure_text(f) + " " + (f.higher_is_better ? "fell" : "rose") + " " +
+                       std::to_string(std::lround(100 * trend->change)) + "% over rounds " +
+                       std::to_string(pts.front().round) + "-" + std::to_string(pts.back().round) + " (" +
+                       format_value(pts.front().value) + " to " + format_value(pts.back().value) +
+                       "), a steady trend beyond the run's noise",
+                   f.metric, 1 - trend->change, 1 - rules.drift_fraction};
+      cite_figure(drift, t, e, f);
+      v.reasons.push_back(std::move(drift));
     }
     // Every code the rounds reported, with the rounds it came in.
     if (v.state != HealthState::healthy && not_healthy > 0)
@@ -466,6 +481,7 @@ BurnInResult BurnInTally::finish() const {
                      (static_cast<int>(in.size()) < judged ? ": " + rounds_text(in) : "") + ")";
         v.reasons.push_back(std::move(r));
       }
+    e.burn_in_class = burn_in_class(e, &v);
     out.verdicts.push_back(std::move(v));
   }
   decide_admission(out.verdicts, out.hosts, profile_.node);
@@ -525,7 +541,16 @@ Reason BurnInTally::flaky_reason(const EntityTally& t, const BurnInEntity& e,
             std::to_string(worst_point.round) + started_text(round_started_, worst_point.round) + ", median " +
             format_value(f.median);
   }
+  // A rule over the rounds' verdicts, not read from one figure's results: it cites none.
   return Reason{ReasonCode::BURN_IN_FLAKY, text, "pass_ratio", e.pass_ratio, 1.0};
+}
+
+void BurnInTally::cite_figure(Reason& r, const EntityTally& t, const BurnInEntity& e, const BurnInFigure& f) {
+  const Reason& cites = t.figures.at(static_cast<std::size_t>(&f - e.figures.data())).cites;
+  r.probe = cites.probe;
+  r.size_B = cites.size_B;
+  r.port = cites.port;
+  r.peer_port = cites.peer_port;
 }
 
 }  // namespace ibgpu

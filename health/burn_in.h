@@ -38,6 +38,9 @@
 //   (Mann-Kendall, one-sided p < 0.001: beyond the run's own noise) by at least
 //   drift_fraction (Theil-Sen slope, first round to last) adds BURN_IN_DRIFT at
 //   drift_state (degraded): a GPU that throttles as it heats.
+// A drop's and a drift's reason cite the figure's results (thresholds.h cite: probe,
+// size, ports; a node's own end first). Each entity's class (core/report.h
+// BurnInClass) is set here, from its verdict and counts: reports print it.
 // A verdict not healthy lists every reason code of its rounds, once each, with
 // the rounds it appeared in. A round without a verdict for an entity (a re-test
 // pair, the GPUs of a host whose rank was lost) neither passes nor fails it:
@@ -78,6 +81,7 @@ class BurnInTally {
   struct FigureTally {
     BurnInFigure figure;
     std::vector<double> values;  // every round's: ~100 rounds of a few figures each
+    Reason cites;                // its results' probe, size and ports (cite), for the reasons it gives
   };
   struct EntityTally {
     BurnInEntity stats;
@@ -96,6 +100,8 @@ class BurnInTally {
   // e: the entity's statistics as finish() made them (figures with their medians); came_and_went:
   // for an entity never healthy, the rounds of its findings that came and went.
   Reason flaky_reason(const EntityTally& t, const BurnInEntity& e, const std::vector<int>& came_and_went) const;
+  // r cites the results behind figure f of t (f is one of entity_stats(t)'s figures, in t's order).
+  static void cite_figure(Reason& r, const EntityTally& t, const BurnInEntity& e, const BurnInFigure& f);
 
   Profile profile_;
   int rounds_ = 0;

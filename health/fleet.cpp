@@ -100,7 +100,7 @@ double noise_sigma(const std::vector<double>& d) {
 double tail_spread(const std::vector<const Measurement*>& kind) {
   std::vector<double> ratios;
   for (const Measurement* m : kind) {
-    if (m->retest || std::string_view(m->metric) != "lat_us.p50") continue;
+    if (m->retest || std::string_view(m->metric) != metrics::lat_us_p50) continue;
     const Metric* lat = find_metric(*m->probe, metrics::lat_us);
     if (lat && lat->summary && lat->summary->p50 > 0) ratios.push_back(lat->summary->p99 / lat->summary->p50);
   }

@@ -170,11 +170,11 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         const Metric* lat = find_metric(p, metrics::lat_us);
         if (!lat) break;
         const bool verbs = p.kind().transport == Transport::verbs;
-        add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, "lat_us.p50", LimitSense::ceiling,
-            held(verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us)), ReasonCode::LAT_HIGH,
-            fleet_code(ReasonCode::LAT_OUTLIER));
+        add(lat->summary ? std::optional<double>(lat->summary->p50) : lat->value, metrics::lat_us_p50,
+            LimitSense::ceiling, held(verbs ? profile.network.lat_p50_us : mpi_limit(profile.network.lat_p50_us)),
+            ReasonCode::LAT_HIGH, fleet_code(ReasonCode::LAT_OUTLIER));
         if (lat->summary)
-          add(lat->summary->p99, "lat_us.p99", LimitSense::ceiling,
+          add(lat->summary->p99, metrics::lat_us_p99, LimitSense::ceiling,
               held(verbs ? profile.network.lat_p99_us : mpi_limit(profile.network.lat_p99_us)), ReasonCode::LAT_HIGH,
               std::nullopt);
         break;

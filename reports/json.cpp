@@ -477,6 +477,7 @@ void to_json(json& j, const BurnInEntity& e) {
            {"figures", e.figures},
            {"counter_deltas", e.counter_deltas},
            {"counter_resets", e.counter_resets}};
+  if (e.burn_in_class) j["class"] = to_string(*e.burn_in_class);
 }
 
 void from_json(const json& j, BurnInEntity& e) {
@@ -499,6 +500,10 @@ void from_json(const json& j, BurnInEntity& e) {
   e.figures = j.value("figures", std::vector<BurnInFigure>{});
   e.counter_deltas = j.value("counter_deltas", std::map<std::string, double>{});
   e.counter_resets = integer_map_or_empty<int>(j, "counter_resets");
+  if (const auto c = j.find("class"); c != j.end()) {
+    e.burn_in_class = burn_in_class_from_string(c->get<std::string>());
+    if (!e.burn_in_class) throw std::runtime_error("unknown burn-in class '" + c->get<std::string>() + "'");
+  }
 }
 
 void to_json(json& j, const BurnInStats& s) {
@@ -579,6 +584,15 @@ void from_json(const json& j, Report& r) {
   r.summary = j.at("summary").get<RunSummary>();
   r.burn_in.reset();
   if (auto b = j.find("burn_in"); b != j.end() && !b->is_null()) r.burn_in = b->get<BurnInStats>();
+  if (r.burn_in) {  // written before the burn-in named its classes: as its verdicts' codes say
+    std::map<Entity, const Verdict*> verdict_of;
+    for (const Verdict& v : r.verdicts) verdict_of.emplace(v.entity, &v);
+    for (BurnInEntity& e : r.burn_in->entities)
+      if (!e.burn_in_class) {
+        const auto v = verdict_of.find(e.entity);
+        e.burn_in_class = burn_in_class(e, v == verdict_of.end() ? nullptr : v->second);
+      }
+  }
 }
 
 Report report_from_json(const json& j) {

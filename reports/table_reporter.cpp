@@ -5,7 +5,6 @@
 #include <map>
 #include <sstream>
 #include <string_view>
-#include <unordered_set>
 
 #include "core/inventory.h"
 #include "core/text.h"
@@ -661,10 +660,8 @@ void print_admission(const Report& r, std::ostream& out, bool brief, LineWidth w
   table.print(out, "  ", width);
 }
 
-// Per entity that was not healthy in some round: how often and why. The
-// totals line counts the flaky (the verdict says BURN_IN_FLAKY), the seen once
-// (BURN_IN_SEEN_ONCE), the bad in every round and the degraded throughout, as
-// health/burn_in.h decides them.
+// Per entity that was not healthy in some round, or flagged: how often and why. The totals line
+// counts the entities by the class health/burn_in.h gave them.
 void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   if (!r.burn_in) return;
   const BurnInStats& b = *r.burn_in;
@@ -683,33 +680,17 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
                    {"unknown", Align::right},
                    {"bad rounds", Align::left, false, Narrow::fold},
                    {"reasons (rounds)", Align::left, true}});
-  std::unordered_set<std::string> flaky_entities, seen_once_entities;  // as health called them
-  for (const auto& v : r.verdicts)
-    for (const Reason& x : v.reasons) {
-      if (x.code == ReasonCode::BURN_IN_FLAKY) flaky_entities.insert(entity_text(v.entity));
-      if (x.code == ReasonCode::BURN_IN_SEEN_ONCE) seen_once_entities.insert(entity_text(v.entity));
-    }
-  auto is_flaky = [&](const Entity& e) { return flaky_entities.count(entity_text(e)) > 0; };
-  auto is_seen_once = [&](const Entity& e) { return seen_once_entities.count(entity_text(e)) > 0; };
-  int flaky = 0, seen_once = 0, always_bad = 0, degraded_throughout = 0, ever_not_healthy = 0;
+  std::map<BurnInClass, int> in_class;
+  int ever_not_healthy = 0;
   for (const auto& e : b.entities) {
-    const int not_passed = e.failed + e.unknown;
-    // Healthy in every round and not flagged: no row (a bandwidth drop flags it whatever its rounds said).
-    if (e.rounds_judged == 0 || (e.healthy == e.rounds_judged && !is_flaky(e.entity) && !is_seen_once(e.entity)))
-      continue;
+    if (!e.burn_in_class || *e.burn_in_class == BurnInClass::healthy) continue;
+    ++in_class[*e.burn_in_class];
     ++ever_not_healthy;
-    if (not_passed == e.rounds_judged)
-      ++always_bad;
-    else if (is_flaky(e.entity))
-      ++flaky;
-    else if (is_seen_once(e.entity))
-      ++seen_once;
-    else if (e.degraded == e.rounds_judged)
-      ++degraded_throughout;
+    const bool every_round = *e.burn_in_class == BurnInClass::bad_every_round;
     std::vector<std::string> reasons, rounds;
     for (const auto& [code, n] : e.reasons) reasons.push_back(std::string(to_string(code)) + " " + std::to_string(n));
-    if (not_passed == e.rounds_judged) rounds.push_back("all");
-    for (std::size_t i = 0; i < e.not_passed_rounds.size() && not_passed < e.rounds_judged; ++i)
+    if (every_round) rounds.push_back("all");
+    for (std::size_t i = 0; i < e.not_passed_rounds.size() && !every_round; ++i)
       rounds.push_back(i < 10 ? std::to_string(e.not_passed_rounds[i]) : "...");
     if (rounds.size() > 11) rounds.resize(11);
     table.add_row({entity_text(e.entity), state_of(e.entity),
@@ -729,8 +710,9 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   out << '\n';
   if (!table.empty()) table.print(out, "  ", width);
   out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
-      << " not healthy in some round or flagged: " << flaky << " flaky, " << seen_once << " seen once, " << always_bad
-      << " bad in every round, " << degraded_throughout << " degraded throughout\n";
+      << " not healthy in some round or flagged: " << in_class[BurnInClass::flaky] << " flaky, "
+      << in_class[BurnInClass::seen_once] << " seen once, " << in_class[BurnInClass::bad_every_round]
+      << " bad in every round, " << in_class[BurnInClass::degraded_every_round] << " degraded throughout\n";
 }
 
 // What the brief table left out, and where it is.

@@ -532,6 +532,37 @@ TEST(BurnIn, AHostWhoseLinksDropInOneRoundIsSeenOnce) {
   EXPECT_TRUE(unhealthy(fold(0.036, 0.04, 3000, 1)).empty());
 }
 
+// A drop's reason cites the results of the figure it names (their probe, size and ports), a
+// node's with its own end's port first; the class is what the burn-in decided.
+TEST(BurnIn, ADropCitesItsFigureWithTheNodesOwnPortFirst) {
+  BurnInTally tally(generic_profile());
+  for (int k = 1; k <= 3; ++k) {
+    std::vector<ProbeResult> pairs;
+    for (const auto& [x, y] : {std::pair{"a", "b"}, std::pair{"a", "c"}, std::pair{"b", "c"}}) {
+      ProbeResult p = bw(k == 2 && std::string(y) == "c" ? 0.04 : 0.8);
+      p.scope.hosts = {x, y};
+      p.scope.devices = {"mlx5_0:1", "mlx5_3:1"};  // each pair's first host on mlx5_0, its second on mlx5_3
+      pairs.push_back(p);
+    }
+    tally.add(round_of({v("node", "a", HealthState::healthy), v("node", "b", HealthState::healthy),
+                        v("node", "c", HealthState::healthy), v("link", "a<->b", HealthState::healthy),
+                        v("link", "a<->c", HealthState::healthy), v("link", "b<->c", HealthState::healthy)},
+                       pairs));
+  }
+  const BurnInResult r = tally.finish();
+  EXPECT_EQ(unhealthy(r), (std::map<std::string, HealthState>{{"node c", HealthState::degraded}}));
+  const Reason* once = reason(verdict(r, "node", "c"), "BURN_IN_SEEN_ONCE");
+  ASSERT_NE(once, nullptr);
+  EXPECT_EQ(once->probe, "net.verbs.write_bw");
+  EXPECT_EQ(once->size_B, std::uint64_t{8} << 20);
+  EXPECT_EQ(once->port, "mlx5_3:1");  // c's end of the link, though c is its second host
+  EXPECT_EQ(once->peer_port, "mlx5_0:1");
+  EXPECT_EQ(stats(r, "node", "c").burn_in_class, BurnInClass::seen_once);
+  EXPECT_EQ(stats(r, "node", "a").burn_in_class, BurnInClass::healthy);
+  EXPECT_EQ(stats(r, "link", "a<->c").burn_in_class, BurnInClass::healthy);  // the host's drop, not the link's
+  EXPECT_EQ(r.summary.exit_code, 1);
+}
+
 TEST(BurnIn, ASteadyDeclineDriftsAndNoiseAloneDoesNot) {
   // 16 rounds falling 2% a round with noise of +-3%: about 26% over the run.
   std::vector<double> falling, noise;
@@ -545,6 +576,8 @@ TEST(BurnIn, ASteadyDeclineDriftsAndNoiseAloneDoesNot) {
   EXPECT_EQ(link.state, HealthState::degraded);
   ASSERT_NE(reason(link, "BURN_IN_DRIFT"), nullptr);
   EXPECT_NE(reason(link, "BURN_IN_DRIFT")->message.find("fell"), std::string::npos);
+  EXPECT_EQ(reason(link, "BURN_IN_DRIFT")->probe, "net.verbs.write_bw");  // the figure's results
+  EXPECT_EQ(reason(link, "BURN_IN_DRIFT")->port, "mlx5_0:1");
   EXPECT_EQ(stats(r, "link", "a<->b").figures.at(0).series.size(), 16u);
   const BurnInResult quiet = figure_over_rounds(noise);
   EXPECT_EQ(verdict(quiet, "link", "a<->b").state, HealthState::healthy);

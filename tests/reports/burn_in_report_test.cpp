@@ -129,6 +129,31 @@ TEST(BurnInReport, JsonRoundTripIsLossless) {
   EXPECT_EQ(json(back), first) << first.at("burn_in").dump(2);
 }
 
+// Each entity's class is the burn-in's, in the JSON; a report written before the classes (no
+// "class") reads back with the same classes, from its verdicts' codes and its counts.
+TEST(BurnInReport, ClassesAreWrittenAndAReportWithoutThemReadsTheSame) {
+  const Report r = burn_in_report();
+  std::map<std::string, std::string> classes;
+  for (const auto& e : r.burn_in->entities)
+    if (e.burn_in_class) classes[entity_text(e.entity)] = to_string(*e.burn_in_class);
+  EXPECT_EQ(classes.at("link node1<->node2"), "flaky");  // failed in round 7 only
+  EXPECT_EQ(classes.at("hca_port node1/mlx5_1:1"), "bad_every_round");
+  EXPECT_EQ(classes.at("gpu node1/gpu1"), "flaky");  // degraded in 12 of 20
+  json doc = r;
+  for (json& e : doc.at("burn_in").at("entities")) {
+    const std::string text =
+        e.at("entity").at("kind").get<std::string>() + " " + e.at("entity").at("id").get<std::string>();
+    EXPECT_EQ(e.value("class", ""), classes.count(text) ? classes.at(text) : "") << text;
+    e.erase("class");
+  }
+  const Report old = report_from_json(doc);
+  for (std::size_t i = 0; i < r.burn_in->entities.size(); ++i)
+    EXPECT_EQ(old.burn_in->entities[i].burn_in_class, r.burn_in->entities[i].burn_in_class)
+        << entity_text(r.burn_in->entities[i].entity);
+  doc.at("burn_in").at("entities").at(0)["class"] = "wobbly";
+  EXPECT_THROW(report_from_json(doc), std::exception);
+}
+
 TEST(BurnInReport, CheckReportsHaveNoSection) {
   const json doc = testing::sample_report();
   EXPECT_FALSE(doc.contains("burn_in"));
