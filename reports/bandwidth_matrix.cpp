@@ -107,8 +107,8 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
   const auto links = flagged_links(report);
 
   std::vector<PairMatrix> matrices;
-  std::map<std::pair<std::string, std::string>, std::size_t> matrix_of;  // (probe, rail) -> index
-  std::vector<std::map<std::pair<std::size_t, std::size_t>, PairCell>> cells_of;
+  std::map<std::pair<std::string, std::string>, std::size_t> matrix_of;           // (probe, rail) -> index
+  std::vector<std::map<std::pair<std::size_t, std::size_t>, PairCell>> cells_of;  // within a host too: a == b
   for (const auto& p : report.probes) {
     if (!is_pair_probe(p) || p.kind().quantity != quantity) continue;
     auto [it, fresh] = matrix_of.try_emplace({p.id, rail_of(p)}, matrices.size());
@@ -124,10 +124,7 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
     }
     std::size_t a = axis.at(p.scope.hosts[0]), b = axis.at(p.scope.hosts[1]);
     // Two ranks of one host measured shared memory or a loopback, not the fabric between hosts.
-    if (a == b) {
-      ++matrices[it->second].same_host;
-      continue;
-    }
+    if (a == b) ++matrices[it->second].same_host;
     if (a > b) std::swap(a, b);
     PairCell cell{a,           b, value_of(p, quantity), size_of(p), p.status, p.error.value_or(p.reason.value_or("")),
                   std::nullopt};
@@ -143,6 +140,10 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
       auto link = links.find(Entity::link(a, b));
       if (link == links.end()) link = links.find(Entity::link(b, a));
       if (link != links.end()) cell.link = link->second;
+      if (cell.row == cell.col) {
+        matrix.within_host.push_back(std::move(cell));
+        continue;
+      }
       if (cell.value) {
         matrix.min = std::min(matrix.min.value_or(*cell.value), *cell.value);
         matrix.max = std::max(matrix.max.value_or(*cell.value), *cell.value);

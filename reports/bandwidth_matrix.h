@@ -34,6 +34,8 @@ struct PairMatrix {
   std::vector<PairCell> cells;      // each measured pair of two hosts once (row < col), sorted by (row, col)
   std::optional<double> min, max;   // over the cells' values
   std::size_t same_host = 0;        // results between two ranks of one host: not a pair, not drawn
+  // Those results, one per host as a pair's (row == col): what a loopback measured within it.
+  std::vector<PairCell> within_host;
 
   bool higher_is_better() const { return quantity != Quantity::latency; }
   const char* unit() const { return quantity == Quantity::latency ? "us" : "GB/s"; }

@@ -21,6 +21,11 @@ std::string html_escape(std::string_view text);
 std::string ramp_colour(double t);
 // The ramp as a CSS gradient, for the legend.
 std::string ramp_css_gradient();
+// The heatmap's scale is fixed to the rail's best value, not spread from its worst to its best: a
+// pair sits on the ramp by its ratio to the best (best / value for latency), from this ratio or
+// worse (the darkest) to 1 (the brightest). A healthy rail whose pairs lie within a few percent
+// of each other stays bright instead of spanning the whole ramp.
+inline constexpr double kRampFloorRatio = 0.5;
 
 // Up to this many hosts every cell is its own element with a tooltip; above
 // it the cells are one embedded image (a pixel per pair, about hosts^2 bytes

@@ -60,12 +60,14 @@ Rgb ramp_rgb(double t) {
   return {mix(kRamp[lo].r, kRamp[hi].r), mix(kRamp[lo].g, kRamp[hi].g), mix(kRamp[lo].b, kRamp[hi].b)};
 }
 
-// Where a value sits between the matrix's extremes, the best at 1 (the
-// brightest): the fastest bandwidth, the lowest latency; all equal sit at the top.
+// Where a value sits on the ramp (kRampFloorRatio): by its ratio to the matrix's best value (the
+// fastest bandwidth, the lowest latency), the best at 1 (the brightest), kRampFloorRatio of it or
+// worse at 0. Without a positive best (every bandwidth 0) all sit at the top, as equals.
 double position(const PairMatrix& m, double v) {
-  const double lo = m.min.value_or(v), hi = m.max.value_or(v);
-  if (hi <= lo) return 1.0;
-  return m.higher_is_better() ? (v - lo) / (hi - lo) : (hi - v) / (hi - lo);
+  const double best = m.higher_is_better() ? m.max.value_or(v) : m.min.value_or(v);
+  if (best <= 0) return 1.0;
+  const double ratio = m.higher_is_better() ? v / best : (v > 0 ? best / v : 1.0);
+  return (ratio - kRampFloorRatio) / (1 - kRampFloorRatio);
 }
 
 std::string fill_of(const PairMatrix& m, const PairCell& c) {

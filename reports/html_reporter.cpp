@@ -36,6 +36,7 @@ table{border-collapse:collapse;margin:.3em 0}th,td{border:1px solid #ccc;padding
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td ul{margin:0;padding-left:1.1em}
 figure.rail{margin:1em 0 2em}figcaption{font-weight:600;margin-bottom:.3em}
+table.within-host caption{text-align:left;font-style:italic}
 svg.heatmap{display:block;max-width:100%;height:auto}
 svg.heatmap text{font-family:ui-monospace,monospace}
 svg.heatmap[data-detail=cells] rect.cell{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}
@@ -93,15 +94,19 @@ std::string sizes_text(const PairMatrix& m) {
          format_size(*sizes.begin()) + " to " + format_size(*sizes.rbegin()) + ")";
 }
 
-// The ends of the ramp say which values they stand for: dark is the worst
-// (the slowest bandwidth, the highest latency), bright the best.
+// The ends of the ramp say which values they stand for: bright is the rail's best (the fastest
+// bandwidth, the lowest latency), dark kRampFloorRatio of it or worse (half the bandwidth, twice
+// the latency); then the worst pair, which may lie anywhere on it.
 void write_legend(const PairMatrix& m, std::ostream& out) {
   out << "<div class=\"legend\">";
   if (m.min && m.max) {
     const double worst = m.higher_is_better() ? *m.min : *m.max, best = m.higher_is_better() ? *m.max : *m.min;
-    out << "<span>worst <span class=\"worst\">" << format_number(worst) << "</span> " << m.unit()
+    const double floor = m.higher_is_better() ? best * kRampFloorRatio : best / kRampFloorRatio;
+    out << "<span><span class=\"floor\">" << format_number(floor) << "</span> " << m.unit()
+        << (m.higher_is_better() ? " or less" : " or more")
         << "<span class=\"ramp\" style=\"background:" << ramp_css_gradient() << "\"></span>best <span class=\"best\">"
-        << format_number(best) << "</span> " << m.unit() << " " << html_escape(sizes_text(m)) << "</span>";
+        << format_number(best) << "</span> " << m.unit() << " " << html_escape(sizes_text(m))
+        << "; worst pair <span class=\"worst\">" << format_number(worst) << "</span> " << m.unit() << "</span>";
   } else {
     out << "<span>no value on this rail</span>";
   }
@@ -119,6 +124,25 @@ void write_legend(const PairMatrix& m, std::ostream& out) {
   out << "</div>\n";
 }
 
+// What each host measured within itself on the rail (a loopback between two of its ports, two
+// ranks of one host): not a pair of hosts, so not in the heatmap, but on one host the only figure.
+void write_within_host(const PairMatrix& m, std::ostream& out) {
+  if (m.within_host.empty()) return;
+  out << "<table class=\"within-host\">\n<caption>Within one host</caption>\n<thead><tr><th>host</th><th>"
+      << (m.higher_is_better() ? "bandwidth" : "latency") << "</th><th>size</th><th>status</th><th>link</th></tr>"
+      << "</thead>\n<tbody>\n";
+  for (const PairCell& c : m.within_host) {
+    std::string status = to_string(c.status);
+    if (!c.note.empty()) status += ": " + c.note;
+    out << "<tr><td>" << html_escape(m.hosts[c.row]) << "</td><td class=\"num\""
+        << (c.value ? " data-value=\"" + format_number(*c.value) + "\"" : std::string()) << ">"
+        << (c.value ? format_number(*c.value) + " " + m.unit() : std::string("no value")) << "</td><td>"
+        << format_size(c.size_B) << "</td><td>" << html_escape(status) << "</td><td>"
+        << (c.link ? to_string(*c.link) : "-") << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
 void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
   const bool latency = quantity == Quantity::latency;
   const auto matrices = pair_matrices(r, quantity);
@@ -131,13 +155,20 @@ void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
     const auto flagged = std::count_if(m.cells.begin(), m.cells.end(), [](const PairCell& c) { return c.link; });
     out << "<figure class=\"rail\" id=\"" << (latency ? "lat-" : "rail-") << i << "\" data-rail=\""
         << html_escape(m.rail) << "\">\n<figcaption>Rail " << html_escape(m.rail) << " <span class=\"probe\">("
-        << html_escape(m.probe) << ")</span>: <span class=\"pairs\">" << m.cells.size() << " of "
-        << count_text(m.possible_pairs(), "host pair") << " measured</span>, " << flagged
-        << " flagged by the link verdicts";
-    if (m.same_host) out << "; " << count_text(m.same_host, "same-host result") << " not drawn (no pair)";
+        << html_escape(m.probe) << ")</span>: ";
+    if (m.possible_pairs() == 0) {  // one host: no pair of hosts to draw, only what it measured within
+      out << "one host, no pair of hosts";
+    } else {
+      out << "<span class=\"pairs\">" << m.cells.size() << " of " << count_text(m.possible_pairs(), "host pair")
+          << " measured</span>, " << flagged << " flagged by the link verdicts";
+      if (m.same_host) out << "; " << count_text(m.same_host, "same-host result") << ", below (no pair)";
+    }
     out << "</figcaption>\n";
-    write_heatmap_svg(m, out);
-    write_legend(m, out);
+    if (m.possible_pairs() > 0) {
+      write_heatmap_svg(m, out);
+      write_legend(m, out);
+    }
+    write_within_host(m, out);
     out << "</figure>\n";
   }
   out << "</section>\n";

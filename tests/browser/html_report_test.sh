@@ -59,7 +59,7 @@ check_in_browser() {
     fail "chromium --dump-dom $page exited $?: $(tail -5 "$WORK/$name.dom.log")"
   "$PY" "$CHECK" dom "$WORK/$name.dom.html" "$expect" || fail "$name: the DOM is not as expected (page $page)"
   rm -f "$shot"
-  browse "$WORK/$name.shot.log" --screenshot="$shot" --window-size=1400,1000 "file://$page" >/dev/null ||
+  browse "$WORK/$name.shot.log" --screenshot="$shot" --window-size=1400,1200 "file://$page" >/dev/null ||
     fail "chromium --screenshot exited $?: $(tail -5 "$WORK/$name.shot.log")"
   [ -f "$shot" ] || fail "no screenshot at $shot: $(tail -5 "$WORK/$name.shot.log")"
   local size
@@ -90,11 +90,11 @@ cat >"$WORK/fixture.expect.json" <<EOF
  "reason_rows": 7,
  "sections": ["bandwidth", "latency", "allreduce-section", "admission", "next-steps", "problems"],
  "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN",
-          "0 of 1 host pair measured", "1 same-host result not drawn",
+          "0 of 1 host pair measured", "1 same-host result, below", "Within one host",
           "No admission action was requested, so nothing was drained", "host up? (ssh, scontrol show node)"]}
 EOF
-# Two ranks of node1 measured each other over MPI: the same host, no pair, so the
-# mpi heatmaps are white on the diagonal and light grey elsewhere; the timed-out
+# Two ranks of node1 measured each other over MPI: the same host, no pair (listed below
+# the heatmap, within one host), so the mpi heatmaps are white on the diagonal and light grey elsewhere; the timed-out
 # verbs pair is dark grey under a black outline and cross; node2's label is red.
 check_in_browser fixture "$WORK/fixture.expect.json" "#595959:1000,#d9d9d9:1000,#a3201a:200"
 check_contrast fixture "degraded,failed,unknown"

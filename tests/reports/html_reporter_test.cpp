@@ -305,6 +305,53 @@ TEST(PairMatrix, LatencyIsDrawnAtTheSmallestSizeAndTheLowestIsBrightest) {
   EXPECT_EQ(count(html, "<svg class=\"heatmap\""), 2u);  // bandwidth and latency
 }
 
+// The ramp is fixed to the rail's best: a pair 6% under it stays near the bright end, half the
+// best or less is the darkest (a min-to-max scale drew a healthy few percent as the whole ramp).
+TEST(PairMatrix, AHealthySpreadStaysBrightAndHalfTheBestIsDarkest) {
+  Report r;
+  for (const char* h : {"a", "b", "c", "d"}) r.hosts.push_back(host(h));
+  r.probes = {bw("net.mpi.bw", "a", "b", 1 << 20, 48.0), bw("net.mpi.bw", "a", "c", 1 << 20, 45.0),
+              bw("net.mpi.bw", "b", "c", 1 << 20, 36.0), bw("net.mpi.bw", "a", "d", 1 << 20, 20.0)};
+  const std::string html = render_html(r);
+  const std::string map = heatmap_of(html, "mpi");
+  EXPECT_NE(map.find("fill=\"" + ramp_colour(1) + "\" data-value=\"48\""), std::string::npos) << map;
+  EXPECT_NE(map.find("fill=\"" + ramp_colour(0.875) + "\" data-value=\"45\""), std::string::npos) << map;
+  EXPECT_NE(map.find("fill=\"" + ramp_colour(0.5) + "\" data-value=\"36\""), std::string::npos) << map;
+  EXPECT_NE(map.find("fill=\"" + ramp_colour(0) + "\" data-value=\"20\""), std::string::npos) << map;
+  EXPECT_NE(ramp_colour(0.875), ramp_colour(0.5));
+  EXPECT_NE(html.find("<span class=\"floor\">24.00</span> GB/s or less"), std::string::npos) << html;
+  EXPECT_NE(html.find("worst pair <span class=\"worst\">20.00</span> GB/s"), std::string::npos);
+}
+
+// On one host there is no pair of hosts: no empty heatmap, but what its loopback measured, with
+// the link's verdict.
+TEST(PairMatrix, OneHostShowsWhatItMeasuredWithinNotAnEmptyHeatmap) {
+  Report r;
+  r.hosts.push_back(host("a"));
+  ProbeResult loop = bw("net.verbs.write_bw", "a", "a", 8 << 20, 45.5, "mlx5_0:1");
+  loop.scope.devices = {"mlx5_0:1", "mlx5_1:1"};
+  r.probes = {loop, bw("net.verbs.write_bw", "a", "a", 1 << 20, 30.0, "mlx5_0:1")};
+  r.probes.back().scope.devices = loop.scope.devices;
+  r.verdicts.push_back(Verdict{Entity::link("a", "a"), HealthState::degraded, {}, std::nullopt});
+  const auto matrices = bandwidth_matrices(r);
+  ASSERT_EQ(matrices.size(), 1u);
+  EXPECT_EQ(matrices[0].possible_pairs(), 0u);
+  EXPECT_EQ(matrices[0].same_host, 2u);
+  ASSERT_EQ(matrices[0].within_host.size(), 1u);  // the largest size, as a pair's cell
+  EXPECT_EQ(matrices[0].within_host[0].value, 45.5);
+  const std::string html = render_html(r);
+  EXPECT_EQ(count(html, "<svg class=\"heatmap\""), 0u) << html;
+  EXPECT_EQ(html.find("0 of 0"), std::string::npos);
+  EXPECT_NE(html.find("Rail mlx5_0:1&lt;-&gt;mlx5_1:1 <span class=\"probe\">(net.verbs.write_bw)</span>: one host, "
+                      "no pair of hosts"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>a</td><td class=\"num\" data-value=\"45.50\">45.50 GB/s</td><td>8M</td><td>ok</td>"
+                      "<td>degraded</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
 TEST(PairMatrix, WithoutLatencyResultsThereIsNoLatencySection) {
   const std::string html = render_html(degraded_link_report());  // its one latency result has no value
   EXPECT_NE(html.find("<section id=\"latency\">"), std::string::npos);
