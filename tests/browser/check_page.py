@@ -17,7 +17,7 @@ EXPECT is a JSON object:
    "burn_in": {"ENTITY": {"charts": N, "bad_rounds": "3,5", "flagged": N}, ...}, the entities drawn
                                                                        (optional; "kind id" as shown)
    "text": ["must appear as text", ...]}                              (optional)
-COLOURS is "#rrggbb:MIN,#rrggbb:MIN": each colour must cover at least MIN pixels.
+COLOURS is "#rrggbb:MIN,#rrggbb:<MAX": each colour must cover at least MIN pixels, or fewer than MAX.
 For contrast, DUMP is a copy of the page with a script appended that wrote, into <pre
 id="computed-styles">, the computed text colour and effective background of every .state
 element; each must reach WCAG 2's 4.5:1, and STATES ("healthy,failed,...") must all be among them.
@@ -341,10 +341,14 @@ def check_png(path, colours):
     if len(counts) < 8:
         errors.append(f"only {len(counts)} distinct colours in {width}x{height}: a blank page?")
     for spec in colours.split(","):
-        hex_colour, minimum = spec.split(":")
+        hex_colour, bound = spec.split(":")
         key = bytes.fromhex(hex_colour.lstrip("#"))
-        if counts.get(key, 0) < int(minimum):
-            errors.append(f"colour {hex_colour} covers {counts.get(key, 0)} pixels, expected at least {minimum}")
+        got = counts.get(key, 0)
+        if bound.startswith("<"):
+            if got >= int(bound[1:]):
+                errors.append(f"colour {hex_colour} covers {got} pixels, expected fewer than {bound[1:]}")
+        elif got < int(bound):
+            errors.append(f"colour {hex_colour} covers {got} pixels, expected at least {bound}")
     print(f"{path}: {width}x{height}, {len(counts)} colours")
     return errors
 

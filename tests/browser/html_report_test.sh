@@ -8,7 +8,9 @@
 #     sections, the pair counts, the burn-in chart, and the contrast of every
 #     state label (computed styles, read by a script in a copy of the page);
 #  3. when mpirun is here, `ibgpu probe bw --format html` across 4 hosts (ranks
-#     named through IBGPU_HOSTNAME), as an operator would make it.
+#     named through IBGPU_HOSTNAME), as an operator would make it;
+#  4. and `ibgpu check --format html` of one host (two ranks): no heatmap, what
+#     it measured within itself listed. Part 2b: the colour scale, healthy spread.
 # Pages and screenshots stay in $IBGPU_BROWSER_OUT. Without Chromium: exit 77.
 set -euo pipefail
 : "${IBGPU:?path of the ibgpu binary}" "${IBGPU_RENDER:?path of ibgpu_render_report}"
@@ -116,6 +118,30 @@ EOF
 check_in_browser fleet "$WORK/fleet.expect.json" "#a3201a:200,#fde725:2000"
 check_contrast fleet "healthy,degraded,failed,unknown,none"
 
+# 2b. The colour scale: the same fleet with every pair within 7% of the best, as on a healthy
+# rail. The ramp is tied to the best, so no pair is drawn dark; a min-to-max scale drew the
+# slowest pair in the darkest colour (#440154; the legend's ramp shows a sliver of it).
+"$PY" - "$WORK/fleet.json" "$WORK/spread.json" <<'PY' || fail "the spread fixture could not be made"
+import json, sys
+r = json.load(open(sys.argv[1]))
+bw, lat = iter([11.5, 11.3, 11.1, 10.95, 10.8, 10.7]), iter([2.0, 2.03, 2.06, 2.09, 2.11, 2.14])
+for p in r["probes"]:
+    if p["id"] == "net.mpi.bw":
+        p["status"], p["error"], p["metrics"]["bw_avg_GBps"] = "ok", None, next(bw)
+    elif p["id"] == "net.mpi.lat":
+        v = next(lat)
+        p["metrics"]["lat_us"].update({"min": v * 0.9, "p50": v, "p90": v, "mean": v})
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$IBGPU_RENDER" html "$WORK/spread.json" "$OUT/spread.html" || fail "ibgpu_render_report (spread) exited $?"
+cat >"$WORK/spread.expect.json" <<'EOF'
+{"heatmaps": {"bandwidth:mpi": {"pairs": 6, "valued": 6, "unmeasured": 0, "flags": 2, "self": 4, "leaves": 2},
+              "latency:mpi": {"pairs": 6, "valued": 6, "unmeasured": 0, "flags": 2, "self": 4, "leaves": 2}},
+ "nodes": ["a", "b", "c", "d"],
+ "text": ["5.750 GB/s or less", "worst pair 10.70 GB/s", "4.000 us or more"]}
+EOF
+check_in_browser spread "$WORK/spread.expect.json" "#fde725:2000,#440154:<200"
+
 # 3. The real binary's page for a pairwise bandwidth run.
 if ! command -v mpirun >/dev/null; then
   echo "SKIP part 3: no mpirun here; parts 1 and 2 passed"
@@ -140,3 +166,17 @@ cat >"$WORK/probe.expect.json" <<'EOF'
 EOF
 # Four hosts: six pairs, each above the diagonal and mirrored below it; the diagonal white.
 check_in_browser probe "$WORK/probe.expect.json" "#ffffff:4000"
+
+# 4. One host, as a node back from repair is checked: two ranks on it measure each other. No
+# heatmap (no pair of hosts); what it measured within itself instead.
+set +e
+timeout --kill-after=5 120 mpirun --bind-to none -np 2 -x IBGPU_HOSTNAME=n1 "$IBGPU" check --profile cpu \
+  --transport mpi --sizes 64K --allreduce off --format html >"$OUT/one_host.html" 2>"$WORK/one_host.err"
+rc=$?
+set -e
+case $rc in 0 | 1 | 2) ;; *) fail "ibgpu check on one host exited $rc: $(tail -5 "$WORK/one_host.err")" ;; esac
+cat >"$WORK/one_host.expect.json" <<'EOF'
+{"heatmaps": {}, "nodes": ["n1"],
+ "text": ["one host, no pair of hosts", "Within one host", "64K"]}
+EOF
+check_in_browser one_host "$WORK/one_host.expect.json" "#ffffff:1000"
