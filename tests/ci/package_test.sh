@@ -1,6 +1,6 @@
 #!/bin/bash
 # The Debian package as a node gets it: built by CPack from this build, its
-# dependencies named, its files where the README says, and what it installs
+# dependencies named, its files where docs/operations.md says, and what it installs
 # runs from where it lands: `ibgpu --version`, a one-host check on the `cpu`
 # profile found beside the binary (healthy, exit 0), the Slurm recipes; its
 # maintainer, copyright file, man page, bash completion, systemd units and the
@@ -34,9 +34,13 @@ for f in usr/bin/ibgpu usr/libexec/ibgpu/healthcheck.sh usr/libexec/ibgpu/burn-i
   [ -x "$work/root/$f" ] || fail "$f missing or not executable"
 done
 for f in usr/share/ibgpu/schema/report.schema.json usr/share/doc/ibgpu/README.md \
-         usr/share/doc/ibgpu/reason-codes.md usr/share/ibgpu/monitoring/ibgpu.rules.yml \
-         usr/share/ibgpu/monitoring/ibgpu.dashboard.json; do
+         usr/share/ibgpu/monitoring/ibgpu.rules.yml usr/share/ibgpu/monitoring/ibgpu.dashboard.json; do
   [ -f "$work/root/$f" ] || fail "$f missing"
+done
+# Every page of docs/ beside the README, as in the source (the README links docs/NAME.md).
+for page in "$source"/docs/*.md; do
+  f=usr/share/doc/ibgpu/docs/$(basename "$page")
+  cmp -s "$page" "$work/root/$f" || fail "$f missing or not the source's docs/$(basename "$page")"
 done
 for p in "$source"/profiles/*.toml; do
   cmp -s "$p" "$work/root/usr/share/ibgpu/profiles/$(basename "$p")" || fail "profile $(basename "$p") not packaged as is"

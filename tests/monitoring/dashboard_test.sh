@@ -1,12 +1,12 @@
 #!/bin/bash
 # The shipped Grafana dashboard (monitoring/ibgpu.dashboard.json) is ready for provisioning: JSON
 # with a uid and title, every panel on the Prometheus data source variable with a unique id, a
-# place on the grid and a query; the README's panel table lists exactly its panels' queries.
+# place on the grid and a query; the panel table of docs/operations.md lists exactly its panels' queries.
 # (Whether each query returns the series its panel draws is asked of a real Prometheus over real
 # runs: tests/netns/prometheus_test.sh.)
 set -euo pipefail
 : "${IBGPU_SOURCE_DIR:?repository root}"
-/usr/bin/python3 - "$IBGPU_SOURCE_DIR/monitoring/ibgpu.dashboard.json" "$IBGPU_SOURCE_DIR/README.md" <<'PY'
+/usr/bin/python3 - "$IBGPU_SOURCE_DIR/monitoring/ibgpu.dashboard.json" "$IBGPU_SOURCE_DIR/docs/operations.md" <<'PY'
 import json, re, sys
 dashboard_path, readme_path = sys.argv[1:]
 with open(dashboard_path) as f:
@@ -32,6 +32,6 @@ with open(readme_path) as f:
 table = readme[readme.index("| panel | kind | query |"):]
 table = table[:table.index("\n\n")]
 listed = [(m.group(1), m.group(2).replace("\\|", "|")) for m in re.finditer(r"^\| ([^|*]+?) \| [a-z-]+ \| `(.+)` \|$", table, re.M)]
-assert listed == queries, "the README's panel table is not the dashboard's:\n%s\n%s" % (listed, queries)
-print("dashboard: %d panels' queries, as the README lists them" % len(queries))
+assert listed == queries, "the panel table of docs/operations.md is not the dashboard's:\n%s\n%s" % (listed, queries)
+print("dashboard: %d panels' queries, as docs/operations.md lists them" % len(queries))
 PY

@@ -9,10 +9,10 @@ set -euo pipefail
 command -v promtool >/dev/null || { echo "FAIL: promtool not found: ci/setup installs the prometheus package" >&2; exit 1; }
 promtool check rules "$IBGPU_SOURCE_DIR/monitoring/ibgpu.rules.yml"
 promtool test rules "$IBGPU_SOURCE_DIR/tests/monitoring/ibgpu_rules_test.yml"
-# The README's table of rules names every alert the file has.
+# The table of rules in docs/operations.md names every alert the file has.
 alerts=$(sed -n 's/^ *- alert: *//p' "$IBGPU_SOURCE_DIR/monitoring/ibgpu.rules.yml")
 [ -n "$alerts" ] || { echo "FAIL: no alert in monitoring/ibgpu.rules.yml" >&2; exit 1; }
 for alert in $alerts; do
-  grep -q "^| \`$alert\`" "$IBGPU_SOURCE_DIR/README.md" || { echo "FAIL: README's rules table lacks $alert" >&2; exit 1; }
+  grep -q "^| \`$alert\`" "$IBGPU_SOURCE_DIR/docs/operations.md" || { echo "FAIL: the rules table of docs/operations.md lacks $alert" >&2; exit 1; }
 done
-echo "rules: $(echo "$alerts" | wc -l) alerts, each in the README's table"
+echo "rules: $(echo "$alerts" | wc -l) alerts, each in the table of docs/operations.md"

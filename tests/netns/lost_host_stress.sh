@@ -8,7 +8,7 @@
 #   kill      the victim's ibgpu SIGKILLed (a crash, the OOM killer); mpirun then tears the job down
 #   linkdown  the victim's link set down (the processes live, the network is gone); up again once
 #             the report is written: a link that stays down leaves mpirun waiting on the daemon it
-#             can no longer reach to end the job, which is the launcher's to bound (README)
+#             can no longer reach to end the job, which is the launcher's to bound (docs/running.md)
 #   launcher  mpirun SIGTERMed (scancel, a job's time limit)
 # Every run must leave a report; a lost host is named where it was lost before its results were
 # in, and no other node is failed, unknown or drained because of it (an interrupted run decides

@@ -77,7 +77,7 @@ trap 'stop_servers; netns_down' EXIT
 prom() { "$PY" -B "${0%.sh}.py" "$1" "$prom_port" "${@:2}"; }
 
 # push REPORT JOB INSTANCE: the report's Prometheus text into the Pushgateway's group, as the
-# README shows it (replacing what that group held).
+# docs/operations.md shows it (replacing what that group held).
 push() {
   "$IBGPU" report "$1" --format prometheus |
     curl --fail --silent --show-error --max-time 30 --data-binary @- -X PUT \

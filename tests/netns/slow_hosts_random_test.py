@@ -34,7 +34,7 @@ def bounded(r, slow, cap, elapsed, run):
     ar = [p for p in r['probes'] if p['id'].startswith('collective.')]
     assert ar and all(p['status'] in ('ok', 'skipped') for p in ar), [(p['status'], p.get('error')) for p in ar]
 
-    # The time the caps allow (README, --time-cap): each measurement through a slow host stops at the
+    # The time the caps allow (docs/running.md, --time-cap): each measurement through a slow host stops at the
     # cap, and what is under way still lands: the iteration in flight and, when the cap ran out in the
     # warmup, one timed iteration (a window of sends, or a latency round trip, at the rate measured),
     # plus a second of handshakes and scheduling. Rounds follow one another; the pairs of a round run

@@ -2,7 +2,7 @@
 # srun -N 4 --mpi=pmix ibgpu check on a real Slurm: the step cancelled mid-check (scancel, what a
 # job's time limit does) leaves rank 0's report, interrupted, deciding nothing, and every node idle.
 # Then s3's task SIGKILLed mid-check (a crash, the OOM killer) under --kill-on-bad-exit=1, as the
-# README's srun recipes launch: Slurm ends the step, and rank 0 still writes its report, which
+# srun recipes of docs/running.md launch: Slurm ends the step, and rank 0 still writes its report, which
 # names s3 (silent), decides nothing and blames no other node.
 # Then the same under --kill-on-bad-exit=0 (Slurm's default without KillOnBadExit): the other tasks
 # run on, and OpenMPI 4.1's TCP transport keeps retrying what was queued for the dead task ("failed
