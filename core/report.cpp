@@ -8,13 +8,14 @@ namespace ibgpu {
 
 namespace {
 
-constexpr std::array<std::pair<BurnInClass, const char*>, 6> kBurnInClasses{{
+constexpr std::array<std::pair<BurnInClass, const char*>, 7> kBurnInClasses{{
     {BurnInClass::healthy, "healthy"},
     {BurnInClass::bad_every_round, "bad_every_round"},
     {BurnInClass::flaky, "flaky"},
     {BurnInClass::seen_once, "seen_once"},
     {BurnInClass::degraded_every_round, "degraded_every_round"},
     {BurnInClass::some_rounds, "some_rounds"},
+    {BurnInClass::drifting, "drifting"},
 }};
 
 }  // namespace
@@ -36,13 +37,12 @@ std::optional<BurnInClass> burn_in_class(const BurnInEntity& e, const Verdict* v
   auto has = [&](ReasonCode code) {
     return v && std::any_of(v->reasons.begin(), v->reasons.end(), [&](const Reason& r) { return r.code == code; });
   };
-  const bool flaky = has(ReasonCode::BURN_IN_FLAKY), seen_once = has(ReasonCode::BURN_IN_SEEN_ONCE);
-  if (e.healthy == e.rounds_judged && !flaky && !seen_once) return BurnInClass::healthy;
+  if (has(ReasonCode::BURN_IN_FLAKY)) return BurnInClass::flaky;
+  if (has(ReasonCode::BURN_IN_SEEN_ONCE)) return BurnInClass::seen_once;
   if (e.failed + e.unknown == e.rounds_judged) return BurnInClass::bad_every_round;
-  if (flaky) return BurnInClass::flaky;
-  if (seen_once) return BurnInClass::seen_once;
   if (e.degraded == e.rounds_judged) return BurnInClass::degraded_every_round;
-  return BurnInClass::some_rounds;
+  if (e.healthy < e.rounds_judged) return BurnInClass::some_rounds;
+  return has(ReasonCode::BURN_IN_DRIFT) ? BurnInClass::drifting : BurnInClass::healthy;
 }
 
 }  // namespace ibgpu

@@ -102,11 +102,12 @@ struct BurnInFigure {
 };
 
 // What an entity's rounds came to, as the burn-in (health/burn_in.h) decides and the reports
-// print and count: healthy in every round it was judged in and no drop of its figures flagged;
-// not passed (failed or unchecked) in every round; flaky (BURN_IN_FLAKY: bad in some rounds, not
-// in others); seen once (BURN_IN_SEEN_ONCE: its bandwidth dropped deep in one round only);
-// degraded in every round; else not healthy in some rounds, within the run's noise.
-enum class BurnInClass { healthy, bad_every_round, flaky, seen_once, degraded_every_round, some_rounds };
+// print and count, the first that holds: flaky (BURN_IN_FLAKY: bad in some rounds and not in
+// others, or its findings came and went); seen once (BURN_IN_SEEN_ONCE: its bandwidth dropped
+// deep in one round only); not passed (failed or unchecked) in every round; degraded in every
+// round; not healthy in some rounds, within the run's noise; healthy in every round but a figure
+// got steadily worse (BURN_IN_DRIFT); else healthy.
+enum class BurnInClass { healthy, bad_every_round, flaky, seen_once, degraded_every_round, some_rounds, drifting };
 const char* to_string(BurnInClass c);  // "healthy", "bad_every_round", ...
 std::optional<BurnInClass> burn_in_class_from_string(std::string_view text);
 
@@ -130,9 +131,9 @@ struct BurnInEntity {
   std::optional<BurnInClass> burn_in_class;
 };
 
-// The class of e's rounds (above): flaky and seen once are the burn-in's own findings, read
-// from its verdict v (BURN_IN_FLAKY, BURN_IN_SEEN_ONCE; none without one); the rest is e's
-// counts. None for an entity with no round judged.
+// The class of e's rounds (above): flaky, seen once and drifting are the burn-in's own findings,
+// read from its verdict v (BURN_IN_FLAKY, BURN_IN_SEEN_ONCE, BURN_IN_DRIFT; none without one);
+// the rest is e's counts. None for an entity with no round judged.
 std::optional<BurnInClass> burn_in_class(const BurnInEntity& e, const Verdict* v);
 
 struct BurnInStats {

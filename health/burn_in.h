@@ -40,7 +40,8 @@
 //   drift_state (degraded): a GPU that throttles as it heats.
 // A drop's and a drift's reason cite the figure's results (thresholds.h cite: probe,
 // size, ports; a node's own end first). Each entity's class (core/report.h
-// BurnInClass) is set here, from its verdict and counts: reports print it.
+// BurnInClass) is set here, from its verdict and counts: the table prints and counts it, and it
+// agrees with the codes the HTML and Prometheus read (flaky is BURN_IN_FLAKY's).
 // A verdict not healthy lists every reason code of its rounds, once each, with
 // the rounds it appeared in. A round without a verdict for an entity (a re-test
 // pair, the GPUs of a host whose rank was lost) neither passes nor fails it:

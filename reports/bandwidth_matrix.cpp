@@ -147,6 +147,10 @@ std::vector<PairMatrix> pair_matrices(const Report& report, Quantity quantity) {
       if (cell.value) {
         matrix.min = std::min(matrix.min.value_or(*cell.value), *cell.value);
         matrix.max = std::max(matrix.max.value_or(*cell.value), *cell.value);
+        if (*cell.value > 0)
+          matrix.best = !matrix.best                ? *cell.value
+                        : matrix.higher_is_better() ? std::max(*matrix.best, *cell.value)
+                                                    : std::min(*matrix.best, *cell.value);
       }
       matrix.cells.push_back(std::move(cell));
     }

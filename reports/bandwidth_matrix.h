@@ -12,12 +12,12 @@
 
 namespace ibgpu {
 
-// One measured pair of two different hosts on one rail, as it is drawn: for
-// bandwidth the result at the largest message size that pair measured, for
-// latency at the smallest (several results there, from re-tests or several
+// One measured pair of two different hosts on one rail, as it is drawn (or what one host
+// measured within itself, row == col): for bandwidth the result at the largest message size that
+// pair measured, for latency at the smallest (several results there, from re-tests or several
 // rank pairs: the best one).
 struct PairCell {
-  std::size_t row = 0, col = 0;  // indices into PairMatrix::hosts; row < col
+  std::size_t row = 0, col = 0;  // indices into PairMatrix::hosts; row < col (row == col within a host)
   std::optional<double> value;   // GB/s or us; missing: measured, but no value (error, timeout)
   std::size_t size_B = 0;        // the message size of the value
   ProbeStatus status = ProbeStatus::ok;
@@ -33,8 +33,12 @@ struct PairMatrix {
   std::vector<std::string> leaves;  // hosts[i]'s leaf switch; all empty without a topology
   std::vector<PairCell> cells;      // each measured pair of two hosts once (row < col), sorted by (row, col)
   std::optional<double> min, max;   // over the cells' values
-  std::size_t same_host = 0;        // results between two ranks of one host: not a pair, not drawn
-  // Those results, one per host as a pair's (row == col): what a loopback measured within it.
+  // The best of the cells' values above 0 (the highest bandwidth, the lowest latency): the top of
+  // the heatmap's scale. None where no cell has a value above 0.
+  std::optional<double> best;
+  std::size_t same_host = 0;  // results between two ranks of one host: no pair, not in the heatmap
+  // What each host measured within itself, one cell per host as a pair's (row == col): listed
+  // beside the heatmap.
   std::vector<PairCell> within_host;
 
   bool higher_is_better() const { return quantity != Quantity::latency; }

@@ -61,12 +61,12 @@ Rgb ramp_rgb(double t) {
 }
 
 // Where a value sits on the ramp (kRampFloorRatio): by its ratio to the matrix's best value (the
-// fastest bandwidth, the lowest latency), the best at 1 (the brightest), kRampFloorRatio of it or
-// worse at 0. Without a positive best (every bandwidth 0) all sit at the top, as equals.
+// fastest bandwidth, the lowest latency above 0), the best at 1 (the brightest), kRampFloorRatio
+// of it or worse at 0. A value of 0 or less (no bandwidth; a latency no clock reads) is the worst,
+// and so is every value of a matrix with no value above 0.
 double position(const PairMatrix& m, double v) {
-  const double best = m.higher_is_better() ? m.max.value_or(v) : m.min.value_or(v);
-  if (best <= 0) return 1.0;
-  const double ratio = m.higher_is_better() ? v / best : (v > 0 ? best / v : 1.0);
+  if (!m.best || v <= 0) return 0.0;
+  const double ratio = m.higher_is_better() ? v / *m.best : *m.best / v;
   return (ratio - kRampFloorRatio) / (1 - kRampFloorRatio);
 }
 

@@ -99,14 +99,16 @@ std::string sizes_text(const PairMatrix& m) {
 // the latency); then the worst pair, which may lie anywhere on it.
 void write_legend(const PairMatrix& m, std::ostream& out) {
   out << "<div class=\"legend\">";
-  if (m.min && m.max) {
-    const double worst = m.higher_is_better() ? *m.min : *m.max, best = m.higher_is_better() ? *m.max : *m.min;
+  if (m.best) {
+    const double worst = m.higher_is_better() ? *m.min : *m.max, best = *m.best;
     const double floor = m.higher_is_better() ? best * kRampFloorRatio : best / kRampFloorRatio;
     out << "<span><span class=\"floor\">" << format_number(floor) << "</span> " << m.unit()
         << (m.higher_is_better() ? " or less" : " or more")
         << "<span class=\"ramp\" style=\"background:" << ramp_css_gradient() << "\"></span>best <span class=\"best\">"
         << format_number(best) << "</span> " << m.unit() << " " << html_escape(sizes_text(m))
         << "; worst pair <span class=\"worst\">" << format_number(worst) << "</span> " << m.unit() << "</span>";
+  } else if (m.min) {
+    out << "<span>no value above 0 on this rail: every pair drawn at the dark end</span>";
   } else {
     out << "<span>no value on this rail</span>";
   }
@@ -126,9 +128,10 @@ void write_legend(const PairMatrix& m, std::ostream& out) {
 
 // What each host measured within itself on the rail (a loopback between two of its ports, two
 // ranks of one host): not a pair of hosts, so not in the heatmap, but on one host the only figure.
-void write_within_host(const PairMatrix& m, std::ostream& out) {
+void write_within_host(const PairMatrix& m, const std::string& id, std::ostream& out) {
   if (m.within_host.empty()) return;
-  out << "<table class=\"within-host\">\n<caption>Within one host</caption>\n<thead><tr><th>host</th><th>"
+  out << "<table class=\"within-host\" id=\"" << id
+      << "\">\n<caption>Within one host</caption>\n<thead><tr><th>host</th><th>"
       << (m.higher_is_better() ? "bandwidth" : "latency") << "</th><th>size</th><th>status</th><th>link</th></tr>"
       << "</thead>\n<tbody>\n";
   for (const PairCell& c : m.within_host) {
@@ -161,14 +164,16 @@ void write_pairs(const Report& r, Quantity quantity, std::ostream& out) {
     } else {
       out << "<span class=\"pairs\">" << m.cells.size() << " of " << count_text(m.possible_pairs(), "host pair")
           << " measured</span>, " << flagged << " flagged by the link verdicts";
-      if (m.same_host) out << "; " << count_text(m.same_host, "same-host result") << ", below (no pair)";
+      if (!m.within_host.empty())
+        out << "; what " << count_text(m.within_host.size(), "host") << " measured within "
+            << (m.within_host.size() == 1 ? "itself" : "themselves") << ", below (no pair)";
     }
     out << "</figcaption>\n";
     if (m.possible_pairs() > 0) {
       write_heatmap_svg(m, out);
       write_legend(m, out);
     }
-    write_within_host(m, out);
+    write_within_host(m, std::string(latency ? "within-lat-" : "within-rail-") + std::to_string(i), out);
     out << "</figure>\n";
   }
   out << "</section>\n";

@@ -686,7 +686,7 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
     if (!e.burn_in_class || *e.burn_in_class == BurnInClass::healthy) continue;
     ++in_class[*e.burn_in_class];
     ++ever_not_healthy;
-    const bool every_round = *e.burn_in_class == BurnInClass::bad_every_round;
+    const bool every_round = e.failed + e.unknown == e.rounds_judged;  // not passed in any
     std::vector<std::string> reasons, rounds;
     for (const auto& [code, n] : e.reasons) reasons.push_back(std::string(to_string(code)) + " " + std::to_string(n));
     if (every_round) rounds.push_back("all");
@@ -712,7 +712,8 @@ void print_burn_in(const Report& r, std::ostream& out, LineWidth width) {
   out << "  total: " << b.entities.size() << " entities, " << ever_not_healthy
       << " not healthy in some round or flagged: " << in_class[BurnInClass::flaky] << " flaky, "
       << in_class[BurnInClass::seen_once] << " seen once, " << in_class[BurnInClass::bad_every_round]
-      << " bad in every round, " << in_class[BurnInClass::degraded_every_round] << " degraded throughout\n";
+      << " bad in every round, " << in_class[BurnInClass::degraded_every_round] << " degraded throughout, "
+      << in_class[BurnInClass::drifting] << " drifting\n";
 }
 
 // What the brief table left out, and where it is.

@@ -13,6 +13,8 @@ EXPECT is a JSON object:
    "nodes": ["host", ...],                                             the rows of table#nodes, in order
    "reason_rows": N,                                                   rows of table#reasons (optional)
    "sections": ["id", ...],                                            <section> ids, in order (optional)
+   "table_first_cells": {"id": ["text", ...]},                         the first cell of each data row
+                                                                       of table#id (optional)
    "allreduce": {"rows": N, "series": N, "points": N},                 (optional)
    "burn_in": {"ENTITY": {"charts": N, "bad_rounds": "3,5", "flagged": N}, ...}, the entities drawn
                                                                        (optional; "kind id" as shown)
@@ -153,6 +155,10 @@ def check_dom(dump_path, expect_path):
         rows = [row for row in page.tables.get("reasons", []) if row]
         if len(rows) != expect["reason_rows"]:
             errors.append(f"table#reasons has {len(rows)} rows, expected {expect['reason_rows']}")
+    for table_id, firsts in expect.get("table_first_cells", {}).items():
+        got = [row[0] for row in page.tables.get(table_id, []) if row]
+        if got != firsts:
+            errors.append(f"table#{table_id} rows begin {got}, expected {firsts}")
     if "sections" in expect and page.sections != expect["sections"]:
         errors.append(f"sections {page.sections}, expected {expect['sections']}")
     if "allreduce" in expect:

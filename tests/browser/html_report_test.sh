@@ -89,10 +89,10 @@ cat >"$WORK/fixture.expect.json" <<EOF
               "latency:mpi": {"pairs": 0, "valued": 0, "unmeasured": 1, "flags": 0, "self": 2},
               "bandwidth:mlx5_0": {"pairs": 1, "valued": 0, "unmeasured": 0, "flags": 1, "self": 2}},
  "nodes": ["node1", $("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil")],
- "reason_rows": 7,
+ "reason_rows": 7, "table_first_cells": {"within-rail-0": ["node1"], "within-lat-0": ["node1"]},
  "sections": ["bandwidth", "latency", "allreduce-section", "admission", "next-steps", "problems"],
  "text": [$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$evil"), "admit_degraded", "IB_PORT_DOWN",
-          "0 of 1 host pair measured", "1 same-host result, below", "Within one host",
+          "0 of 1 host pair measured", "what 1 host measured within itself, below", "Within one host",
           "No admission action was requested, so nothing was drained", "host up? (ssh, scontrol show node)"]}
 EOF
 # Two ranks of node1 measured each other over MPI: the same host, no pair (listed below
@@ -144,7 +144,7 @@ check_in_browser spread "$WORK/spread.expect.json" "#fde725:2000,#440154:<200"
 
 # 3. The real binary's page for a pairwise bandwidth run.
 if ! command -v mpirun >/dev/null; then
-  echo "SKIP part 3: no mpirun here; parts 1 and 2 passed"
+  echo "SKIP parts 3 and 4: no mpirun here; parts 1, 2 and 2b passed"
   exit 0
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -176,7 +176,7 @@ rc=$?
 set -e
 case $rc in 0 | 1 | 2) ;; *) fail "ibgpu check on one host exited $rc: $(tail -5 "$WORK/one_host.err")" ;; esac
 cat >"$WORK/one_host.expect.json" <<'EOF'
-{"heatmaps": {}, "nodes": ["n1"],
- "text": ["one host, no pair of hosts", "Within one host", "64K"]}
+{"heatmaps": {}, "nodes": ["n1"], "table_first_cells": {"within-rail-0": ["n1"], "within-lat-0": ["n1"]},
+ "text": ["one host, no pair of hosts", "Within one host"]}
 EOF
 check_in_browser one_host "$WORK/one_host.expect.json" "#ffffff:1000"

@@ -329,6 +329,13 @@ TEST(PairMatrix, OneHostShowsWhatItMeasuredWithinNotAnEmptyHeatmap) {
   Report r;
   r.hosts.push_back(host("a"));
   ProbeResult loop = bw("net.verbs.write_bw", "a", "a", 8 << 20, 45.5, "mlx5_0:1");
+  // A host name is untrusted text: escaped in the list as everywhere.
+  Report hostile;
+  hostile.hosts.push_back(host("<b>x</b>"));
+  hostile.probes = {bw("net.mpi.bw", "<b>x</b>", "<b>x</b>", 1 << 20, 9.0)};
+  const std::string page = render_html(hostile);
+  EXPECT_NE(page.find("<tr><td>&lt;b&gt;x&lt;/b&gt;</td>"), std::string::npos) << page;
+  EXPECT_EQ(page.find("<b>x</b>"), std::string::npos);
   loop.scope.devices = {"mlx5_0:1", "mlx5_1:1"};
   r.probes = {loop, bw("net.verbs.write_bw", "a", "a", 1 << 20, 30.0, "mlx5_0:1")};
   r.probes.back().scope.devices = loop.scope.devices;
@@ -350,6 +357,27 @@ TEST(PairMatrix, OneHostShowsWhatItMeasuredWithinNotAnEmptyHeatmap) {
                       "<td>degraded</td></tr>"),
             std::string::npos)
       << html;
+}
+
+// A latency of 0 (no clock reads one) does not become the best and turn every pair bright: the
+// best is the lowest above 0, and 0 is drawn as the worst; a rail with no value above 0 has no best.
+TEST(PairMatrix, AValueOfZeroIsNeverTheBest) {
+  Report r;
+  for (const char* h : {"a", "b", "c"}) r.hosts.push_back(host(h));
+  r.probes = {lat("net.mpi.lat", "a", "b", 8, 2.0), lat("net.mpi.lat", "a", "c", 8, 4.0),
+              lat("net.mpi.lat", "b", "c", 8, 0.0), bw("net.mpi.bw", "a", "b", 4096, 0.0)};
+  const auto latency = latency_matrices(r);
+  ASSERT_EQ(latency.size(), 1u);
+  EXPECT_EQ(latency[0].best, 2.0);
+  EXPECT_EQ(bandwidth_matrices(r).at(0).best, std::nullopt);
+  const std::string html = render_html(r);
+  const auto at = html.find("data-quantity=\"latency\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</svg>\n</svg>", at) - at);
+  EXPECT_NE(section.find("fill=\"" + ramp_colour(1) + "\" data-value=\"2\""), std::string::npos) << section;
+  EXPECT_NE(section.find("fill=\"" + ramp_colour(0) + "\" data-value=\"4\""), std::string::npos) << section;
+  EXPECT_NE(section.find("fill=\"" + ramp_colour(0) + "\" data-value=\"0\""), std::string::npos) << section;
+  EXPECT_NE(html.find("no value above 0 on this rail"), std::string::npos);  // the bandwidth rail
 }
 
 TEST(PairMatrix, WithoutLatencyResultsThereIsNoLatencySection) {
