@@ -34,9 +34,7 @@ std::optional<BurnInClass> burn_in_class_from_string(std::string_view text) {
 
 std::optional<BurnInClass> burn_in_class(const BurnInEntity& e, const Verdict* v) {
   if (e.rounds_judged == 0) return std::nullopt;
-  auto has = [&](ReasonCode code) {
-    return v && std::any_of(v->reasons.begin(), v->reasons.end(), [&](const Reason& r) { return r.code == code; });
-  };
+  auto has = [&](ReasonCode code) { return has_reason(v, code); };
   if (has(ReasonCode::BURN_IN_FLAKY)) return BurnInClass::flaky;
   if (has(ReasonCode::BURN_IN_SEEN_ONCE)) return BurnInClass::seen_once;
   if (e.failed + e.unknown == e.rounds_judged) return BurnInClass::bad_every_round;

@@ -174,6 +174,10 @@ std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence) {
   return codes;
 }
 
+bool has_reason(const Verdict* v, ReasonCode code) {
+  return v && std::any_of(v->reasons.begin(), v->reasons.end(), [&](const Reason& r) { return r.code == code; });
+}
+
 HealthState worst(HealthState a, HealthState b) { return std::max(a, b); }
 
 int exit_code_for(HealthState state) {

@@ -126,6 +126,9 @@ struct Verdict {
 // of a drain reason, then what could not be checked (what ibgpu did not judge is no drain reason).
 std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence);
 
+// Whether a verdict (none: false) holds a reason with this code, of any evidence.
+bool has_reason(const Verdict* v, ReasonCode code);
+
 // What an admission controller applies to one Kubernetes node: label values
 // are label-legal (see scheduler/kubernetes.h), annotations carry the full lists.
 struct KubernetesTaint {

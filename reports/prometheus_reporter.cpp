@@ -309,12 +309,7 @@ void add_burn_in(Exposition& x, const BurnInStats& b, const std::vector<Verdict>
           e.pass_ratio);
     const auto found = verdict_of.find(e.entity);
     const Verdict* verdict = found == verdict_of.end() ? nullptr : found->second;
-    const auto has = [&](ReasonCode code) {
-      if (!verdict) return 0.0;
-      for (const auto& reason : verdict->reasons)
-        if (reason.code == code) return 1.0;
-      return 0.0;
-    };
+    const auto has = [&](ReasonCode code) { return has_reason(verdict, code) ? 1.0 : 0.0; };
     x.add("ibgpu_burn_in_flaky", "1 when the entity was not healthy in some rounds only (BURN_IN_FLAKY).", entity,
           has(ReasonCode::BURN_IN_FLAKY));
     x.add("ibgpu_burn_in_seen_once", "1 when the entity's bandwidth dropped in one round only (BURN_IN_SEEN_ONCE).",
