@@ -62,7 +62,8 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   sub->add_option("--profile", *profile,
                   "Thresholds to judge by: a NAME (NAME.toml in $IBGPU_PROFILE_DIR, <prefix>/share/ibgpu/profiles "
                   "or the source tree's profiles/) or a FILE. Shipped: generic (no expectations), cpu (nodes without "
-                  "GPUs or RDMA), hgx-h100-ndr, hgx-h200-ndr, a100-hdr")
+                  "GPUs or RDMA), hgx-h100-ndr, hgx-h200-ndr, a100-hdr, hgx-b200-ndr, hgx-b300-xdr, "
+                  "gb200-nvl72-tray, gb300-nvl72-tray")
       ->type_name("NAME|FILE")
       ->capture_default_str();
   sub->add_option("--skip", *skip,

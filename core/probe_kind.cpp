@@ -29,6 +29,9 @@ constexpr std::string_view kGpuHealthMetrics[]{metrics::ecc_enabled,
                                                metrics::pcie_width_max,
                                                metrics::nvlink_links,
                                                metrics::nvlink_links_up,
+                                               metrics::nvlink_speed_MBps_min,
+                                               metrics::fabric_registered,
+                                               metrics::fabric_health,
                                                metrics::persistence_mode};
 constexpr std::string_view kCopyMetrics[]{metrics::h2d_GBps, metrics::d2h_GBps};
 constexpr std::string_view kMemBwMetrics[]{metrics::mem_bw_GBps};

@@ -37,6 +37,9 @@ inline constexpr char pcie_width[] = "pcie_width";
 inline constexpr char pcie_width_max[] = "pcie_width_max";
 inline constexpr char nvlink_links[] = "nvlink_links";
 inline constexpr char nvlink_links_up[] = "nvlink_links_up";
+inline constexpr char nvlink_speed_MBps_min[] = "nvlink_speed_MBps_min";
+inline constexpr char fabric_registered[] = "fabric_registered";
+inline constexpr char fabric_health[] = "fabric_health";
 inline constexpr char persistence_mode[] = "persistence_mode";
 inline constexpr char h2d_GBps[] = "h2d_GBps";
 inline constexpr char d2h_GBps[] = "d2h_GBps";
@@ -68,6 +71,9 @@ inline constexpr char wrong_elements[] = "wrong_elements";
 inline constexpr char wrong_elements_total[] = "wrong_elements_total";
 inline constexpr char wrong_ranks[] = "wrong_ranks";
 }  // namespace metrics
+
+// The values of metrics::fabric_health: NVML's NVLink fabric health summary, as NVML numbers it.
+enum class FabricHealth { healthy = 1, unhealthy = 2, limited_capacity = 3 };
 
 // The ids, for the code that makes the results.
 inline constexpr const char* kInventoryGpuProbe = "inventory.gpu";

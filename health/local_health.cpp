@@ -207,6 +207,68 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
+// "links 3, 11" from the result's list of links down ("" without one).
+std::string link_list(const ProbeResult& p, const char* key) {
+  if (!p.params.contains(key) || !p.params[key].is_array()) return {};
+  std::string out;
+  for (const auto& link : p.params[key])
+    if (link.is_number_integer()) out += (out.empty() ? "" : ", ") + std::to_string(link.get<int>());
+  return out;
+}
+
+// NVLinks: down, fewer than the profile's, slower than the profile's; the NVLink fabric's registration.
+void judge_nvlinks(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
+  const auto links = typical(p, metrics::nvlink_links), up = typical(p, metrics::nvlink_links_up);
+  const auto expected = profile.gpu.nvlink_links;
+  auto add = [&](HealthState s, ReasonCode code, std::string message, const char* name, std::optional<double> value,
+                 std::optional<double> threshold) {
+    VerdictBook::add(gpu, s, reason(code, std::move(message), name, value, threshold));
+  };
+  if (expected && links && *links < *expected) {
+    add(HealthState::failed, ReasonCode::GPU_NVLINK_DOWN,
+        number_text(*links) + " NVLinks, the profile expects " + std::to_string(*expected), metrics::nvlink_links,
+        links, *expected);
+  } else if (links && up && *up < *links && (*up > 0 || (expected && *expected > 0))) {
+    // NVML reports every link of a PCIe GPU without a bridge as present and down: with no profile
+    // that expects NVLinks, only a fabric that trained in part is a fault it can see.
+    const std::string which = link_list(p, "nvlinks_down");
+    add(HealthState::failed, ReasonCode::GPU_NVLINK_DOWN,
+        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down" +
+            (which.empty() ? "" : " (link " + which + ")"),
+        metrics::nvlink_links_up, up, links);
+  }
+  const auto slowest = typical(p, metrics::nvlink_speed_MBps_min);
+  if (profile.gpu.nvlink_speed_MBps && slowest && *slowest < *profile.gpu.nvlink_speed_MBps) {
+    const std::string link = p.params.contains("nvlink_slowest") ? p.params["nvlink_slowest"].dump() : "?";
+    add(HealthState::degraded, ReasonCode::GPU_NVLINK_SLOW,
+        "link " + link + " at " + number_text(*slowest) + " MB/s, the profile expects " +
+            number_text(*profile.gpu.nvlink_speed_MBps),
+        metrics::nvlink_speed_MBps_min, slowest, profile.gpu.nvlink_speed_MBps);
+  }
+  if (!profile.gpu.nvlink_fabric) return;
+  const auto registered = typical(p, metrics::fabric_registered);
+  const auto text = [&](const char* key) {
+    return p.params.contains(key) && p.params[key].is_string() ? p.params[key].get<std::string>() : std::string();
+  };
+  if (!registered) {
+    add(HealthState::unknown, ReasonCode::GPU_FABRIC_NOT_REGISTERED, "NVML reports no NVLink fabric state for this GPU",
+        metrics::fabric_registered, {}, 1.0);
+  } else if (*registered == 0) {
+    const std::string error = text("fabric_error");
+    add(HealthState::failed, ReasonCode::GPU_FABRIC_NOT_REGISTERED,
+        error.empty() ? "not registered with the NVLink fabric (registration " + text("fabric_state") + ")"
+                      : "registration with the NVLink fabric failed: " + error,
+        metrics::fabric_registered, registered, 1.0);
+  } else if (const auto health = typical(p, metrics::fabric_health)) {
+    if (*health == static_cast<double>(FabricHealth::unhealthy))
+      add(HealthState::failed, ReasonCode::GPU_FABRIC_UNHEALTHY, "the NVLink fabric reports the GPU unhealthy",
+          metrics::fabric_health, health, 1.0);
+    else if (*health == static_cast<double>(FabricHealth::limited_capacity))
+      add(HealthState::degraded, ReasonCode::GPU_FABRIC_UNHEALTHY,
+          "the NVLink fabric reports the GPU at limited capacity", metrics::fabric_health, health, 1.0);
+  }
+}
+
 void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
   auto metric = [&](const char* name) { return typical(p, name); };
   auto flag_set = [&](const char* name) { return metric(name).value_or(0) != 0; };
@@ -252,12 +314,7 @@ void judge_gpu_health(Verdict& gpu, const ProbeResult& p, const Profile& profile
   if (gen && gen_max && *gen < *gen_max && pstate && *pstate == 0)
     add(HealthState::degraded, ReasonCode::GPU_PCIE_DOWNTRAINED,
         "PCIe Gen" + number_text(*gen) + " of Gen" + number_text(*gen_max) + " at P0", metrics::pcie_gen, gen_max);
-  const auto links = metric(metrics::nvlink_links), up = metric(metrics::nvlink_links_up);
-  // NVML reports every link of a PCIe GPU without a bridge as present and down,
-  // so only a fabric that trained in part is a fault it can see.
-  if (links && up && *up > 0 && *up < *links)
-    add(HealthState::failed, ReasonCode::GPU_NVLINK_DOWN,
-        number_text(*links - *up) + " of " + number_text(*links) + " NVLinks down", metrics::nvlink_links_up, links);
+  judge_nvlinks(gpu, p, profile);
   if (profile.gpu.require_persistence_mode)
     if (auto pm = metric(metrics::persistence_mode); pm && *pm == 0)
       add(HealthState::degraded, ReasonCode::GPU_PERSISTENCE_OFF, "persistence mode is off", metrics::persistence_mode,

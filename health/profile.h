@@ -78,6 +78,12 @@ struct GpuLimits {
   std::optional<double> temp_degraded_C;  // NVML temperature at or above: degraded (unset: not judged)
   std::optional<double> temp_failed_C;    // at or above: failed
   bool require_persistence_mode = false;  // persistence mode off is degraded when set
+  // NVLink, per GPU (unset: not judged against the profile; a GPU with some links down still is).
+  std::optional<int> nvlink_links;          // links each GPU has: fewer, or none up, is failed
+  std::optional<double> nvlink_speed_MBps;  // each link up runs at this speed: a slower one is degraded
+  // The GPUs register with an NVLink fabric (NVL72 trays): a GPU not registered, or registered with
+  // an error or an unhealthy fabric, is failed; limited capacity is degraded; no answer is unknown.
+  bool nvlink_fabric = false;
 };
 
 // Rules relative to the fleet: each measurement against the run's own good

@@ -172,6 +172,13 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     t.on("temp_failed_C", [&](const toml::node& v) { p.gpu.temp_failed_C = t.number(v, "temp_failed_C"); });
     t.on("require_persistence_mode",
          [&](const toml::node& v) { p.gpu.require_persistence_mode = t.boolean(v, "require_persistence_mode"); });
+    t.on("nvlink_links", [&](const toml::node& v) {
+      p.gpu.nvlink_links = t.integer(v, "nvlink_links");
+      // NVML counts at most 36 links a GPU (NVML_NVLINK_MAX_LINKS since NVML 13).
+      if (*p.gpu.nvlink_links > 36) t.fail(v, "'gpu.nvlink_links' must be at most 36 (NVML's most links a GPU)");
+    });
+    t.on("nvlink_speed_MBps", [&](const toml::node& v) { p.gpu.nvlink_speed_MBps = t.number(v, "nvlink_speed_MBps"); });
+    t.on("nvlink_fabric", [&](const toml::node& v) { p.gpu.nvlink_fabric = t.boolean(v, "nvlink_fabric"); });
     t.read();
   });
   top.on("fleet", [&](const toml::node& n) {

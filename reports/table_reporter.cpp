@@ -346,6 +346,8 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
     pair("pcie gen", metrics::pcie_gen, metrics::pcie_gen_max, " of ");
     pair("width", metrics::pcie_width, metrics::pcie_width_max, " of ");
     pair("nvlink up", metrics::nvlink_links_up, metrics::nvlink_links, " of ");
+    add("nvlink slowest", metrics::nvlink_speed_MBps_min, " MB/s");
+    add("fabric registered", metrics::fabric_registered, "");
     pair("slowdown thermal/power", metrics::thermal_slowdown, metrics::power_slowdown, "/");
   } else if (p.id == kPortCountersProbe) {
     for (const auto& [name, m] : p.metrics) {

@@ -1,6 +1,7 @@
 #include "probes/gpu/gpu_health.h"
 
 #include "core/inventory.h"
+#include "probes/gpu/nvml_api.h"
 
 namespace ibgpu {
 
@@ -9,6 +10,19 @@ namespace {
 Metric number(const std::optional<double>& v) { return v ? Metric::of(*v) : Metric::missing(); }
 Metric flag(const std::optional<bool>& v) { return v ? Metric::of(*v ? 1.0 : 0.0) : Metric::missing(); }
 Metric integer(const std::optional<int>& v) { return v ? Metric::of(static_cast<double>(*v)) : Metric::missing(); }
+
+const char* fabric_state_text(int state) {
+  switch (state) {
+    case NVML_GPU_FABRIC_STATE_NOT_STARTED:
+      return "not started";
+    case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
+      return "in progress";
+    case NVML_GPU_FABRIC_STATE_COMPLETED:
+      return "completed";
+    default:
+      return "unknown";
+  }
+}
 
 }  // namespace
 
@@ -57,6 +71,25 @@ ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
   m[metrics::pcie_width_max] = number(h.pcie_width_max);
   m[metrics::nvlink_links] = integer(h.nvlink_links_total);
   m[metrics::nvlink_links_up] = integer(h.nvlink_links_up);
+  m[metrics::nvlink_speed_MBps_min] = number(h.nvlink_speed_min_MBps);
+  if (!h.nvlinks_down.empty()) r.params["nvlinks_down"] = h.nvlinks_down;
+  if (h.nvlink_slowest) r.params["nvlink_slowest"] = *h.nvlink_slowest;
+  // The NVLink fabric: registered (completed without error) or not; the domain it joined.
+  std::optional<bool> registered;
+  if (h.fabric_state) {
+    registered = *h.fabric_state == NVML_GPU_FABRIC_STATE_COMPLETED && h.fabric_error.empty();
+    r.params["fabric_state"] = fabric_state_text(*h.fabric_state);
+    if (!h.fabric_error.empty()) r.params["fabric_error"] = h.fabric_error;
+    if (!h.fabric_cluster_uuid.empty()) r.params["fabric_cluster_uuid"] = h.fabric_cluster_uuid;
+    if (h.fabric_clique) r.params["fabric_clique"] = *h.fabric_clique;
+  }
+  m[metrics::fabric_registered] = flag(registered);
+  static_assert(static_cast<int>(FabricHealth::healthy) == NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY &&
+                static_cast<int>(FabricHealth::unhealthy) == NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY &&
+                static_cast<int>(FabricHealth::limited_capacity) == NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY);
+  m[metrics::fabric_health] = h.fabric_health && *h.fabric_health != NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED
+                                  ? integer(h.fabric_health)
+                                  : Metric::missing();
   m[metrics::persistence_mode] = flag(h.persistence_mode);
   return r;
 }

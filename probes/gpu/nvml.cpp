@@ -38,6 +38,8 @@ struct Nvml::Table {
   decltype(&::nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
   decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
   decltype(&::nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
+  decltype(&::nvmlDeviceGetFieldValues) field_values = nullptr;
+  decltype(&::nvmlDeviceGetGpuFabricInfoV) fabric_info = nullptr;
 };
 
 Nvml::Nvml() : Nvml("libnvidia-ml.so.1") {}
@@ -76,6 +78,8 @@ Nvml::Nvml(const std::string& library) : lib_({library}) {
       {"nvmlDeviceGetMaxPcieLinkWidth", t.pcie_width_max, Symbol::optional},
       {"nvmlDeviceGetNvLinkState", t.nvlink_state, Symbol::optional},
       {"nvmlDeviceGetPersistenceMode", t.persistence_mode, Symbol::optional},
+      {"nvmlDeviceGetFieldValues", t.field_values, Symbol::optional},
+      {"nvmlDeviceGetGpuFabricInfoV", t.fabric_info, Symbol::optional},
   });
   // Renamed in driver 535; older libraries export only the Throttle spelling (same signature).
   if (!t.clocks_event_reasons) {
@@ -193,6 +197,77 @@ GpuSystem Nvml::query() const {
 
 namespace {
 
+// The speed of each link up, in one nvmlDeviceGetFieldValues call: the slowest is kept. A value
+// NVML does not have (NOT_SUPPORTED in its own answer, or before NVML knew the field) is no speed.
+void read_nvlink_speeds(const Nvml::Table& t, const GpuQueries& q, nvmlDevice_t dev,
+                        const std::vector<unsigned int>& links, GpuHealth& h) {
+  if (!t.field_values || links.empty()) return;
+  std::vector<nvmlFieldValue_t> values(links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    values[i].fieldId = NVML_FI_DEV_NVLINK_GET_SPEED;
+    values[i].scopeId = links[i];
+  }
+  if (!q.ask("nvmlDeviceGetFieldValues", t.field_values, dev, static_cast<int>(values.size()), values.data())) return;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const nvmlFieldValue_t& v = values[i];
+    if (v.nvmlReturn != NVML_SUCCESS) continue;
+    double speed = 0;
+    switch (v.valueType) {
+      case NVML_VALUE_TYPE_UNSIGNED_INT:
+        speed = v.value.uiVal;
+        break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        speed = static_cast<double>(v.value.ulVal);
+        break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+        speed = static_cast<double>(v.value.ullVal);
+        break;
+      case NVML_VALUE_TYPE_DOUBLE:
+        speed = v.value.dVal;
+        break;
+      default:
+        continue;  // a type NVML does not use for a speed: no figure rather than a wrong one
+    }
+    if (!h.nvlink_speed_min_MBps || speed < *h.nvlink_speed_min_MBps) {
+      h.nvlink_speed_min_MBps = speed;
+      h.nvlink_slowest = static_cast<int>(links[i]);
+    }
+  }
+}
+
+std::string uuid_text(const unsigned char (&bytes)[NVML_GPU_FABRIC_UUID_LEN]) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < NVML_GPU_FABRIC_UUID_LEN; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+// The GPU's NVLink fabric registration: v3 of the struct, v2 where the driver knows no v3.
+void read_fabric(const Nvml::Table& t, const GpuQueries& q, nvmlDevice_t dev, GpuHealth& h) {
+  if (!t.fabric_info) return;
+  nvmlGpuFabricInfoV_t info{};
+  info.version = nvmlGpuFabricInfo_v3;
+  nvmlReturn_t rc = t.fabric_info(dev, &info);
+  bool summary = true;
+  if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+    info = {};
+    info.version = nvmlGpuFabricInfo_v2;
+    rc = t.fabric_info(dev, &info);
+    summary = false;
+  }
+  if (!q.answered("nvmlDeviceGetGpuFabricInfoV", rc) || info.state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) return;
+  h.fabric_state = info.state;
+  if (info.state != NVML_GPU_FABRIC_STATE_COMPLETED) return;
+  if (info.status != NVML_SUCCESS) h.fabric_error = t.error_string(info.status);
+  h.fabric_cluster_uuid = uuid_text(info.clusterUuid);
+  h.fabric_clique = static_cast<int>(info.cliqueId);
+  h.fabric_health = summary ? info.healthSummary : NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED;
+}
+
 void read_health(const Nvml::Table& t, const GpuQueries& q, GpuHealth& h) {
   const nvmlDevice_t dev = handle(t, q, static_cast<unsigned int>(h.index));
   if (nvmlPciInfo_t pci{}; q.ask("nvmlDeviceGetPciInfo_v3", t.pci_info, dev, &pci)) h.pci_bus_id = pci.busId;
@@ -231,19 +306,25 @@ void read_health(const Nvml::Table& t, const GpuQueries& q, GpuHealth& h) {
   h.pcie_gen_max = q.unsigned_value("nvmlDeviceGetMaxPcieLinkGeneration", t.pcie_gen_max, dev);
   h.pcie_width = q.unsigned_value("nvmlDeviceGetCurrPcieLinkWidth", t.pcie_width, dev);
   h.pcie_width_max = q.unsigned_value("nvmlDeviceGetMaxPcieLinkWidth", t.pcie_width_max, dev);
+  std::vector<unsigned int> links_up;
   if (t.nvlink_state) {
-    int total = 0, up = 0;
-    for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    int total = 0;
+    for (unsigned int link = 0; link < IBGPU_NVML_MAX_LINKS; ++link) {
       nvmlEnableState_t active = NVML_FEATURE_DISABLED;
       const nvmlReturn_t rc = t.nvlink_state(dev, link, &active);
       // A link index the GPU lacks answers NOT_SUPPORTED or INVALID_ARGUMENT.
       if (rc == NVML_ERROR_INVALID_ARGUMENT || !q.answered("nvmlDeviceGetNvLinkState", rc)) continue;
       ++total;
-      up += active == NVML_FEATURE_ENABLED ? 1 : 0;
+      if (active == NVML_FEATURE_ENABLED)
+        links_up.push_back(link);
+      else
+        h.nvlinks_down.push_back(static_cast<int>(link));
     }
     h.nvlink_links_total = total;
-    h.nvlink_links_up = up;
+    h.nvlink_links_up = static_cast<int>(links_up.size());
   }
+  read_nvlink_speeds(t, q, dev, links_up, h);
+  read_fabric(t, q, dev, h);
   h.persistence_mode = q.enabled("nvmlDeviceGetPersistenceMode", t.persistence_mode, dev);
 }
 

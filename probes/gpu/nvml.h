@@ -45,6 +45,16 @@ struct GpuHealth {
   std::optional<double> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
   std::optional<int> nvlink_links_total;  // links the GPU has (0 without NVLink)
   std::optional<int> nvlink_links_up;
+  std::vector<int> nvlinks_down;                // the links down, by number
+  std::optional<double> nvlink_speed_min_MBps;  // the slowest link up (NVML's per-link speed field)
+  std::optional<int> nvlink_slowest;            // its number
+  // The GPU's registration with the NVLink fabric (the NVL72 rack's domain), where the driver has it:
+  // unset state where NVML answers NOT_SUPPORTED (a GPU outside such a domain, an older driver).
+  std::optional<int> fabric_state;   // NVML_GPU_FABRIC_STATE_*
+  std::string fabric_error;          // a completed registration's error (nvmlErrorString), "" for none
+  std::string fabric_cluster_uuid;   // the domain's cluster UUID, "" before registration completes
+  std::optional<int> fabric_clique;  // the clique id within it
+  std::optional<int> fabric_health;  // NVML_GPU_FABRIC_HEALTH_SUMMARY_* (0: the driver does not say)
   std::optional<bool> persistence_mode;
 };
 

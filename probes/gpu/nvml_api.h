@@ -39,6 +39,7 @@ typedef enum nvmlReturn_enum {
   NVML_ERROR_IN_USE = 19,
   NVML_ERROR_MEMORY = 20,
   NVML_ERROR_NO_DATA = 21,
+  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,  // a versioned struct this driver does not know
   NVML_ERROR_UNKNOWN = 999
 } nvmlReturn_t;
 
@@ -62,7 +63,9 @@ typedef enum nvmlPStates_enum { NVML_PSTATE_0 = 0, NVML_PSTATE_15 = 15, NVML_PST
 
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
-#define NVML_NVLINK_MAX_LINKS 18
+// NVML_NVLINK_MAX_LINKS is 18 before NVML 13 and 36 since: ibgpu asks up to 36 under a name of its
+// own (a link index a GPU lacks answers INVALID_ARGUMENT or NOT_SUPPORTED).
+#define IBGPU_NVML_MAX_LINKS 36
 
 typedef struct nvmlPciInfo_st {  // as filled by nvmlDeviceGetPciInfo_v3
   char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
@@ -73,6 +76,80 @@ typedef struct nvmlPciInfo_st {  // as filled by nvmlDeviceGetPciInfo_v3
   unsigned int pciSubSystemId;
   char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
 } nvmlPciInfo_t;
+
+// Field values (nvmlDeviceGetFieldValues): per NVLink, its speed, with the link in scopeId.
+#define NVML_FI_DEV_NVLINK_GET_SPEED 164  // MB/s
+
+typedef enum nvmlValueType_enum {
+  NVML_VALUE_TYPE_DOUBLE = 0,
+  NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+  NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+  NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+  NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+  NVML_VALUE_TYPE_SIGNED_INT = 5,
+  NVML_VALUE_TYPE_UNSIGNED_SHORT = 6
+} nvmlValueType_t;
+
+typedef union nvmlValue_st {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+  unsigned int fieldId;  // set by the caller
+  unsigned int scopeId;  // set by the caller: the link, for per-link fields
+  long long timestamp;
+  long long latencyUsec;
+  nvmlValueType_t valueType;
+  nvmlReturn_t nvmlReturn;  // this value's own answer: `value` holds nothing unless NVML_SUCCESS
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+
+// The GPU's registration with the NVLink fabric (NVL72 racks; Hopper and later), v3 of the versioned
+// struct, and v2 (without healthSummary) for drivers that know no v3.
+#define NVML_GPU_FABRIC_UUID_LEN 16
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY 1
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY 2
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY 3
+typedef unsigned char nvmlGpuFabricState_t;
+
+typedef struct {
+  unsigned int version;  // nvmlGpuFabricInfo_v2
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;  // the registration's error, read only when state is COMPLETED
+  unsigned int cliqueId;
+  nvmlGpuFabricState_t state;
+  unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+
+typedef struct {
+  unsigned int version;  // nvmlGpuFabricInfo_v3
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  nvmlGpuFabricState_t state;
+  unsigned int healthMask;
+  unsigned char healthSummary;  // NVML_GPU_FABRIC_HEALTH_SUMMARY_*
+} nvmlGpuFabricInfo_v3_t;
+typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
+
+// NVML_STRUCT_VERSION: the struct's size, and its version in the top byte (spelt as nvml.h spells
+// it, token for token, so that the header check's second definition is the same macro).
+// clang-format off
+#define NVML_STRUCT_VERSION(data, ver) (unsigned int)(sizeof(nvml ## data ## _v ## ver ## _t) | (ver << 24U))
+// clang-format on
+#define nvmlGpuFabricInfo_v2 NVML_STRUCT_VERSION(GpuFabricInfo, 2)
+#define nvmlGpuFabricInfo_v3 NVML_STRUCT_VERSION(GpuFabricInfo, 3)
 
 typedef struct nvmlMemory_st {  // v1
   unsigned long long total;
@@ -119,3 +196,6 @@ IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t devic
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
                                                          nvmlEnableState_t* isActive);
 IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode);
+IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                                         nvmlFieldValue_t* values);
+IBGPU_NVML_LINKAGE nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* gpuFabricInfo);

@@ -48,6 +48,8 @@ IBGPU_SAME_TYPE(nvmlTemperatureSensors_t)
 IBGPU_SAME_TYPE(nvmlPstates_t)
 IBGPU_SAME_TYPE(nvmlPciInfo_t)
 IBGPU_SAME_TYPE(nvmlMemory_t)
+IBGPU_SAME_TYPE(nvmlFieldValue_t)
+IBGPU_SAME_TYPE(nvmlGpuFabricInfoV_t)
 #undef IBGPU_SAME_TYPE
 
 #define IBGPU_SAME_FUNCTION(fn)                                                 \
@@ -79,6 +81,8 @@ IBGPU_SAME_FUNCTION(nvmlDeviceGetCurrPcieLinkWidth);
 IBGPU_SAME_FUNCTION(nvmlDeviceGetMaxPcieLinkWidth);
 IBGPU_SAME_FUNCTION(nvmlDeviceGetNvLinkState);
 IBGPU_SAME_FUNCTION(nvmlDeviceGetPersistenceMode);
+IBGPU_SAME_FUNCTION(nvmlDeviceGetFieldValues);
+IBGPU_SAME_FUNCTION(nvmlDeviceGetGpuFabricInfoV);
 #undef IBGPU_SAME_FUNCTION
 
 // Enumerators: same numbers; enums: same size.
@@ -106,6 +110,7 @@ IBGPU_SAME_VALUE(NVML_ERROR_LIB_RM_VERSION_MISMATCH);
 IBGPU_SAME_VALUE(NVML_ERROR_IN_USE);
 IBGPU_SAME_VALUE(NVML_ERROR_MEMORY);
 IBGPU_SAME_VALUE(NVML_ERROR_NO_DATA);
+IBGPU_SAME_VALUE(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
 IBGPU_SAME_VALUE(NVML_ERROR_UNKNOWN);
 IBGPU_SAME_VALUE(NVML_FEATURE_DISABLED);
 IBGPU_SAME_VALUE(NVML_FEATURE_ENABLED);
@@ -119,10 +124,23 @@ IBGPU_SAME_VALUE(NVML_TEMPERATURE_GPU);
 IBGPU_SAME_VALUE(NVML_PSTATE_0);
 IBGPU_SAME_VALUE(NVML_PSTATE_15);
 IBGPU_SAME_VALUE(NVML_PSTATE_UNKNOWN);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_DOUBLE);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_UNSIGNED_INT);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_UNSIGNED_LONG);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_SIGNED_LONG_LONG);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_SIGNED_INT);
+IBGPU_SAME_VALUE(NVML_VALUE_TYPE_UNSIGNED_SHORT);
 #undef IBGPU_SAME_VALUE
 static_assert(sizeof(ours::nvmlReturn_t) == sizeof(::nvmlReturn_t));
 static_assert(sizeof(ours::nvmlEnableState_t) == sizeof(::nvmlEnableState_t));
 static_assert(sizeof(ours::nvmlPstates_t) == sizeof(::nvmlPstates_t));
+static_assert(sizeof(ours::nvmlValueType_t) == sizeof(::nvmlValueType_t));
+// The macros' values: nvml.h's were defined first, so a different definition of ours is a
+// redefinition warning (an error under -Werror) and the same one is silent; these say which.
+static_assert(NVML_FI_DEV_NVLINK_GET_SPEED == 164);
+static_assert(NVML_GPU_FABRIC_STATE_COMPLETED == 3 && NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY == 3);
+static_assert(nvmlGpuFabricInfo_v3 == (sizeof(::nvmlGpuFabricInfo_v3_t) | (3u << 24U)));
 
 // Structs: same size, and each field at the same offset with the same type.
 #define IBGPU_SAME_FIELD(type, field)                                                      \
@@ -140,6 +158,28 @@ static_assert(sizeof(ours::nvmlMemory_t) == sizeof(::nvmlMemory_t));
 IBGPU_SAME_FIELD(nvmlMemory_t, total);
 IBGPU_SAME_FIELD(nvmlMemory_t, free);
 IBGPU_SAME_FIELD(nvmlMemory_t, used);
+static_assert(sizeof(ours::nvmlValue_t) == sizeof(::nvmlValue_t));
+static_assert(sizeof(ours::nvmlFieldValue_t) == sizeof(::nvmlFieldValue_t));
+IBGPU_SAME_FIELD(nvmlFieldValue_t, fieldId);
+IBGPU_SAME_FIELD(nvmlFieldValue_t, scopeId);
+IBGPU_SAME_FIELD(nvmlFieldValue_t, timestamp);
+IBGPU_SAME_FIELD(nvmlFieldValue_t, latencyUsec);
+// Enum-typed fields (ours are other enum types with the same numbers, checked above): offsets only.
+static_assert(offsetof(ours::nvmlFieldValue_t, nvmlReturn) == offsetof(::nvmlFieldValue_t, nvmlReturn));
+static_assert(offsetof(ours::nvmlFieldValue_t, valueType) == offsetof(::nvmlFieldValue_t, valueType));
+static_assert(offsetof(ours::nvmlFieldValue_t, value) == offsetof(::nvmlFieldValue_t, value));
+static_assert(offsetof(ours::nvmlValue_t, uiVal) == offsetof(::nvmlValue_t, uiVal));
+static_assert(offsetof(ours::nvmlValue_t, ullVal) == offsetof(::nvmlValue_t, ullVal));
+static_assert(sizeof(ours::nvmlGpuFabricInfo_v2_t) == sizeof(::nvmlGpuFabricInfo_v2_t));
+static_assert(sizeof(ours::nvmlGpuFabricInfoV_t) == sizeof(::nvmlGpuFabricInfoV_t));
+IBGPU_SAME_FIELD(nvmlGpuFabricInfoV_t, version);
+IBGPU_SAME_FIELD(nvmlGpuFabricInfoV_t, clusterUuid);
+static_assert(offsetof(ours::nvmlGpuFabricInfoV_t, status) == offsetof(::nvmlGpuFabricInfoV_t, status));
+IBGPU_SAME_FIELD(nvmlGpuFabricInfoV_t, cliqueId);
+IBGPU_SAME_FIELD(nvmlGpuFabricInfoV_t, state);
+IBGPU_SAME_FIELD(nvmlGpuFabricInfoV_t, healthMask);
+IBGPU_SAME_FIELD(nvmlGpuFabricInfoV_t, healthSummary);
+IBGPU_SAME_FIELD(nvmlGpuFabricInfo_v2_t, healthMask);
 #undef IBGPU_SAME_FIELD
 
 }  // namespace

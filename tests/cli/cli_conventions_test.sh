@@ -41,7 +41,7 @@ if ! grep -q "^Usage: ibgpu \[OPTIONS\] SUBCOMMAND" "$WORK/err" || ! grep -q "^ 
 fi
 run check --profile hgx --allreduce off
 [ "$rc" -eq 64 ] || fail "an unknown profile: exit $rc, not 64"
-grep -q "no profile of that name (profiles: a100-hdr, cpu, generic, hgx-h100-ndr, hgx-h200-ndr;" "$WORK/err" ||
+grep -q "no profile of that name (profiles: a100-hdr, cpu, gb200-nvl72-tray, gb300-nvl72-tray, generic, hgx-b200-ndr, hgx-b300-xdr, hgx-h100-ndr, hgx-h200-ndr;" "$WORK/err" ||
   fail "an unknown profile does not list the shipped ones: $(cat "$WORK/err")"
 expect_usage "--json: '$WORK' is a folder: give a file path" check --profile cpu --json "$WORK"
 expect_usage "--json: '$WORK/none/r.json': no folder $WORK/none" check --profile cpu --json "$WORK/none/r.json"

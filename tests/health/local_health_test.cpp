@@ -253,6 +253,111 @@ TEST(LocalHealthGpu, EveryNvLinkDownIsNotJudgedAsAFault) {
   EXPECT_EQ(v->state, HealthState::healthy);
 }
 
+// With the profile's NVLink keys: every link down is a fault (the profile says the GPU has links),
+// fewer links than it says, and a link up below its speed; each judged alone, the rest healthy.
+TEST(LocalHealthGpu, NvLinksAgainstTheProfile) {
+  Profile nvl;
+  nvl.gpu.nvlink_links = 18;
+  nvl.gpu.nvlink_speed_MBps = 53125;
+  struct Case {
+    std::string name;
+    void (*spoil)(GpuHealth&);
+    HealthState state;
+    std::string code, message;
+  };
+  const std::vector<Case> cases{
+      {"every link down",
+       [](GpuHealth& g) {
+         g.nvlink_links_up = 0;
+         g.nvlinks_down = {0, 1};  // (a shortened list: the message names what NVML named)
+       },
+       HealthState::failed, "GPU_NVLINK_DOWN", "18 of 18 NVLinks down (link 0, 1)"},
+      {"twelve links", [](GpuHealth& g) { g.nvlink_links_total = g.nvlink_links_up = 12; }, HealthState::failed,
+       "GPU_NVLINK_DOWN", "12 NVLinks, the profile expects 18"},
+      {"a slow link",
+       [](GpuHealth& g) {
+         g.nvlink_speed_min_MBps = 26562;
+         g.nvlink_slowest = 4;
+       },
+       HealthState::degraded, "GPU_NVLINK_SLOW", "link 4 at 26562 MB/s, the profile expects 53125"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    GpuHealth g = good_gpu(0);
+    g.nvlink_speed_min_MBps = 53125;
+    g.nvlink_slowest = 0;
+    c.spoil(g);
+    const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", g)}, nvl);
+    const Verdict* v = find(vs, "gpu", "g1/gpu0");
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->state, c.state);
+    EXPECT_EQ(codes(v), std::vector<std::string>{c.code});
+    ASSERT_FALSE(v->reasons.empty());
+    EXPECT_EQ(v->reasons[0].message, c.message);
+  }
+  // Without the keys, a slow link and twelve links are not judged.
+  GpuHealth slow = good_gpu(0);
+  slow.nvlink_speed_min_MBps = 26562;
+  slow.nvlink_links_total = slow.nvlink_links_up = 12;
+  EXPECT_EQ(
+      find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", slow)}, Profile{}), "gpu", "g1/gpu0")->state,
+      HealthState::healthy);
+}
+
+// The NVLink fabric, judged only where the profile says the GPUs register with one (NVL72 trays).
+TEST(LocalHealthGpu, NvLinkFabricRegistrationWhenTheProfileAsks) {
+  Profile tray;
+  tray.gpu.nvlink_fabric = true;
+  struct Case {
+    std::string name;
+    void (*set)(GpuHealth&);
+    HealthState state;
+    std::string code;  // "" for none
+  };
+  const std::vector<Case> cases{
+      {"registered, healthy",
+       [](GpuHealth& g) {
+         g.fabric_state = 3;
+         g.fabric_health = 1;
+       },
+       HealthState::healthy, ""},
+      {"registered, no health summary (v2)", [](GpuHealth& g) { g.fabric_state = 3; }, HealthState::healthy, ""},
+      {"in progress", [](GpuHealth& g) { g.fabric_state = 2; }, HealthState::failed, "GPU_FABRIC_NOT_REGISTERED"},
+      {"completed with an error",
+       [](GpuHealth& g) {
+         g.fabric_state = 3;
+         g.fabric_error = "Timeout";
+       },
+       HealthState::failed, "GPU_FABRIC_NOT_REGISTERED"},
+      {"unhealthy",
+       [](GpuHealth& g) {
+         g.fabric_state = 3;
+         g.fabric_health = 2;
+       },
+       HealthState::failed, "GPU_FABRIC_UNHEALTHY"},
+      {"limited capacity",
+       [](GpuHealth& g) {
+         g.fabric_state = 3;
+         g.fabric_health = 3;
+       },
+       HealthState::degraded, "GPU_FABRIC_UNHEALTHY"},
+      {"no fabric state", [](GpuHealth&) {}, HealthState::unknown, "GPU_FABRIC_NOT_REGISTERED"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    GpuHealth g = good_gpu(0);
+    c.set(g);
+    const auto vs = judge_local_health({gpu_host(1)}, {gpu_health_result("g1", g)}, tray);
+    const Verdict* v = find(vs, "gpu", "g1/gpu0");
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->state, c.state);
+    EXPECT_EQ(codes(v), c.code.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.code});
+    // Without nvlink_fabric the same GPU is not judged on its fabric.
+    EXPECT_EQ(find(judge_local_health({gpu_host(1)}, {gpu_health_result("g1", g)}, Profile{}), "gpu", "g1/gpu0")->state,
+              HealthState::healthy);
+  }
+}
+
 TEST(LocalHealthGpu, IdleGpuAtALowerPcieGenerationIsNotDowntrained) {
   GpuHealth idle = good_gpu(0);
   idle.pcie_gen = 1;  // power saving at P8

@@ -49,10 +49,12 @@ TEST(Profile, EveryShippedProfileLoads) {
 }
 
 TEST(Profile, HardwareProfilesDeclareWhatTheyExpect) {
-  for (const char* name : {"hgx-h100-ndr", "hgx-h200-ndr", "a100-hdr"}) {
+  for (const char* name : {"hgx-h100-ndr", "hgx-h200-ndr", "a100-hdr", "hgx-b200-ndr", "hgx-b300-xdr",
+                           "gb200-nvl72-tray", "gb300-nvl72-tray"}) {
     const Profile p = resolve_profile(name, {kProfiles});
-    EXPECT_EQ(p.node.expect_gpus, 8) << name;
-    EXPECT_EQ(p.node.expect_active_ports, 8) << name;
+    // Eight GPUs a node, four a NVL72 compute tray; one rail a GPU.
+    EXPECT_EQ(p.node.expect_gpus, std::string_view(name).ends_with("-tray") ? 4 : 8) << name;
+    EXPECT_EQ(p.node.expect_active_ports, p.node.expect_gpus) << name;
     EXPECT_EQ(p.node.port_width, 4) << name;
     ASSERT_TRUE(p.network.verbs_bw_GBps.failed && p.network.verbs_bw_GBps.degraded) << name;
     // Floors under the line rate: NDR 50 GB/s, HDR 25 GB/s.
@@ -60,6 +62,31 @@ TEST(Profile, HardwareProfilesDeclareWhatTheyExpect) {
     EXPECT_DOUBLE_EQ(p.counters.symbol_error_per_hour_degraded, 100.0) << name;  // PAM4: a rate, not a count
   }
   EXPECT_DOUBLE_EQ(*resolve_profile("hgx-h100-ndr", {kProfiles}).network.verbs_bw_GBps.degraded, 47.5);
+  // NVLink: 18 links on Hopper and Blackwell, at NVML's 26,562 and 53,125 MB/s a link; the trays
+  // alone register with an NVLink fabric.
+  for (const char* name :
+       {"hgx-h100-ndr", "hgx-h200-ndr", "hgx-b200-ndr", "hgx-b300-xdr", "gb200-nvl72-tray", "gb300-nvl72-tray"}) {
+    const Profile p = resolve_profile(name, {kProfiles});
+    EXPECT_EQ(p.gpu.nvlink_links, 18) << name;
+    EXPECT_EQ(p.gpu.nvlink_speed_MBps, std::string_view(name).find("-h1") != std::string_view::npos ||
+                                               std::string_view(name).find("-h2") != std::string_view::npos
+                                           ? 26562.0
+                                           : 53125.0)
+        << name;
+    EXPECT_EQ(p.gpu.nvlink_fabric, std::string_view(name).ends_with("-tray")) << name;
+  }
+  EXPECT_DOUBLE_EQ(*resolve_profile("hgx-b300-xdr", {kProfiles}).node.port_rate_gbps, 800.0);
+}
+
+TEST(Profile, NvLinkKeysAreCheckedAsTheyAreRead) {
+  const Profile p =
+      parse_profile("[gpu]\nnvlink_links = 18\nnvlink_speed_MBps = 53125\nnvlink_fabric = true\n", "p.toml");
+  EXPECT_EQ(p.gpu.nvlink_links, 18);
+  EXPECT_EQ(p.gpu.nvlink_speed_MBps, 53125.0);
+  EXPECT_TRUE(p.gpu.nvlink_fabric);
+  EXPECT_NE(error_of("[gpu]\nnvlink_links = 37\n").find("at most 36"), std::string::npos);
+  EXPECT_NE(error_of("[gpu]\nnvlink_links = -1\n").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of("[gpu]\nnvlink_fabric = 1\n").find("true or false"), std::string::npos);
 }
 
 TEST(Profile, GenericFileMatchesTheBuiltIn) {

@@ -398,6 +398,69 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
   return answer_enabled(device, "nvmlDeviceGetPersistenceMode", "persistence_mode", mode);
 }
 
+// Per link, NVLink speed only: `nvlink_speed_MBps` for every link, `nvlink_speed_by_link = { 7 = 26562 }`
+// over it; each other field, and a link past `nvlinks`, answers NOT_SUPPORTED in its own value.
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values) {
+  const Device* dev = nullptr;
+  if (nvmlReturn_t rc = device_call(device, "nvmlDeviceGetFieldValues", dev); rc != NVML_SUCCESS) return rc;
+  if (!values || valuesCount < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  const auto links = value<std::int64_t>(*dev, "nvlinks").value_or(0);
+  const auto speed = value<std::int64_t>(*dev, "nvlink_speed_MBps");
+  const toml::table* by_link = dev->values["nvlink_speed_by_link"].as_table();
+  for (int i = 0; i < valuesCount; ++i) {
+    nvmlFieldValue_t& v = values[i];
+    v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    if (v.fieldId != NVML_FI_DEV_NVLINK_GET_SPEED || static_cast<std::int64_t>(v.scopeId) >= links || !speed) continue;
+    std::int64_t mbps = *speed;
+    if (by_link)
+      if (const auto own = (*by_link)[std::to_string(v.scopeId)].value<std::int64_t>()) mbps = *own;
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v.value.uiVal = static_cast<unsigned int>(mbps);
+    v.nvmlReturn = NVML_SUCCESS;
+  }
+  return NVML_SUCCESS;
+}
+
+// The NVLink fabric: `fabric_state` ("not_started", "in_progress", "completed"; none: NOT_SUPPORTED
+// in the struct's state, as a GPU outside a fabric answers), `fabric_status` (an NVML code's name),
+// `fabric_cluster_uuid`, `fabric_clique_id`, `fabric_health_summary` ("healthy", "unhealthy",
+// "limited_capacity"), and `fabric_struct_version = 2` for a driver that knows no v3.
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* info) {
+  const Device* dev = nullptr;
+  if (nvmlReturn_t rc = device_call(device, "nvmlDeviceGetGpuFabricInfoV", dev); rc != NVML_SUCCESS) return rc;
+  if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+  const bool v2_only = value<std::int64_t>(*dev, "fabric_struct_version").value_or(3) == 2;
+  if (info->version != nvmlGpuFabricInfo_v2 && (v2_only || info->version != nvmlGpuFabricInfo_v3))
+    return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  const std::string state = value<std::string>(*dev, "fabric_state").value_or("");
+  info->state = state == "not_started"   ? NVML_GPU_FABRIC_STATE_NOT_STARTED
+                : state == "in_progress" ? NVML_GPU_FABRIC_STATE_IN_PROGRESS
+                : state == "completed"   ? NVML_GPU_FABRIC_STATE_COMPLETED
+                                         : NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+  info->status =
+      code_named(value<std::string>(*dev, "fabric_status").value_or("NVML_SUCCESS")).value_or(NVML_ERROR_UNKNOWN);
+  info->cliqueId = static_cast<unsigned int>(value<std::int64_t>(*dev, "fabric_clique_id").value_or(0));
+  std::memset(info->clusterUuid, 0, sizeof info->clusterUuid);
+  const std::string uuid = value<std::string>(*dev, "fabric_cluster_uuid").value_or("");
+  std::size_t byte = 0;
+  for (std::size_t i = 0; i + 1 < uuid.size() && byte < sizeof info->clusterUuid; ++i) {
+    if (uuid[i] == '-') continue;
+    unsigned int x = 0;
+    if (std::sscanf(uuid.c_str() + i, "%2x", &x) != 1) return NVML_ERROR_UNKNOWN;
+    info->clusterUuid[byte++] = static_cast<unsigned char>(x);
+    ++i;
+  }
+  info->healthMask = 0;
+  if (info->version == nvmlGpuFabricInfo_v3) {
+    const std::string health = value<std::string>(*dev, "fabric_health_summary").value_or("");
+    info->healthSummary = health == "healthy"            ? NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY
+                          : health == "unhealthy"        ? NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY
+                          : health == "limited_capacity" ? NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY
+                                                         : NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED;
+  }
+  return NVML_SUCCESS;
+}
+
 }  // extern "C"
 
 // Every entry point of nvml_api.h, referenced: with the library linked
@@ -430,4 +493,6 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
     reinterpret_cast<const void*>(&nvmlDeviceGetMaxPcieLinkWidth),
     reinterpret_cast<const void*>(&nvmlDeviceGetNvLinkState),
     reinterpret_cast<const void*>(&nvmlDeviceGetPersistenceMode),
+    reinterpret_cast<const void*>(&nvmlDeviceGetFieldValues),
+    reinterpret_cast<const void*>(&nvmlDeviceGetGpuFabricInfoV),
 };

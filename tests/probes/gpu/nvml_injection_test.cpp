@@ -5,9 +5,12 @@
 // the hgx-h100-ndr profile are checked GPU by GPU.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -37,11 +40,11 @@ class ScenarioFile {
   ScenarioFile& operator=(const ScenarioFile&) = delete;
 };
 
-// Eight NDR rails, mlx5_0..mlx5_7: the cx7-ndr fixture's two ACTIVE 400G ports, copied.
-std::vector<Hca> eight_rails() {
+// N NDR rails, mlx5_0..: the cx7-ndr fixture's two ACTIVE 400G ports, copied.
+std::vector<Hca> ndr_rails(int n) {
   const std::vector<Hca> two = read_hcas(Sysfs(kData / "sysfs" / "cx7-ndr"));
   std::vector<Hca> out;
-  for (int i = 0; i < 8 && two.size() == 2; ++i) {
+  for (int i = 0; i < n && two.size() == 2; ++i) {
     Hca h = two[static_cast<std::size_t>(i % 2)];
     h.name = "mlx5_" + std::to_string(i);
     out.push_back(std::move(h));
@@ -78,8 +81,9 @@ std::vector<std::string> codes(const Verdict& v) {
   return out;
 }
 
-// Inventory and health through NVML on host n1, judged with admission on hgx-h100-ndr.
-Checked check(const std::string& scenario) {
+// Inventory and health through NVML on host n1, judged with admission on a profile (hgx-h100-ndr:
+// eight NDR rails) or gb200-nvl72-tray (four).
+Checked check(const std::string& scenario, const std::string& profile_name = "hgx-h100-ndr") {
   const ScenarioFile file(scenario);
   const Nvml nvml(IBGPU_NVML_INJECTION);
   if (!nvml.ok()) throw std::runtime_error("injection library did not load: " + nvml.why_not());
@@ -89,8 +93,8 @@ Checked check(const std::string& scenario) {
   HostInventory host;
   host.name = "n1";
   host.gpus = c.system.gpus;
-  host.hcas = eight_rails();
-  const Profile profile = load_profile_file(fs::path(IBGPU_PROFILES) / "hgx-h100-ndr.toml");
+  const Profile profile = load_profile_file(fs::path(IBGPU_PROFILES) / (profile_name + ".toml"));
+  host.hcas = ndr_rails(profile.node.expect_active_ports.value_or(0));
   c.verdicts = judge_local_health({host}, c.health, profile);
   decide_admission(c.verdicts, {host});
   return c;
@@ -170,9 +174,96 @@ TEST(NvmlInjection, SeventeenOfEighteenNvlinksFailsThatGpu) {
   EXPECT_EQ(c.record("gpu4").metrics.at("nvlink_links_up").value, 17.0);
   EXPECT_EQ(c.gpu(4).state, HealthState::failed);
   EXPECT_EQ(codes(c.gpu(4)), std::vector<std::string>{"GPU_NVLINK_DOWN"});
-  EXPECT_EQ(c.gpu(4).reasons[0].message, "1 of 18 NVLinks down");
+  EXPECT_EQ(c.gpu(4).reasons[0].message, "1 of 18 NVLinks down (link 11)");
   expect_others_healthy(c, {4});
   expect_admitted_without(c, 4);
+}
+
+// A GB200 NVL72 tray: four GPUs, each with 18 NVLinks at 53,125 MB/s and registered with the rack's
+// NVLink fabric; the domain it joined is in the record, and the tray is admitted whole.
+TEST(NvmlInjection, HealthyGb200TrayIsAdmittedWithItsDomain) {
+  const Checked c = check("gb200_tray_healthy", "gb200-nvl72-tray");
+  ASSERT_EQ(c.health.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE("gpu" + std::to_string(i));
+    const ProbeResult& r = c.record("gpu" + std::to_string(i));
+    EXPECT_EQ(r.metrics.at("nvlink_links_up").value, 18.0);
+    EXPECT_EQ(r.metrics.at("nvlink_speed_MBps_min").value, 53125.0);
+    EXPECT_EQ(r.metrics.at("fabric_registered").value, 1.0);
+    EXPECT_EQ(r.metrics.at("fabric_health").value, 1.0);
+    EXPECT_EQ(r.params.at("fabric_cluster_uuid"), "8c1f4a2e-5b3d-4e6f-9a71-0b2c3d4e5f60");
+    EXPECT_EQ(r.params.at("fabric_clique"), 32766);
+    EXPECT_EQ(c.gpu(i).state, HealthState::healthy);
+    EXPECT_TRUE(c.gpu(i).reasons.empty()) << codes(c.gpu(i)).front();
+  }
+  EXPECT_EQ(c.node().state, HealthState::healthy);
+  EXPECT_EQ(c.node().action, Action::admit);
+}
+
+// A tray whose GPUs did not register with the NVLink fabric cannot join the rack's jobs: each GPU is
+// failed (the message says how far registration got) and the node is drained, nothing usable left.
+TEST(NvmlInjection, UnregisteredGb200TrayIsDrained) {
+  const Checked c = check("gb200_tray_unregistered", "gb200-nvl72-tray");
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE("gpu" + std::to_string(i));
+    EXPECT_EQ(c.record("gpu" + std::to_string(i)).metrics.at("fabric_registered").value, 0.0);
+    EXPECT_EQ(c.gpu(i).state, HealthState::failed);
+    EXPECT_EQ(codes(c.gpu(i)), std::vector<std::string>{"GPU_FABRIC_NOT_REGISTERED"});
+  }
+  EXPECT_EQ(c.gpu(0).reasons[0].message, "not registered with the NVLink fabric (registration not started)");
+  EXPECT_EQ(c.gpu(2).reasons[0].message, "not registered with the NVLink fabric (registration in progress)");
+  EXPECT_FALSE(c.record("gpu2").params.contains("fabric_cluster_uuid"));
+  EXPECT_EQ(c.node().state, HealthState::failed);
+  EXPECT_EQ(c.node().action, Action::drain);
+}
+
+// Per link: a link trained slow is degraded and named, a link down is failed and named, a registration
+// that ended in an error is failed with NVML's text; the tray is admitted with gpu0 and gpu1.
+TEST(NvmlInjection, Gb200TrayLinksAndRegistrationAreJudgedPerGpu) {
+  const Checked c = check("gb200_tray_links", "gb200-nvl72-tray");
+  EXPECT_EQ(c.gpu(0).state, HealthState::healthy);
+  EXPECT_EQ(c.record("gpu1").metrics.at("nvlink_speed_MBps_min").value, 26562.0);
+  EXPECT_EQ(c.record("gpu1").params.at("nvlink_slowest"), 7);
+  EXPECT_EQ(c.gpu(1).state, HealthState::degraded);
+  EXPECT_EQ(codes(c.gpu(1)), std::vector<std::string>{"GPU_NVLINK_SLOW"});
+  EXPECT_EQ(c.gpu(1).reasons[0].message, "link 7 at 26562 MB/s, the profile expects 53125");
+  EXPECT_EQ(c.gpu(2).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(2)), std::vector<std::string>{"GPU_FABRIC_NOT_REGISTERED"});
+  EXPECT_EQ(c.gpu(2).reasons[0].message, "registration with the NVLink fabric failed: Timeout");
+  EXPECT_EQ(c.gpu(3).state, HealthState::failed);
+  EXPECT_EQ(codes(c.gpu(3)), std::vector<std::string>{"GPU_NVLINK_DOWN"});
+  EXPECT_EQ(c.gpu(3).reasons[0].message, "1 of 18 NVLinks down (link 11)");
+  EXPECT_EQ(c.node().action, Action::admit_degraded);
+  EXPECT_EQ(c.node().excluded, (std::vector<std::string>{"gpu2", "gpu3"}));
+}
+
+// A driver that knows only v2 of the fabric struct answers v3 with ARGUMENT_VERSION_MISMATCH: ibgpu
+// asks again with v2 and reads the registration (no health summary in v2).
+TEST(NvmlInjection, FabricInfoFallsBackToVersion2) {
+  const fs::path dir = fs::temp_directory_path() / ("ibgpu-nvml-v2-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "v2.toml";
+  std::string text;
+  {
+    std::ifstream in(kData / "nvml" / "gb200_tray_healthy.toml");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  text.replace(text.find("[defaults]\n"), 11, "[defaults]\nfabric_struct_version = 2\n");
+  std::ofstream(file) << text;
+  setenv("IBGPU_NVML_SCENARIO", file.c_str(), 1);
+  std::vector<ProbeResult> health;
+  {
+    const Nvml nvml(IBGPU_NVML_INJECTION);
+    ASSERT_TRUE(nvml.ok()) << nvml.why_not();
+    health = check_gpu_health("n1", nvml);
+  }
+  unsetenv("IBGPU_NVML_SCENARIO");
+  fs::remove_all(dir);
+  ASSERT_EQ(health.size(), 4u);
+  EXPECT_EQ(health[0].status, ProbeStatus::ok);
+  EXPECT_EQ(health[0].metrics.at("fabric_registered").value, 1.0);
+  EXPECT_FALSE(health[0].metrics.at("fabric_health").value);
+  EXPECT_EQ(health[0].params.at("fabric_clique"), 32766);
 }
 
 TEST(NvmlInjection, ThermalSlowdownDegradesThatGpuAndKeepsItUsable) {
