@@ -92,7 +92,8 @@ std::string topology_note(const FabricTopology& topology, const std::vector<Host
   for (const auto& h : hosts) names.push_back(h.name);
   const auto unplaced = unplaced_hosts(topology, names);
   std::string note = "topology: " + topology.origin + ", " + std::to_string(names.size() - unplaced.size()) + " of " +
-                     count_text(names.size(), "host") + " on its leaf switches";
+                     count_text(names.size(), "host") +
+                     (topology.form == TopologyForm::block ? " in its blocks" : " on its leaf switches");
   if (!unplaced.empty()) note += "; unplaced (not in it, no switch judged for them): " + compress_hostlist(unplaced);
   return note;
 }

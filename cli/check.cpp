@@ -94,10 +94,12 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "(ibgpu report --baseline-out) for the kinds it has, instead of this run's own")
       ->type_name("FILE");
   auto topology = std::make_shared<std::string>();
-  sub->add_option("--topology", *topology,
-                  "Slurm's topology.conf (SwitchName=... Nodes=... Switches=...): localisation can then blame a "
-                  "leaf switch or its uplinks, and drains no node for them; hosts it does not list are unplaced. "
-                  "--pairs peers:K adds a round in which each host meets a leaf-mate")
+  sub->add_option(
+         "--topology", *topology,
+         "Slurm's topology.conf, tree form (SwitchName=... Nodes=... Switches=...) or block form (BlockName=... "
+         "Nodes=..., an NVL72 rack a block): localisation can then blame a leaf switch (or a block) or its "
+         "uplinks, and drains no node for them; hosts it does not list are unplaced. "
+         "--pairs peers:K adds a round in which each host meets a leaf-mate")
       ->type_name("FILE");
   return [sub, options, text, profile, budget, quick, full, skip, topology, allreduce_sizes, allreduce] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick

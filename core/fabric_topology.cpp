@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <optional>
 #include <set>
 
 #include "core/bounded_input.h"
@@ -21,42 +23,73 @@ std::vector<std::pair<std::string, std::string_view>> words_of(std::string_view 
     const std::string_view word = line.substr(0, end);
     const auto eq = word.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == word.size())
-      throw InputError("expected KEY=VALUE (SwitchName=, Nodes=, Switches=, LinkSpeed=), not '" + std::string(word) +
-                       "'");
+      throw InputError(
+          "expected KEY=VALUE (SwitchName=, Nodes=, Switches=, LinkSpeed=; BlockName=, BlockSizes=), not '" +
+          std::string(word) + "'");
     out.emplace_back(lower(word.substr(0, eq)), word.substr(eq + 1));
     line.remove_prefix(end);
   }
   return out;
 }
 
-FabricSwitch parse_line(std::string_view line, std::size_t& names_left) {
+// One line: a switch (SwitchName=), a block (BlockName=), or the block sizes (BlockSizes= alone:
+// `sizes` filled, the switch returned has no name).
+FabricSwitch parse_line(std::string_view line, std::size_t& names_left, std::optional<TopologyForm>& form,
+                        std::vector<int>& sizes) {
   FabricSwitch sw;
-  bool named = false;
+  bool named = false, sized = false;
+  std::optional<TopologyForm> line_form;
   auto expand = [&](std::string_view list) {
     auto names = expand_hostlist(list, names_left);
     names_left -= names.size();
     return names;
   };
+  auto name = [&](std::string_view key, std::string_view value, TopologyForm f) {
+    if (named) throw InputError(std::string(key) + " twice on one line");
+    if (value.find_first_of("[],") != std::string_view::npos)
+      throw InputError("expected one name after " + std::string(key) + "=, not '" + std::string(value) + "'");
+    sw.name = value;
+    named = true;
+    line_form = f;
+  };
   for (const auto& [key, value] : words_of(line)) {
     if (key == "switchname") {
-      if (named) throw InputError("SwitchName twice on one line");
-      if (value.find_first_of("[],") != std::string_view::npos)
-        throw InputError("expected one switch name after SwitchName=, not '" + std::string(value) + "'");
-      sw.name = value;
-      named = true;
+      name("SwitchName", value, TopologyForm::tree);
+    } else if (key == "blockname") {
+      name("BlockName", value, TopologyForm::block);
     } else if (key == "nodes") {
       sw.nodes = expand(value);
     } else if (key == "switches") {
       sw.switches = expand(value);
     } else if (key == "linkspeed") {
       // Slurm's relative speed of the switch's links: not used to judge.
-    } else if (key == "blockname" || key == "blocksizes") {
-      throw InputError("BlockName= is Slurm's topology/block; expected topology/tree lines (SwitchName=)");
+    } else if (key == "blocksizes") {
+      sized = true;
+      line_form = TopologyForm::block;
+      for (std::string_view rest = value; !rest.empty();) {
+        const auto comma = rest.find(',');
+        const std::string_view item = rest.substr(0, comma);
+        rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+        int n = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
+        if (ec != std::errc() || end != item.data() + item.size() || n < 1)
+          throw InputError("expected BlockSizes= a list of block sizes (counts of nodes), not '" + std::string(value) +
+                           "'");
+        sizes.push_back(n);
+      }
     } else {
-      throw InputError("unknown key '" + key + "' (expected SwitchName, Nodes, Switches, LinkSpeed)");
+      throw InputError("unknown key '" + key +
+                       "' (expected SwitchName, Nodes, Switches, LinkSpeed; or BlockName, Nodes, BlockSizes)");
     }
   }
-  if (!named) throw InputError("expected a line that starts with SwitchName=");
+  if (sized && named) throw InputError("BlockSizes= goes on a line of its own");
+  if (!named && !sized) throw InputError("expected a line that starts with SwitchName= or BlockName=");
+  if (line_form == TopologyForm::block && !sw.switches.empty())
+    throw InputError("a block lists nodes, not switches (Switches= is topology/tree's)");
+  if (form && *form != *line_form)
+    throw InputError(std::string(*line_form == TopologyForm::block ? "a topology/block line" : "a topology/tree line") +
+                     " in a file of the other form: a topology.conf is one or the other");
+  form = line_form;
   return sw;
 }
 
@@ -95,6 +128,7 @@ FabricTopology parse_topology_conf(std::string_view text, const std::string& ori
   std::vector<std::size_t> line_of;  // per switch
   std::size_t names_left = kTopologyMaxNames;
   std::size_t number = 0;
+  std::optional<TopologyForm> form;  // the first line's
   while (!text.empty()) {
     ++number;
     const auto nl = text.find('\n');
@@ -106,12 +140,17 @@ FabricTopology parse_topology_conf(std::string_view text, const std::string& ori
     line = trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     try {
-      FabricSwitch sw = parse_line(line, names_left);
+      FabricSwitch sw = parse_line(line, names_left, form, t.block_sizes);
+      if (sw.name.empty()) continue;  // BlockSizes=
+      const std::string what = *form == TopologyForm::block ? "block " : "switch ";
       for (const auto& earlier : t.switches)
-        if (earlier.name == sw.name) throw InputError("switch " + sw.name + " is defined twice");
+        if (earlier.name == sw.name) throw InputError(what + sw.name + " is defined twice");
+      if (*form == TopologyForm::block && sw.nodes.empty()) throw InputError("block " + sw.name + " lists no Nodes=");
       for (const auto& host : sw.nodes) {
         const auto [it, fresh] = t.leaf_of.emplace(host, sw.name);
-        if (!fresh) throw InputError("host " + host + " is on two switches (" + it->second + " and " + sw.name + ")");
+        if (!fresh)
+          throw InputError("host " + host + " is on two " + (*form == TopologyForm::block ? "blocks" : "switches") +
+                           " (" + it->second + " and " + sw.name + ")");
       }
       t.switches.push_back(std::move(sw));
       line_of.push_back(number);
@@ -119,7 +158,9 @@ FabricTopology parse_topology_conf(std::string_view text, const std::string& ori
       throw InputError(where + e.what());
     }
   }
-  if (t.switches.empty()) throw InputError(origin + ": no SwitchName= line: expected Slurm's topology.conf");
+  if (t.switches.empty())
+    throw InputError(origin + ": no SwitchName= or BlockName= line: expected Slurm's topology.conf");
+  t.form = *form;
   check_switch_tree(t, line_of, origin);
   return t;
 }

@@ -79,6 +79,7 @@ class Explainer {
   const std::vector<FabricEdge>& edges_;
   std::vector<bool> culprit_;  // culprits the fabric has not explained (yet)
   std::vector<int> leaf_of_;   // per unit: its leaf (an index), -1 when unplaced or no topology is known
+  const char* word_ = "leaf";  // what the topology calls a leaf: "leaf", or "block" (topology/block)
   FabricExplanation out_;
 };
 
@@ -113,7 +114,8 @@ void Explainer::whole_leaf(const Leaf& leaf, std::size_t index) {
     }
   }
   const bool uplink = within > 0 && !is_majority(within_bad, within);
-  const std::string who = "every host on leaf " + leaf.name + rail_text(leaf.device) + " (" + std::to_string(members) +
+  const std::string who = "every host on " + std::string(word_) + " " + leaf.name + rail_text(leaf.device) + " (" +
+                          std::to_string(members) +
                           (members < leaf.units.size() ? " besides nodes bad on every rail" : "") + ")";
   std::string finding;
   if (uplink)
@@ -228,11 +230,11 @@ bool Explainer::uplink_of_one_leaf(const std::vector<Leaf>& leaves) {
     out_.edge_explained[e] = true;
   }
   const int cleared = clear_culprits_bad_only_with(best);
-  std::string finding = std::to_string(t.bad.size()) + " of " + count_text(t.out, "pair") + " out of leaf " +
-                        leaf.name + rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) +
-                        " of its hosts to " + count_text(t.outside.size(), "host") +
-                        " elsewhere, that no node explains: its uplinks" +
-                        (t.within == 0 ? " (no pair within the leaf was measured: or the switch)" : "");
+  std::string finding =
+      std::to_string(t.bad.size()) + " of " + count_text(t.out, "pair") + " out of " + word_ + " " + leaf.name +
+      rail_text(leaf.device) + " bad, from " + std::to_string(t.inside.size()) + " of its hosts to " +
+      count_text(t.outside.size(), "host") + " elsewhere, that no node explains: its uplinks" +
+      (t.within == 0 ? " (no pair within the " + std::string(word_) + " was measured: or the switch)" : "");
   if (cleared > 0)
     finding += "; and " + count_text(cleared, "host") + " elsewhere bad only with hosts on it (no other peer)";
   out_.blames.push_back(fabric_blame(Entity::leaf(EntityKind::uplink, leaf.name, leaf.device),
@@ -262,7 +264,9 @@ int Explainer::clear_culprits_bad_only_with(std::size_t leaf) {
 }
 
 void Explainer::leaves(const FabricTopology& topology) {
-  // A leaf per switch and rail (a rail-optimised fabric has a leaf per rail); units in order.
+  // A leaf per switch and rail (a rail-optimised fabric has a leaf per rail); units in order. A block
+  // of the block form is a leaf: its hosts bad together are its switch or its uplinks.
+  word_ = topology.group_word();
   std::vector<Leaf> leaves;
   std::map<std::pair<std::string, std::string_view>, int> index;
   for (std::size_t u = 0; u < units_.size(); ++u) {

@@ -87,19 +87,50 @@ std::string error_of(const std::string& text) {
 
 TEST(FabricTopology, BadLinesNameTheFileTheLineAndWhatWasExpected) {
   EXPECT_EQ(error_of("SwitchName=a Nodes=n1\n\nNodes=n[1-2]\n"),
-            "topo.conf:3: expected a line that starts with SwitchName=");
+            "topo.conf:3: expected a line that starts with SwitchName= or BlockName=");
   EXPECT_EQ(error_of("SwitchName=a Nodes=n[1-2\n"), "topo.conf:1: a '[' without its ']' in 'n[1-2'");
   EXPECT_EQ(error_of("SwitchName=a Nodes=n1 Color=red\n"),
-            "topo.conf:1: unknown key 'color' (expected SwitchName, Nodes, Switches, LinkSpeed)");
-  EXPECT_EQ(error_of("SwitchName=a Nodes\n"),
-            "topo.conf:1: expected KEY=VALUE (SwitchName=, Nodes=, Switches=, LinkSpeed=), not 'Nodes'");
+            "topo.conf:1: unknown key 'color' (expected SwitchName, Nodes, Switches, LinkSpeed; or BlockName, Nodes, "
+            "BlockSizes)");
+  EXPECT_EQ(
+      error_of("SwitchName=a Nodes\n"),
+      "topo.conf:1: expected KEY=VALUE (SwitchName=, Nodes=, Switches=, LinkSpeed=; BlockName=, BlockSizes=), not "
+      "'Nodes'");
   EXPECT_EQ(error_of("SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n"), "topo.conf:2: switch a is defined twice");
   EXPECT_EQ(error_of("SwitchName=s Switches=s\n"), "topo.conf:1: switch s is below itself");
-  EXPECT_EQ(error_of("# nothing\n\n"), "topo.conf: no SwitchName= line: expected Slurm's topology.conf");
-  EXPECT_EQ(error_of("BlockName=b1 Nodes=n[1-4]\n"),
-            "topo.conf:1: BlockName= is Slurm's topology/block; expected topology/tree lines (SwitchName=)");
+  EXPECT_EQ(error_of("# nothing\n\n"), "topo.conf: no SwitchName= or BlockName= line: expected Slurm's topology.conf");
+  // The block form: one form a file, a block of nodes only, sizes that are counts.
+  EXPECT_EQ(error_of("SwitchName=a Nodes=n1\nBlockName=b1 Nodes=n[2-4]\n"),
+            "topo.conf:2: a topology/block line in a file of the other form: a topology.conf is one or the other");
+  EXPECT_EQ(error_of("BlockName=b1 Nodes=n[1-4]\nSwitchName=top Switches=b1\n"),
+            "topo.conf:2: a topology/tree line in a file of the other form: a topology.conf is one or the other");
+  EXPECT_EQ(error_of("BlockName=b1 Switches=x\n"),
+            "topo.conf:1: a block lists nodes, not switches (Switches= is topology/tree's)");
+  EXPECT_EQ(error_of("BlockName=b1\n"), "topo.conf:1: block b1 lists no Nodes=");
+  EXPECT_EQ(error_of("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n4\n"),
+            "topo.conf:2: host n4 is on two blocks (b1 and b2)");
+  EXPECT_EQ(error_of("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,x\n"),
+            "topo.conf:2: expected BlockSizes= a list of block sizes (counts of nodes), not '4,x'");
+  EXPECT_EQ(error_of("BlockName=b1 Nodes=n[1-4] BlockSizes=4\n"), "topo.conf:1: BlockSizes= goes on a line of its own");
+  EXPECT_EQ(error_of("BlockSizes=4\n"), "topo.conf: no SwitchName= or BlockName= line: expected Slurm's topology.conf");
   EXPECT_EQ(error_of("SwitchName=a Nodes=n[0-9999999]\n"), "topo.conf:1: more than 1000000 names");
   EXPECT_EQ(error_of(std::string(kTopologyMaxLine + 1, ' ')), "topo.conf:1: a line of more than 65536 bytes");
+}
+
+// Slurm's topology/block, as Topograph writes it for NVL72 racks: each block is its hosts' leaf.
+TEST(FabricTopology, BlocksOfRacks) {
+  const FabricTopology t = read_topology_conf(kData + "nvl72_blocks.conf");
+  EXPECT_EQ(t.form, TopologyForm::block);
+  EXPECT_STREQ(t.group_word(), "block");
+  ASSERT_EQ(t.switches.size(), 2u);
+  EXPECT_EQ(t.leaf("tray001"), "rack01");
+  EXPECT_EQ(t.leaf("tray018"), "rack01");
+  EXPECT_EQ(t.leaf("tray019"), "rack02");
+  EXPECT_EQ(t.leaf("tray037"), "");
+  EXPECT_EQ(t.leaf_of.size(), 36u);
+  EXPECT_EQ(t.block_sizes, (std::vector<int>{18, 36}));
+  EXPECT_EQ(t.parent("rack01"), "");
+  EXPECT_STREQ(read_topology_conf(kData + "two_leaves.conf").group_word(), "leaf");
 }
 
 TEST(FabricTopology, RealFilesWithMistakes) {

@@ -173,6 +173,23 @@ TEST(FabricLocalise, LeafCutOffFromTheRestIsItsUplinks) {
   EXPECT_EQ(blamed(localise(o)), (Blamed{{"path h[1-8,13-16]<->h[9-12]", "FABRIC_PATH_BAD"}}));
 }
 
+// Slurm's block form (an NVL72 rack a block): a block is judged as a leaf, and the findings say block.
+TEST(FabricLocalise, ABlockIsJudgedAsALeaf) {
+  const FabricTopology t = parse_topology_conf(
+      "BlockName=rack1 Nodes=h[1-4]\nBlockName=rack2 Nodes=h[5-8]\nBlockName=rack3 Nodes=h[9-12]\n"
+      "BlockName=rack4 Nodes=h[13-16]\nBlockSizes=4,16\n",
+      "blocks.conf");
+  Fleet f(16);
+  const auto cut_off = localise(f.measure([](int a, int b, auto) { return (leaf(a) == 2) != (leaf(b) == 2); }), &t);
+  EXPECT_EQ(blamed(cut_off), (Blamed{{"uplink rack3", "FABRIC_UPLINK_BAD"}}));
+  EXPECT_NE(cut_off[0].reason.message.find("every host on block rack3 (4) is bad with the hosts off it"),
+            std::string::npos)
+      << cut_off[0].reason.message;
+  Fleet g(16);
+  const auto dead = localise(g.measure([](int a, int b, auto) { return leaf(a) == 1 || leaf(b) == 1; }), &t);
+  EXPECT_EQ(blamed(dead), (Blamed{{"switch rack2", "FABRIC_SWITCH_BAD"}}));
+}
+
 TEST(FabricLocalise, OneBadUplinkOfALeafCarriesSomeOfItsPairs) {
   // Destination-modulo routing: leaf1's uplink 0 carries its pairs with hosts 4, 8, 12, 16 off it.
   // No host is bad with most of its peers: without a topology these are 12 links.
