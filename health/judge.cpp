@@ -12,6 +12,7 @@
 #include "health/fleet.h"
 #include "health/local_health.h"
 #include "health/localise.h"
+#include "health/nvlink_domains.h"
 #include "health/thresholds.h"
 #include "health/verdict_book.h"
 
@@ -160,6 +161,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   judge_measurements(book, profile, evidence, reference_medians);
   for (auto& blame : localise(evidence.observations, topology))
     book.add(blame.entity, blame.state, std::move(blame.reason));
+  judge_nvlink_domains(book, probes, topology);
 
   Judgement out;
   out.verdicts = book.take();

@@ -1,0 +1,112 @@
+// NVLink domains across hosts: a node whose GPUs joined two domains, and with Slurm's block
+// topology a node whose domain is not its block's, are NVLINK_DOMAIN_SPLIT (degraded: admitted
+// degraded); clean racks and the tree form give no finding.
+#include "health/nvlink_domains.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/fabric_topology.h"
+#include "health/admission.h"
+#include "probes/gpu/gpu_health.h"
+
+namespace ibgpu {
+namespace {
+
+const std::string kRackA = "8c1f4a2e-5b3d-4e6f-9a71-0b2c3d4e5f60";
+const std::string kRackB = "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9";
+
+// One GPU's health record, registered in (uuid, clique); uuid "" for a GPU that did not register.
+ProbeResult gpu(const std::string& host, int index, const std::string& uuid, int clique = 1) {
+  GpuHealth h;
+  h.index = index;
+  h.fabric_state = uuid.empty() ? 1 : 3;
+  h.fabric_cluster_uuid = uuid;
+  if (!uuid.empty()) h.fabric_clique = clique;
+  return gpu_health_result(host, h);
+}
+
+// Four GPUs of `host` in one domain.
+void tray(std::vector<ProbeResult>& out, const std::string& host, const std::string& uuid, int clique = 1) {
+  for (int i = 0; i < 4; ++i) out.push_back(gpu(host, i, uuid, clique));
+}
+
+std::vector<Verdict> judged(const std::vector<ProbeResult>& probes, const FabricTopology* topology) {
+  VerdictBook book;
+  judge_nvlink_domains(book, probes, topology);
+  return book.take();
+}
+
+const FabricTopology kRacks = parse_topology_conf(
+    "BlockName=rack1 Nodes=t[1-3]\nBlockName=rack2 Nodes=t[4-5]\nBlockName=rack3 Nodes=t[6-7]\n", "racks.conf");
+
+TEST(NvlinkDomains, CleanRacksGiveNoFinding) {
+  std::vector<ProbeResult> p;
+  for (const char* t : {"t1", "t2", "t3"}) tray(p, t, kRackA);
+  for (const char* t : {"t4", "t5"}) tray(p, t, kRackB);
+  tray(p, "t6", kRackA, 2);
+  tray(p, "t7", kRackA, 2);
+  EXPECT_TRUE(judged(p, &kRacks).empty());
+  p.push_back(gpu("t8", 0, ""));  // not registered: the local check's, no domain here
+  EXPECT_TRUE(judged(p, &kRacks).empty());
+}
+
+TEST(NvlinkDomains, ANodeWhoseGpusJoinedTwoCliquesIsSplit) {
+  std::vector<ProbeResult> p;
+  tray(p, "t1", kRackA);
+  for (int i = 0; i < 3; ++i) p.push_back(gpu("t2", i, kRackA));
+  p.push_back(gpu("t2", 3, kRackA, 2));
+  const auto v = judged(p, nullptr);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].entity, Entity::node("t2"));
+  EXPECT_EQ(v[0].state, HealthState::degraded);
+  ASSERT_EQ(v[0].reasons.size(), 1u);
+  EXPECT_EQ(v[0].reasons[0].code, ReasonCode::NVLINK_DOMAIN_SPLIT);
+  EXPECT_EQ(v[0].reasons[0].message, "its GPUs joined 2 NVLink domains (gpu0,gpu1,gpu2 in " + kRackA +
+                                         "/clique 1; gpu3 in " + kRackA + "/clique 2): rack jobs cannot span them");
+  // Admitted degraded, with its GPUs: a node's own jobs run.
+  std::vector<HostInventory> hosts(2);
+  hosts[0].name = "t1";
+  hosts[1].name = "t2";
+  auto verdicts = v;
+  decide_admission(verdicts, hosts);
+  EXPECT_EQ(verdicts[0].action, Action::admit_degraded);
+}
+
+TEST(NvlinkDomains, ANodeInAnotherDomainThanItsBlockIsNamed) {
+  std::vector<ProbeResult> p;
+  tray(p, "t1", kRackA);
+  tray(p, "t2", kRackA);
+  tray(p, "t3", kRackB);  // cabled into rack1 by the file, registered in rack B's domain
+  tray(p, "t4", kRackB);
+  tray(p, "t5", kRackB);
+  const auto v = judged(p, &kRacks);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].entity, Entity::node("t3"));
+  EXPECT_EQ(v[0].state, HealthState::degraded);
+  EXPECT_EQ(v[0].reasons[0].message, "in NVLink domain " + kRackB +
+                                         "/clique 1, where 2 of the 3 nodes of its block rack1 joined " + kRackA +
+                                         "/clique 1");
+  // The tree form says nothing of domains: no block check.
+  const FabricTopology tree = parse_topology_conf("SwitchName=leaf1 Nodes=t[1-5]\n", "tree.conf");
+  EXPECT_TRUE(judged(p, &tree).empty());
+}
+
+TEST(NvlinkDomains, ABlockSplitEvenlyNamesEachOfItsNodes) {
+  std::vector<ProbeResult> p;
+  tray(p, "t4", kRackA);
+  tray(p, "t5", kRackB);
+  const auto v = judged(p, &kRacks);
+  ASSERT_EQ(v.size(), 2u);
+  for (const auto& verdict : v) {
+    EXPECT_EQ(verdict.state, HealthState::degraded);
+    EXPECT_NE(verdict.reasons[0].message.find("block rack2 (racks.conf) is split evenly between 2 NVLink domains"),
+              std::string::npos)
+        << verdict.reasons[0].message;
+  }
+}
+
+}  // namespace
+}  // namespace ibgpu
