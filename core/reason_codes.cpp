@@ -113,7 +113,7 @@ constexpr std::array kCodes{
         "degraded",
         "The NVLink domains the GPUs registered in (cluster UUID and clique, from NVML) disagree: the node's GPUs joined more than one, or, with a block `--topology`, the node's domain is not the one most nodes of its block joined (a block split evenly: each of its nodes). The node still serves jobs on its own GPUs; rack jobs across the split fail.",
         "`nvidia-smi -q | grep -A6 Fabric` on the node and a tray of its block: compare ClusterUUID and CliqueId. A wrong clique is the NVLink partition's setting (the rack's fabric manager or NMX); a wrong block is the topology file's: regenerate it (Topograph) or fix the partition.",
-        "compare ClusterUUID/CliqueId (nvidia-smi -q); fix the partition or the topology file"},
+        "compare ClusterUUID/CliqueId; fix the partition or topology"},
     ReasonCodeInfo{ReasonCode::GPU_PCIE_DOWNTRAINED, "GPU_PCIE_DOWNTRAINED", ReasonGroup::gpu,
         "gpu",
         "degraded",
