@@ -207,7 +207,7 @@ const Hca* find_hca(const HostInventory& host, const std::string& device) {
 
 // ---- GPUs -----------------------------------------------------------------------
 
-// "links 3, 11" from the result's list of links down ("" without one).
+// "3, 11" from a list of link numbers in the result's params ("" without one).
 std::string link_list(const ProbeResult& p, const char* key) {
   if (!p.params.contains(key) || !p.params[key].is_array()) return {};
   std::string out;

@@ -1,10 +1,8 @@
 #include "health/nvlink_domains.h"
 
-#include <algorithm>
 #include <map>
 #include <string>
 
-#include "core/hostlist.h"
 #include "core/probe_kind.h"
 #include "core/reason_codes.h"
 #include "core/text.h"
