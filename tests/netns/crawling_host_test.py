@@ -36,7 +36,8 @@ def crawling(r, slow, elapsed, run):
     assert elapsed <= 10 * 3 * (2 + 1.7 + 1) + 4 * (2 + 3) + 30, elapsed
     # Every re-test ran: nobody gave up on a partner that was alive.
     retests = [p for p in r['probes'] if p['id'].startswith('net.') and p['params'].get('retest')]
-    assert retests and all(p['status'] == 'ok' for p in retests), [(p['scope']['hosts'], p['status'], p.get('error')) for p in retests]
+    assert any(slow in p['scope']['hosts'] for p in retests), 'no re-test met %s: %s' % (slow, r['run'].get('notes'))
+    assert all(p['status'] == 'ok' for p in retests), [(p['scope']['hosts'], p['status'], p.get('error')) for p in retests]
     print('run %s: %d s, %d of %d measurements through %s capped, %.4f GB/s at most through it' % (
         run, elapsed, len(capped), len(through), slow, max(map(rate, through))))
 
