@@ -12,6 +12,7 @@
 #include "cluster/kept_memory.h"
 #include "cluster/tags.h"
 #include "cluster/world.h"
+#include "core/deadline.h"
 #include "core/errors.h"
 #include "health/judge.h"
 #include "reports/json.h"
@@ -253,8 +254,6 @@ void LiveBook::reset() {
 // ---- The run's live channel. ----
 
 namespace {
-
-double monotonic_s() { return Seconds(Clock::now().time_since_epoch()).count(); }
 
 void write_stderr(std::string_view text) {
   // Unbuffered and in one call: a line is never split by another writer.

@@ -1,7 +1,6 @@
 #include "app/local_checks.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "app/live_events.h"
 #include "core/deadline.h"
@@ -13,12 +12,6 @@
 #include "probes/kernel_log.h"
 
 namespace ibgpu {
-
-namespace {
-
-double monotonic_s() { return Seconds(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-}  // namespace
 
 bool LocalSkips::skips(std::string_view probe_id) const {
   for (const auto& name : names)

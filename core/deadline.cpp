@@ -44,6 +44,8 @@ void install_stop_handlers() {
 void request_stop() { mark_stop(); }
 bool stop_requested() { return g_stop != 0; }
 
+double monotonic_s() { return Seconds(Clock::now().time_since_epoch()).count(); }
+
 Seconds since_stop() {
   const long long at = g_stop_ns.load();
   if (g_stop == 0 || at == 0) return Seconds(0);

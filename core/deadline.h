@@ -18,6 +18,8 @@ void request_stop();
 bool stop_requested();
 // How long ago the stop was requested; zero when it was not.
 Seconds since_stop();
+// The steady clock in seconds, for code that keeps time as a number (counter rates, live output).
+double monotonic_s();
 
 // After a stop, the few steps that deliver results (a rank's send, rank 0's
 // gather) stay open this long: the launcher's teardown signals every rank at

@@ -27,14 +27,6 @@ std::vector<Entity> touched(const ProbeResult& p) {
   return out;
 }
 
-// Every size counts: a baseline serves whatever sizes a later run judges.
-Profile every_size() {
-  Profile p = generic_profile();
-  p.network.bw_min_size_B = 0;
-  p.allreduce.min_size_B = 0;
-  return p;
-}
-
 }  // namespace
 
 std::unordered_map<std::string, double> Baseline::medians() const {
@@ -44,7 +36,7 @@ std::unordered_map<std::string, double> Baseline::medians() const {
 }
 
 Baseline build_baseline(const std::vector<Report>& runs) {
-  const Profile profile = every_size();
+  const Profile profile = every_size_profile();
   std::map<std::string, std::vector<double>> values;
   Baseline b;
   for (const auto& run : runs) {

@@ -19,14 +19,6 @@ std::string reasons_text(const Verdict& v) {
   return join(parts, "; ");
 }
 
-// Every size counts: two runs may have measured at sizes a profile ignores.
-Profile every_size() {
-  Profile p = generic_profile();
-  p.network.bw_min_size_B = 0;
-  p.allreduce.min_size_B = 0;
-  return p;
-}
-
 std::string subject(const ProbeResult& p) {
   std::string text = join(p.scope.hosts, "<->");
   if (!p.scope.devices.empty()) text += " " + join(p.scope.devices, ",");
@@ -41,7 +33,9 @@ struct Values {
 
 Values measured(const Report& r) {
   Values out;
-  const Profile profile = every_size();  // outlives the measurements, which point into it
+  // Every size counts (two runs may have measured at sizes a profile ignores); the profile
+  // outlives the measurements, which point into it.
+  const Profile profile = every_size_profile();
   for (const auto& m : extract_measurements(r.probes, profile)) {
     auto k = std::make_pair(subject(*m.probe), m.figure.text());
     auto [it, fresh] = out.values.try_emplace(k);

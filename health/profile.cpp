@@ -4,6 +4,13 @@ namespace ibgpu {
 
 Profile generic_profile() { return Profile{}; }
 
+Profile every_size_profile() {
+  Profile p = generic_profile();
+  p.network.bw_min_size_B = 0;
+  p.allreduce.min_size_B = 0;
+  return p;
+}
+
 namespace {
 
 template <class T>

@@ -152,6 +152,9 @@ struct Profile {
 };
 
 Profile generic_profile();
+// The generic profile with every size counting (no minimum message size for bandwidth or the
+// all-reduce): for comparing runs and keeping baselines, which serve whatever sizes were measured.
+Profile every_size_profile();
 nlohmann::json to_json(const Profile& profile);
 
 }  // namespace ibgpu

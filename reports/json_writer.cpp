@@ -12,7 +12,7 @@ namespace {
 
 // Text dump() writes as it is: no quote, backslash, control character or byte of a multi-byte
 // UTF-8 sequence (which dump() checks, and refuses when invalid).
-bool plain(std::string_view text) {
+bool needs_no_escape(std::string_view text) {
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte >= 0x80 || c == '"' || c == '\\') return false;
@@ -72,7 +72,7 @@ void JsonWriter::key(std::string_view name) {
 }
 
 void JsonWriter::escaped(std::string_view text) {
-  if (plain(text)) {
+  if (needs_no_escape(text)) {
     out_ += '"';
     out_ += text;
     out_ += '"';

@@ -3,18 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "app/network.h"
+#include "tests/cluster/worlds.h"
 
 namespace ibgpu {
 namespace {
-
-World on_hosts(std::vector<std::string> hosts, int rank = 0) {
-  World w;
-  w.rank = rank;
-  w.size = static_cast<int>(hosts.size());
-  w.mpi = true;
-  w.places = places_from_hosts(hosts);
-  return w;
-}
 
 using Groups = std::vector<std::vector<int>>;
 
@@ -43,7 +35,7 @@ TEST(OptionNames, RoundTripInTheOptionsOwnWords) {
 
 TEST(Placement, GroupsByHostAndByLocalRank) {
   // Ranks as a launcher might interleave them: a b a b c c.
-  const World w = on_hosts({"a", "b", "a", "b", "c", "c"});
+  const World w = testing::mpi_world({"a", "b", "a", "b", "c", "c"});
   EXPECT_EQ(placement_groups(w, Placement::job), (Groups{{0, 1, 2, 3, 4, 5}}));
   EXPECT_EQ(placement_groups(w, Placement::node), (Groups{{0, 2}, {1, 3}, {4, 5}}));
   // Local rank 0 on every host is one rail, local rank 1 the other.
@@ -51,7 +43,7 @@ TEST(Placement, GroupsByHostAndByLocalRank) {
 }
 
 TEST(Placement, UnevenHostsLeaveSmallerRails) {
-  const World w = on_hosts({"a", "a", "a", "b"});
+  const World w = testing::mpi_world({"a", "a", "a", "b"});
   EXPECT_EQ(placement_groups(w, Placement::node), (Groups{{0, 1, 2}, {3}}));
   EXPECT_EQ(placement_groups(w, Placement::rail), (Groups{{0, 3}, {1}, {2}}));
 }
@@ -69,7 +61,7 @@ ProbeResult gave_up(int rank, const std::string& host, Placement placement) {
 
 TEST(ExcuseWaitsOnLost, MembersOfAGroupWithALostRankAreNotJudgedAndTheLostRankIsNamed) {
   // Hosts a, b, c with two ranks each; rank 3 (host b, local rank 1) sent no results.
-  const World w = on_hosts({"a", "a", "b", "b", "c", "c"});
+  const World w = testing::mpi_world({"a", "a", "b", "b", "c", "c"});
   std::vector<ProbeResult> results{gave_up(0, "a", Placement::job),  gave_up(2, "b", Placement::node),
                                    gave_up(4, "c", Placement::node), gave_up(5, "c", Placement::rail),
                                    gave_up(0, "a", Placement::rail), gave_up(3, "b", Placement::job)};
@@ -89,7 +81,7 @@ TEST(ExcuseWaitsOnLost, MembersOfAGroupWithALostRankAreNotJudgedAndTheLostRankIs
 }
 
 TEST(ExcuseWaitsOnLost, NothingLostLeavesEveryTimeout) {
-  const World w = on_hosts({"a", "b"});
+  const World w = testing::mpi_world({"a", "b"});
   std::vector<ProbeResult> results{gave_up(0, "a", Placement::job), gave_up(1, "b", Placement::job)};
   excuse_waits_on_lost(results, w, {});
   EXPECT_EQ(results[0].status, ProbeStatus::timeout);
@@ -98,7 +90,7 @@ TEST(ExcuseWaitsOnLost, NothingLostLeavesEveryTimeout) {
 
 TEST(ExcuseWaitsOnLost, AWaitThatEndedOnOneMemberIsThatMembersDoingUnlessTheWaiterWasLost) {
   // Hosts a..e, one rank each; rank 1 absent (lost), ranks 0, 2, 3, 4 ran among themselves.
-  const World w = on_hosts({"a", "b", "c", "d", "e"});
+  const World w = testing::mpi_world({"a", "b", "c", "d", "e"});
   auto waited_on = [](ProbeResult r, int peer) {
     r.params["waited_on_rank"] = peer;
     return r;
@@ -137,7 +129,7 @@ ProbeResult pair(const World& w, int a, int b, int round, ProbeStatus status, bo
 
 TEST(MarkAfterBrokenTransfer, WhatIsMeasuredAfterATransferWithALostPeerBrokeIsNotJudged) {
   // As srun left it with s3's task killed mid-transfer with s2 in round 1: later rounds crawl.
-  const World w = on_hosts({"s1", "s2", "s3", "s4"});
+  const World w = testing::mpi_world({"s1", "s2", "s3", "s4"});
   std::vector<ProbeResult> results{
       pair(w, 0, 3, 0, ProbeStatus::ok),
       pair(w, 1, 2, 1, ProbeStatus::timeout),
@@ -165,14 +157,15 @@ TEST(MarkAfterBrokenTransfer, WhatIsMeasuredAfterATransferWithALostPeerBrokeIsNo
 
 TEST(Placement, DefaultsOnlyWhatDiffersFromTheJob) {
   using P = std::vector<Placement>;
-  EXPECT_EQ(default_placements(on_hosts({"a"})), (P{Placement::job}));
-  EXPECT_EQ(default_placements(on_hosts({"a", "a", "a", "a"})), (P{Placement::job}));  // a node is the job
-  EXPECT_EQ(default_placements(on_hosts({"a", "b", "c"})), (P{Placement::job}));       // a rail is the job
-  EXPECT_EQ(default_placements(on_hosts({"a", "a", "b", "b"})), (P{Placement::job, Placement::node, Placement::rail}));
+  EXPECT_EQ(default_placements(testing::mpi_world({"a"})), (P{Placement::job}));
+  EXPECT_EQ(default_placements(testing::mpi_world({"a", "a", "a", "a"})), (P{Placement::job}));  // a node is the job
+  EXPECT_EQ(default_placements(testing::mpi_world({"a", "b", "c"})), (P{Placement::job}));       // a rail is the job
+  EXPECT_EQ(default_placements(testing::mpi_world({"a", "a", "b", "b"})),
+            (P{Placement::job, Placement::node, Placement::rail}));
 }
 
 TEST(Subworld, CountsWithinTheGroupAndKeepsLaunchRanks) {
-  const World w = on_hosts({"a", "b", "a", "b"}, 2);
+  const World w = testing::mpi_world({"a", "b", "a", "b"}, 2);
   const World g = subworld(w, {0, 2});
   EXPECT_EQ(g.rank, 1);
   EXPECT_EQ(g.size, 2);

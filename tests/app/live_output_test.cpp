@@ -4,6 +4,7 @@
 
 #include "app/live_events.h"
 #include "app/local_checks.h"
+#include "tests/cluster/worlds.h"
 
 namespace ibgpu {
 namespace {
@@ -228,14 +229,6 @@ TEST(RoundRowFromResults, AFailedPairBeforeAnySlowOneSkippedLast) {
   EXPECT_EQ(round_row(results).worst_pair, "");  // only a skipped pair: nothing measured
 }
 
-World on_hosts(std::vector<std::string> hosts) {
-  World w;
-  w.size = static_cast<int>(hosts.size());
-  w.mpi = true;
-  w.places = places_from_hosts(hosts);
-  return w;
-}
-
 TEST(LiveBookRounds, ARoundIsPrintedOnceEveryPairReportedInAnyOrder) {
   Captured c;
   LiveOutput out = c.sink(LiveStyle::plain);
@@ -248,7 +241,7 @@ TEST(LiveBookRounds, ARoundIsPrintedOnceEveryPairReportedInAnyOrder) {
       if (typical(p, "bw_avg_GBps").value_or(9) < 1) slow.push_back(p.scope.hosts[0] + "-" + p.scope.hosts[1]);
     return slow;
   });
-  const World w = on_hosts({"h1", "h2", "h3", "h4"});
+  const World w = testing::mpi_world({"h1", "h2", "h3", "h4"});
   const std::vector<RankRound> rounds{{{0, 1}, {2, 3}}, {{0, 2}, {1, 3}}};
   book.rounds_planned(w, "network", 5, rounds);
   book.pair_reported(6, {pair(kMpiBwProbe, "h1", "h3", ProbeStatus::ok, 1 << 20, 0.5)});

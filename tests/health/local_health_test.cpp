@@ -17,17 +17,17 @@
 #include "probes/pci.h"
 #include "probes/topology.h"
 #include "tests/core/names.h"
+#include "tests/probes/sysfs_fixtures.h"
 
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 HostInventory host_from(const std::string& fixture, const std::string& name = "n1") {
   HostInventory h;
   h.name = name;
-  h.hcas = read_hcas(Sysfs(kFixtures / fixture));
+  h.hcas = read_hcas(Sysfs(testing::kSysfsFixtures / fixture));
   return h;
 }
 
@@ -124,8 +124,8 @@ TEST(LocalHealthPorts, EthernetPortIsNotHeldToInfinibandCapability) {
 // ---- counters: two reads of a port that errs during the run --------------------------
 
 std::vector<ProbeResult> fixture_deltas(double seconds) {
-  const auto before = snapshot_counters(Sysfs(kFixtures / "counters-before"), 100.0);
-  const auto after = snapshot_counters(Sysfs(kFixtures / "counters-after"), 100.0 + seconds);
+  const auto before = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-before"), 100.0);
+  const auto after = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-after"), 100.0 + seconds);
   return counter_deltas("n1", before, after);
 }
 
@@ -157,7 +157,7 @@ TEST(LocalHealthCounters, SymbolErrorRateIsJudgedPerHourNotAsAnyError) {
 }
 
 TEST(LocalHealthCounters, QuietCountersLeaveAHealthyPortHealthy) {
-  const auto snap = snapshot_counters(Sysfs(kFixtures / "counters-before"), 0);
+  const auto snap = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-before"), 0);
   auto later = snap;
   later.taken_s = 60;
   const auto vs = judge_local_health({host_from("counters-before")}, counter_deltas("n1", snap, later), Profile{});
@@ -532,7 +532,7 @@ namespace {
 HostInventory h100_host_from_pci(int nvml_gpus) {
   HostInventory h;
   h.name = "n1";
-  h.pci_gpus = read_pci_gpus(Sysfs(kFixtures / "hgx-h100"));
+  h.pci_gpus = read_pci_gpus(Sysfs(testing::kSysfsFixtures / "hgx-h100"));
   for (int i = 0; i < nvml_gpus; ++i) {
     GpuInfo g;
     g.index = i;
@@ -590,7 +590,7 @@ TEST(LocalHealthPci, DownTrainedHcaLinkDegradesItsPorts) {
 // its HCAs and each GPU's nearest HCA, as the inventory reads them.
 HostInventory hgx_h100_node(int nvml_gpus) {
   HostInventory h = h100_host_from_pci(nvml_gpus);
-  const Sysfs sysfs(kFixtures / "hgx-h100");
+  const Sysfs sysfs(testing::kSysfsFixtures / "hgx-h100");
   h.hcas = read_hcas(sysfs);
   const auto on_the_bus = gpu_hca_affinity(sysfs, gpus_on_the_bus(h.pci_gpus), h.hcas);
   h.topology = nvml_gpus > 0 ? gpu_hca_affinity(sysfs, h.gpus, h.hcas) : on_the_bus;

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/probes/sysfs_fixtures.h"
+
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 const ProbeResult* find_probe(const InventoryOutcome& out, const std::string& id) {
   for (const auto& p : out.probes)
@@ -57,17 +57,17 @@ TEST(CountCpuList, GarbageIsZeroNotAGuess) {
 }
 
 TEST(ReadCpuInfo, FromFixtureTrees) {
-  const CpuInfo big = read_cpu_info(Sysfs(kFixtures / "cx7-ndr"));
+  const CpuInfo big = read_cpu_info(Sysfs(testing::kSysfsFixtures / "cx7-ndr"));
   EXPECT_EQ(big.logical_cpus, 224);
   EXPECT_EQ(big.numa_nodes, 2);
   // read_cpu_info reads only sysfs; the model comes from /proc/cpuinfo in collect_inventory.
   EXPECT_EQ(big.model, "");
 
-  const CpuInfo small = read_cpu_info(Sysfs(kFixtures / "empty"));
+  const CpuInfo small = read_cpu_info(Sysfs(testing::kSysfsFixtures / "empty"));
   EXPECT_EQ(small.logical_cpus, 16);
   EXPECT_EQ(small.numa_nodes, 1);
 
-  const CpuInfo none = read_cpu_info(Sysfs(kFixtures / "no-such-root"));
+  const CpuInfo none = read_cpu_info(Sysfs(testing::kSysfsFixtures / "no-such-root"));
   EXPECT_EQ(none.logical_cpus, 0);
   EXPECT_EQ(none.numa_nodes, 0);
 }
@@ -126,7 +126,7 @@ TEST(DecodeNcclVersion, CurrentAndOldEncodings) {
 }
 
 TEST(CollectInventory, HostWithoutRdma) {
-  const InventoryOutcome out = collect_inventory(Sysfs(kFixtures / "empty"), "node-a");
+  const InventoryOutcome out = collect_inventory(Sysfs(testing::kSysfsFixtures / "empty"), "node-a");
   EXPECT_EQ(out.host.name, "node-a");
   EXPECT_TRUE(out.host.hcas.empty());
   EXPECT_EQ(out.host.cpu.logical_cpus, 16);
@@ -142,7 +142,7 @@ TEST(CollectInventory, HostWithoutRdma) {
 }
 
 TEST(CollectInventory, HostWithTwoNdrPorts) {
-  const InventoryOutcome out = collect_inventory(Sysfs(kFixtures / "cx7-ndr"), "node-b");
+  const InventoryOutcome out = collect_inventory(Sysfs(testing::kSysfsFixtures / "cx7-ndr"), "node-b");
   EXPECT_EQ(out.host.name, "node-b");
   ASSERT_EQ(out.host.hcas.size(), 2u);
   EXPECT_EQ(out.host.hcas[0].name, "mlx5_0");
@@ -165,7 +165,7 @@ TEST(CollectInventory, HostWithTwoNdrPorts) {
 }
 
 TEST(CollectInventory, DegradedHostCountsOnlyActivePorts) {
-  const InventoryOutcome out = collect_inventory(Sysfs(kFixtures / "degraded"), "node-c");
+  const InventoryOutcome out = collect_inventory(Sysfs(testing::kSysfsFixtures / "degraded"), "node-c");
   const ProbeResult* rdma = find_probe(out, "inventory.rdma");
   ASSERT_NE(rdma, nullptr);
   EXPECT_EQ(rdma->status, ProbeStatus::ok);
@@ -175,7 +175,7 @@ TEST(CollectInventory, DegradedHostCountsOnlyActivePorts) {
 }
 
 TEST(CollectInventory, GpuSkippedWithoutDriver) {
-  const InventoryOutcome out = collect_inventory(Sysfs(kFixtures / "empty"), "node-a");
+  const InventoryOutcome out = collect_inventory(Sysfs(testing::kSysfsFixtures / "empty"), "node-a");
   const ProbeResult* gpu = find_probe(out, "inventory.gpu");
   ASSERT_NE(gpu, nullptr);
   const std::string reason = gpu->reason.value_or("");

@@ -9,13 +9,12 @@
 #include <fstream>
 
 #include "probes/ib/ports.h"
+#include "tests/probes/sysfs_fixtures.h"
 
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 TEST(PciLinkSpeed, KernelTextIsParsedAndJunkIsNot) {
   EXPECT_EQ(parse_link_speed("32.0 GT/s PCIe"), 32.0);
@@ -30,7 +29,7 @@ TEST(PciLinkSpeed, KernelTextIsParsedAndJunkIsNot) {
 }
 
 TEST(PciGpus, HgxH100HasEightH100sOnTwoNumaNodesAtGen5X16) {
-  const auto gpus = read_pci_gpus(Sysfs(kFixtures / "hgx-h100"));
+  const auto gpus = read_pci_gpus(Sysfs(testing::kSysfsFixtures / "hgx-h100"));
   ASSERT_EQ(gpus.size(), 8u);
   const std::vector<std::string> addresses{"0000:1b:00.0", "0000:20:00.0", "0000:4e:00.0", "0000:52:00.0",
                                            "0000:9d:00.0", "0000:a2:00.0", "0000:cd:00.0", "0000:d1:00.0"};
@@ -46,21 +45,21 @@ TEST(PciGpus, HgxH100HasEightH100sOnTwoNumaNodesAtGen5X16) {
 
 TEST(PciGpus, A100sAreGen4AndNothingElseOnTheBusIsAGpu) {
   // The switches, NICs and NVMe drives of the tree are not GPUs.
-  const auto gpus = read_pci_gpus(Sysfs(kFixtures / "dgx-a100"));
+  const auto gpus = read_pci_gpus(Sysfs(testing::kSysfsFixtures / "dgx-a100"));
   ASSERT_EQ(gpus.size(), 8u);
   for (const auto& g : gpus) {
     EXPECT_EQ(g.device_id, "0x20b2");
     EXPECT_EQ(g.link.max_speed_GTps, 16.0);
   }
-  EXPECT_TRUE(read_pci_gpus(Sysfs(kFixtures / "cx7-ndr")).empty());
-  EXPECT_TRUE(read_pci_gpus(Sysfs(kFixtures / "empty")).empty());
+  EXPECT_TRUE(read_pci_gpus(Sysfs(testing::kSysfsFixtures / "cx7-ndr")).empty());
+  EXPECT_TRUE(read_pci_gpus(Sysfs(testing::kSysfsFixtures / "empty")).empty());
 }
 
 TEST(PciLinks, HcasCarryTheirLinkAndADownTrainedOneShows) {
   // A copy of the H100 tree with mlx5_4 trained at x8 Gen4.
   const fs::path root = fs::path(::testing::TempDir()) / "ibgpu_pci_downtrained";
   fs::remove_all(root);
-  fs::copy(kFixtures / "hgx-h100", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::copy(testing::kSysfsFixtures / "hgx-h100", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   const auto hcas = read_hcas(Sysfs(root));
   const auto mlx5_4 = std::find_if(hcas.begin(), hcas.end(), [](const Hca& h) { return h.name == "mlx5_4"; });
   ASSERT_NE(mlx5_4, hcas.end());

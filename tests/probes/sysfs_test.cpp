@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "core/text.h"
+#include "tests/probes/sysfs_fixtures.h"
 
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 // A scratch directory removed when the test ends, so tests can build the odd file sysfs might hold.
 class ScratchTree {
@@ -47,14 +46,14 @@ class ScratchTree {
 };
 
 TEST(Sysfs, ReadDropsTheTrailingNewline) {
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_0/fw_ver"), "28.39.1002");
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_0/node_guid"), "a088:c203:00b1:2c30");
   EXPECT_EQ(sysfs.read("devices/system/cpu/online"), "0-223");
 }
 
 TEST(Sysfs, ReadKeepsInnerAndLeadingSpaces) {
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_0/ports/1/state"), "4: ACTIVE");
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_0/ports/1/rate"), "400 Gb/sec (4X NDR)");
 
@@ -67,16 +66,16 @@ TEST(Sysfs, ReadKeepsInnerAndLeadingSpaces) {
 }
 
 TEST(Sysfs, ReadOfMissingFileIsNullopt) {
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_0/no_such_attribute"), std::nullopt);
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_9/fw_ver"), std::nullopt);
-  EXPECT_EQ(Sysfs(kFixtures / "no-such-root").read("devices/system/cpu/online"), std::nullopt);
+  EXPECT_EQ(Sysfs(testing::kSysfsFixtures / "no-such-root").read("devices/system/cpu/online"), std::nullopt);
 }
 
 TEST(Sysfs, ReadOfADirectoryIsNullopt) {
   // open() succeeds on a directory and read() then fails with EISDIR: the same path a sysfs
   // attribute takes when its show() returns an error, so it must not come back as "".
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.read("class/infiniband/mlx5_0/ports"), std::nullopt);
 }
 
@@ -89,7 +88,7 @@ TEST(Sysfs, ReadOfAnAttributeTheKernelRefusesIsNullopt) {
 }
 
 TEST(Sysfs, ReadIntParsesDecimalAttributes) {
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.read_int("class/infiniband/mlx5_0/device/numa_node"), 0);
   EXPECT_EQ(sysfs.read_int("class/infiniband/mlx5_1/device/numa_node"), 1);
   EXPECT_EQ(sysfs.read_int("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data"), 918273645501LL);
@@ -125,13 +124,13 @@ TEST(Sysfs, ListSortsNaturally) {
 }
 
 TEST(Sysfs, ListFollowsTheClassSymlinks) {
-  const Sysfs sysfs(kFixtures / "degraded");
+  const Sysfs sysfs(testing::kSysfsFixtures / "degraded");
   EXPECT_EQ(sysfs.list("class/infiniband"), (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}));
   EXPECT_EQ(sysfs.list("class/infiniband/mlx5_2/ports"), (std::vector<std::string>{"1"}));
 }
 
 TEST(Sysfs, ListOfMissingDirectoryIsEmpty) {
-  const Sysfs sysfs(kFixtures / "empty");
+  const Sysfs sysfs(testing::kSysfsFixtures / "empty");
   EXPECT_TRUE(sysfs.list("class/infiniband").empty());
   EXPECT_TRUE(sysfs.list("devices/system/cpu/online").empty());  // a file, not a directory
 }
@@ -151,20 +150,20 @@ TEST(Sysfs, NaturalLessComparesDigitRunsByValue) {
 }
 
 TEST(Sysfs, LinkNameIsTheLastComponentOfTheTarget) {
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.link_name("class/infiniband/mlx5_0/device"), "0000:17:00.0");
   EXPECT_EQ(sysfs.link_name("class/infiniband/mlx5_1/device"), "0000:99:00.0");
   EXPECT_EQ(sysfs.link_name("class/infiniband/mlx5_0"), "mlx5_0");
 }
 
 TEST(Sysfs, LinkNameOfAFileOrNothingIsNullopt) {
-  const Sysfs sysfs(kFixtures / "cx7-ndr");
+  const Sysfs sysfs(testing::kSysfsFixtures / "cx7-ndr");
   EXPECT_EQ(sysfs.link_name("class/infiniband/mlx5_0/fw_ver"), std::nullopt);
   EXPECT_EQ(sysfs.link_name("class/infiniband/mlx5_0/no_such_link"), std::nullopt);
 }
 
 TEST(Sysfs, ResolveFollowsRelativeLinksInsideTheRoot) {
-  const fs::path root = kFixtures / "cx7-ndr";
+  const fs::path root = testing::kSysfsFixtures / "cx7-ndr";
   const Sysfs sysfs(root);
   EXPECT_EQ(sysfs.resolve("class/infiniband/mlx5_0/device"),
             fs::canonical(root) / "devices/pci0000:15/0000:15:01.0/0000:17:00.0");
@@ -174,10 +173,10 @@ TEST(Sysfs, ResolveFollowsRelativeLinksInsideTheRoot) {
 }
 
 TEST(Sysfs, ExistsAndPath) {
-  const Sysfs sysfs(kFixtures / "empty");
+  const Sysfs sysfs(testing::kSysfsFixtures / "empty");
   EXPECT_TRUE(sysfs.exists("devices/system/node/online"));
   EXPECT_FALSE(sysfs.exists("class/infiniband"));
-  EXPECT_EQ(sysfs.path("devices/system/cpu/online"), kFixtures / "empty" / "devices/system/cpu/online");
+  EXPECT_EQ(sysfs.path("devices/system/cpu/online"), testing::kSysfsFixtures / "empty" / "devices/system/cpu/online");
   EXPECT_EQ(Sysfs().root(), fs::path("/sys"));
 }
 

@@ -18,18 +18,16 @@
 #include "reports/json.h"
 #include "reports/reporter.h"
 #include "tests/core/names.h"
+#include "tests/reports/golden.h"
 #include "tests/reports/report_fixture.h"
 
 namespace ibgpu {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace ibgpu::golden;
 
 const fs::path kGolden = fs::path(IBGPU_TEST_DATA) / "golden" / "burn_in.table.txt";
-const fs::path kSchema = fs::path(IBGPU_SOURCE_DIR) / "reports/schema/report.schema.json";
-const fs::path kValidator = fs::path(IBGPU_SOURCE_DIR) / "tests/tools/validate_json.py";
-constexpr const char* kPython = "/usr/bin/python3";
 
 Verdict* find(Report& r, const std::string& kind, const std::string& id) {
   for (auto& v : r.verdicts)
@@ -81,17 +79,6 @@ Report burn_in_report() {
   r.burn_in->duration_s = 7200;
   r.burn_in->interval_s = 600;
   return r;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-fs::path temp_path(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("ibgpu_" + std::to_string(::getpid()) + "_burn_in_" + name);
 }
 
 // The table's burn-in section: from its heading to the next blank line.
@@ -224,10 +211,8 @@ TEST(BurnInReport, TableSectionMatchesCheckedInText) {
 }
 
 TEST(BurnInReport, SchemaAcceptsTheSectionAndRejectsBreaks) {
-  if (!fs::exists(kPython) ||
-      std::system((std::string(kPython) + " -c 'import jsonschema' > /dev/null 2>&1").c_str()) != 0)
-    GTEST_SKIP() << kPython << " with the jsonschema module is needed (apt-get install python3-jsonschema)";
-  const fs::path good = temp_path("good.json");
+  if (const std::string why = why_validator_cannot_run(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path good = temp_path("burn_in_good.json");
   std::ofstream(good) << json(burn_in_report()).dump(2);
   const std::vector<std::pair<std::string, std::function<void(json&)>>> breaks{
       {"pass ratio as text", [](json& d) { d["burn_in"]["entities"][0]["pass_ratio"] = "95%"; }},
@@ -237,24 +222,20 @@ TEST(BurnInReport, SchemaAcceptsTheSectionAndRejectsBreaks) {
       {"missing states", [](json& d) { d["burn_in"]["entities"][0].erase("states"); }},
       {"extra key", [](json& d) { d["burn_in"]["extra"] = true; }},
   };
-  std::string command =
-      std::string(kPython) + " '" + kValidator.string() + "' '" + kSchema.string() + "' '" + good.string() + "'";
-  std::vector<fs::path> bad;
+  std::vector<fs::path> files{good};
   for (std::size_t i = 0; i < breaks.size(); ++i) {
     json doc = burn_in_report();
     breaks[i].second(doc);
-    bad.push_back(temp_path("break_" + std::to_string(i) + ".json"));
-    std::ofstream(bad.back()) << doc.dump(2);
-    command += " '" + bad.back().string() + "'";
+    files.push_back(temp_path("burn_in_break_" + std::to_string(i) + ".json"));
+    std::ofstream(files.back()) << doc.dump(2);
   }
-  const fs::path log = temp_path("validate.log");
-  const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
-  const std::string output = read_text(log);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
-  EXPECT_NE(output.find(good.string() + ": valid"), std::string::npos) << output;
+  const Validation out = validate_reports(files);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find(good.string() + ": valid"), std::string::npos) << out.output;
   for (std::size_t i = 0; i < breaks.size(); ++i)
-    EXPECT_NE(output.find(bad[i].string() + ": $"), std::string::npos) << breaks[i].first << " not rejected:\n"
-                                                                       << output;
+    EXPECT_NE(out.output.find(files[i + 1].string() + ": $"), std::string::npos)
+        << breaks[i].first << " not rejected:\n"
+        << out.output;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 //   IBGPU_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden
 // and review the difference with git diff.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "reports/reporter.h"
 
@@ -76,6 +78,40 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   EXPECT_TRUE(expected == actual)
       << name << " differs from the golden file " << path << ": " << first_difference(expected, actual)
       << "\nIf the change is intended, rerun with IBGPU_UPDATE_GOLDEN=1 and review git diff.";
+}
+
+// The report schema and the repository's validator, run with the system python (the one whose
+// jsonschema module CI installs).
+inline const fs::path kReportSchema = fs::path(IBGPU_SOURCE_DIR) / "reports/schema/report.schema.json";
+inline const fs::path kSchemaValidator = fs::path(IBGPU_SOURCE_DIR) / "tests/tools/validate_json.py";
+inline constexpr const char* kPython = "/usr/bin/python3";
+
+// Empty when the validator can run here, else why not.
+inline std::string why_validator_cannot_run() {
+  if (!fs::exists(kPython)) return std::string(kPython) + " not found";
+  const std::string probe = std::string(kPython) + " -c 'import jsonschema' > /dev/null 2>&1";
+  if (std::system(probe.c_str()) != 0)
+    return std::string("python module jsonschema missing for ") + kPython + " (apt-get install python3-jsonschema)";
+  return "";
+}
+
+struct Validation {
+  int exit_code = -1;
+  std::string output;  // the validator's lines: "FILE: valid" or "FILE: PATH: why"
+};
+
+// Validates FILES against the report schema, in one run of the validator.
+inline Validation validate_reports(const std::vector<fs::path>& files) {
+  // One log per test: ctest may run the tests in parallel.
+  const fs::path log = temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
+  std::string command = std::string(kPython) + " '" + kSchemaValidator.string() + "' '" + kReportSchema.string() + "'";
+  for (const auto& f : files) command += " '" + f.string() + "'";
+  command += " > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  Validation out;
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  out.output = read_text(log);
+  return out;
 }
 
 }  // namespace ibgpu::golden

@@ -482,7 +482,7 @@ TEST(HtmlReporter, AllReduceHasATableAndAChartOfBusBandwidthOverSize) {
 }
 
 // A burn-in of 6 rounds: link b<->c failed in rounds 3 and 5 (flaky), node a healthy throughout.
-Report burn_in_report() {
+Report html_burn_in_report() {
   Report r = degraded_link_report();
   BurnInStats b;
   b.rounds = 6;
@@ -518,7 +518,7 @@ Report burn_in_report() {
 
 TEST(HtmlReporter, BurnInDrawsEachFlaggedEntitysFiguresOverTheRounds) {
   EXPECT_EQ(render_html(degraded_link_report()).find("<section id=\"burn-in\""), std::string::npos);
-  const std::string html = render_html(burn_in_report());
+  const std::string html = render_html(html_burn_in_report());
   const auto section = html.find("<section id=\"burn-in\" data-rounds=\"6\">");
   ASSERT_NE(section, std::string::npos);
   EXPECT_EQ(count(html, "<div class=\"entity\""), 1u);  // the healthy node is counted, not drawn
@@ -548,7 +548,7 @@ TEST(HtmlReporter, StateLabelsCarryAGlyphAndTheWord) {
 
 // Every section at once, leaves included: still one file that fetches nothing and runs nothing.
 TEST(HtmlReporter, EveryNewSectionStaysSelfContained) {
-  Report r = burn_in_report();
+  Report r = html_burn_in_report();
   for (auto& h : r.hosts) h.leaf = h.name < "c" ? "leaf1" : "leaf2";
   r.probes.push_back(lat("net.mpi.lat", "a", "c", 8, 2.0));
   r.probes.push_back(allreduce("a", 1 << 20, 300.0));

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "reports/json.h"
+#include "tests/reports/golden.h"
 #include "tests/reports/report_fixture.h"
 
 namespace ibgpu {
@@ -24,19 +25,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Private to this process and test: other builds of these tests may run at the same time.
-fs::path temp_path(const std::string& name) {
+fs::path scratch_path(const std::string& name) {
   const fs::path path =
       fs::path(::testing::TempDir()) / ("ibgpu_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
   fs::remove_all(path);
   return path;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 void append_text(const fs::path& path, const std::string& text) {
@@ -46,13 +40,13 @@ void append_text(const fs::path& path, const std::string& text) {
 json record(int i) { return json{{"record", "round"}, {"round", i}, {"payload", std::string(100, 'x')}}; }
 
 TEST(Jsonl, AppendedRecordsReadBackInOrderOneLineEach) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   {
     JsonlWriter w = JsonlWriter::open(path.string());
     EXPECT_EQ(w.dropped_tail_bytes(), 0u);
     for (int i = 1; i <= 5; ++i) w.append(record(i));
   }
-  const std::string text = read_text(path);
+  const std::string text = golden::read_text(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
   EXPECT_EQ(text.back(), '\n');
   const JsonlContents back = read_jsonl(path.string());
@@ -63,7 +57,7 @@ TEST(Jsonl, AppendedRecordsReadBackInOrderOneLineEach) {
 }
 
 TEST(Jsonl, ReopeningAppendsAfterWhatIsThere) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   JsonlWriter::open(path.string()).append(record(1));
   JsonlWriter::open(path.string()).append(record(2));
   const JsonlContents back = read_jsonl(path.string());
@@ -72,12 +66,12 @@ TEST(Jsonl, ReopeningAppendsAfterWhatIsThere) {
 }
 
 TEST(Jsonl, LineCutMidWriteIsSkippedWithANote) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   {
     JsonlWriter w = JsonlWriter::open(path.string());
     for (int i = 1; i <= 4; ++i) w.append(record(i));
   }
-  const std::string full = read_text(path);
+  const std::string full = golden::read_text(path);
   const std::size_t last_start = full.rfind('\n', full.size() - 2) + 1;
   const std::size_t cut = last_start + 37;  // inside the payload of record 4
   fs::resize_file(path, cut);
@@ -89,7 +83,7 @@ TEST(Jsonl, LineCutMidWriteIsSkippedWithANote) {
 }
 
 TEST(Jsonl, WriterCutsAnIncompleteTailSoTheNextRecordStandsAlone) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   JsonlWriter::open(path.string()).append(record(1));
   append_text(path, "{\"record\":\"round\",\"rou");  // a writer killed mid-line
   JsonlWriter w = JsonlWriter::open(path.string());
@@ -102,7 +96,7 @@ TEST(Jsonl, WriterCutsAnIncompleteTailSoTheNextRecordStandsAlone) {
 }
 
 TEST(Jsonl, WriterCutsATailLongerThanOneReadChunk) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   JsonlWriter::open(path.string()).append(record(1));
   append_text(path, "{\"payload\":\"" + std::string(200000, 'y'));
   EXPECT_EQ(JsonlWriter::open(path.string()).dropped_tail_bytes(), 200012u);
@@ -111,7 +105,7 @@ TEST(Jsonl, WriterCutsATailLongerThanOneReadChunk) {
 }
 
 TEST(Jsonl, MalformedLineInTheMiddleIsAnErrorWithItsLineNumber) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   append_text(path, record(1).dump() + "\n\n" + "{\"record\": oops}\n" + record(3).dump() + "\n");
   try {
     read_jsonl(path.string());
@@ -122,13 +116,13 @@ TEST(Jsonl, MalformedLineInTheMiddleIsAnErrorWithItsLineNumber) {
 }
 
 TEST(Jsonl, RecordThatIsNotAnObjectIsAnError) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   append_text(path, record(1).dump() + "\n[1,2]\n");
   EXPECT_THROW(read_jsonl(path.string()), std::runtime_error);
 }
 
 TEST(Jsonl, BlankLinesAreSkipped) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   append_text(path, "\n" + record(1).dump() + "\n  \n" + record(2).dump() + "\n");
   std::vector<std::size_t> lines;
   for_each_jsonl(path.string(), [&](json&&, std::size_t line) { lines.push_back(line); });
@@ -136,7 +130,7 @@ TEST(Jsonl, BlankLinesAreSkipped) {
 }
 
 TEST(Jsonl, OpenRefusesWhatItCannotAppendTo) {
-  const fs::path dir = temp_path("dir");
+  const fs::path dir = scratch_path("dir");
   fs::create_directories(dir);
   EXPECT_THROW(JsonlWriter::open(dir.string()), std::runtime_error);
   EXPECT_THROW(JsonlWriter::open((dir / "missing" / "x.jsonl").string()), std::runtime_error);
@@ -146,7 +140,7 @@ TEST(Jsonl, OpenRefusesWhatItCannotAppendTo) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find((dir / "missing" / "x.jsonl").string()), std::string::npos) << e.what();
   }
-  const fs::path fifo = temp_path("fifo");
+  const fs::path fifo = scratch_path("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   try {
     // O_RDWR does not block on a FIFO; it is refused as not a regular file.
@@ -156,7 +150,7 @@ TEST(Jsonl, OpenRefusesWhatItCannotAppendTo) {
     EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
   }
   if (::geteuid() != 0) {  // root writes through permissions
-    const fs::path locked = temp_path("locked.jsonl");
+    const fs::path locked = scratch_path("locked.jsonl");
     append_text(locked, "");
     fs::permissions(locked, fs::perms::owner_read);
     EXPECT_THROW(JsonlWriter::open(locked.string()), std::runtime_error);
@@ -164,11 +158,11 @@ TEST(Jsonl, OpenRefusesWhatItCannotAppendTo) {
 }
 
 TEST(Jsonl, UnreadableFileIsAnError) {
-  EXPECT_THROW(read_jsonl(temp_path("nothing_here.jsonl").string()), std::runtime_error);
+  EXPECT_THROW(read_jsonl(scratch_path("nothing_here.jsonl").string()), std::runtime_error);
 }
 
 TEST(Jsonl, MovedFromWriterIsClosedAndTheMoveTargetWrites) {
-  const fs::path path = temp_path("stream.jsonl");
+  const fs::path path = scratch_path("stream.jsonl");
   JsonlWriter a = JsonlWriter::open(path.string());
   JsonlWriter b = std::move(a);
   EXPECT_THROW(a.append(record(1)), std::runtime_error);  // NOLINT(bugprone-use-after-move): on purpose
@@ -181,7 +175,7 @@ TEST(Jsonl, MovedFromWriterIsClosedAndTheMoveTargetWrites) {
 // many appends returned; the file holds that many, or one more whose report
 // the kill pre-empted.
 TEST(Jsonl, SigkillOfTheWriterLeavesEveryFinishedRecordIntact) {
-  const fs::path path = temp_path("killed.jsonl");
+  const fs::path path = scratch_path("killed.jsonl");
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   const pid_t child = ::fork();
@@ -242,7 +236,7 @@ TEST(Jsonl, BurnInRecordsCarryTheWholeReport) {
   EXPECT_EQ(s.at("rounds"), 20);
   EXPECT_EQ(report_from_json(s.at("report")).burn_in->rounds, 20);
 
-  const fs::path path = temp_path("records.jsonl");
+  const fs::path path = scratch_path("records.jsonl");
   {
     JsonlWriter w = JsonlWriter::open(path.string());
     w.append(r);

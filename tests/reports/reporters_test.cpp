@@ -29,10 +29,6 @@ namespace {
 using nlohmann::json;
 using namespace ibgpu::golden;
 
-const fs::path kSchema = fs::path(IBGPU_SOURCE_DIR) / "reports/schema/report.schema.json";
-const fs::path kValidator = fs::path(IBGPU_SOURCE_DIR) / "tests/tools/validate_json.py";
-constexpr const char* kPython = "/usr/bin/python3";
-
 TEST(ReporterGolden, TableMatchesCheckedInText) {
   expect_golden("report.table.txt", render(TableReporter{}, testing::sample_report()));
 }
@@ -105,35 +101,6 @@ TEST(ReportJson, MetricKindsKeepTheirShape) {
 
 // ---- the schema -------------------------------------------------------------
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs the repository's validator with the system python (the one whose
-// jsonschema module CI installs).
-Outcome validate(const std::vector<fs::path>& files) {
-  // One log per test: ctest may run the tests in parallel.
-  const fs::path log = temp_path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
-  std::string command = std::string(kPython) + " '" + kValidator.string() + "' '" + kSchema.string() + "'";
-  for (const auto& f : files) command += " '" + f.string() + "'";
-  command += " > '" + log.string() + "' 2>&1";
-  const int status = std::system(command.c_str());
-  Outcome out;
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  out.output = read_text(log);
-  return out;
-}
-
-// Empty when the validator can run here, else why not.
-std::string why_validator_cannot_run() {
-  if (!fs::exists(kPython)) return std::string(kPython) + " not found";
-  const std::string probe = std::string(kPython) + " -c 'import jsonschema' > /dev/null 2>&1";
-  if (std::system(probe.c_str()) != 0)
-    return std::string("python module jsonschema missing for ") + kPython + " (apt-get install python3-jsonschema)";
-  return "";
-}
-
 class ReportSchema : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -151,14 +118,14 @@ class ReportSchema : public ::testing::Test {
 };
 
 TEST_F(ReportSchema, GoldenJsonIsValid) {
-  const Outcome out = validate({kGoldenDir / "report.json"});
+  const Validation out = validate_reports({kGoldenDir / "report.json"});
   EXPECT_EQ(out.exit_code, 0) << out.output;
 }
 
 TEST_F(ReportSchema, FreshlyRenderedJsonIsValid) {
   const fs::path path = temp_path("sample_report.json");
   write_text(path, render(JsonReporter{}, testing::sample_report()));
-  const Outcome out = validate({path});
+  const Validation out = validate_reports({path});
   EXPECT_EQ(out.exit_code, 0) << out.output;
 }
 
@@ -167,19 +134,19 @@ TEST_F(ReportSchema, UsageErrorDocumentIsValid) {
   fs::remove(path);
   report_usage_error("--profile: file not found: nope.toml", path.string());
   ASSERT_TRUE(fs::exists(path));
-  const Outcome out = validate({path});
+  const Validation out = validate_reports({path});
   EXPECT_EQ(out.exit_code, 0) << out.output;
 }
 
 TEST_F(ReportSchema, RejectsUnknownProbeStatus) {
-  const Outcome out =
-      validate({sample_with("bogus_status.json", [](json& doc) { doc["probes"][3]["status"] = "bogus"; })});
+  const Validation out =
+      validate_reports({sample_with("bogus_status.json", [](json& doc) { doc["probes"][3]["status"] = "bogus"; })});
   EXPECT_EQ(out.exit_code, 1) << out.output;
   EXPECT_NE(out.output.find("$.probes[3].status"), std::string::npos) << out.output;
 }
 
 TEST_F(ReportSchema, RejectsStringWhereNumberBelongs) {
-  const Outcome out = validate({sample_with("string_number.json", [](json& doc) {
+  const Validation out = validate_reports({sample_with("string_number.json", [](json& doc) {
     doc["probes"][3]["metrics"]["bw_avg_GBps"] = "11.5";
     doc["verdicts"][3]["reasons"][0]["threshold"] = "4";
   })});
@@ -200,7 +167,7 @@ TEST_F(ReportSchema, FabricVerdictsAreValidAndShowInTheTable) {
     doc["verdicts"].push_back(path);
     doc["verdicts"].push_back(sw);
   };
-  const Outcome out = validate({sample_with("fabric.json", fabric)});
+  const Validation out = validate_reports({sample_with("fabric.json", fabric)});
   EXPECT_EQ(out.exit_code, 0) << out.output;
   json doc = testing::sample_report();
   fabric(doc);
@@ -231,7 +198,7 @@ TEST_F(ReportSchema, RejectsOtherContractBreaks) {
   std::vector<fs::path> files;
   for (std::size_t i = 0; i < breaks.size(); ++i)
     files.push_back(sample_with("break_" + std::to_string(i) + ".json", breaks[i].second));
-  const Outcome out = validate(files);
+  const Validation out = validate_reports(files);
   EXPECT_EQ(out.exit_code, 1) << out.output;
   for (std::size_t i = 0; i < breaks.size(); ++i) {
     EXPECT_EQ(out.output.find(files[i].string() + ": valid"), std::string::npos)
@@ -244,7 +211,7 @@ TEST_F(ReportSchema, RejectsOtherContractBreaks) {
 }
 
 TEST_F(ReportSchema, UnreadableFileIsAUsageError) {
-  const Outcome out = validate({temp_path("no_such_file.json")});
+  const Validation out = validate_reports({temp_path("no_such_file.json")});
   EXPECT_EQ(out.exit_code, 2) << out.output;
 }
 

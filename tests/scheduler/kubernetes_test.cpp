@@ -17,8 +17,8 @@ bool legal_label_value(const std::string& v) {
   return v.size() <= 63 && std::regex_match(v, rule);
 }
 
-Verdict node(const std::string& name, HealthState state, Action action, std::vector<std::string> usable,
-             std::vector<std::string> excluded, std::vector<Reason> reasons = {}) {
+Verdict node_verdict(const std::string& name, HealthState state, Action action, std::vector<std::string> usable,
+                     std::vector<std::string> excluded, std::vector<Reason> reasons = {}) {
   Verdict v{Entity::node(name), state, std::move(reasons), action};
   v.usable = std::move(usable);
   v.excluded = std::move(excluded);
@@ -67,8 +67,9 @@ TEST(KubernetesLabelValue, AnyInputGivesALegalValue) {
 TEST(KubernetesMap, DegradedNodeListsWhatItMayUseAndPrefersNoSchedule) {
   const std::vector<Verdict> verdicts{
       Verdict{Entity::gpu("node1", "gpu1"), HealthState::failed, {}, std::nullopt},
-      node("node1", HealthState::degraded, Action::admit_degraded, {"gpu0", "gpu2", "gpu3", "mlx5_0:1"},
-           {"gpu1", "mlx5_1:1"}, {Reason{ReasonCode::IB_PORTS_MISSING, "1 of 2 RDMA ports active", "", 1.0, 2.0}})};
+      node_verdict("node1", HealthState::degraded, Action::admit_degraded, {"gpu0", "gpu2", "gpu3", "mlx5_0:1"},
+                   {"gpu1", "mlx5_1:1"},
+                   {Reason{ReasonCode::IB_PORTS_MISSING, "1 of 2 RDMA ports active", "", 1.0, 2.0}})};
   const auto map = kubernetes_map(verdicts);
   ASSERT_EQ(map.size(), 1u);  // nodes only
   const KubernetesNode& k = map.at("node1");
@@ -85,9 +86,9 @@ TEST(KubernetesMap, DegradedNodeListsWhatItMayUseAndPrefersNoSchedule) {
 }
 
 TEST(KubernetesMap, DrainedNodeHasNothingUsableAndNoSchedule) {
-  const auto map = kubernetes_map({node("node2", HealthState::failed, Action::drain, {}, {"gpu0", "gpu1"},
-                                        {Reason{ReasonCode::PROBE_TIMEOUT, "cluster.gather: no results",
-                                                "cluster.gather", std::nullopt, std::nullopt}})});
+  const auto map = kubernetes_map({node_verdict("node2", HealthState::failed, Action::drain, {}, {"gpu0", "gpu1"},
+                                                {Reason{ReasonCode::PROBE_TIMEOUT, "cluster.gather: no results",
+                                                        "cluster.gather", std::nullopt, std::nullopt}})});
   const KubernetesNode& k = map.at("node2");
   EXPECT_EQ(k.labels.at("ibgpu.io/state"), "failed");
   EXPECT_EQ(k.labels.at("ibgpu.io/admission"), "drain");
@@ -96,13 +97,14 @@ TEST(KubernetesMap, DrainedNodeHasNothingUsableAndNoSchedule) {
   EXPECT_EQ(k.labels.at("ibgpu.io/usable-rails"), "none");
   EXPECT_EQ(k.taints, (std::vector<KubernetesTaint>{{"ibgpu.io/unhealthy", "failed", "NoSchedule"}}));
 
-  const auto unknown = kubernetes_map({node("node3", HealthState::unknown, Action::drain, {}, {})});
+  const auto unknown = kubernetes_map({node_verdict("node3", HealthState::unknown, Action::drain, {}, {})});
   EXPECT_EQ(unknown.at("node3").taints,
             (std::vector<KubernetesTaint>{{"ibgpu.io/unhealthy", "unknown", "NoSchedule"}}));
 }
 
 TEST(KubernetesMap, HealthyNodeHasNoTaint) {
-  const auto map = kubernetes_map({node("node4", HealthState::healthy, Action::admit, {"gpu0", "mlx5_0:1"}, {})});
+  const auto map =
+      kubernetes_map({node_verdict("node4", HealthState::healthy, Action::admit, {"gpu0", "mlx5_0:1"}, {})});
   EXPECT_TRUE(map.at("node4").taints.empty());
   EXPECT_EQ(map.at("node4").labels.at("ibgpu.io/admission"), "admit");
   EXPECT_EQ(map.at("node4").annotations.at("ibgpu.io/excluded"), "");
@@ -111,7 +113,8 @@ TEST(KubernetesMap, HealthyNodeHasNoTaint) {
 TEST(KubernetesMap, RailListTooLongForALabelBecomesACount) {
   std::vector<std::string> usable;
   for (int i = 0; i < 12; ++i) usable.push_back("mlx5_" + std::to_string(i) + ":1");
-  const auto map = kubernetes_map({node("big", HealthState::degraded, Action::admit_degraded, usable, {"mlx5_12:1"})});
+  const auto map =
+      kubernetes_map({node_verdict("big", HealthState::degraded, Action::admit_degraded, usable, {"mlx5_12:1"})});
   const KubernetesNode& k = map.at("big");
   EXPECT_EQ(k.labels.at("ibgpu.io/usable-rails"), "12-of-13");
   EXPECT_EQ(k.labels.at("ibgpu.io/usable-rail-count"), "12");
@@ -119,8 +122,8 @@ TEST(KubernetesMap, RailListTooLongForALabelBecomesACount) {
 }
 
 TEST(KubernetesMap, MapsEveryNodeAndNothingElse) {
-  std::vector<Verdict> verdicts{node("a", HealthState::healthy, Action::admit, {}, {}),
-                                node("b", HealthState::failed, Action::drain, {}, {})};
+  std::vector<Verdict> verdicts{node_verdict("a", HealthState::healthy, Action::admit, {}, {}),
+                                node_verdict("b", HealthState::failed, Action::drain, {}, {})};
   verdicts.push_back(Verdict{Entity::gpu("a", "gpu0"), HealthState::healthy, {}, std::nullopt});
   const auto map = kubernetes_map(verdicts);
   EXPECT_EQ(map.size(), 2u);

@@ -7,15 +7,16 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "tests/probes/sysfs_fixtures.h"
+
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 TEST(PortCounters, DeltasAndHourlyRatesBetweenTwoReads) {
-  const auto before = snapshot_counters(Sysfs(kFixtures / "counters-before"), 1000.0);
-  const auto after = snapshot_counters(Sysfs(kFixtures / "counters-after"), 1000.0 + 1800.0);
+  const auto before = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-before"), 1000.0);
+  const auto after = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-after"), 1000.0 + 1800.0);
   const auto results = counter_deltas("n1", before, after);
   ASSERT_EQ(results.size(), 1u);
   const ProbeResult& r = results[0];
@@ -33,8 +34,8 @@ TEST(PortCounters, DeltasAndHourlyRatesBetweenTwoReads) {
 }
 
 TEST(PortCounters, CounterThatWentBackwardsIsNullAndListedAsReset) {
-  const auto after = snapshot_counters(Sysfs(kFixtures / "counters-after"), 0);
-  auto later = snapshot_counters(Sysfs(kFixtures / "counters-before"), 60);  // lower values: a reset
+  const auto after = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-after"), 0);
+  auto later = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-before"), 60);  // lower values: a reset
   const auto results = counter_deltas("n1", after, later);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_FALSE(results[0].metrics.at("symbol_error_delta").value.has_value());
@@ -45,8 +46,8 @@ TEST(PortCounters, CounterThatWentBackwardsIsNullAndListedAsReset) {
 }
 
 TEST(PortCounters, PortThatDisappearedIsAnError) {
-  const auto before = snapshot_counters(Sysfs(kFixtures / "cx7-ndr"), 0);
-  const auto after = snapshot_counters(Sysfs(kFixtures / "counters-after"), 10);  // only mlx5_0 left
+  const auto before = snapshot_counters(Sysfs(testing::kSysfsFixtures / "cx7-ndr"), 0);
+  const auto after = snapshot_counters(Sysfs(testing::kSysfsFixtures / "counters-after"), 10);  // only mlx5_0 left
   const auto results = counter_deltas("n1", before, after);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].status, ProbeStatus::ok);

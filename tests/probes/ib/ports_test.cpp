@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/probes/sysfs_fixtures.h"
+
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 // ---- parse_coded_state ----------------------------------------------------
 
@@ -124,7 +124,7 @@ TEST(ParseRate, HugeAttributesAreNulloptNotACrash) {
 // ---- read_hcas on fixture hosts -------------------------------------------
 
 TEST(ReadHcas, TwoHealthyConnectX7NdrPorts) {
-  const auto hcas = read_hcas(Sysfs(kFixtures / "cx7-ndr"));
+  const auto hcas = read_hcas(Sysfs(testing::kSysfsFixtures / "cx7-ndr"));
   ASSERT_EQ(hcas.size(), 2u);
 
   const Hca& a = hcas[0];
@@ -196,7 +196,7 @@ TEST(ReadHcas, TwoHealthyConnectX7NdrPorts) {
 }
 
 TEST(ReadHcas, DegradedHost) {
-  const auto hcas = read_hcas(Sysfs(kFixtures / "degraded"));
+  const auto hcas = read_hcas(Sysfs(testing::kSysfsFixtures / "degraded"));
   ASSERT_EQ(hcas.size(), 4u);
   EXPECT_EQ(hcas[0].name, "mlx5_0");
   EXPECT_EQ(hcas[1].name, "mlx5_1");
@@ -266,13 +266,13 @@ TEST(ReadHcas, DegradedHost) {
 }
 
 TEST(ReadHcas, HostWithoutRdmaHasNone) {
-  EXPECT_TRUE(read_hcas(Sysfs(kFixtures / "empty")).empty());
-  EXPECT_TRUE(read_hcas(Sysfs(kFixtures / "no-such-root")).empty());
+  EXPECT_TRUE(read_hcas(Sysfs(testing::kSysfsFixtures / "empty")).empty());
+  EXPECT_TRUE(read_hcas(Sysfs(testing::kSysfsFixtures / "no-such-root")).empty());
 }
 
 TEST(ReadHcas, CounterDeltaBetweenTwoSamples) {
-  const auto before = read_hcas(Sysfs(kFixtures / "counters-before"));
-  const auto after = read_hcas(Sysfs(kFixtures / "counters-after"));
+  const auto before = read_hcas(Sysfs(testing::kSysfsFixtures / "counters-before"));
+  const auto after = read_hcas(Sysfs(testing::kSysfsFixtures / "counters-after"));
   ASSERT_EQ(before.size(), 1u);
   ASSERT_EQ(after.size(), 1u);
   ASSERT_EQ(before[0].ports.size(), 1u);
@@ -301,14 +301,14 @@ TEST(ReadHcas, CounterDeltaBetweenTwoSamples) {
 }
 
 TEST(ReadPort, ReadsOnePortByDeviceAndNumber) {
-  const IbPort p = read_port(Sysfs(kFixtures / "degraded"), "mlx5_3", 1);
+  const IbPort p = read_port(Sysfs(testing::kSysfsFixtures / "degraded"), "mlx5_3", 1);
   EXPECT_EQ(p.port, 1);
   EXPECT_EQ(p.link_layer, "Ethernet");
   EXPECT_TRUE(p.active());
 }
 
 TEST(ReadPort, MissingPortHasNothing) {
-  const IbPort p = read_port(Sysfs(kFixtures / "cx7-ndr"), "mlx5_0", 2);
+  const IbPort p = read_port(Sysfs(testing::kSysfsFixtures / "cx7-ndr"), "mlx5_0", 2);
   EXPECT_EQ(p.port, 2);
   EXPECT_FALSE(p.state.has_value());
   EXPECT_FALSE(p.phys_state.has_value());
