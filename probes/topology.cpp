@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstddef>
 #include <regex>
+#include <set>
+#include <tuple>
 
 #include "probes/ib/ports.h"
 #include "probes/pci.h"
@@ -71,6 +74,7 @@ std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vect
       placed.push_back(Placed{&hca, std::move(*place)});
 
   std::vector<GpuHcaAffinity> out;
+  std::set<const Hca*> taken;
   for (const auto& gpu : gpus) {
     GpuHcaAffinity a;
     a.gpu = gpu.index;
@@ -84,11 +88,15 @@ std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vect
           best = &candidate;
           continue;
         }
-        const auto p = pci_proximity(*place, candidate.place), q = pci_proximity(*place, best->place);
-        if (p < q || (p == q && shared_bridges(*place, candidate.place) > shared_bridges(*place, best->place)))
-          best = &candidate;
+        // Nearer, then a longer shared path, then free: lower is better.
+        auto rank = [&](const Placed& c) {
+          const auto shared = static_cast<std::ptrdiff_t>(shared_bridges(*place, c.place));
+          return std::tuple(pci_proximity(*place, c.place), -shared, taken.count(c.hca));
+        };
+        if (rank(candidate) < rank(*best)) best = &candidate;
       }
       if (best) {
+        taken.insert(best->hca);
         a.hca = best->hca->name;
         a.hca_pci = best->place.address;
         a.proximity = pci_proximity(*place, best->place);

@@ -31,8 +31,10 @@ std::optional<PciPlace> read_pci_place(const Sysfs& sysfs, const std::string& re
 // port), same_numa when their NUMA nodes are known and equal, else other.
 PciProximity pci_proximity(const PciPlace& a, const PciPlace& b);
 
-// For each GPU the nearest HCA; ties go to the longer shared PCI path, then
-// to the first HCA in natural order.
+// For each GPU (in index order) the nearest HCA; ties go to the longer shared
+// PCI path, then to an HCA no earlier GPU took, then to the first in natural
+// order. Without PCIe switches (a GB200 tray: each device on a root port of
+// its own) a NUMA node's two GPUs then get its two HCAs, not both the first.
 std::vector<GpuHcaAffinity> gpu_hca_affinity(const Sysfs& sysfs, const std::vector<GpuInfo>& gpus,
                                              const std::vector<Hca>& hcas);
 

@@ -1,5 +1,5 @@
 // The rail plan: each rank's GPU and that GPU's nearest compute HCA port, from
-// sysfs alone (no driver), against the HGX H100, HGX H200 and DGX A100 trees
+// sysfs alone (no driver), against the HGX H100, HGX H200, DGX A100 and GB200 tray trees
 // (their answer key is in tests/data/sysfs/README.md).
 #include <gtest/gtest.h>
 
@@ -7,13 +7,12 @@
 
 #include "probes/ib/ports.h"
 #include "probes/topology.h"
+#include "tests/probes/sysfs_fixtures.h"
 
 namespace ibgpu {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kFixtures = fs::path(IBGPU_TEST_DATA) / "sysfs";
 
 std::vector<std::string> ports(const std::vector<RailAssignment>& plan) {
   std::vector<std::string> out;
@@ -22,7 +21,7 @@ std::vector<std::string> ports(const std::vector<RailAssignment>& plan) {
 }
 
 TEST(RailPlan, HgxH100RanksTakeTheirGpusOwnComputeHcaNeverAStorageOne) {
-  const auto plan = read_rail_plan(Sysfs(kFixtures / "hgx-h100"), 8, nullptr);
+  const auto plan = read_rail_plan(Sysfs(testing::kSysfsFixtures / "hgx-h100"), 8, nullptr);
   EXPECT_EQ(ports(plan), (std::vector<std::string>{"mlx5_0:1", "mlx5_3:1", "mlx5_4:1", "mlx5_5:1", "mlx5_6:1",
                                                    "mlx5_9:1", "mlx5_10:1", "mlx5_11:1"}));
   for (const auto& a : plan) {
@@ -34,16 +33,33 @@ TEST(RailPlan, HgxH100RanksTakeTheirGpusOwnComputeHcaNeverAStorageOne) {
 }
 
 TEST(RailPlan, HgxH200AndDgxA100FollowTheirPublishedRails) {
-  EXPECT_EQ(ports(read_rail_plan(Sysfs(kFixtures / "hgx-h200"), 8, nullptr)),
+  EXPECT_EQ(ports(read_rail_plan(Sysfs(testing::kSysfsFixtures / "hgx-h200"), 8, nullptr)),
             (std::vector<std::string>{"mlx5_0:1", "mlx5_3:1", "mlx5_4:1", "mlx5_5:1", "mlx5_6:1", "mlx5_9:1",
                                       "mlx5_10:1", "mlx5_11:1"}));
-  EXPECT_EQ(ports(read_rail_plan(Sysfs(kFixtures / "dgx-a100"), 8, nullptr)),
+  EXPECT_EQ(ports(read_rail_plan(Sysfs(testing::kSysfsFixtures / "dgx-a100"), 8, nullptr)),
             (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1", "mlx5_2:1", "mlx5_3:1", "mlx5_6:1", "mlx5_7:1",
                                       "mlx5_8:1", "mlx5_9:1"}));
 }
 
+TEST(RailPlan, Gb200TrayGivesEachGpuAnHcaOfItsGraceNoTwoTheSame) {
+  // No PCIe switch on a tray: both HCAs of a Grace are equally near its two GPUs (NODE). Each
+  // GPU takes one no earlier GPU took, so all four HCAs are rails; before, both GPUs of a Grace
+  // took its first HCA and the second was not a rail at all.
+  const Sysfs tray(testing::kSysfsFixtures / "gb200-tray");
+  const auto plan = read_rail_plan(tray, 4, nullptr);
+  EXPECT_EQ(ports(plan), (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1", "mlx5_2:1", "mlx5_3:1"}));
+  for (const auto& a : plan) {
+    EXPECT_EQ(a.proximity, PciProximity::same_numa) << a.local_rank;
+    EXPECT_EQ(a.note, "") << a.local_rank;
+  }
+  EXPECT_EQ(plan[0].gpu_pci, "0008:01:00.0");
+  EXPECT_EQ(plan[3].gpu_pci, "0019:01:00.0");
+  // A rank's rail does not depend on which GPUs it sees: GPU 1 keeps mlx5_1 alone.
+  EXPECT_EQ(ports(read_rail_plan(tray, 1, "1")), (std::vector<std::string>{"mlx5_1:1"}));
+}
+
 TEST(RailPlan, CudaVisibleDevicesPicksTheGpusAndRanksWrapAroundThem) {
-  const auto plan = read_rail_plan(Sysfs(kFixtures / "hgx-h100"), 3, "4,5");
+  const auto plan = read_rail_plan(Sysfs(testing::kSysfsFixtures / "hgx-h100"), 3, "4,5");
   EXPECT_EQ(ports(plan), (std::vector<std::string>{"mlx5_6:1", "mlx5_9:1", "mlx5_6:1"}));
   EXPECT_EQ(plan[2].note, "") << "two ranks on one GPU share its rail: nothing to report";
   EXPECT_EQ(visible_gpus(8, "GPU-6f2c1a8e-3b5d"), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));  // UUIDs need NVML
@@ -52,8 +68,8 @@ TEST(RailPlan, CudaVisibleDevicesPicksTheGpusAndRanksWrapAroundThem) {
 }
 
 TEST(RailPlan, NoGpusNoPlan) {
-  EXPECT_TRUE(read_rail_plan(Sysfs(kFixtures / "cx7-ndr"), 2, nullptr).empty());
-  EXPECT_TRUE(read_rail_plan(Sysfs(kFixtures / "empty"), 1, nullptr).empty());
+  EXPECT_TRUE(read_rail_plan(Sysfs(testing::kSysfsFixtures / "cx7-ndr"), 2, nullptr).empty());
+  EXPECT_TRUE(read_rail_plan(Sysfs(testing::kSysfsFixtures / "empty"), 1, nullptr).empty());
 }
 
 TEST(RailPlan, SharedHcaAndFarHcaAreReported) {

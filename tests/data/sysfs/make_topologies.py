@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the GPU-node sysfs fixture trees hgx-h100, hgx-h200 and dgx-a100.
+"""Writes the GPU-node sysfs fixture trees hgx-h100, hgx-h200, dgx-a100 and gb200-tray.
 
 Each tree is a /sys in the kernel's own file formats: devices/pci0000:BB/... with one
 directory per PCI function (root ports, switch ports, GPUs, HCAs, NVMe), bus/pci/devices
@@ -7,7 +7,7 @@ and class/infiniband symlinks, and devices/system for the CPUs and NUMA nodes. B
 are handed out depth first, as firmware does, so mlx5_N names follow bus order as the
 kernel's probe order gives them. Where each topology comes from: README.md beside this file.
 
-  make_topologies.py               rewrite the three trees here
+  make_topologies.py               rewrite the trees here
   make_topologies.py --check       exit 1 when a checked-in tree differs from what this writes
   make_topologies.py --answer-key  print each GPU's nearest compute HCA (the README table)
   make_topologies.py --tree NAME   print the PCI outline of one system
@@ -87,6 +87,7 @@ class HostBridge:
     bus: int
     numa_node: int
     root_ports: list  # (device.function text, Function)
+    domain: int = 0   # the PCI segment: Grace gives each root port a segment of its own
 
 
 @dataclass
@@ -144,6 +145,9 @@ PEX88096 = bridge_ids(0x1000, 0xc010, 0x1000, 0xa096, 0xb0)
 H100_SXM5 = Ids(0x10de, 0x2330, 0x10de, 0x16c1, 0x030200, 0xa1, "nvidia")
 H200_SXM = Ids(0x10de, 0x2335, 0x10de, 0x18be, 0x030200, 0xa1, "nvidia")
 A100_SXM4_80GB = Ids(0x10de, 0x20b2, 0x10de, 0x1463, 0x030200, 0xa1, "nvidia")
+# The device and subsystem IDs the GB200 NVML scenarios give (tests/data/nvml/gb200_tray_*.toml).
+GB200 = Ids(0x10de, 0x2941, 0x10de, 0x20d5, 0x030200, 0xa1, "nvidia")
+GRACE_ROOT_PORT = bridge_ids(0x10de, 0x22b2, 0x10de, 0x0000)  # an NVIDIA root port (IDs as modelled)
 
 CX7_NDR = Ids(0x15b3, 0x1021, 0x15b3, 0x0023, 0x020700, 0x0, "mlx5_core")
 CX7_DUAL = Ids(0x15b3, 0x1021, 0x15b3, 0x0021, 0x020700, 0x0, "mlx5_core")
@@ -259,21 +263,40 @@ def dgx_a100():
     ], "0c42:a103:00f3", [f"mlx5_{i}" for i in (0, 1, 2, 3, 6, 7, 8, 9)])
 
 
-SYSTEMS = [hgx_h100, hgx_h200, dgx_a100]
+def gb200_tray():
+    """A GB200 NVL72 compute tray: two Grace CPUs (one NUMA node each, 72 cores, no SMT), each
+    with two B200 GPUs and two ConnectX-7 NDR HCAs. Every device sits on a root port of its own
+    PCI segment, with no PCIe switch: the GPUs at segments 8, 9 (Grace 0) and 0x18, 0x19
+    (Grace 1), as the GB200 NVML scenarios give their bus IDs; the HCAs at segments 0, 2 and
+    0x10, 0x12. A GPU and the HCAs of its Grace are NODE to each other (nvidia-smi topo's
+    word), so a NUMA node's two GPUs share its two HCAs between them. The two BlueField-3
+    cards of a tray (north-south and in-band) are left out."""
+    def on_root_port(domain, numa, slot):
+        return HostBridge(0x00, numa, [("00.0", root_port(GRACE_ROOT_PORT, GEN5_X16, slot))], domain)
+    grace = ["0-71", "72-143"]
+    return System("gb200-tray", "gb200-tray-01", 144, grace, [
+        on_root_port(0x0000, 0, cx7_compute()), on_root_port(0x0002, 0, cx7_compute()),
+        on_root_port(0x0008, 0, gpu(GB200)), on_root_port(0x0009, 0, gpu(GB200)),
+        on_root_port(0x0010, 1, cx7_compute()), on_root_port(0x0012, 1, cx7_compute()),
+        on_root_port(0x0018, 1, gpu(GB200)), on_root_port(0x0019, 1, gpu(GB200)),
+    ], "c470:bd03:00a2", [f"mlx5_{i}" for i in range(4)])
+
+
+SYSTEMS = [hgx_h100, hgx_h200, dgx_a100, gb200_tray]
 
 
 # --- numbering --------------------------------------------------------------------------
 
 def number_buses(system):
     """Depth first, as firmware enumerates: a bridge's secondary bus is the next free one."""
-    def walk(slot, bus, parent_path, next_bus):
+    def walk(domain, slot, bus, parent_path, next_bus):
         for fn_index, fn in enumerate(slot):
-            fn.address = f"0000:{bus:02x}:00.{fn_index}"
+            fn.address = f"{domain:04x}:{bus:02x}:00.{fn_index}"
             fn.rel_path = f"{parent_path}/{fn.address}"
-            next_bus = descend(fn, next_bus)
+            next_bus = descend(domain, fn, next_bus)
         return next_bus
 
-    def descend(fn, next_bus):
+    def descend(domain, fn, next_bus):
         if not fn.is_bridge:
             return next_bus
         fn.secondary = next_bus
@@ -281,21 +304,21 @@ def number_buses(system):
         if fn.label == "switch upstream":
             # downstream ports are devices 0, 1, 2 ... on the upstream port's secondary bus
             for dev, (down,) in enumerate(fn.children):
-                down.address = f"0000:{fn.secondary:02x}:{dev:02x}.0"
+                down.address = f"{domain:04x}:{fn.secondary:02x}:{dev:02x}.0"
                 down.rel_path = f"{fn.rel_path}/{down.address}"
-                next_bus = descend(down, next_bus)
+                next_bus = descend(domain, down, next_bus)
         else:
             for slot in fn.children:
-                next_bus = walk(slot, fn.secondary, fn.rel_path, next_bus)
+                next_bus = walk(domain, slot, fn.secondary, fn.rel_path, next_bus)
         fn.subordinate = next_bus - 1
         return next_bus
 
     for hb in system.host_bridges:
         next_bus = hb.bus + 1
         for devfn, rp in hb.root_ports:
-            rp.address = f"0000:{hb.bus:02x}:{devfn}"
-            rp.rel_path = f"devices/pci0000:{hb.bus:02x}/{rp.address}"
-            next_bus = descend(rp, next_bus)
+            rp.address = f"{hb.domain:04x}:{hb.bus:02x}:{devfn}"
+            rp.rel_path = f"devices/pci{hb.domain:04x}:{hb.bus:02x}/{rp.address}"
+            next_bus = descend(hb.domain, rp, next_bus)
 
 
 def functions(system):
@@ -456,14 +479,15 @@ def write_system(system, root):
 
 def answer_key(system):
     """For each GPU (bus order, as NVML numbers them) the compute HCAs nearest first: the one
-    sharing the deepest bridge, then the same NUMA node, then any; ties to the lower mlx5 index.
-    Computed from the model, not read back from the tree."""
+    sharing the deepest bridge, then the same NUMA node, then any; ties to one no earlier GPU
+    took, then to the lower mlx5 index. Computed from the model, not read back from the tree."""
     number_buses(system)
     names = name_hcas(system)
     placed = [(hb, fn, fn.rel_path.split("/")[1:]) for hb, fn in functions(system)]
     gpus = [p for p in placed if p[1].label == "gpu"]
     compute = [p for p in placed if p[1].hca and p[1].hca.role == "compute"]
     rows = []
+    taken = set()
     for index, (hb, g, gpath) in enumerate(gpus):
         def distance(candidate):
             chb, hca_fn, cpath = candidate
@@ -473,14 +497,16 @@ def answer_key(system):
             mlx5_index = int(names[hca_fn.address].split("_")[1])
             # The paths start host bridge, root port: sharing more means sharing a switch.
             # Levels in nvidia-smi topo's words: PIX below one switch, PXB below nested ones.
+            free = 1 if hca_fn.address in taken else 0
             if shared >= 2:
                 level = "PIX" if gpath[:-2] == cpath[:-2] else "PXB"
-                return (0, -shared, mlx5_index), f"same switch ({level})"
+                return (0, -shared, free, mlx5_index), f"same switch ({level})"
             if chb.numa_node == hb.numa_node:
-                return (1, 0, mlx5_index), "same NUMA node (NODE)"
-            return (2, 0, mlx5_index), "other (SYS)"
+                return (1, 0, free, mlx5_index), "same NUMA node (NODE)"
+            return (2, 0, free, mlx5_index), "other (SYS)"
         ranked = sorted(compute, key=lambda c: distance(c)[0])
         best, runner_up = ranked[0], ranked[1]
+        taken.add(best[1].address)
         rows.append((index, g.address, hb.numa_node, names[best[1].address], best[1].address,
                      distance(best)[1], f"{names[runner_up[1].address]}, {distance(runner_up)[1]}"))
     return rows
@@ -502,7 +528,7 @@ def print_tree(system):
                 show(child, depth + 1)
 
     for hb in system.host_bridges:
-        print(f"pci0000:{hb.bus:02x} (NUMA {hb.numa_node})")
+        print(f"pci{hb.domain:04x}:{hb.bus:02x} (NUMA {hb.numa_node})")
         for _, rp in hb.root_ports:
             show(rp, 1)
 
