@@ -15,6 +15,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "health/judge.h"
+#include "health/nvlink_domains.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/inventory.h"
 #include "scheduler/kubernetes.h"
@@ -250,7 +251,7 @@ void CheckRound::judge_report(Report& report) const {
   }
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
-  report.summary.kubernetes = kubernetes_map(report.verdicts);
+  report.summary.kubernetes = kubernetes_map(report.verdicts, node_nvlink_domains(report.probes));
 }
 
 std::string CheckRound::preflight(MpiSession& s) const {

@@ -10,6 +10,8 @@
 //    gets the finding.
 // GPUs that did not register are the local check's (GPU_FABRIC_NOT_REGISTERED) and join no domain
 // here; a host without domains is not judged. Pure; called by judge().
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/fabric_topology.h"
@@ -19,5 +21,17 @@
 namespace ibgpu {
 
 void judge_nvlink_domains(VerdictBook& book, const std::vector<ProbeResult>& probes, const FabricTopology* topology);
+
+// One NVLink domain: the fabric's cluster UUID and the clique within it.
+struct NvlinkDomain {
+  std::string cluster_uuid;
+  long long clique = 0;
+  std::string text() const;  // "CLUSTER-UUID/clique N"
+  auto operator<=>(const NvlinkDomain&) const = default;
+};
+
+// Each host's NVLink domain: the one most of its GPUs joined. A host whose GPUs joined none, or
+// two or more equally, has no entry. For the report's Kubernetes labels.
+std::map<std::string, NvlinkDomain> node_nvlink_domains(const std::vector<ProbeResult>& probes);
 
 }  // namespace ibgpu

@@ -40,7 +40,7 @@ std::string list_label(const std::vector<std::string>& usable, std::size_t total
   return std::to_string(usable.size()) + "-of-" + std::to_string(total);
 }
 
-KubernetesNode node_entry(const Verdict& node) {
+KubernetesNode node_entry(const Verdict& node, const NvlinkDomain* domain) {
   std::vector<std::string> gpus, rails;
   std::size_t gpus_total = 0, rails_total = 0;
   for (const auto* list : {&node.usable, &node.excluded})
@@ -64,6 +64,11 @@ KubernetesNode node_entry(const Verdict& node) {
   k.annotations["ibgpu.io/usable"] = join(node.usable, ",");
   k.annotations["ibgpu.io/excluded"] = join(node.excluded, ",");
   k.annotations["ibgpu.io/reasons"] = short_reasons(node);
+  if (domain) {
+    k.labels["ibgpu.io/nvlink-cluster"] = kubernetes_label_value(domain->cluster_uuid);
+    k.labels["ibgpu.io/nvlink-clique"] = std::to_string(domain->clique);
+    k.annotations["ibgpu.io/nvlink-domain"] = domain->text();
+  }
   if (*node.action == Action::drain)
     k.taints.push_back({"ibgpu.io/unhealthy", kubernetes_label_value(to_string(node.state)), "NoSchedule"});
   else if (*node.action == Action::admit_degraded)
@@ -82,10 +87,14 @@ std::string kubernetes_label_value(std::string_view text) {
   return out;
 }
 
-std::map<std::string, KubernetesNode> kubernetes_map(const std::vector<Verdict>& verdicts) {
+std::map<std::string, KubernetesNode> kubernetes_map(const std::vector<Verdict>& verdicts,
+                                                     const std::map<std::string, NvlinkDomain>& domains) {
   std::map<std::string, KubernetesNode> out;
-  for (const auto& v : verdicts)
-    if (v.entity.kind() == EntityKind::node && v.action) out[v.entity.id()] = node_entry(v);
+  for (const auto& v : verdicts) {
+    if (v.entity.kind() != EntityKind::node || !v.action) continue;
+    const auto domain = domains.find(std::string(v.entity.host()));
+    out[v.entity.id()] = node_entry(v, domain == domains.end() ? nullptr : &domain->second);
+  }
   return out;
 }
 

@@ -11,8 +11,12 @@
 //   ibgpu.io/usable-rails      rails joined by '.', "mlx5_0:1" written "mlx5_0-1";
 //                              "none"; "<n>-of-<total>" when the list exceeds 63 characters
 //   ibgpu.io/usable-rail-count e.g. "8"
+//   ibgpu.io/nvlink-cluster    the NVLink fabric's cluster UUID the node's GPUs joined
+//   ibgpu.io/nvlink-clique     the clique within it, e.g. "32766" (both only for a node
+//                              in one domain: NVL72 trays; as Slurm features or Topograph
+//                              labels group a rack's nodes)
 // Annotations (free text, the full lists): ibgpu.io/usable, ibgpu.io/excluded,
-// ibgpu.io/reasons.
+// ibgpu.io/reasons, and ibgpu.io/nvlink-domain ("CLUSTER-UUID/clique N").
 // Taints: a drained node ibgpu.io/unhealthy=<failed|unknown>:NoSchedule, a
 // degraded one ibgpu.io/unhealthy=degraded:PreferNoSchedule.
 #include <map>
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "core/verdict.h"
+#include "health/nvlink_domains.h"
 
 namespace ibgpu {
 
@@ -30,7 +35,8 @@ inline constexpr std::size_t kLabelValueMax = 63;
 // beginning and ending alphanumeric (or empty). Other characters become '-'.
 std::string kubernetes_label_value(std::string_view text);
 
-// One entry per node verdict with an action.
-std::map<std::string, KubernetesNode> kubernetes_map(const std::vector<Verdict>& verdicts);
+// One entry per node verdict with an action; a node in `domains` gets its NVLink domain too.
+std::map<std::string, KubernetesNode> kubernetes_map(const std::vector<Verdict>& verdicts,
+                                                     const std::map<std::string, NvlinkDomain>& domains = {});
 
 }  // namespace ibgpu

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,18 @@ TEST(NvlinkDomains, ABlockSplitEvenlyNamesEachOfItsNodes) {
               std::string::npos)
         << verdict.reasons[0].message;
   }
+}
+
+TEST(NvlinkDomains, EachNodesDomainIsTheOneMostOfItsGpusJoined) {
+  std::vector<ProbeResult> p;
+  tray(p, "t1", kRackA);
+  for (int i = 0; i < 3; ++i) p.push_back(gpu("t2", i, kRackB, 7));  // three of four: its domain
+  p.push_back(gpu("t2", 3, kRackA));
+  for (int i = 0; i < 4; ++i) p.push_back(gpu("t3", i, kRackA, i < 2 ? 1 : 2));  // split evenly: none
+  tray(p, "t4", "");                                                             // not registered: none
+  const auto domains = node_nvlink_domains(p);
+  EXPECT_EQ(domains, (std::map<std::string, NvlinkDomain>{{"t1", {kRackA, 1}}, {"t2", {kRackB, 7}}}));
+  EXPECT_EQ(domains.at("t2").text(), kRackB + "/clique 7");
 }
 
 }  // namespace

@@ -7,9 +7,8 @@ replaced by the lane's (LANE). decisions REPORT EXIT LOG: the per-node decisions
 import json
 import re
 import sys
-import tomllib
 
-from report import verdicts
+from report import lane_profile_from, verdicts
 
 # The hgx-h100 fixture (tests/data/sysfs/README.md): each GPU, by bus order, and the compute HCA
 # on its PCIe switch. mlx5_1, 2, 7 and 8 are storage and in-band: never rails.
@@ -21,33 +20,9 @@ ALL_GPUS = ['gpu%d' % i for i in range(8)]
 ALL_RAILS = [h + ':1' for h in RAIL_OF_GPU]
 
 
-def sections(text):
-    """[(table header or '', text)] in order."""
-    out, header, lines = [], '', []
-    for line in text.splitlines(keepends=True):
-        m = re.match(r'^\[([^\]]+)\]\s*$', line)
-        if m:
-            out.append((header, ''.join(lines)))
-            header, lines = m.group(1), []
-        lines.append(line)
-    out.append((header, ''.join(lines)))
-    return out
-
-
 def lane_profile(profile_path, lane_path, out_path):
-    lane_owns = lambda h: h == 'fleet' or h == 'network' or h.startswith('network.')
-    with open(profile_path) as f:
-        shipped = sections(f.read())
-    with open(lane_path) as f:
-        lane = sections(f.read())
-    text = ''.join(body for h, body in shipped if not lane_owns(h))
-    text = text.replace('name = "hgx-h100-ndr"', 'name = "hgx-h100-ndr-netns"', 1)
-    text += ''.join(body for h, body in lane if lane_owns(h))
-    parsed = tomllib.loads(text)
+    parsed = lane_profile_from(profile_path, lane_path, out_path)
     assert parsed['node']['expect_gpus'] == 8 and parsed['node']['exclude_rail_with_gpu'] is True, parsed['node']
-    assert 'mpi_bw_GBps' not in parsed['network'], parsed['network']
-    with open(out_path, 'w') as f:
-        f.write(text)
 
 
 def codes(v):

@@ -1,6 +1,9 @@
 """Views of an ibgpu JSON report for the netns lane's assertions (imported by the NAME_test.py
 beside each tests/netns/NAME_test.sh)."""
 
+import re
+import tomllib
+
 NETWORK_PROBES = ("net.mpi.bw", "net.mpi.lat")
 # Reasons a node carries on this machine whatever the network does: no GPU, no RDMA device.
 NOT_NETWORK_REASONS = ("CHECK_SKIPPED",)
@@ -75,3 +78,35 @@ def only_named(r, slow):
     # not asserted: the nodes are the assertion.
     links = [k for k, v in verdicts(r, 'link').items() if v['state'] != 'healthy' or network_reasons(v)]
     print('named:', named, 'links flagged:', links, show_bw(bw_by_pair(r)))
+
+
+def toml_sections(text):
+    """[(table header or '', text)] of a TOML file, in order."""
+    out, header, lines = [], '', []
+    for line in text.splitlines(keepends=True):
+        m = re.match(r'^\[([^\]]+)\]\s*$', line)
+        if m:
+            out.append((header, ''.join(lines)))
+            header, lines = m.group(1), []
+        lines.append(line)
+    out.append((header, ''.join(lines)))
+    return out
+
+
+def lane_profile_from(profile_path, lane_path, out_path):
+    """Writes OUT, the shipped PROFILE with its network and fleet tables replaced by the lane's
+    (veth between namespaces is no NDR fabric) and "-netns" added to its name; returns it parsed."""
+    lane_owns = lambda h: h == 'fleet' or h == 'network' or h.startswith('network.')
+    with open(profile_path) as f:
+        shipped = toml_sections(f.read())
+    with open(lane_path) as f:
+        lane = toml_sections(f.read())
+    text = ''.join(body for h, body in shipped if not lane_owns(h))
+    text = re.sub(r'^name = "([^"]+)"', r'name = "\1-netns"', text, count=1, flags=re.M)
+    text += ''.join(body for h, body in lane if lane_owns(h))
+    parsed = tomllib.loads(text)
+    assert parsed['name'].endswith('-netns'), parsed['name']
+    assert 'mpi_bw_GBps' not in parsed['network'], parsed['network']
+    with open(out_path, 'w') as f:
+        f.write(text)
+    return parsed

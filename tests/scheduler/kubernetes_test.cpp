@@ -121,6 +121,19 @@ TEST(KubernetesMap, RailListTooLongForALabelBecomesACount) {
   EXPECT_EQ(k.annotations.at("ibgpu.io/usable").substr(0, 18), "mlx5_0:1,mlx5_1:1,");  // the full list stays
 }
 
+TEST(KubernetesMap, ANodeInAnNvlinkDomainCarriesItAndOthersDoNot) {
+  const std::vector<Verdict> verdicts{node_verdict("tray01", HealthState::healthy, Action::admit, {"gpu0"}, {}),
+                                      node_verdict("tray02", HealthState::healthy, Action::admit, {"gpu0"}, {})};
+  const NvlinkDomain rack{"8c1f4a2e-5b3d-4e6f-9a71-0b2c3d4e5f60", 32766};
+  const auto map = kubernetes_map(verdicts, {{"tray01", rack}});
+  const KubernetesNode& k = map.at("tray01");
+  EXPECT_EQ(k.labels.at("ibgpu.io/nvlink-cluster"), "8c1f4a2e-5b3d-4e6f-9a71-0b2c3d4e5f60");
+  EXPECT_EQ(k.labels.at("ibgpu.io/nvlink-clique"), "32766");
+  EXPECT_EQ(k.annotations.at("ibgpu.io/nvlink-domain"), "8c1f4a2e-5b3d-4e6f-9a71-0b2c3d4e5f60/clique 32766");
+  EXPECT_EQ(map.at("tray02").labels.count("ibgpu.io/nvlink-clique"), 0u);
+  EXPECT_EQ(map.at("tray02").annotations.count("ibgpu.io/nvlink-domain"), 0u);
+}
+
 TEST(KubernetesMap, MapsEveryNodeAndNothingElse) {
   std::vector<Verdict> verdicts{node_verdict("a", HealthState::healthy, Action::admit, {}, {}),
                                 node_verdict("b", HealthState::failed, Action::drain, {}, {})};
