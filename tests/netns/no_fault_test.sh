@@ -4,9 +4,9 @@
 # pair's bandwidth and latency medians from 4 us to over 1 ms as ranks wait for a core.
 # - No fault, three times (IBGPU_NETNS_REPEAT), under the cpu profile with one of the two cores
 #   held by a busy loop (as a build beside it would): every host pair measured over its real path,
-#   no link or node verdict
-#   for a network reason, every node admitted healthy and the run's exit code 0 every time. Counts
-#   the runs with a false positive (any network entity flagged), which must be zero.
+#   no link or node verdict for a network reason, every node admitted healthy and the run's exit
+#   code 0 every time. Counts the runs with a false positive (any network entity flagged), which
+#   must be zero.
 # - Two of the six hosts slow (h2, h5 at 100mbit): 9 of the 15 pairs touch them, so a median
 #   would be a slow pair's; both named and no other node (a clean pair read low twice may be a
 #   degraded link verdict). The default profile expects GPUs these hosts cannot have checked: the
