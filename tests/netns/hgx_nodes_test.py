@@ -4,11 +4,9 @@
 lane_profile PROFILE LANE OUT: writes OUT, the shipped PROFILE with its network and fleet tables
 replaced by the lane's (LANE). decisions REPORT EXIT LOG: the per-node decisions, exactly.
 """
-import json
 import re
-import sys
 
-from report import lane_profile_from, verdicts
+from report import lane_profile_from, run_case, verdicts
 
 # The hgx-h100 fixture (tests/data/sysfs/README.md): each GPU, by bus order, and the compute HCA
 # on its PCIe switch. mlx5_1, 2, 7 and 8 are storage and in-band: never rails.
@@ -109,10 +107,4 @@ def decisions(r, exit_code, log_path):
 
 
 if __name__ == '__main__':
-    case, path, *args = sys.argv[1:]
-    if case == 'lane_profile':
-        lane_profile(path, *args)
-    else:
-        with open(path) as f:
-            report = json.load(f)
-        globals()[case](report, *args)
+    run_case(globals(), path_cases=('lane_profile',))

@@ -12,31 +12,21 @@
 # are the lane's (veth between namespaces is no NDR fabric), and the CUDA probes are left out
 # with --skip gpu.cuda (there is no GPU to run them on).
 source "$(dirname "$0")/lib.sh"
-: "${IBGPU_NVML_INJECTION_DIR:?folder of the NVML injection library (set by CTest)}"
-[ -f "$IBGPU_NVML_INJECTION_DIR/libnvidia-ml.so.1" ] || fail "no libnvidia-ml.so.1 in $IBGPU_NVML_INJECTION_DIR"
-DATA=$IBGPU_SOURCE_DIR/tests/data
 hosts_up 4
+gpu_nodes hgx-h100
 
-# Each host's NVML scenario, by host name; the wrapper gives a rank its host's library and tree.
-mkdir -p "$WORK/scenario"
-echo hgx_h100_healthy >"$WORK/scenario/h1"
-echo hgx_h100_ecc_uncorrectable >"$WORK/scenario/h2"
-echo hgx_h100_gpu_off_the_bus >"$WORK/scenario/h3"
-echo hgx_h100_healthy >"$WORK/scenario/h4"
-cat >"$WORK/rank.sh" <<WRAPPER
-#!/bin/sh
-scenario=\$(cat "$WORK/scenario/\$(hostname)")
-LD_LIBRARY_PATH="$IBGPU_NVML_INJECTION_DIR" IBGPU_NVML_SCENARIO="$DATA/nvml/\$scenario.toml" \\
-  exec "$IBGPU" "\$@" --sysfs-root "$DATA/sysfs/hgx-h100"
-WRAPPER
-chmod +x "$WORK/rank.sh"
+# Each host's NVML scenario, by host name.
+nvml=$IBGPU_SOURCE_DIR/tests/data/nvml
+echo "$nvml/hgx_h100_healthy.toml" >"$WORK/scenario/h1"
+echo "$nvml/hgx_h100_ecc_uncorrectable.toml" >"$WORK/scenario/h2"
+echo "$nvml/hgx_h100_gpu_off_the_bus.toml" >"$WORK/scenario/h3"
+echo "$nvml/hgx_h100_healthy.toml" >"$WORK/scenario/h4"
 
 profile=$WORK/hgx-h100-ndr-netns.toml
 check_report "$IBGPU_SOURCE_DIR/profiles/hgx-h100-ndr.toml" lane_profile "$IBGPU_SOURCE_DIR/tests/netns/lane.toml" \
   "$profile" || fail "could not write the lane's hgx-h100-ndr profile"
 
 out=$WORK/hgx.json
-RANK_PROGRAM=$WORK/rank.sh
 ibgpu_on_hosts 120 check --profile "$profile" --skip gpu.cuda --transport mpi \
   --pairs all --sizes 64K --window 16 --iters 10 --allreduce off --timeout 20 \
   --slurm-drain --dry-run --json "$out" >"$WORK/check.out" 2>"$WORK/check.log"

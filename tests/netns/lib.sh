@@ -72,6 +72,22 @@ check_with() {  # ITERS [ALLREDUCE]
 }
 check_with 10
 
+# gpu_nodes TREE: every rank becomes a GPU node of the sysfs fixture tests/data/sysfs/TREE, with the
+# NVML of the test-only injection library answering from the scenario whose path is in
+# $WORK/scenario/<host name> (the test writes one a host): sets RANK_PROGRAM to the wrapper.
+gpu_nodes() {
+  : "${IBGPU_NVML_INJECTION_DIR:?folder of the NVML injection library (set by CTest)}"
+  [ -f "$IBGPU_NVML_INJECTION_DIR/libnvidia-ml.so.1" ] || fail "no libnvidia-ml.so.1 in $IBGPU_NVML_INJECTION_DIR"
+  mkdir -p "$WORK/scenario"
+  cat >"$WORK/rank.sh" <<WRAPPER
+#!/bin/sh
+LD_LIBRARY_PATH="$IBGPU_NVML_INJECTION_DIR" IBGPU_NVML_SCENARIO="\$(cat "$WORK/scenario/\$(hostname)")" \\
+  exec "$IBGPU" "\$@" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/$1"
+WRAPPER
+  chmod +x "$WORK/rank.sh"
+  RANK_PROGRAM=$WORK/rank.sh
+}
+
 # Verdict assertions for fleet-relative judging and node-vs-link localisation (the measurement
 # facts are asserted either way); IBGPU_NETNS_EXPECT_LOCALISATION=0 leaves the verdicts out.
 # shellcheck disable=SC2034  # read by the tests that source this file

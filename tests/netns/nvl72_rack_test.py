@@ -4,10 +4,8 @@
 lane_profile PROFILE LANE OUT: writes OUT, the shipped gb200-nvl72-tray PROFILE with the lane's
 network and fleet tables. decisions REPORT EXIT: every tray's, GPU's and rail's verdict, exactly.
 """
-import json
-import sys
 
-from report import lane_profile_from, verdicts
+from report import lane_profile_from, run_case, verdicts
 
 HOSTS = ['h%d' % i for i in range(1, 19)]
 # The gb200-tray fixture (tests/data/sysfs/README.md): each GPU by bus order and its rail.
@@ -119,10 +117,4 @@ def decisions(r, exit_code):
 
 
 if __name__ == '__main__':
-    case, path, *args = sys.argv[1:]
-    if case == 'lane_profile':
-        lane_profile(path, *args)
-    else:
-        with open(path) as f:
-            report = json.load(f)
-        globals()[case](report, *args)
+    run_case(globals(), path_cases=('lane_profile',))

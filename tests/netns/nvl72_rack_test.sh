@@ -13,32 +13,24 @@
 # the lane's (veth is no NDR fabric). The CUDA probes are left out (--skip gpu.cuda): no GPU here.
 # Each host meets two peers (--pairs peers:2), so eighteen ranks stay light on two cores.
 source "$(dirname "$0")/lib.sh"
-: "${IBGPU_NVML_INJECTION_DIR:?folder of the NVML injection library (set by CTest)}"
-[ -f "$IBGPU_NVML_INJECTION_DIR/libnvidia-ml.so.1" ] || fail "no libnvidia-ml.so.1 in $IBGPU_NVML_INJECTION_DIR"
-DATA=$IBGPU_SOURCE_DIR/tests/data
 hosts_up 18
+gpu_nodes gb200-tray
 
-# Each host's NVML scenario, by host name; the wrapper gives a rank its host's library and tree.
-mkdir -p "$WORK/scenario"
-sed 's/^fabric_clique_id = 32766$/fabric_clique_id = 32765/' "$DATA/nvml/gb200_tray_healthy.toml" \
+# Each host's NVML scenario, by host name.
+nvml=$IBGPU_SOURCE_DIR/tests/data/nvml
+sed 's/^fabric_clique_id = 32766$/fabric_clique_id = 32765/' "$nvml/gb200_tray_healthy.toml" \
   >"$WORK/other_clique.toml"
 grep -q '^fabric_clique_id = 32765$' "$WORK/other_clique.toml" || fail "could not write the other clique's scenario"
 for i in $(seq 18); do
   case $i in
-    4) scenario=$DATA/nvml/gb200_tray_unregistered.toml ;;
-    8) scenario=$DATA/nvml/gb200_tray_links.toml ;;
-    12) scenario=$DATA/nvml/gb200_tray_clique_split.toml ;;
+    4) scenario=$nvml/gb200_tray_unregistered.toml ;;
+    8) scenario=$nvml/gb200_tray_links.toml ;;
+    12) scenario=$nvml/gb200_tray_clique_split.toml ;;
     16) scenario=$WORK/other_clique.toml ;;
-    *) scenario=$DATA/nvml/gb200_tray_healthy.toml ;;
+    *) scenario=$nvml/gb200_tray_healthy.toml ;;
   esac
   echo "$scenario" >"$WORK/scenario/h$i"
 done
-cat >"$WORK/rank.sh" <<WRAPPER
-#!/bin/sh
-LD_LIBRARY_PATH="$IBGPU_NVML_INJECTION_DIR" IBGPU_NVML_SCENARIO="\$(cat "$WORK/scenario/\$(hostname)")" \\
-  exec "$IBGPU" "\$@" --sysfs-root "$DATA/sysfs/gb200-tray"
-WRAPPER
-chmod +x "$WORK/rank.sh"
 
 # The rack as Slurm's block topology says it (topology/block): one block of eighteen trays.
 printf 'BlockName=rack1 Nodes=h[1-18]\nBlockSizes=18\n' >"$WORK/topology.conf"
@@ -48,7 +40,6 @@ check_report "$IBGPU_SOURCE_DIR/profiles/gb200-nvl72-tray.toml" lane_profile "$I
   "$profile" || fail "could not write the lane's gb200-nvl72-tray profile"
 
 out=$WORK/rack.json
-RANK_PROGRAM=$WORK/rank.sh
 ibgpu_on_hosts 180 check --profile "$profile" --skip gpu.cuda --transport mpi --topology "$WORK/topology.conf" \
   --pairs peers:2 --sizes 64K --window 16 --iters 10 --allreduce off --timeout 30 \
   --json "$out" >"$WORK/check.out" 2>"$WORK/check.log"

@@ -1,7 +1,9 @@
 """Views of an ibgpu JSON report for the netns lane's assertions (imported by the NAME_test.py
 beside each tests/netns/NAME_test.sh)."""
 
+import json
 import re
+import sys
 import tomllib
 
 NETWORK_PROBES = ("net.mpi.bw", "net.mpi.lat")
@@ -110,3 +112,13 @@ def lane_profile_from(profile_path, lane_path, out_path):
     with open(out_path, 'w') as f:
         f.write(text)
     return parsed
+
+
+def run_case(cases, path_cases=()):
+    """The command line of a NAME_test.py, CASE FILE [ARG...]: runs cases[CASE] with the report
+    read from FILE, or with FILE's path for a case in PATH_CASES."""
+    case, path, *args = sys.argv[1:]
+    if case in path_cases:
+        return cases[case](path, *args)
+    with open(path) as f:
+        return cases[case](json.load(f), *args)
