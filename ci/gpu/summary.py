@@ -3,11 +3,14 @@
 
 Every report must be valid against the schema (where python3-jsonschema is installed; it says so
 where it is not). With a GPU, the GPU steps must have run: NVML lists the GPU, the CUDA probes
-measured it, the NCCL sweep ran to 4 GiB with no wrong element; the figures are printed. Without
+measured it, the NCCL sweep ran to 4 GiB with no wrong element, and each GPU's NVLinks as ibgpu
+read them from NVML (links, links up, the slowest speed) are what `nvidia-smi nvlink -s` lists
+(the fabric registration is printed beside nvidia-smi's); the figures are printed. Without
 one, each GPU step must be `skipped` with its reason. Exit 1 on any failed expectation, each
 printed."""
 import json
 import os
+import re
 import sys
 
 H200_MEM_BW_GBPS = 4800.0  # HBM3e, the data sheet's figure
@@ -45,6 +48,61 @@ def typical(metric):
     if metric is None:
         return None
     return metric['value'] if metric.get('value') is not None else (metric.get('summary') or {}).get('p50')
+
+
+def nvlink_status(out):
+    """{GPU index: [(link, speed in MB/s or None when inactive)]} from `nvidia-smi nvlink -s`
+    ("GPU 0: ... / Link 3: 26.562 GB/s / Link 4: <inactive>"); None without the file."""
+    path = os.path.join(out, 'nvlink-status.txt')
+    if not os.path.exists(path):
+        return None
+    gpus, current = {}, None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^GPU (\d+):', line)
+            if m:
+                current = gpus.setdefault(int(m.group(1)), [])
+                continue
+            m = re.match(r'^\s+Link (\d+): (.*)$', line)
+            if m and current is not None:
+                speed = re.match(r'([0-9.]+) GB/s', m.group(2).strip())
+                current.append((int(m.group(1)), round(float(speed.group(1)) * 1000) if speed else None))
+    return gpus
+
+
+def fabric_states(out):
+    """The Fabric sections' State lines of `nvidia-smi -q`, in GPU order."""
+    path = os.path.join(out, 'nvidia-smi-q.txt')
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        text = f.read()
+    return re.findall(r'^\s+Fabric\s*\n\s+State\s+:\s*(.+)$', text, re.M)
+
+
+def check_nvlinks(check, out):
+    """ibgpu's NVLink figures of each GPU against nvidia-smi's listing of the same links."""
+    listed = nvlink_status(out)
+    states = fabric_states(out)
+    for p in probes(check, 'gpu.nvml.health'):
+        if p['status'] != 'ok':
+            continue
+        index = int(p['scope']['devices'][0].removeprefix('gpu'))
+        m = p['metrics']
+        links, up, slowest = (typical(m.get(k)) for k in ('nvlink_links', 'nvlink_links_up', 'nvlink_speed_MBps_min'))
+        fabric = p['params'].get('fabric_state', 'no state')
+        smi_fabric = states[index].strip() if index < len(states) else 'not listed'
+        print(f"  gpu{index} NVLinks: {links} links, {up} up, slowest {slowest} MB/s; fabric {fabric} "
+              f"(nvidia-smi: {smi_fabric})")
+        if listed is None:
+            continue
+        theirs = listed.get(index, [])
+        speeds = [s for _, s in theirs if s is not None]
+        expect((links or 0) == len(theirs), f"gpu{index}: ibgpu counts {links} NVLinks, nvidia-smi lists {len(theirs)}")
+        expect((up or 0) == len(speeds), f"gpu{index}: ibgpu counts {up} NVLinks up, nvidia-smi {len(speeds)}")
+        if speeds:
+            expect(slowest is not None and abs(slowest - min(speeds)) <= 1,
+                   f"gpu{index}: slowest NVLink {slowest} MB/s in ibgpu, {min(speeds)} in nvidia-smi")
 
 
 def main():
@@ -97,6 +155,7 @@ def main():
                       f"algbw {typical(p['metrics'].get('algbw_GBps'))} GB/s, "
                       f"{typical(p['metrics'].get('time_us'))} us")
         expect(max(sizes, default=0) >= 1 << 32, f"the sweep stopped at {max(sizes, default=0)} B, not 4 GiB")
+        check_nvlinks(check, out)
         if check:
             print(f"  check: {check['summary']['state']}, exit {check['summary']['exit_code']}")
     for p in problems:
