@@ -44,7 +44,7 @@ trap 'netns_down' EXIT
 echo "no fault, cpu profile, one core busy: $false_positives false positives in $runs runs of 6 hosts (15 links each)"
 [ "$false_positives" -eq 0 ] || fail "$false_positives of $runs fault-free runs flagged something"
 
-slow_runs=${IBGPU_NETNS_SLOW_REPEAT:-2}
+slow_runs=${IBGPU_NETNS_SLOW_REPEAT:-1}
 netns_limit_host 2 100mbit
 netns_limit_host 5 100mbit
 for i in $(seq "$slow_runs"); do
