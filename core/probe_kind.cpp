@@ -30,6 +30,8 @@ constexpr std::string_view kGpuHealthMetrics[]{metrics::ecc_enabled,
                                                metrics::nvlink_links,
                                                metrics::nvlink_links_up,
                                                metrics::nvlink_speed_MBps_min,
+                                               metrics::nvlink_recoveries,
+                                               metrics::nvlink_errors,
                                                metrics::fabric_registered,
                                                metrics::fabric_health,
                                                metrics::persistence_mode};

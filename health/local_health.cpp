@@ -216,7 +216,21 @@ std::string link_list(const ProbeResult& p, const char* key) {
   return out;
 }
 
-// NVLinks: down, fewer than the profile's, slower than the profile's; the NVLink fabric's registration.
+// " (most on link 7: 12)" from the record's per-link counts of `field` ("" without any).
+std::string busiest_link(const ProbeResult& p, const char* field) {
+  const auto& links = p.params.contains("nvlink_link_errors") ? p.params["nvlink_link_errors"] : nlohmann::json();
+  std::string link;
+  double most = 0;
+  for (const auto& [number, counts] : links.items())
+    if (counts.contains(field) && counts[field].is_number() && counts[field].get<double>() > most) {
+      most = counts[field].get<double>();
+      link = number;
+    }
+  return link.empty() ? "" : " (most on link " + link + ": " + number_text(most) + ")";
+}
+
+// NVLinks: down, fewer than the profile's, slower than the profile's, more errors than it allows; the
+// NVLink fabric's registration.
 void judge_nvlinks(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
   const auto links = typical(p, metrics::nvlink_links), up = typical(p, metrics::nvlink_links_up);
   const auto expected = profile.gpu.nvlink_links;
@@ -244,6 +258,22 @@ void judge_nvlinks(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
         "link " + link + " at " + number_text(*slowest) + " MB/s, the profile expects " +
             number_text(*profile.gpu.nvlink_speed_MBps),
         metrics::nvlink_speed_MBps_min, slowest, profile.gpu.nvlink_speed_MBps);
+  }
+  struct Counted {
+    const char* metric;
+    std::optional<int> limit;
+    const char* words;  // what the counter counts, and its field in the per-link counts
+    const char* field;
+  };
+  for (const Counted& c :
+       {Counted{metrics::nvlink_recoveries, profile.gpu.nvlink_recoveries_degraded, "NVLink recoveries", "recoveries"},
+        Counted{metrics::nvlink_errors, profile.gpu.nvlink_errors_degraded, "NVLink errors", "errors"}}) {
+    const auto count = typical(p, c.metric);
+    if (!c.limit || !count || *count < *c.limit) continue;
+    add(HealthState::degraded, ReasonCode::GPU_NVLINK_ERRORS,
+        number_text(*count) + " " + c.words + " since the counters were reset" + busiest_link(p, c.field) +
+            ", the profile allows fewer than " + std::to_string(*c.limit),
+        c.metric, count, *c.limit);
   }
   if (!profile.gpu.nvlink_fabric) return;
   const auto registered = typical(p, metrics::fabric_registered);

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/probe_kind.h"
@@ -80,6 +81,9 @@ std::map<std::string, NvlinkDomain> node_nvlink_domains(const std::vector<ProbeR
 
 void judge_nvlink_domains(VerdictBook& book, const std::vector<ProbeResult>& probes, const FabricTopology* topology) {
   const std::map<std::string, HostDomains> hosts = host_domains(probes);
+  std::set<std::string> checked;  // hosts with a GPU record, whether or not it joined a domain
+  for (const auto& p : probes)
+    if (p.id == kGpuHealthProbe && p.scope.hosts.size() == 1) checked.insert(p.scope.hosts[0]);
   auto add = [&](const std::string& host, std::string message, double domains) {
     Reason r{ReasonCode::NVLINK_DOMAIN_SPLIT, std::move(message), "nvlink_domains", domains, 1.0};
     book.add(Entity::node(host), HealthState::degraded, std::move(r));
@@ -97,14 +101,25 @@ void judge_nvlink_domains(VerdictBook& book, const std::vector<ProbeResult>& pro
   for (const auto& block : topology->switches) {
     std::map<NvlinkDomain, int> counts;
     std::vector<std::string> judged;
+    std::size_t in_run = 0;
     for (const auto& host : block.nodes) {
+      in_run += checked.count(host);
       const auto it = nodes.find(host);
       if (it == nodes.end()) continue;
       ++counts[it->second];
       judged.push_back(host);
     }
-    if (counts.size() < 2) continue;
     const std::optional<NvlinkDomain> common = majority(counts);
+    if (common && static_cast<std::size_t>(counts[*common]) < in_run) {
+      const auto held = static_cast<std::size_t>(counts[*common]);
+      Reason r{ReasonCode::NVLINK_DOMAIN_SHORT,
+               "NVLink domain " + common->text() + " holds " + std::to_string(held) + " of the " +
+                   count_text(in_run, "node") + " of block " + block.name + " checked in this run (" +
+                   topology->origin + ")",
+               "nvlink_domains", static_cast<double>(held), static_cast<double>(in_run)};
+      book.add(Entity::leaf(EntityKind::leaf_switch, block.name, ""), HealthState::degraded, std::move(r));
+    }
+    if (counts.size() < 2) continue;
     for (const auto& host : judged) {
       const NvlinkDomain& mine = nodes.at(host);
       if (mine == common) continue;

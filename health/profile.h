@@ -84,6 +84,11 @@ struct GpuLimits {
   // The GPUs register with an NVLink fabric (NVL72 trays): a GPU not registered, or registered with
   // an error or an unhealthy fabric, is failed; limited capacity is degraded; no answer is unknown.
   bool nvlink_fabric = false;
+  // NVLink error counters since the driver loaded or they were reset, per GPU over its links up: at
+  // or above, degraded (unset: recorded, not judged; a count since boot says nothing of the last
+  // hour unless the counters are reset, e.g. at boot or in a prolog).
+  std::optional<int> nvlink_recoveries_degraded;
+  std::optional<int> nvlink_errors_degraded;
 };
 
 // Rules relative to the fleet: each measurement against the run's own good

@@ -179,6 +179,9 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     });
     t.on("nvlink_speed_MBps", [&](const toml::node& v) { p.gpu.nvlink_speed_MBps = t.number(v, "nvlink_speed_MBps"); });
     t.on("nvlink_fabric", [&](const toml::node& v) { p.gpu.nvlink_fabric = t.boolean(v, "nvlink_fabric"); });
+    for (auto [key, field] : {std::pair{"nvlink_recoveries_degraded", &GpuLimits::nvlink_recoveries_degraded},
+                              std::pair{"nvlink_errors_degraded", &GpuLimits::nvlink_errors_degraded}})
+      t.on(key, [&, key, field](const toml::node& v) { p.gpu.*field = t.integer(v, key, 1); });
     t.read();
   });
   top.on("fleet", [&](const toml::node& n) {

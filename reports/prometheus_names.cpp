@@ -46,6 +46,12 @@ constexpr Row kRows[] = {
     {metrics::nvlink_links_up, "nvlink_links_up", 1, 1, "NVLink links up."},
     {metrics::nvlink_speed_MBps_min, "nvlink_min_speed_bytes_per_second", 1e6, 1,
      "Speed of the GPU's slowest NVLink up, as NVML reports it."},
+    {metrics::nvlink_recoveries, "nvlink_recoveries", 1, 1,
+     "NVLink link recoveries (a link that retrained) over the links up, since the driver loaded or the "
+     "counters were reset."},
+    {metrics::nvlink_errors, "nvlink_errors", 1, 1,
+     "NVLink errors over the links up since the driver loaded or the counters were reset: replays and CRC "
+     "errors up to Hopper, packets received with errors from NVLink 5."},
     {metrics::fabric_registered, "nvlink_fabric_registered", 1, 1,
      "1 when the GPU registered with the NVLink fabric without error, 0 when not (yet)."},
     {metrics::fabric_health, "nvlink_fabric_health", 1, 1,

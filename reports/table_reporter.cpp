@@ -347,6 +347,7 @@ void append_local_detail(std::string& out, const ProbeResult& p) {
     pair("width", metrics::pcie_width, metrics::pcie_width_max, " of ");
     pair("nvlink up", metrics::nvlink_links_up, metrics::nvlink_links, " of ");
     add("nvlink slowest", metrics::nvlink_speed_MBps_min, " MB/s");
+    pair("nvlink recoveries/errors", metrics::nvlink_recoveries, metrics::nvlink_errors, "/");
     add("fabric registered", metrics::fabric_registered, "");
     pair("slowdown thermal/power", metrics::thermal_slowdown, metrics::power_slowdown, "/");
   } else if (p.id == kPortCountersProbe) {

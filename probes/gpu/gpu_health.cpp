@@ -10,6 +10,9 @@ namespace {
 Metric number(const std::optional<double>& v) { return v ? Metric::of(*v) : Metric::missing(); }
 Metric flag(const std::optional<bool>& v) { return v ? Metric::of(*v ? 1.0 : 0.0) : Metric::missing(); }
 Metric integer(const std::optional<int>& v) { return v ? Metric::of(static_cast<double>(*v)) : Metric::missing(); }
+Metric count(const std::optional<unsigned long long>& v) {
+  return v ? Metric::of(static_cast<double>(*v)) : Metric::missing();
+}
 
 const char* fabric_state_text(int state) {
   switch (state) {
@@ -74,6 +77,11 @@ ProbeResult gpu_health_result(const std::string& host, const GpuHealth& h) {
   m[metrics::nvlink_speed_MBps_min] = number(h.nvlink_speed_min_MBps);
   if (!h.nvlinks_down.empty()) r.params["nvlinks_down"] = h.nvlinks_down;
   if (h.nvlink_slowest) r.params["nvlink_slowest"] = *h.nvlink_slowest;
+  // Error counters since the driver loaded or they were reset (Prometheus rates them); by link.
+  m[metrics::nvlink_recoveries] = count(h.nvlink_recoveries);
+  m[metrics::nvlink_errors] = count(h.nvlink_errors);
+  for (const auto& e : h.nvlink_link_errors)
+    r.params["nvlink_link_errors"][std::to_string(e.link)] = {{"recoveries", e.recoveries}, {"errors", e.errors}};
   // The NVLink fabric: registered (completed without error) or not; the domain it joined.
   std::optional<bool> registered;
   if (h.fabric_state) {

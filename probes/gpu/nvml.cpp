@@ -1,5 +1,6 @@
 #include "probes/gpu/nvml.h"
 
+#include <optional>
 #include <stdexcept>
 
 #include "core/errors.h"
@@ -197,41 +198,78 @@ GpuSystem Nvml::query() const {
 
 namespace {
 
-// The speed of each link up, in one nvmlDeviceGetFieldValues call: the slowest is kept. A value
-// NVML does not have (NOT_SUPPORTED in its own answer, or before NVML knew the field) is no speed.
+// A field's value as a number; none where NVML did not answer it (NOT_SUPPORTED in its own answer,
+// or before NVML knew the field) or answered in a type it does not use for counts and speeds.
+std::optional<double> field_number(const nvmlFieldValue_t& v) {
+  if (v.nvmlReturn != NVML_SUCCESS) return std::nullopt;
+  switch (v.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT:
+      return v.value.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+      return static_cast<double>(v.value.ulVal);
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+      return static_cast<double>(v.value.ullVal);
+    case NVML_VALUE_TYPE_DOUBLE:
+      return v.value.dVal;
+    default:
+      return std::nullopt;  // no figure rather than a wrong one
+  }
+}
+
+// Asks `fields` of each link in `links` in one nvmlDeviceGetFieldValues call: per link, the fields
+// in order; empty when the call is not there or failed as a whole.
+std::vector<nvmlFieldValue_t> link_fields(const Nvml::Table& t, const GpuQueries& q, nvmlDevice_t dev,
+                                          const std::vector<unsigned int>& links,
+                                          const std::vector<unsigned int>& fields) {
+  if (!t.field_values || links.empty()) return {};
+  std::vector<nvmlFieldValue_t> values(links.size() * fields.size());
+  for (std::size_t i = 0; i < links.size(); ++i)
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      values[i * fields.size() + f].fieldId = fields[f];
+      values[i * fields.size() + f].scopeId = links[i];
+    }
+  if (!q.ask("nvmlDeviceGetFieldValues", t.field_values, dev, static_cast<int>(values.size()), values.data()))
+    return {};
+  return values;
+}
+
+// The speed of each link up: the slowest is kept.
 void read_nvlink_speeds(const Nvml::Table& t, const GpuQueries& q, nvmlDevice_t dev,
                         const std::vector<unsigned int>& links, GpuHealth& h) {
-  if (!t.field_values || links.empty()) return;
-  std::vector<nvmlFieldValue_t> values(links.size());
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    values[i].fieldId = NVML_FI_DEV_NVLINK_GET_SPEED;
-    values[i].scopeId = links[i];
-  }
-  if (!q.ask("nvmlDeviceGetFieldValues", t.field_values, dev, static_cast<int>(values.size()), values.data())) return;
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const nvmlFieldValue_t& v = values[i];
-    if (v.nvmlReturn != NVML_SUCCESS) continue;
-    double speed = 0;
-    switch (v.valueType) {
-      case NVML_VALUE_TYPE_UNSIGNED_INT:
-        speed = v.value.uiVal;
-        break;
-      case NVML_VALUE_TYPE_UNSIGNED_LONG:
-        speed = static_cast<double>(v.value.ulVal);
-        break;
-      case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-        speed = static_cast<double>(v.value.ullVal);
-        break;
-      case NVML_VALUE_TYPE_DOUBLE:
-        speed = v.value.dVal;
-        break;
-      default:
-        continue;  // a type NVML does not use for a speed: no figure rather than a wrong one
-    }
-    if (!h.nvlink_speed_min_MBps || speed < *h.nvlink_speed_min_MBps) {
-      h.nvlink_speed_min_MBps = speed;
+  const auto values = link_fields(t, q, dev, links, {NVML_FI_DEV_NVLINK_GET_SPEED});
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto speed = field_number(values[i]);
+    if (!speed) continue;
+    if (!h.nvlink_speed_min_MBps || *speed < *h.nvlink_speed_min_MBps) {
+      h.nvlink_speed_min_MBps = *speed;
       h.nvlink_slowest = static_cast<int>(links[i]);
     }
+  }
+}
+
+// The error counters of each link up: Hopper's fields where the driver answers them, NVLink 5's
+// where it answers those (each generation answers its own and NOT_SUPPORTED for the other's).
+void read_nvlink_errors(const Nvml::Table& t, const GpuQueries& q, nvmlDevice_t dev,
+                        const std::vector<unsigned int>& links, GpuHealth& h) {
+  const std::vector<unsigned int> fields{NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY, NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY,
+                                         NVML_FI_DEV_NVLINK_ERROR_DL_CRC, NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS,
+                                         NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS};
+  const auto values = link_fields(t, q, dev, links, fields);
+  for (std::size_t i = 0; i < links.size() && !values.empty(); ++i) {
+    const auto at = [&](std::size_t f) { return field_number(values[i * fields.size() + f]); };
+    const auto dl_recovery = at(0), replay = at(1), crc = at(2), recovery_events = at(3), rcv_errors = at(4);
+    const auto recoveries = dl_recovery ? dl_recovery : recovery_events;
+    std::optional<double> errors;
+    if (replay || crc)
+      errors = replay.value_or(0) + crc.value_or(0);
+    else
+      errors = rcv_errors;
+    if (!recoveries && !errors) continue;
+    GpuHealth::LinkErrors link{static_cast<int>(links[i]), static_cast<unsigned long long>(recoveries.value_or(0)),
+                               static_cast<unsigned long long>(errors.value_or(0))};
+    if (recoveries) h.nvlink_recoveries = h.nvlink_recoveries.value_or(0) + link.recoveries;
+    if (errors) h.nvlink_errors = h.nvlink_errors.value_or(0) + link.errors;
+    if (link.recoveries > 0 || link.errors > 0) h.nvlink_link_errors.push_back(link);
   }
 }
 
@@ -324,6 +362,7 @@ void read_health(const Nvml::Table& t, const GpuQueries& q, GpuHealth& h) {
     h.nvlink_links_up = static_cast<int>(links_up.size());
   }
   read_nvlink_speeds(t, q, dev, links_up, h);
+  read_nvlink_errors(t, q, dev, links_up, h);
   read_fabric(t, q, dev, h);
   h.persistence_mode = q.enabled("nvmlDeviceGetPersistenceMode", t.persistence_mode, dev);
 }

@@ -48,6 +48,16 @@ struct GpuHealth {
   std::vector<int> nvlinks_down;                // the links down, by number
   std::optional<double> nvlink_speed_min_MBps;  // the slowest link up (NVML's per-link speed field)
   std::optional<int> nvlink_slowest;            // its number
+  // NVLink error counters of the links up, since the driver loaded or they were reset; unset where
+  // the driver has neither the Hopper nor the NVLink 5 fields. Recoveries: a link that retrained
+  // (Hopper: DL recovery; NVLink 5: link recovery events). Errors: Hopper's replays and CRC errors,
+  // NVLink 5's packets received with errors.
+  std::optional<unsigned long long> nvlink_recoveries, nvlink_errors;
+  struct LinkErrors {
+    int link = 0;
+    unsigned long long recoveries = 0, errors = 0;
+  };
+  std::vector<LinkErrors> nvlink_link_errors;  // the links with any, by number
   // The GPU's registration with the NVLink fabric (the NVL72 rack's domain), where the driver has it:
   // unset state where NVML answers NOT_SUPPORTED (a GPU outside such a domain, an older driver).
   std::optional<int> fabric_state;   // NVML_GPU_FABRIC_STATE_*

@@ -77,8 +77,17 @@ typedef struct nvmlPciInfo_st {  // as filled by nvmlDeviceGetPciInfo_v3
   char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
 } nvmlPciInfo_t;
 
-// Field values (nvmlDeviceGetFieldValues): per NVLink, its speed, with the link in scopeId.
+// Field values (nvmlDeviceGetFieldValues): per NVLink, with the link in scopeId.
 #define NVML_FI_DEV_NVLINK_GET_SPEED 164  // MB/s
+// Error counters since the driver loaded or they were reset. Up to Hopper: the data link's replays,
+// recoveries and CRC errors (nvml.h: unsupported on Blackwell and later)...
+#define NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY 161
+#define NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY 162
+#define NVML_FI_DEV_NVLINK_ERROR_DL_CRC 163
+// ... and from NVLink 5 (Blackwell): packets received with errors, and link recoveries (Up to
+// recovery, whatever the result).
+#define NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS 208
+#define NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS 215
 
 typedef enum nvmlValueType_enum {
   NVML_VALUE_TYPE_DOUBLE = 0,

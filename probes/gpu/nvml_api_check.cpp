@@ -139,6 +139,9 @@ static_assert(sizeof(ours::nvmlValueType_t) == sizeof(::nvmlValueType_t));
 // The macros' values: nvml.h's were defined first, so a different definition of ours is a
 // redefinition warning (an error under -Werror) and the same one is silent; these say which.
 static_assert(NVML_FI_DEV_NVLINK_GET_SPEED == 164);
+static_assert(NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY == 161 && NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY == 162 &&
+              NVML_FI_DEV_NVLINK_ERROR_DL_CRC == 163);
+static_assert(NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS == 208 && NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS == 215);
 static_assert(NVML_GPU_FABRIC_STATE_COMPLETED == 3 && NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY == 3);
 static_assert(nvmlGpuFabricInfo_v3 == (sizeof(::nvmlGpuFabricInfo_v3_t) | (3u << 24U)));
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ ProbeResult gpu(const std::string& host, int index, const std::string& uuid, int
 // Four GPUs of `host` in one domain.
 void tray(std::vector<ProbeResult>& out, const std::string& host, const std::string& uuid, int clique = 1) {
   for (int i = 0; i < 4; ++i) out.push_back(gpu(host, i, uuid, clique));
+}
+
+const Verdict* find_verdict(const std::vector<Verdict>& v, const Entity& e) {
+  const auto it = std::find_if(v.begin(), v.end(), [&](const Verdict& x) { return x.entity == e; });
+  return it == v.end() ? nullptr : &*it;
 }
 
 std::vector<Verdict> judged(const std::vector<ProbeResult>& probes, const FabricTopology* topology) {
@@ -84,15 +90,37 @@ TEST(NvlinkDomains, ANodeInAnotherDomainThanItsBlockIsNamed) {
   tray(p, "t4", kRackB);
   tray(p, "t5", kRackB);
   const auto v = judged(p, &kRacks);
-  ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].entity, Entity::node("t3"));
-  EXPECT_EQ(v[0].state, HealthState::degraded);
-  EXPECT_EQ(v[0].reasons[0].message, "in NVLink domain " + kRackB +
-                                         "/clique 1, where 2 of the 3 nodes of its block rack1 joined " + kRackA +
-                                         "/clique 1");
+  ASSERT_EQ(v.size(), 2u);  // t3, and its block's domain short of it
+  const Verdict& t3 = *find_verdict(v, Entity::node("t3"));
+  EXPECT_EQ(t3.state, HealthState::degraded);
+  EXPECT_EQ(t3.reasons[0].message, "in NVLink domain " + kRackB +
+                                       "/clique 1, where 2 of the 3 nodes of its block rack1 joined " + kRackA +
+                                       "/clique 1");
+  EXPECT_NE(find_verdict(v, Entity::leaf(EntityKind::leaf_switch, "rack1", "")), nullptr);
   // The tree form says nothing of domains: no block check.
   const FabricTopology tree = parse_topology_conf("SwitchName=leaf1 Nodes=t[1-5]\n", "tree.conf");
   EXPECT_TRUE(judged(p, &tree).empty());
+}
+
+// The block's domain short of trays the run checked: a tray not registered counts out, a tray of
+// the block not in the run does not.
+TEST(NvlinkDomains, ABlockWhoseDomainLacksCheckedTraysIsShort) {
+  std::vector<ProbeResult> p;
+  tray(p, "t1", kRackA);
+  tray(p, "t2", kRackA);
+  tray(p, "t3", "");  // not registered (the local check's GPU_FABRIC_NOT_REGISTERED)
+  const auto v = judged(p, &kRacks);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].entity, Entity::leaf(EntityKind::leaf_switch, "rack1", ""));
+  EXPECT_EQ(v[0].state, HealthState::degraded);
+  ASSERT_EQ(v[0].reasons.size(), 1u);
+  EXPECT_EQ(v[0].reasons[0].code, ReasonCode::NVLINK_DOMAIN_SHORT);
+  EXPECT_EQ(
+      v[0].reasons[0].message,
+      "NVLink domain " + kRackA + "/clique 1 holds 2 of the 3 nodes of block rack1 checked in this run (racks.conf)");
+  // Only t1 and t2 in the run: the domain holds all the block's trays that were checked.
+  p.erase(std::remove_if(p.begin(), p.end(), [](const ProbeResult& r) { return r.scope.hosts[0] == "t3"; }), p.end());
+  EXPECT_TRUE(judged(p, &kRacks).empty());
 }
 
 TEST(NvlinkDomains, ABlockSplitEvenlyNamesEachOfItsNodes) {

@@ -87,6 +87,13 @@ TEST(Profile, NvLinkKeysAreCheckedAsTheyAreRead) {
   EXPECT_NE(error_of("[gpu]\nnvlink_links = 37\n").find("at most 36"), std::string::npos);
   EXPECT_NE(error_of("[gpu]\nnvlink_links = -1\n").find("out of range"), std::string::npos);
   EXPECT_NE(error_of("[gpu]\nnvlink_fabric = 1\n").find("true or false"), std::string::npos);
+  const Profile counted =
+      parse_profile("[gpu]\nnvlink_recoveries_degraded = 1\nnvlink_errors_degraded = 100\n", "p.toml");
+  EXPECT_EQ(counted.gpu.nvlink_recoveries_degraded, 1);
+  EXPECT_EQ(counted.gpu.nvlink_errors_degraded, 100);
+  EXPECT_EQ(to_json(counted)["gpu"]["nvlink_errors_degraded"], 100);
+  EXPECT_NE(error_of("[gpu]\nnvlink_errors_degraded = 0\n").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of("[gpu]\nnvlink_recoveries_degraded = 1.5\n").find("must be an integer"), std::string::npos);
 }
 
 TEST(Profile, GenericFileMatchesTheBuiltIn) {

@@ -96,6 +96,11 @@ def decisions(r, exit_code):
         h16['reasons']
     for name in ('h12', 'h16'):
         assert nodes[name]['usable'] == GPUS + RAILS and nodes[name]['excluded'] == [], nodes[name]
+    # The rack's domain holds 15 of its 18 trays: h4 joined none, h12 is split evenly, h16 another.
+    rack = verdicts(r, 'switch')['rack1']
+    assert rack['state'] == 'degraded' and codes(rack) == ['NVLINK_DOMAIN_SHORT'], rack
+    assert rack['reasons'][0]['message'].startswith(
+        'NVLink domain %s holds 15 of the 18 nodes of block rack1 checked in this run (' % RACK), rack['reasons']
 
     s = r['summary']
     assert s['drain'] == ['h4'], s

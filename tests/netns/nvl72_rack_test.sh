@@ -9,6 +9,7 @@
 #   h12  gpu0,1 in clique 32766, gpu2,3 in 32767   admit_degraded: NVLINK_DOMAIN_SPLIT (two domains)
 #   h16  every GPU in clique 32765                 admit_degraded: NVLINK_DOMAIN_SPLIT (not its block's)
 #   the other fourteen                             admit, each GPU with its own rail
+#   block rack1: its NVLink domain holds 15 of the 18 trays (NVLINK_DOMAIN_SHORT)
 # The profile is gb200-nvl72-tray as shipped for everything a tray has; only its network limits are
 # the lane's (veth is no NDR fabric). The CUDA probes are left out (--skip gpu.cuda): no GPU here.
 # Each host meets two peers (--pairs peers:2), so eighteen ranks stay light on two cores.

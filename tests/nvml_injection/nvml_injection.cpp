@@ -398,24 +398,53 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
   return answer_enabled(device, "nvmlDeviceGetPersistenceMode", "persistence_mode", mode);
 }
 
-// Per link, NVLink speed only: `nvlink_speed_MBps` for every link, `nvlink_speed_by_link = { 7 = 26562 }`
-// over it; each other field, and a link past `nvlinks`, answers NOT_SUPPORTED in its own value.
+// A per-link value: `by_link = { 7 = N }` for that link, else `key` for every link.
+std::optional<std::int64_t> link_value(const Device& dev, const char* key, const char* by_link, unsigned int link) {
+  if (const toml::table* links = dev.values[by_link].as_table())
+    if (const auto own = (*links)[std::to_string(link)].value<std::int64_t>()) return own;
+  return value<std::int64_t>(dev, key);
+}
+
+// Per link: NVLink speed (`nvlink_speed_MBps`, `nvlink_speed_by_link = { 7 = 26562 }`) and error
+// counters (`nvlink_recoveries`, `nvlink_errors`, each with its `_by_link`; 0 unset), the latter in
+// Hopper's fields (DL recovery; the errors as DL replays, no CRC errors) or, with
+// `nvlink_counter_fields = "nvlink5"`, in NVLink 5's (link recovery events, packets received with
+// errors), the other generation's answering NOT_SUPPORTED as a real driver does. Any other field,
+// and a link past `nvlinks`, answers NOT_SUPPORTED in its own value.
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values) {
   const Device* dev = nullptr;
   if (nvmlReturn_t rc = device_call(device, "nvmlDeviceGetFieldValues", dev); rc != NVML_SUCCESS) return rc;
   if (!values || valuesCount < 0) return NVML_ERROR_INVALID_ARGUMENT;
   const auto links = value<std::int64_t>(*dev, "nvlinks").value_or(0);
-  const auto speed = value<std::int64_t>(*dev, "nvlink_speed_MBps");
-  const toml::table* by_link = dev->values["nvlink_speed_by_link"].as_table();
+  const bool nvlink5 = value<std::string>(*dev, "nvlink_counter_fields").value_or("hopper") == "nvlink5";
   for (int i = 0; i < valuesCount; ++i) {
     nvmlFieldValue_t& v = values[i];
     v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-    if (v.fieldId != NVML_FI_DEV_NVLINK_GET_SPEED || static_cast<std::int64_t>(v.scopeId) >= links || !speed) continue;
-    std::int64_t mbps = *speed;
-    if (by_link)
-      if (const auto own = (*by_link)[std::to_string(v.scopeId)].value<std::int64_t>()) mbps = *own;
-    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-    v.value.uiVal = static_cast<unsigned int>(mbps);
+    if (static_cast<std::int64_t>(v.scopeId) >= links) continue;
+    std::optional<std::int64_t> answer;
+    switch (v.fieldId) {
+      case NVML_FI_DEV_NVLINK_GET_SPEED:
+        answer = link_value(*dev, "nvlink_speed_MBps", "nvlink_speed_by_link", v.scopeId);
+        break;
+      case NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY:
+      case NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS:
+        if (nvlink5 == (v.fieldId == NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS))
+          answer = link_value(*dev, "nvlink_recoveries", "nvlink_recoveries_by_link", v.scopeId).value_or(0);
+        break;
+      case NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY:
+      case NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS:
+        if (nvlink5 == (v.fieldId == NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS))
+          answer = link_value(*dev, "nvlink_errors", "nvlink_errors_by_link", v.scopeId).value_or(0);
+        break;
+      case NVML_FI_DEV_NVLINK_ERROR_DL_CRC:
+        if (!nvlink5) answer = 0;
+        break;
+      default:
+        break;
+    }
+    if (!answer) continue;
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    v.value.ullVal = static_cast<unsigned long long>(*answer);
     v.nvmlReturn = NVML_SUCCESS;
   }
   return NVML_SUCCESS;

@@ -237,33 +237,76 @@ TEST(NvmlInjection, Gb200TrayLinksAndRegistrationAreJudgedPerGpu) {
   EXPECT_EQ(c.node().excluded, (std::vector<std::string>{"gpu2", "gpu3"}));
 }
 
-// A driver that knows only v2 of the fabric struct answers v3 with ARGUMENT_VERSION_MISMATCH: ibgpu
-// asks again with v2 and reads the registration (no health summary in v2).
-TEST(NvmlInjection, FabricInfoFallsBackToVersion2) {
-  const fs::path dir = fs::temp_directory_path() / ("ibgpu-nvml-v2-" + std::to_string(::getpid()));
+// The health records of `scenario` with `defaults` (TOML lines) added to its [defaults] table.
+std::vector<ProbeResult> health_with(const std::string& scenario, const std::string& defaults) {
+  const fs::path dir = fs::temp_directory_path() / ("ibgpu-nvml-edited-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const fs::path file = dir / "v2.toml";
+  const fs::path file = dir / "edited.toml";
   std::string text;
   {
-    std::ifstream in(kData / "nvml" / "gb200_tray_healthy.toml");
+    std::ifstream in(kData / "nvml" / (scenario + ".toml"));
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  text.replace(text.find("[defaults]\n"), 11, "[defaults]\nfabric_struct_version = 2\n");
+  text.replace(text.find("[defaults]\n"), 11, "[defaults]\n" + defaults);
   std::ofstream(file) << text;
   setenv("IBGPU_NVML_SCENARIO", file.c_str(), 1);
   std::vector<ProbeResult> health;
   {
     const Nvml nvml(IBGPU_NVML_INJECTION);
-    ASSERT_TRUE(nvml.ok()) << nvml.why_not();
+    if (!nvml.ok()) throw std::runtime_error("injection library did not load: " + nvml.why_not());
     health = check_gpu_health("n1", nvml);
   }
   unsetenv("IBGPU_NVML_SCENARIO");
   fs::remove_all(dir);
+  return health;
+}
+
+// A driver that knows only v2 of the fabric struct answers v3 with ARGUMENT_VERSION_MISMATCH: ibgpu
+// asks again with v2 and reads the registration (no health summary in v2).
+TEST(NvmlInjection, FabricInfoFallsBackToVersion2) {
+  const auto health = health_with("gb200_tray_healthy", "fabric_struct_version = 2\n");
   ASSERT_EQ(health.size(), 4u);
   EXPECT_EQ(health[0].status, ProbeStatus::ok);
   EXPECT_EQ(health[0].metrics.at("fabric_registered").value, 1.0);
   EXPECT_FALSE(health[0].metrics.at("fabric_health").value);
   EXPECT_EQ(health[0].params.at("fabric_clique"), 32766);
+}
+
+// NVLink error counters per link, in Hopper's fields and in NVLink 5's (each driver answers its own
+// generation's and NOT_SUPPORTED for the other's): the same figures either way, judged against the
+// profile's limits where it sets them.
+TEST(NvmlInjection, NvlinkErrorCountersAreReadPerLinkInEitherGenerationsFields) {
+  const std::string counts = "nvlink_recoveries_by_link = { 5 = 1, 9 = 2 }\nnvlink_errors_by_link = { 5 = 40 }\n";
+  for (const std::string fields : {"", "nvlink_counter_fields = \"nvlink5\"\n"}) {
+    SCOPED_TRACE(fields.empty() ? "hopper" : "nvlink5");
+    const auto health = health_with("gb200_tray_healthy", counts + fields);
+    ASSERT_EQ(health.size(), 4u);
+    const ProbeResult& r = health[0];
+    EXPECT_EQ(r.metrics.at("nvlink_recoveries").value, 3.0);
+    EXPECT_EQ(r.metrics.at("nvlink_errors").value, 40.0);
+    EXPECT_EQ(r.params.at("nvlink_link_errors"),
+              (nlohmann::json{{"5", {{"recoveries", 1}, {"errors", 40}}}, {"9", {{"recoveries", 2}, {"errors", 0}}}}));
+
+    Profile profile = load_profile_file(fs::path(IBGPU_PROFILES) / "gb200-nvl72-tray.toml");
+    HostInventory host;
+    host.name = "n1";
+    auto judged = [&](const Profile& p) { return judge_local_health({host}, {r}, p); };
+    const auto gpu0 = [](const std::vector<Verdict>& v) {
+      return *std::find_if(v.begin(), v.end(), [](const Verdict& x) { return x.entity == Entity::gpu("n1", "gpu0"); });
+    };
+    EXPECT_EQ(gpu0(judged(profile)).state, HealthState::healthy);  // not judged: the shipped profile sets no limit
+    profile.gpu.nvlink_recoveries_degraded = 3;
+    profile.gpu.nvlink_errors_degraded = 41;
+    const Verdict v = gpu0(judged(profile));
+    EXPECT_EQ(v.state, HealthState::degraded);
+    ASSERT_EQ(codes(v), std::vector<std::string>{"GPU_NVLINK_ERRORS"});
+    EXPECT_EQ(v.reasons[0].message,
+              "3 NVLink recoveries since the counters were reset (most on link 9: 2), the profile allows fewer than 3");
+  }
+  // A GPU with no errors has its counts (0), and no per-link entry.
+  const auto clean = health_with("gb200_tray_healthy", "");
+  EXPECT_EQ(clean[1].metrics.at("nvlink_recoveries").value, 0.0);
+  EXPECT_FALSE(clean[1].params.contains("nvlink_link_errors"));
 }
 
 TEST(NvmlInjection, ThermalSlowdownDegradesThatGpuAndKeepsItUsable) {
