@@ -179,9 +179,13 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     });
     t.on("nvlink_speed_MBps", [&](const toml::node& v) { p.gpu.nvlink_speed_MBps = t.number(v, "nvlink_speed_MBps"); });
     t.on("nvlink_fabric", [&](const toml::node& v) { p.gpu.nvlink_fabric = t.boolean(v, "nvlink_fabric"); });
-    for (auto [key, field] : {std::pair{"nvlink_recoveries_degraded", &GpuLimits::nvlink_recoveries_degraded},
-                              std::pair{"nvlink_errors_degraded", &GpuLimits::nvlink_errors_degraded}})
-      t.on(key, [&, key, field](const toml::node& v) { p.gpu.*field = t.integer(v, key, 1); });
+    // Counts at or above which a GPU is degraded (each an optional<int> of GpuLimits).
+    const std::pair<const char*, std::optional<int> GpuLimits::*> counted[]{
+        {"nvlink_recoveries_degraded", &GpuLimits::nvlink_recoveries_degraded},
+        {"nvlink_errors_degraded", &GpuLimits::nvlink_errors_degraded}};
+    for (const auto& [name, member] : counted)
+      t.on(name,
+           [&, key = std::string(name), field = member](const toml::node& v) { p.gpu.*field = t.integer(v, key, 1); });
     t.read();
   });
   top.on("fleet", [&](const toml::node& n) {
