@@ -140,7 +140,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
   std::optional<PortCounterWatch> counters;
   if (mine.inventory) {
     live.phase("local checks");
-    auto local = run_local_checks(*mine.inventory, options_.skip, live);
+    auto local = run_local_checks(*mine.inventory, options_.skip, live, options_.imex_root);
     mine.probes.insert(mine.probes.end(), local.begin(), local.end());
     stamp_time(mine.probes);
     if (!options_.skip.skips(kPortCountersProbe)) counters.emplace(sysfs, *mine.inventory);

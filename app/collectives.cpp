@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -178,12 +179,16 @@ void leave_step(int next_phase, const std::vector<int>& audience) {
 
 void label(std::vector<ProbeResult>& results, std::size_t from, Placement placement, const std::string& group,
            CollectiveBackend requested, const std::string& why_not_nccl) {
+  // Multi-node NVLink as the run set it (NCCL reads it once a process): "0" sends an all-reduce
+  // within one NVLink domain over the rails, and the judge holds it to the rails' floor.
+  const char* mnnvl = std::getenv("NCCL_MNNVL_ENABLE");
   for (std::size_t i = from; i < results.size(); ++i) {
     auto& params = results[i].params;
     params["placement"] = to_string(placement);
     params["group"] = group;
     params["backend_requested"] = to_string(requested);
     if (requested == CollectiveBackend::automatic && !why_not_nccl.empty()) params["nccl_unavailable"] = why_not_nccl;
+    if (mnnvl && results[i].kind().transport == Transport::nccl) params["nccl_mnnvl_enable"] = mnnvl;
   }
 }
 

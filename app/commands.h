@@ -26,6 +26,7 @@ struct CheckOptions {
   bool collectives = true;  // the all-reduce step, after the network probes
   CollectiveOptions allreduce = check_allreduce_defaults();
   LocalSkips skip;                 // --skip: local checks left out, not judged
+  std::string imex_root = "/";     // --imex-root: where node.imex reads /proc, /dev and /etc
   int retests = 1;                 // re-test passes over suspect pairs
   std::optional<Seconds> budget;   // --budget: fit the plan to it
   AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report

@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "probes/gpu/cuda_probes.h"
 #include "probes/gpu/gpu_health.h"
+#include "probes/imex.h"
 #include "probes/kernel_log.h"
 
 namespace ibgpu {
@@ -42,7 +43,8 @@ LocalSkips parse_local_skips(const std::vector<std::string>& names) {
   return LocalSkips{names};
 }
 
-std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip, LiveChannel& live) {
+std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip, LiveChannel& live,
+                                          const std::string& imex_root) {
   std::vector<ProbeResult> out;
   auto kept = [&](std::vector<ProbeResult> results) {
     for (auto& p : results)
@@ -53,6 +55,7 @@ std::vector<ProbeResult> run_local_checks(const HostInventory& host, const Local
   if (!skip.skips(kGpuCopyBwProbe) || !skip.skips(kGpuMemBwProbe) || !skip.skips(kGpuComputeProbe))
     kept(run_cuda_probes(host.name, host.gpus));
   if (!skip.skips(kKernelLogProbe)) kept(check_kernel_log(host.name));
+  if (!skip.skips(kImexProbe)) kept(check_imex(host.name, imex_root));
   live.local_done(host.name, out);
   return out;
 }

@@ -29,9 +29,10 @@ struct LocalSkips {
 // Throws UsageError for a name that is no local check or family of them.
 LocalSkips parse_local_skips(const std::vector<std::string>& names);
 
-// gpu.nvml.health, gpu.cuda.* and node.kernel_log for the described host,
-// except what `skip` leaves out.
-std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip, LiveChannel& live);
+// gpu.nvml.health, gpu.cuda.*, node.kernel_log and node.imex (its files under `imex_root`) for
+// the described host, except what `skip` leaves out.
+std::vector<ProbeResult> run_local_checks(const HostInventory& host, const LocalSkips& skip, LiveChannel& live,
+                                          const std::string& imex_root = "/");
 
 // Reads the port counters now and, on finish(), again: the ib.port.counters results.
 class PortCounterWatch {

@@ -72,6 +72,12 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "node.kernel_log; `ibgpu probe list` names them")
       ->delimiter(',')
       ->type_name("LIST");
+  sub->add_option("--imex-root", options->imex_root,
+                  "Read IMEX's files (/proc/devices, /dev/nvidia-caps-imex-channels, /etc/nvidia-imex, the "
+                  "nvidia-imex process in /proc) under DIR instead of / (for tests and replays)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
   sub->add_option("--retests", options->retests,
                   "Re-test passes: suspect pairs are measured again, and their hosts against known-good "
                   "hosts, within this launch (a degraded verdict needs a confirming re-test); 0: none")

@@ -42,6 +42,7 @@ constexpr std::string_view kCounterMetrics[]{"<counter>_delta", "<counter>_per_h
 constexpr std::string_view kKernelLogMetrics[]{metrics::lines, metrics::xid_events, metrics::link_down_events};
 constexpr std::string_view kXidMetrics[]{metrics::xid_events, metrics::xid_hardware_events, metrics::xid_last};
 constexpr std::string_view kLinkDropMetrics[]{metrics::link_down_events};
+constexpr std::string_view kImexMetrics[]{metrics::imex_channel0, metrics::imex_daemon, metrics::imex_nodes};
 constexpr std::string_view kBwMetrics[]{metrics::bw_avg_GBps, metrics::bw_avg_Gbps, metrics::bw_peak_GBps,
                                         metrics::msg_rate_Mpps};
 constexpr std::string_view kLatMetrics[]{metrics::lat_us};
@@ -80,6 +81,8 @@ constexpr std::array kCatalogue{
               "per GPU (by PCI address): its XIDs in the kernel log"},
     ProbeKind{kKernelLogLinkProbe, S::local, P::node, Q::health, T::kernel_log, kLinkDropMetrics,
               "per RDMA device: its link drops in the kernel log"},
+    ProbeKind{kImexProbe, S::local, P::node, Q::health, T::none, kImexMetrics,
+              "IMEX on an NVL72 tray: the channel0 device, the nvidia-imex daemon and its node list"},
     ProbeKind{kNetPairsProbe, S::network, P::run, Q::none, T::none, kNone,
               "the pairwise network step as a whole, when it could not run"},
     ProbeKind{kWriteBwId, S::network, P::link, Q::bandwidth, T::verbs, kBwMetrics,

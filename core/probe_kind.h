@@ -54,6 +54,11 @@ inline constexpr char xid_events[] = "xid_events";
 inline constexpr char link_down_events[] = "link_down_events";
 inline constexpr char xid_hardware_events[] = "xid_hardware_events";
 inline constexpr char xid_last[] = "xid_last";
+// node.imex: 1 where the IMEX channel0 device is as the driver registers it, 1 where the daemon runs;
+// the addresses in its nodes_config.cfg.
+inline constexpr char imex_channel0[] = "imex_channel0";
+inline constexpr char imex_daemon[] = "imex_daemon";
+inline constexpr char imex_nodes[] = "imex_nodes";
 inline constexpr char bw_avg_GBps[] = "bw_avg_GBps";
 inline constexpr char bw_avg_Gbps[] = "bw_avg_Gbps";
 inline constexpr char bw_peak_GBps[] = "bw_peak_GBps";
@@ -86,7 +91,8 @@ inline constexpr const char* kGpuMemBwProbe = "gpu.cuda.mem_bw";
 inline constexpr const char* kGpuComputeProbe = "gpu.cuda.compute";
 inline constexpr const char* kPortCountersProbe = "ib.port.counters";
 inline constexpr const char* kKernelLogProbe = "node.kernel_log";
-inline constexpr const char* kKernelLogXidProbe = "node.kernel_log.xid";    // one per GPU with XIDs
+inline constexpr const char* kKernelLogXidProbe = "node.kernel_log.xid";  // one per GPU with XIDs
+inline constexpr const char* kImexProbe = "node.imex";
 inline constexpr const char* kKernelLogLinkProbe = "node.kernel_log.link";  // one per device with link drops
 inline constexpr const char* kMpiBwProbe = "net.mpi.bw";
 inline constexpr const char* kMpiLatProbe = "net.mpi.lat";

@@ -383,6 +383,31 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
                   "usable_gpu_count", usable, total));
 }
 
+// node.imex, where the profile asks for IMEX (NVL72 trays): the channel device, the daemon.
+void judge_imex(Verdict& node, const ProbeResult& p, const Profile& profile) {
+  const auto text = [&](const char* key) {
+    return p.params.contains(key) && p.params[key].is_string() ? p.params[key].get<std::string>() : std::string();
+  };
+  const auto channel0 = typical(p, metrics::imex_channel0);
+  if (profile.gpu.imex_channel && channel0 && *channel0 == 0)
+    VerdictBook::add(node, HealthState::failed,
+                     reason(ReasonCode::IMEX_CHANNEL_MISSING, "IMEX channel 0 unusable: " + text("channel0_problem"),
+                            metrics::imex_channel0, channel0, 1.0));
+  if (!profile.gpu.imex_service) return;
+  const auto daemon = typical(p, metrics::imex_daemon);
+  const auto nodes = typical(p, metrics::imex_nodes);
+  if (daemon && *daemon == 0)
+    VerdictBook::add(
+        node, HealthState::failed,
+        reason(ReasonCode::IMEX_SERVICE_DOWN, "no nvidia-imex process runs", metrics::imex_daemon, daemon, 1.0));
+  else if (!nodes || *nodes == 0)
+    VerdictBook::add(node, HealthState::failed,
+                     reason(ReasonCode::IMEX_SERVICE_DOWN,
+                            nodes ? "the IMEX node list (/etc/nvidia-imex/nodes_config.cfg) lists no address"
+                                  : "no IMEX node list (/etc/nvidia-imex/nodes_config.cfg)",
+                            metrics::imex_nodes, nodes, 1.0));
+}
+
 }  // namespace
 
 bool is_local_probe(const ProbeResult& probe) { return probe.kind().stage == ProbeStage::local; }
@@ -451,6 +476,7 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       }
       if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, profile);
       if (p.id == kPortCountersProbe) judge_counters(*entity, p, profile);
+      if (p.id == kImexProbe) judge_imex(*entity, p, profile);
       if (p.id == kKernelLogXidProbe) {
         std::size_t target = node;
         for (std::size_t i = 0; i < host.gpus.size(); ++i)

@@ -79,6 +79,33 @@ std::map<std::string, NvlinkDomain> node_nvlink_domains(const std::vector<ProbeR
   return out;
 }
 
+std::map<std::string, NvlinkDomain> hosts_wholly_in_a_domain(const std::vector<ProbeResult>& probes) {
+  std::map<std::string, std::optional<NvlinkDomain>> seen;  // a host's one domain so far; none: disqualified
+  for (const auto& p : probes) {
+    if (p.id != kGpuHealthProbe || p.scope.hosts.size() != 1 || p.scope.devices.size() != 1) continue;
+    const std::optional<NvlinkDomain> domain = p.status == ProbeStatus::ok ? domain_of(p) : std::nullopt;
+    const auto [at, first] = seen.try_emplace(p.scope.hosts[0], domain);
+    if (!first && at->second != domain) at->second.reset();
+  }
+  std::map<std::string, NvlinkDomain> out;
+  for (const auto& [host, domain] : seen)
+    if (domain) out.emplace(host, *domain);
+  return out;
+}
+
+std::optional<NvlinkDomain> allreduce_nvlink_domain(const ProbeResult& p,
+                                                    const std::map<std::string, NvlinkDomain>& hosts) {
+  if (p.kind().transport != Transport::nccl || p.scope.hosts.size() < 2) return std::nullopt;
+  if (const auto it = p.params.find("nccl_mnnvl_enable"); it != p.params.end() && *it == "0") return std::nullopt;
+  std::optional<NvlinkDomain> shared;
+  for (const auto& host : p.scope.hosts) {
+    const auto it = hosts.find(host);
+    if (it == hosts.end() || (shared && *shared != it->second)) return std::nullopt;
+    shared = it->second;
+  }
+  return shared;
+}
+
 void judge_nvlink_domains(VerdictBook& book, const std::vector<ProbeResult>& probes, const FabricTopology* topology) {
   const std::map<std::string, HostDomains> hosts = host_domains(probes);
   std::set<std::string> checked;  // hosts with a GPU record, whether or not it joined a domain

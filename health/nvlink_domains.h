@@ -11,6 +11,7 @@
 // GPUs that did not register are the local check's (GPU_FABRIC_NOT_REGISTERED) and join no domain
 // here; a host without domains is not judged. Pure; called by judge().
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,18 @@ struct NvlinkDomain {
   std::string text() const;  // "CLUSTER-UUID/clique N"
   auto operator<=>(const NvlinkDomain&) const = default;
 };
+
+// The hosts whose GPUs all joined one NVLink domain, with it: every GPU with a health record
+// registered, and in the same domain. A host with a GPU not registered, or split, has no entry.
+std::map<std::string, NvlinkDomain> hosts_wholly_in_a_domain(const std::vector<ProbeResult>& probes);
+
+// The NVLink domain an all-reduce ran within, where NCCL takes NVLink between hosts (multi-node
+// NVLink, from NCCL 2.25) rather than the RDMA rails: an NCCL result across two hosts or more, each
+// of them wholly in that one domain (`hosts`, from hosts_wholly_in_a_domain), multi-node NVLink not
+// turned off for the run (params.nccl_mnnvl_enable "0", as the ranks' NCCL_MNNVL_ENABLE said).
+// None otherwise: its bytes crossed the network, or stayed on one host.
+std::optional<NvlinkDomain> allreduce_nvlink_domain(const ProbeResult& p,
+                                                    const std::map<std::string, NvlinkDomain>& hosts);
 
 // Each host's NVLink domain: the one most of its GPUs joined. A host whose GPUs joined none, or
 // two or more equally, has no entry. For the report's Kubernetes labels.

@@ -69,7 +69,10 @@ struct AllReduceLimits {
   std::size_t min_size_B = std::size_t{1} << 30;  // judge busbw at large messages only
   Limit node_busbw_GBps;                          // all GPUs of one node
   Limit rail_busbw_GBps;                          // across nodes (one rail or the whole fabric)
-  bool has_floor() const { return !node_busbw_GBps.empty() || !rail_busbw_GBps.empty(); }
+  // Across nodes of one NVLink domain (an NVL72 rack): NCCL takes NVLink between them, not the
+  // rails (health/nvlink_domains.h), so such a group is held to this floor instead.
+  Limit domain_busbw_GBps;
+  bool has_floor() const { return !node_busbw_GBps.empty() || !rail_busbw_GBps.empty() || !domain_busbw_GBps.empty(); }
 };
 
 struct GpuLimits {
@@ -84,6 +87,11 @@ struct GpuLimits {
   // The GPUs register with an NVLink fabric (NVL72 trays): a GPU not registered, or registered with
   // an error or an unhealthy fabric, is failed; limited capacity is degraded; no answer is unknown.
   bool nvlink_fabric = false;
+  // IMEX (NVL72 trays; probes/imex.h): the channel0 device as the driver registers it (without it,
+  // CUDA's fabric memory calls fail: failed); the nvidia-imex daemon running with a node list
+  // (failed where not: a site that starts IMEX per job, from its prolog, leaves this false).
+  bool imex_channel = false;
+  bool imex_service = false;
   // NVLink error counters since the driver loaded or they were reset, per GPU over its links up: at
   // or above, degraded (unset: recorded, not judged; a count since boot says nothing of the last
   // hour unless the counters are reset, e.g. at boot or in a prolog).

@@ -162,6 +162,7 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     t.on("min_size_B", [&](const toml::node& v) { p.allreduce.min_size_B = t.size(v, "min_size_B"); });
     read_limit(t, "node_busbw_GBps", p.allreduce.node_busbw_GBps, floor);
     read_limit(t, "rail_busbw_GBps", p.allreduce.rail_busbw_GBps, floor);
+    read_limit(t, "domain_busbw_GBps", p.allreduce.domain_busbw_GBps, floor);
     t.read();
   });
   top.on("gpu", [&](const toml::node& n) {
@@ -179,6 +180,8 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     });
     t.on("nvlink_speed_MBps", [&](const toml::node& v) { p.gpu.nvlink_speed_MBps = t.number(v, "nvlink_speed_MBps"); });
     t.on("nvlink_fabric", [&](const toml::node& v) { p.gpu.nvlink_fabric = t.boolean(v, "nvlink_fabric"); });
+    t.on("imex_channel", [&](const toml::node& v) { p.gpu.imex_channel = t.boolean(v, "imex_channel"); });
+    t.on("imex_service", [&](const toml::node& v) { p.gpu.imex_service = t.boolean(v, "imex_service"); });
     // Counts at or above which a GPU is degraded (each an optional<int> of GpuLimits).
     const std::pair<const char*, std::optional<int> GpuLimits::*> counted[]{
         {"nvlink_recoveries_degraded", &GpuLimits::nvlink_recoveries_degraded},

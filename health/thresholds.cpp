@@ -6,6 +6,8 @@
 #include <map>
 #include <string_view>
 
+#include "health/nvlink_domains.h"
+
 namespace ibgpu {
 
 namespace {
@@ -30,6 +32,9 @@ struct Shape {
   std::optional<std::int64_t> nranks;
   std::optional<std::string> direction;
   bool in_place = false, retest = false;
+  // An all-reduce that ran within one NVLink domain (health/nvlink_domains.h): over NVLink, not
+  // the rails, so compared with its like and held to the domain's floor.
+  std::optional<NvlinkDomain> nvlink_domain;
 };
 
 Shape shape_of(const ProbeResult& p) {
@@ -56,6 +61,7 @@ FigureKey figure_of(const ProbeResult& p, const Shape& s, bool allreduce, std::s
     shape += s.in_place ? "/in_place" : "/out_of_place";
     shape.append(1, '/').append(std::to_string(p.scope.hosts.size())).append("hosts");
     if (s.nranks) shape.append(1, '/').append(std::to_string(*s.nranks)).append("ranks");
+    if (s.nvlink_domain) shape += "/nvlink_domain";
   }
   if (s.direction) shape.append(1, '/').append(*s.direction);
   return FigureKey(p.id, s.size, shape, metric);
@@ -109,6 +115,16 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
     judging.push_back({&p, judged, shape_of(p)});
     if (const auto size = judging.back().shape.size; size && is_bandwidth(judged))
       largest[p.id] = std::max(largest[p.id], *size);
+  }
+  // Which hosts sit wholly in one NVLink domain: asked only where an NCCL all-reduce crossed hosts.
+  const bool across_hosts_nccl = std::any_of(judging.begin(), judging.end(), [](const Judging& j) {
+    return j.judged == Judged::allreduce && j.probe->scope.hosts.size() > 1 &&
+           j.probe->kind().transport == Transport::nccl;
+  });
+  if (across_hosts_nccl) {
+    const auto in_domain = hosts_wholly_in_a_domain(probes);
+    for (Judging& j : judging)
+      if (j.judged == Judged::allreduce) j.shape.nvlink_domain = allreduce_nvlink_domain(*j.probe, in_domain);
   }
   auto large_enough = [&](const ProbeResult& p, const Shape& s, std::uint64_t min_size) {
     return !s.size || *s.size >= std::min(min_size, largest[p.id]);  // no sizes: as it is
@@ -183,12 +199,20 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
         if (!large_enough(p, s, profile.allreduce.min_size_B)) break;
         // A floor holds only the backend and sizes it is written for; the rest is compared with
         // the fleet alone.
+        // One node: its own NVLink. Across nodes of one NVLink domain: NVLink, the domain's floor
+        // (without one, not the rails' floor either). Across nodes otherwise: the rails.
         const AllReduceLimits& a = profile.allreduce;
-        const Limit& floor = p.scope.hosts.size() == 1 ? a.node_busbw_GBps : a.rail_busbw_GBps;
+        const Limit& floor = p.scope.hosts.size() == 1 ? a.node_busbw_GBps
+                             : s.nvlink_domain         ? a.domain_busbw_GBps
+                                                       : a.rail_busbw_GBps;
         const bool applies = p.kind().transport == a.backend && (!s.size || *s.size >= a.min_size_B);
         if (!applies && !floor.empty())
           not_applied = "the profile's floor is for " + std::string(to_string(a.backend)) + " at " +
                         std::to_string(a.min_size_B) + " B and above";
+        if (s.nvlink_domain && floor.empty() && !a.rail_busbw_GBps.empty())
+          not_applied = "ran within NVLink domain " + s.nvlink_domain->text() +
+                        ", over NVLink, not the rails: [allreduce.rail_busbw_GBps] does not judge it, and the "
+                        "profile sets no [allreduce.domain_busbw_GBps]";
         add(typical(p, metrics::busbw_GBps), metrics::busbw_GBps, LimitSense::floor, applies ? floor : kNoLimit,
             ReasonCode::ALLREDUCE_BUSBW_LOW, ReasonCode::ALLREDUCE_BUSBW_OUTLIER);
         break;
@@ -214,6 +238,8 @@ bool absence_expected(const ProbeResult& p, const Profile& profile) {
   const ProbeKind& kind = p.kind();
   const bool of_gpus = kind.id == kInventoryGpuProbe || kind.subject == ProbeSubject::gpu;
   const bool of_ports = kind.id == kInventoryRdmaProbe || kind.subject == ProbeSubject::hca_port;
+  // A driver without IMEX channels, on a node whose profile does not ask for IMEX.
+  if (kind.id == kImexProbe) return !profile.gpu.imex_channel && !profile.gpu.imex_service;
   return (of_gpus && profile.node.expect_gpus == 0) || (of_ports && profile.node.expect_active_ports == 0);
 }
 

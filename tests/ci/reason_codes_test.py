@@ -31,6 +31,7 @@ SELF = os.path.join("tests", "ci", "reason_codes_test.py")
 
 # UPPER_SNAKE literals that are not reason codes, with what they are.
 NOT_CODES = {
+    "NCCL_MNNVL_ENABLE": "environment variable: NCCL's multi-node NVLink, recorded with NCCL results",
     "CUDA_VISIBLE_DEVICES": "environment variable: the GPUs a rank may use (the rail plan)",
     "CUDA_HOME": "environment variable: where the CUDA toolkit is",
     "SLURM_JOB_ID": "environment variable: the Slurm job (a report's run.launch)",

@@ -12,6 +12,7 @@
 
 #include "core/fabric_topology.h"
 #include "health/admission.h"
+#include "health/thresholds.h"
 #include "probes/gpu/gpu_health.h"
 
 namespace ibgpu {
@@ -147,6 +148,104 @@ TEST(NvlinkDomains, EachNodesDomainIsTheOneMostOfItsGpusJoined) {
   const auto domains = node_nvlink_domains(p);
   EXPECT_EQ(domains, (std::map<std::string, NvlinkDomain>{{"t1", {kRackA, 1}}, {"t2", {kRackB, 7}}}));
   EXPECT_EQ(domains.at("t2").text(), kRackB + "/clique 7");
+}
+
+// An all-reduce across trays: NCCL's (or MPI's) at 1 GiB, over `hosts`, at `busbw`.
+ProbeResult allreduce(const std::vector<std::string>& hosts, double busbw, const char* id = kNcclAllReduceProbe) {
+  ProbeResult r;
+  r.id = id;
+  r.scope.hosts = hosts;
+  r.params = {{"size_B", std::size_t{1} << 30},
+              {"in_place", false},
+              {"nranks", hosts.size()},
+              {"placement", "rail"},
+              {"group", "local rank 0"}};
+  r.metrics[metrics::busbw_GBps] = Metric::of(busbw);
+  return r;
+}
+
+Profile tray_profile() {
+  Profile p;
+  p.allreduce.rail_busbw_GBps = Limit{30.0, 40.0};
+  p.allreduce.domain_busbw_GBps = Limit{400.0, 700.0};
+  return p;
+}
+
+// The all-reduce's one busbw measurement, and its finding against the profile's floor.
+struct Judged {
+  const Limit* limit = nullptr;
+  std::string figure;
+  HealthState state = HealthState::healthy;
+  std::string not_applied;
+};
+Judged judge_allreduce(const std::vector<ProbeResult>& probes, const Profile& profile) {
+  for (const Measurement& m : extract_measurements(probes, profile))
+    if (m.probe->kind().all_reduce()) return {m.limit, m.figure.text(), judge_absolute(m).state, m.floor_not_applied};
+  ADD_FAILURE() << "no all-reduce measurement";
+  return {};
+}
+
+// Within one NVLink domain NCCL takes NVLink between trays: the group is held to the domain's
+// floor and compared with its like, not with groups across the rails.
+TEST(NvlinkDomains, AnAllReduceWithinOneDomainIsHeldToTheDomainsFloor) {
+  const Profile profile = tray_profile();
+  std::vector<ProbeResult> rack;
+  for (const char* host : {"t1", "t2", "t3", "t4"}) tray(rack, host, kRackA);
+  const std::vector<std::string> four{"t1", "t2", "t3", "t4"};
+
+  auto with = [&](ProbeResult r) {
+    auto probes = rack;
+    probes.push_back(std::move(r));
+    return judge_allreduce(probes, profile);
+  };
+  // 45 GB/s passes the rails' floor; within the domain it is the rails' speed, not NVLink's.
+  Judged j = with(allreduce(four, 45));
+  EXPECT_EQ(j.limit, &profile.allreduce.domain_busbw_GBps);
+  EXPECT_NE(j.figure.find("/nvlink_domain"), std::string::npos) << j.figure;
+  EXPECT_EQ(j.state, HealthState::failed);
+  EXPECT_EQ(with(allreduce(four, 650)).state, HealthState::degraded);
+  EXPECT_EQ(with(allreduce(four, 850)).state, HealthState::healthy);
+
+  // Not within one domain: the rails' floor, and no domain in the figure.
+  struct Case {
+    const char* name;
+    std::vector<ProbeResult> probes;
+  };
+  auto unregistered = rack;
+  unregistered[13] = gpu("t4", 1, "");  // one GPU of t4 did not register: NCCL cannot span it
+  auto two_racks = rack;
+  for (int i = 12; i < 16; ++i) two_racks[static_cast<std::size_t>(i)] = gpu("t4", i - 12, kRackB);
+  ProbeResult off = allreduce(four, 45);
+  off.params["nccl_mnnvl_enable"] = "0";  // the run turned multi-node NVLink off
+  const std::vector<Case> cases{
+      {"a GPU not registered", unregistered},
+      {"a tray of another rack", two_racks},
+      {"no fabric records", {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto probes = c.probes;
+    probes.push_back(allreduce(four, 45));
+    j = judge_allreduce(probes, profile);
+    EXPECT_EQ(j.limit, &profile.allreduce.rail_busbw_GBps);
+    EXPECT_EQ(j.figure.find("nvlink"), std::string::npos) << j.figure;
+    EXPECT_EQ(j.state, HealthState::healthy);
+  }
+  j = with(off);
+  EXPECT_EQ(j.limit, &profile.allreduce.rail_busbw_GBps);
+  // MPI's all-reduce never crosses NVLink between hosts.
+  EXPECT_EQ(with(allreduce(four, 45, kMpiAllReduceProbe)).figure.find("nvlink"), std::string::npos);
+
+  // A profile without a domain floor holds such a group to nothing, and says why.
+  Profile rails_only = profile;
+  rails_only.allreduce.domain_busbw_GBps = {};
+  auto probes = rack;
+  probes.push_back(allreduce(four, 45));
+  j = judge_allreduce(probes, rails_only);
+  EXPECT_EQ(j.state, HealthState::healthy);
+  EXPECT_EQ(j.not_applied, "ran within NVLink domain " + kRackA +
+                               "/clique 1, over NVLink, not the rails: [allreduce.rail_busbw_GBps] does not judge "
+                               "it, and the profile sets no [allreduce.domain_busbw_GBps]");
 }
 
 }  // namespace

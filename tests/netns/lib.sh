@@ -74,13 +74,16 @@ check_with 10
 
 # gpu_nodes TREE: every rank becomes a GPU node of the sysfs fixture tests/data/sysfs/TREE, with the
 # NVML of the test-only injection library answering from the scenario whose path is in
-# $WORK/scenario/<host name> (the test writes one a host): sets RANK_PROGRAM to the wrapper.
+# $WORK/scenario/<host name> (the test writes one a host), and IMEX's files read under
+# $WORK/imex/<host name> where the test made that folder: sets RANK_PROGRAM to the wrapper.
 gpu_nodes() {
   : "${IBGPU_NVML_INJECTION_DIR:?folder of the NVML injection library (set by CTest)}"
   [ -f "$IBGPU_NVML_INJECTION_DIR/libnvidia-ml.so.1" ] || fail "no libnvidia-ml.so.1 in $IBGPU_NVML_INJECTION_DIR"
   mkdir -p "$WORK/scenario"
   cat >"$WORK/rank.sh" <<WRAPPER
 #!/bin/sh
+imex="$WORK/imex/\$(hostname)"
+[ -d "\$imex" ] && set -- "\$@" --imex-root "\$imex"
 LD_LIBRARY_PATH="$IBGPU_NVML_INJECTION_DIR" IBGPU_NVML_SCENARIO="\$(cat "$WORK/scenario/\$(hostname)")" \\
   exec "$IBGPU" "\$@" --sysfs-root "$IBGPU_SOURCE_DIR/tests/data/sysfs/$1"
 WRAPPER

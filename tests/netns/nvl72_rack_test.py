@@ -19,6 +19,7 @@ RACK = CLUSTER + '/clique 32766'
 def lane_profile(profile_path, lane_path, out_path):
     parsed = lane_profile_from(profile_path, lane_path, out_path)
     assert parsed['node']['expect_gpus'] == 4 and parsed['gpu']['nvlink_fabric'] is True, parsed
+    assert parsed['gpu']['imex_channel'] is True and parsed['gpu']['imex_service'] is True, parsed
 
 
 def codes(v):
@@ -45,7 +46,7 @@ def decisions(r, exit_code):
     nodes = verdicts(r, 'node')
     gpus = verdicts(r, 'gpu')
     ports = verdicts(r, 'hca_port')
-    odd = {'h4', 'h8', 'h12', 'h16'}
+    odd = {'h4', 'h6', 'h8', 'h12', 'h14', 'h16'}
     for name in HOSTS:
         if name in odd:
             continue
@@ -67,6 +68,25 @@ def decisions(r, exit_code):
         assert v['state'] == 'failed' and codes(v) == ['GPU_FABRIC_NOT_REGISTERED'], v
     assert nodes['h4']['state'] == 'failed' and nodes['h4']['action'] == 'drain', nodes['h4']
     assert nodes['h4']['usable'] == [], nodes['h4']
+
+    # h6: no IMEX channel0; h14: no IMEX daemon. Each tray drained for it, its GPUs and rails healthy.
+    imex = {p['scope']['hosts'][0]: p for p in r['probes'] if p['id'] == 'node.imex'}
+    assert sorted(imex, key=lambda h: int(h[1:])) == HOSTS, sorted(imex)
+    for name, p in imex.items():
+        assert p['status'] == 'ok' and p['params']['channel_major'] == 234, p
+        assert p['metrics']['imex_nodes'] == 18, p
+    for name, code, message in (
+            ('h6', 'IMEX_CHANNEL_MISSING', 'IMEX channel 0 unusable: no '),
+            ('h14', 'IMEX_SERVICE_DOWN', 'no nvidia-imex process runs')):
+        node = nodes[name]
+        assert node['state'] == 'failed' and node['action'] == 'drain' and codes(node) == [code], node
+        assert node['reasons'][0]['message'].startswith(message), node['reasons']
+        assert node['usable'] == [], node
+        for g in GPUS:
+            assert gpus[name + '/' + g]['state'] == 'healthy', gpus[name + '/' + g]
+        assert r['summary']['kubernetes'][name]['annotations']['ibgpu.io/reasons'] == 'failed: ' + code, \
+            r['summary']['kubernetes'][name]
+    assert imex['h6']['metrics']['imex_channel0'] == 0 and imex['h14']['metrics']['imex_daemon'] == 0
 
     # h8: gpu1 slow on one link (degraded, kept), gpu2 not registered and gpu3 a link down (failed,
     # left out with their rails).
@@ -103,9 +123,9 @@ def decisions(r, exit_code):
         'NVLink domain %s holds 15 of the 18 nodes of block rack1 checked in this run (' % RACK), rack['reasons']
 
     s = r['summary']
-    assert s['drain'] == ['h4'], s
+    assert s['drain'] == ['h4', 'h6', 'h14'], s
     assert sorted(s['admit_degraded'], key=lambda h: int(h[1:])) == ['h8', 'h12', 'h16'], s
-    assert len(s['admit']) == 14, s
+    assert len(s['admit']) == 12, s
     assert s['state'] == 'failed' and s['exit_code'] == int(exit_code) == 2, (s['state'], s['exit_code'], exit_code)
     # The domain in the Kubernetes labels: each tray's own; none for h4 (joined none) and h12 (split evenly).
     k8s = s['kubernetes']
