@@ -25,6 +25,7 @@
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
+#include "probes/collective/nccl_log.h"
 #include "probes/collective/pattern.h"
 #include "probes/collective/ring_allreduce.h"
 
@@ -190,6 +191,27 @@ void label(std::vector<ProbeResult>& results, std::size_t from, Placement placem
     if (requested == CollectiveBackend::automatic && !why_not_nccl.empty()) params["nccl_unavailable"] = why_not_nccl;
     if (mnnvl && results[i].kind().transport == Transport::nccl) params["nccl_mnnvl_enable"] = mnnvl;
   }
+}
+
+// NCCL's own log of this process, for every all-reduce it runs: one capture a process, made before
+// its first NCCL call (NCCL opens its log once), kept for every later round of a burn-in.
+NcclLogCapture& nccl_log() {
+  static NcclLogCapture capture;
+  return capture;
+}
+
+// After an NCCL sweep: what NCCL's log says this rank's communicator used, where the group spans
+// hosts (its network; a group on one host is its own NVLink or PCIe). Where the log is the
+// caller's, the group's first rank says so once.
+void record_nccl_transport(std::vector<ProbeResult>& results, const World& group, const AllReduceBackend& backend) {
+  NcclLogCapture& capture = nccl_log();
+  const NcclTransportLog log = capture.take();  // read even where not recorded: the next group's lines follow
+  if (group.hosts().size() < 2) return;
+  if (capture.why_off().empty())
+    results.push_back(nccl_transport_result(group.host(), group.self().rank, backend.device(), log));
+  else if (group.rank == 0)
+    results.push_back(skipped(kNcclTransportProbe, Scope{{group.host()}, {group.self().rank}, {}}, capture.why_off(),
+                              SkippedBy::ibgpu));
 }
 
 // Ranks absent from a collective's roll call: the timeout is theirs alone (their hosts, their ranks).
@@ -384,6 +406,7 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
 }
 
 std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options, LiveChannel& live) {
+  if (options.backend != CollectiveBackend::mpi) nccl_log();  // before NCCL's first call
   const World& world = session.world();
   const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
@@ -534,6 +557,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
     if (survivors) note_waited_on(swept, world, link.channel->missing(), backend->peer_given_up_on());
     if (book) book->allreduce_done();
     results.insert(results.end(), swept.begin(), swept.end());
+    if (*chosen == Transport::nccl) record_nccl_transport(results, group, *backend);
     mark_interrupted(results, from);
     label(results, from, placement, group_name(world, placement, *mine), options.backend, why_not_nccl);
   }

@@ -43,6 +43,9 @@ constexpr std::string_view kKernelLogMetrics[]{metrics::lines, metrics::xid_even
 constexpr std::string_view kXidMetrics[]{metrics::xid_events, metrics::xid_hardware_events, metrics::xid_last};
 constexpr std::string_view kLinkDropMetrics[]{metrics::link_down_events};
 constexpr std::string_view kImexMetrics[]{metrics::imex_channel0, metrics::imex_daemon, metrics::imex_nodes};
+constexpr std::string_view kNcclTransportMetrics[]{metrics::nccl_nodes,        metrics::nccl_net_devices,
+                                                   metrics::nccl_net_channels, metrics::nccl_gdr_channels,
+                                                   metrics::nccl_mnnvl,        metrics::nccl_nvls};
 constexpr std::string_view kBwMetrics[]{metrics::bw_avg_GBps, metrics::bw_avg_Gbps, metrics::bw_peak_GBps,
                                         metrics::msg_rate_Mpps};
 constexpr std::string_view kLatMetrics[]{metrics::lat_us};
@@ -99,6 +102,9 @@ constexpr std::array kCatalogue{
               "NCCL sum all-reduce over a group of GPUs: nccl-tests' algbw/busbw and a bit-exact check"},
     ProbeKind{kMpiAllReduceProbe, S::collective, P::group, Q::bandwidth, T::mpi, kAllReduceMetrics,
               "MPI sum all-reduce of host memory over a group of ranks: algbw/busbw and a bit-exact check"},
+    ProbeKind{kNcclTransportProbe, S::collective, P::node, Q::health, T::nccl, kNcclTransportMetrics,
+              "per rank and all-reduce group across hosts: the network, devices and channels NCCL's own log says it "
+              "used"},
     ProbeKind{kGatherProbe, S::run, P::run, Q::none, T::mpi, kNone,
               "a rank whose results did not reach rank 0 in time"},
     ProbeKind{kRankProbe, S::run, P::run, Q::none, T::none, kNone, "a rank that could not run its part"},

@@ -59,6 +59,13 @@ inline constexpr char xid_last[] = "xid_last";
 inline constexpr char imex_channel0[] = "imex_channel0";
 inline constexpr char imex_daemon[] = "imex_daemon";
 inline constexpr char imex_nodes[] = "imex_nodes";
+// collective.nccl.transport: what NCCL's own log says a rank's communicator used.
+inline constexpr char nccl_nodes[] = "nccl_nodes";
+inline constexpr char nccl_net_devices[] = "nccl_net_devices";
+inline constexpr char nccl_net_channels[] = "nccl_net_channels";
+inline constexpr char nccl_gdr_channels[] = "nccl_gdr_channels";
+inline constexpr char nccl_mnnvl[] = "nccl_mnnvl";
+inline constexpr char nccl_nvls[] = "nccl_nvls";
 inline constexpr char bw_avg_GBps[] = "bw_avg_GBps";
 inline constexpr char bw_avg_Gbps[] = "bw_avg_Gbps";
 inline constexpr char bw_peak_GBps[] = "bw_peak_GBps";
@@ -102,8 +109,9 @@ inline constexpr const char* kSendLatId = "net.verbs.send_lat";
 inline constexpr const char* kNetPairsProbe = "net.pairs";  // the pair step as a whole (why it did not run)
 inline constexpr const char* kNcclAllReduceProbe = "collective.nccl.all_reduce";
 inline constexpr const char* kMpiAllReduceProbe = "collective.mpi.all_reduce";
-inline constexpr const char* kGatherProbe = "cluster.gather";  // a rank rank 0 could not hear from
-inline constexpr const char* kRankProbe = "cluster.rank";      // a rank that could not run its part
+inline constexpr const char* kNcclTransportProbe = "collective.nccl.transport";  // one per rank and group
+inline constexpr const char* kGatherProbe = "cluster.gather";                    // a rank rank 0 could not hear from
+inline constexpr const char* kRankProbe = "cluster.rank";                        // a rank that could not run its part
 
 // When in a check a kind runs, and so which part of the judge reads it.
 enum class ProbeStage {
@@ -132,7 +140,7 @@ struct ProbeKind {
   std::string_view description;
 
   bool pair() const { return stage == ProbeStage::network && subject == ProbeSubject::link; }
-  bool all_reduce() const { return stage == ProbeStage::collective; }
+  bool all_reduce() const { return stage == ProbeStage::collective && subject == ProbeSubject::group; }
 };
 
 // Every kind, in the order a check runs them.

@@ -12,6 +12,7 @@
 #include "health/fleet.h"
 #include "health/local_health.h"
 #include "health/localise.h"
+#include "health/nccl_transport.h"
 #include "health/nvlink_domains.h"
 #include "health/thresholds.h"
 #include "health/verdict_book.h"
@@ -162,6 +163,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   for (auto& blame : localise(evidence.observations, topology))
     book.add(blame.entity, blame.state, std::move(blame.reason));
   judge_nvlink_domains(book, probes, topology);
+  judge_nccl_transport(book, hosts, probes, profile);
 
   Judgement out;
   out.verdicts = book.take();

@@ -55,6 +55,7 @@ nlohmann::json to_json(const Profile& p) {
           {"allreduce",
            {{"backend", to_string(p.allreduce.backend)},
             {"min_size_B", p.allreduce.min_size_B},
+            {"network", p.allreduce.network.empty() ? nlohmann::json() : nlohmann::json(p.allreduce.network)},
             {"node_busbw_GBps", limit(p.allreduce.node_busbw_GBps, floor)},
             {"rail_busbw_GBps", limit(p.allreduce.rail_busbw_GBps, floor)},
             {"domain_busbw_GBps", limit(p.allreduce.domain_busbw_GBps, floor)}}},

@@ -72,6 +72,10 @@ struct AllReduceLimits {
   // Across nodes of one NVLink domain (an NVL72 rack): NCCL takes NVLink between them, not the
   // rails (health/nvlink_domains.h), so such a group is held to this floor instead.
   Limit domain_busbw_GBps;
+  // The network NCCL takes across hosts, as its log names it ("IB": IB or RoCE through NCCL's IB
+  // transport, or an IB plugin such as HPC-X's "IBext_v8"); another (Socket) is a finding, as is a
+  // rail NCCL does not list (health/nccl_transport.h). Empty: recorded, not judged.
+  std::string network;
   bool has_floor() const { return !node_busbw_GBps.empty() || !rail_busbw_GBps.empty() || !domain_busbw_GBps.empty(); }
 };
 

@@ -160,6 +160,7 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
       p.allreduce.backend = backend == "mpi" ? Transport::mpi : Transport::nccl;
     });
     t.on("min_size_B", [&](const toml::node& v) { p.allreduce.min_size_B = t.size(v, "min_size_B"); });
+    t.on("network", [&](const toml::node& v) { p.allreduce.network = t.text(v, "network"); });
     read_limit(t, "node_busbw_GBps", p.allreduce.node_busbw_GBps, floor);
     read_limit(t, "rail_busbw_GBps", p.allreduce.rail_busbw_GBps, floor);
     read_limit(t, "domain_busbw_GBps", p.allreduce.domain_busbw_GBps, floor);

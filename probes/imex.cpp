@@ -16,18 +16,12 @@ namespace ibgpu {
 
 namespace {
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 // Each line of `text`, trimmed, to `each` until it returns true.
 template <class Each>
 void for_each_line(std::string_view text, Each each) {
   while (!text.empty()) {
     const auto end = text.find('\n');
-    if (each(trimmed(text.substr(0, end)))) return;
+    if (each(trim(text.substr(0, end)))) return;
     if (end == std::string_view::npos) return;
     text.remove_prefix(end + 1);
   }
@@ -70,7 +64,7 @@ std::optional<int> character_device_major(std::string_view proc_devices, std::st
       return false;
     }
     const auto space = line.find(' ');
-    if (!character || space == std::string_view::npos || trimmed(line.substr(space)) != name) return false;
+    if (!character || space == std::string_view::npos || trim(line.substr(space)) != name) return false;
     int major = 0;
     const auto [end, ec] = std::from_chars(line.data(), line.data() + space, major);
     if (ec == std::errc{} && end == line.data() + space) found = major;

@@ -31,6 +31,9 @@ SELF = os.path.join("tests", "ci", "reason_codes_test.py")
 
 # UPPER_SNAKE literals that are not reason codes, with what they are.
 NOT_CODES = {
+    "NCCL_DEBUG": "environment variable: NCCL's log level, set for the capture of its log",
+    "NCCL_DEBUG_FILE": "environment variable: where NCCL writes its log",
+    "NCCL_DEBUG_SUBSYS": "environment variable: the parts of NCCL that log",
     "NCCL_MNNVL_ENABLE": "environment variable: NCCL's multi-node NVLink, recorded with NCCL results",
     "CUDA_VISIBLE_DEVICES": "environment variable: the GPUs a rank may use (the rail plan)",
     "CUDA_HOME": "environment variable: where the CUDA toolkit is",

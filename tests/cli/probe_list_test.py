@@ -5,7 +5,7 @@ import sys
 
 IDS = {'inventory.gpu', 'inventory.rdma', 'gpu.nvml.health', 'gpu.cuda.copy_bw', 'gpu.cuda.mem_bw',
        'gpu.cuda.compute', 'ib.port.counters', 'node.kernel_log', 'node.kernel_log.xid', 'node.kernel_log.link',
-       'node.imex',
+       'node.imex', 'collective.nccl.transport',
        'net.pairs', 'net.verbs.write_bw', 'net.verbs.write_lat', 'net.verbs.send_lat', 'net.mpi.bw', 'net.mpi.lat',
        'collective.nccl.all_reduce', 'collective.mpi.all_reduce', 'cluster.gather', 'cluster.rank'}
 

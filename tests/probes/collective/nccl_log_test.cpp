@@ -1,0 +1,201 @@
+// NCCL's own log, parsed (tests/data/nccl: lines in the format NCCL prints them), captured in a
+// private file (the environment NCCL reads, set and restored), and judged: a socket fallback and a
+// rail NCCL leaves out are findings of their own (ALLREDUCE_TRANSPORT_UNEXPECTED).
+#include "probes/collective/nccl_log.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/probe_kind.h"
+#include "health/judge.h"
+
+namespace ibgpu {
+namespace {
+
+std::string nccl_data(const std::string& name) {
+  std::ifstream in(std::string(IBGPU_TEST_DATA) + "/nccl/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << name;
+  return text.str();
+}
+
+using Devices = std::vector<std::string>;
+using Channels = std::map<std::string, int>;
+
+TEST(NcclLog, IbAcrossTwoNodesWithGpuDirect) {
+  const NcclTransportLog log = parse_nccl_log(nccl_data("ib_two_nodes.log"));
+  EXPECT_EQ(log.network, "IB");
+  EXPECT_EQ(log.net_devices, (Devices{"mlx5_0:1", "mlx5_1:1", "mlx5_2:1", "mlx5_3:1"}));
+  EXPECT_EQ(log.channels, (Channels{{"NET/IB", 3}, {"P2P/CUMEM", 2}}));  // the ring-order line is no connection
+  EXPECT_EQ(log.net_channels, 3);
+  EXPECT_EQ(log.gdr_channels, 3);
+  EXPECT_EQ(log.nodes, 2);
+  EXPECT_EQ(log.mnnvl, false);
+  EXPECT_EQ(log.nvls, true);
+  EXPECT_EQ(log.lines, 15u);
+}
+
+TEST(NcclLog, ASocketFallbackUnderALaunchersPrefix) {
+  const NcclTransportLog log = parse_nccl_log(nccl_data("socket_fallback.log"));
+  EXPECT_EQ(log.network, "Socket");
+  EXPECT_EQ(log.net_devices, (Devices{"eth0", "ib0"}));
+  EXPECT_EQ(log.channels, (Channels{{"NET/Socket", 4}}));
+  EXPECT_EQ(log.gdr_channels, 0);
+  EXPECT_EQ(log.nodes, 2);
+  EXPECT_EQ(log.nvls, std::nullopt);
+}
+
+TEST(NcclLog, MergedPortsSharedMemoryAndDirectPointers) {
+  const NcclTransportLog log = parse_nccl_log(nccl_data("merged_ports.log"));
+  EXPECT_EQ(log.net_devices, (Devices{"mlx5_0:1", "mlx5_1:1", "mlx5_4:1"}));
+  EXPECT_EQ(log.channels, (Channels{{"NET/IB", 1}, {"P2P/direct pointer", 1}, {"SHM", 1}}));
+  EXPECT_EQ(log.gdr_channels, 0);  // NET without GPUDirect RDMA
+}
+
+TEST(NcclLog, MultiNodeNvlinkOnATray) {
+  const NcclTransportLog log = parse_nccl_log(nccl_data("mnnvl_tray.log"));
+  EXPECT_EQ(log.network, "IB");
+  EXPECT_EQ(log.mnnvl, true);
+  EXPECT_EQ(log.channels, (Channels{{"P2P/MNNVL", 2}}));
+  EXPECT_EQ(log.net_channels, 0);
+  EXPECT_EQ(log.nvls, true);
+}
+
+TEST(NcclLog, NothingToSayIsEmpty) {
+  const NcclTransportLog log = parse_nccl_log("plain text\nNCCL WARN something\n\n");
+  EXPECT_TRUE(log.network.empty() && log.net_devices.empty() && log.channels.empty());
+  EXPECT_EQ(log.lines, 0u);
+}
+
+// The capture sets what NCCL reads, reads what it appends (whole lines only), keeps the devices
+// NCCL lists once a process, and leaves the environment and the disk as it found them.
+TEST(NcclLogCapture, OwnsNcclsLogWhileItLives) {
+  ::unsetenv("NCCL_DEBUG");
+  ::unsetenv("NCCL_DEBUG_FILE");
+  std::string dir;
+  {
+    NcclLogCapture capture;
+    ASSERT_EQ(capture.why_off(), "");
+    EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "INFO");
+    EXPECT_STREQ(std::getenv("NCCL_DEBUG_SUBSYS"), "INIT,NET");
+    ASSERT_EQ(std::string(std::getenv("NCCL_DEBUG_FILE")), capture.path());
+    dir = std::filesystem::path(capture.path()).parent_path().string();
+    EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::others_all,
+              std::filesystem::perms::none);
+
+    EXPECT_TRUE(capture.take().net_devices.empty());  // NCCL has written nothing yet
+    const std::string first = nccl_data("ib_two_nodes.log");
+    std::ofstream(capture.path(), std::ios::app) << first << "gpu-a01:20417:20480 [0] NCCL INFO Using netw";
+    NcclTransportLog log = capture.take();
+    EXPECT_EQ(log.network, "IB");
+    EXPECT_EQ(log.net_devices.size(), 4u);
+    // The next communicator: the half line completed, no device list of its own.
+    std::ofstream(capture.path(), std::ios::app)
+        << "ork IB\ngpu-a01:20417:20480 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 "
+           "MNNVL 0\ngpu-a01:20417:20480 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1/GDRDMA\n";
+    log = capture.take();
+    EXPECT_EQ(log.network, "IB");
+    EXPECT_EQ(log.channels, (Channels{{"NET/IB", 1}}));
+    EXPECT_EQ(log.net_devices.size(), 4u);  // kept from the first
+    EXPECT_EQ(capture.take().lines, 0u);    // nothing new
+  }
+  EXPECT_EQ(std::getenv("NCCL_DEBUG"), nullptr);
+  EXPECT_EQ(std::getenv("NCCL_DEBUG_FILE"), nullptr);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(NcclLogCapture, LeavesACallersLogAlone) {
+  ::setenv("NCCL_DEBUG", "WARN", 1);
+  {
+    NcclLogCapture capture;
+    EXPECT_EQ(capture.why_off(), "NCCL_DEBUG=WARN set by the caller: NCCL's log is the caller's, not read");
+    EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "WARN");
+    EXPECT_EQ(std::getenv("NCCL_DEBUG_FILE"), nullptr);
+    EXPECT_EQ(capture.take().lines, 0u);
+  }
+  EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "WARN");
+  ::unsetenv("NCCL_DEBUG");
+}
+
+// Two hosts with two active rails each (mlx5_0:1, mlx5_1:1).
+std::vector<HostInventory> two_rail_hosts() {
+  std::vector<HostInventory> hosts;
+  for (const char* name : {"a1", "a2"}) {
+    HostInventory h;
+    h.name = name;
+    for (int i = 0; i < 2; ++i) {
+      Hca hca;
+      hca.name = "mlx5_" + std::to_string(i);
+      IbPort port;
+      port.port = 1;
+      port.state = CodedState{4, "ACTIVE"};
+      port.phys_state = CodedState{5, "LinkUp"};
+      hca.ports.push_back(port);
+      h.hcas.push_back(hca);
+    }
+    hosts.push_back(h);
+  }
+  return hosts;
+}
+
+ProbeResult record(const std::string& host, int rank, const std::string& log_name) {
+  ProbeResult r = nccl_transport_result(host, rank, "cuda:0", parse_nccl_log(nccl_data(log_name)));
+  r.params["placement"] = "rail";
+  r.params["group"] = "local rank 0";
+  return r;
+}
+
+const Verdict& verdict_of(const Judgement& j, EntityKind kind, const std::string& id) {
+  for (const auto& v : j.verdicts)
+    if (v.entity.kind() == kind && v.entity.id() == id) return v;
+  throw std::logic_error("no verdict for " + id);
+}
+
+TEST(NcclTransportJudge, ASocketFallbackFailsTheNodeWhereTheProfileExpectsIb) {
+  Profile profile;
+  profile.allreduce.network = "IB";
+  std::vector<ProbeResult> probes{record("a1", 0, "merged_ports.log"), record("a2", 1, "socket_fallback.log")};
+  probes[0].params["net_devices"] = Devices{"mlx5_0:1", "mlx5_1:1"};  // a1: both rails
+  const Judgement j = judge(two_rail_hosts(), probes, profile);
+  const Verdict& a2 = verdict_of(j, EntityKind::node, "a2");
+  EXPECT_EQ(a2.state, HealthState::failed);
+  EXPECT_EQ(*a2.action, Action::drain);
+  ASSERT_EQ(a2.reasons.size(), 1u);
+  EXPECT_EQ(a2.reasons[0].code, ReasonCode::ALLREDUCE_TRANSPORT_UNEXPECTED);
+  EXPECT_EQ(a2.reasons[0].message,
+            "NCCL took network Socket across hosts (rank 1, rail all-reduce (local rank 0)), not IB as the profile "
+            "expects: over eth0, ib0");
+  EXPECT_EQ(verdict_of(j, EntityKind::node, "a1").state, HealthState::healthy);
+  EXPECT_EQ(j.summary.exit_code, 2);
+
+  // Without [allreduce].network the records are kept and nothing is judged.
+  const Judgement unjudged = judge(two_rail_hosts(), probes, Profile{});
+  EXPECT_EQ(verdict_of(unjudged, EntityKind::node, "a2").state, HealthState::healthy);
+}
+
+TEST(NcclTransportJudge, ARailNcclLeavesOutIsDegraded) {
+  Profile profile;
+  profile.allreduce.network = "IB";
+  std::vector<ProbeResult> probes{record("a1", 0, "merged_ports.log"), record("a2", 1, "merged_ports.log")};
+  probes[0].params["net_devices"] = Devices{"mlx5_0:1", "mlx5_1:1"};
+  probes[1].params["net_devices"] = Devices{"mlx5_0:1"};  // a2's NCCL did not list mlx5_1
+  probes[1].params["network"] = "IBext_v8";               // an IB plugin is IB
+  const Judgement j = judge(two_rail_hosts(), probes, profile);
+  const Verdict& port = verdict_of(j, EntityKind::hca_port, "a2/mlx5_1:1");
+  EXPECT_EQ(port.state, HealthState::degraded);
+  ASSERT_EQ(port.reasons.size(), 1u);
+  EXPECT_EQ(port.reasons[0].message,
+            "NCCL's IB devices on this host (mlx5_0:1) leave this rail out: its all-reduce traffic does not cross it");
+  const Verdict& a2 = verdict_of(j, EntityKind::node, "a2");
+  EXPECT_EQ(*a2.action, Action::admit_degraded);
+  EXPECT_TRUE(a2.excluded.empty());  // degraded, kept in use as any degraded port is
+  EXPECT_EQ(verdict_of(j, EntityKind::hca_port, "a1/mlx5_1:1").state, HealthState::healthy);
+}
+
+}  // namespace
+}  // namespace ibgpu
