@@ -193,8 +193,9 @@ void label(std::vector<ProbeResult>& results, std::size_t from, Placement placem
   }
 }
 
-// NCCL's own log of this process, for every all-reduce it runs: one capture a process, made before
-// its first NCCL call (NCCL opens its log once), kept for every later round of a burn-in.
+// NCCL's own log of this process, for every all-reduce it runs: one capture a process, made once
+// NCCL is chosen and before its first call that logs (NCCL opens its log once; loading the
+// library and ncclGetVersion log nothing), kept for every later round of a burn-in.
 NcclLogCapture& nccl_log() {
   static NcclLogCapture capture;
   return capture;
@@ -406,7 +407,6 @@ std::string collectives_preflight(const MpiSession& session, const CollectiveOpt
 }
 
 std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOptions& options, LiveChannel& live) {
-  if (options.backend != CollectiveBackend::mpi) nccl_log();  // before NCCL's first call
   const World& world = session.world();
   const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
@@ -483,6 +483,7 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
                                 : GroupLink::whole(session.comm());
       beat_to_group(all.members, world.rank);
       chosen = choose_backend(here, all, options, why_not_nccl);
+      if (*chosen == Transport::nccl) nccl_log();  // before NCCL's first logging call (ncclGetUniqueId)
       set_heartbeat_audience({});
     }
     // The job's MPI all-reduce blocks: a rank that stops inside it leaves the others only the line

@@ -121,39 +121,43 @@ NcclLogCapture::NcclLogCapture() {
       why_off_ = std::string(name) + "=" + set + " set by the caller: NCCL's log is the caller's, not read";
       return;
     }
-  std::string dir = (std::filesystem::temp_directory_path() / "ibgpu-nccl-XXXXXX").string();
-  if (!::mkdtemp(dir.data())) {
-    why_off_ = "no folder for NCCL's log (" + dir + "): " + std::strerror(errno);
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd_ < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
+    std::string name = dir + "/ibgpu-nccl-XXXXXX";
+    fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd_ >= 0) ::unlink(name.c_str());
+  }
+  if (fd_ < 0) {
+    why_off_ = "no file for NCCL's log in " + dir + ": " + std::strerror(errno);
     return;
   }
-  dir_ = dir;
-  path_ = dir_ + "/nccl.log";
+  path_ = "/proc/self/fd/" + std::to_string(fd_);
   ::setenv("NCCL_DEBUG", "INFO", 1);
   ::setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1);
   ::setenv("NCCL_DEBUG_FILE", path_.c_str(), 1);
+  environment_set_ = true;
 }
 
 NcclLogCapture::~NcclLogCapture() {
-  if (dir_.empty()) return;
+  give_back_environment();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void NcclLogCapture::give_back_environment() {
+  if (!environment_set_) return;
   for (const char* name : {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"}) ::unsetenv(name);
-  std::error_code ec;
-  std::filesystem::remove(path_, ec);
-  std::filesystem::remove(dir_, ec);
+  environment_set_ = false;
 }
 
 NcclTransportLog NcclLogCapture::take() {
   std::string text;
-  if (!path_.empty()) {
-    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd >= 0) {
-      char buf[65536];
-      ssize_t n = 0;
-      if (::lseek(fd, static_cast<off_t>(offset_), SEEK_SET) >= 0)
-        while (text.size() < kMaxRead && (n = ::read(fd, buf, sizeof buf)) > 0)
-          text.append(buf, static_cast<std::size_t>(n));
-      ::close(fd);
-    }
-  }
+  char buf[65536];
+  ssize_t n = 0;
+  while (fd_ >= 0 && text.size() < kMaxRead &&
+         (n = ::pread(fd_, buf, sizeof buf, static_cast<off_t>(offset_ + text.size()))) > 0)
+    text.append(buf, static_cast<std::size_t>(n));
+  if (!text.empty()) give_back_environment();  // NCCL has read them: it wrote
   // Up to the last whole line: NCCL may be writing the next one.
   const auto last = text.rfind('\n');
   text.resize(last == std::string::npos ? 0 : last + 1);

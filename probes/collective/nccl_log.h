@@ -37,11 +37,13 @@ struct NcclTransportLog {
 // Pure. Unknown lines are ignored; a later line of a kind replaces an earlier one's value.
 NcclTransportLog parse_nccl_log(std::string_view text);
 
-// NCCL's log of this process in a private file while the object lives: NCCL_DEBUG=INFO,
-// NCCL_DEBUG_SUBSYS=INIT,NET and NCCL_DEBUG_FILE in a folder made for it (mkdtemp), set before the
-// process's first NCCL call (NCCL reads them once). Where the caller set NCCL_DEBUG or
-// NCCL_DEBUG_FILE, NCCL's log is the caller's: nothing is changed, and why_off() says so. The
-// destructor unsets what it set and removes the file and folder.
+// NCCL's log of this process in a file without a name while the object lives: NCCL_DEBUG=INFO,
+// NCCL_DEBUG_SUBSYS=INIT,NET and NCCL_DEBUG_FILE=/proc/self/fd/N, N an unnamed temporary file
+// (O_TMPFILE, else made and unlinked at once) that this object holds open, set before the
+// process's first NCCL call (NCCL reads them once). Nothing is left on disk however the process
+// ends. Once NCCL has written, the variables are taken back, so no process ibgpu starts inherits
+// them. Where the caller set NCCL_DEBUG or NCCL_DEBUG_FILE, NCCL's log is the caller's: nothing is
+// changed, and why_off() says so.
 class NcclLogCapture {
  public:
   NcclLogCapture();
@@ -50,14 +52,17 @@ class NcclLogCapture {
   NcclLogCapture& operator=(const NcclLogCapture&) = delete;
 
   const std::string& why_off() const { return why_off_; }  // empty: capturing
-  const std::string& path() const { return path_; }        // the log file, where capturing
+  const std::string& path() const { return path_; }        // "/proc/self/fd/N", where capturing
   // What NCCL wrote since the last call, parsed; the devices NCCL lists once a process (at its
   // first communicator) are kept from earlier calls. At most kMaxRead new bytes are read.
   NcclTransportLog take();
   static constexpr std::size_t kMaxRead = std::size_t{8} << 20;
 
  private:
-  std::string why_off_, dir_, path_;
+  void give_back_environment();
+  std::string why_off_, path_;
+  int fd_ = -1;
+  bool environment_set_ = false;
   std::size_t offset_ = 0;
   std::vector<std::string> devices_;
   std::string network_devices_of_;  // the network those devices belong to

@@ -12,6 +12,7 @@
 
 #include "core/probe_kind.h"
 #include "health/judge.h"
+#include "tests/health/synthetic_fleet.h"
 
 namespace ibgpu {
 namespace {
@@ -72,30 +73,36 @@ TEST(NcclLog, NothingToSayIsEmpty) {
   EXPECT_EQ(log.lines, 0u);
 }
 
-// The capture sets what NCCL reads, reads what it appends (whole lines only), keeps the devices
-// NCCL lists once a process, and leaves the environment and the disk as it found them.
+// The capture sets what NCCL reads, into a file with no name (nothing left on disk however the
+// process ends), reads what NCCL appends (whole lines only), takes the variables back once NCCL has
+// written, and keeps the devices NCCL lists once a process.
 TEST(NcclLogCapture, OwnsNcclsLogWhileItLives) {
   ::unsetenv("NCCL_DEBUG");
   ::unsetenv("NCCL_DEBUG_FILE");
-  std::string dir;
+  std::string path;
   {
     NcclLogCapture capture;
     ASSERT_EQ(capture.why_off(), "");
+    path = capture.path();
+    EXPECT_TRUE(path.starts_with("/proc/self/fd/")) << path;
     EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "INFO");
     EXPECT_STREQ(std::getenv("NCCL_DEBUG_SUBSYS"), "INIT,NET");
-    ASSERT_EQ(std::string(std::getenv("NCCL_DEBUG_FILE")), capture.path());
-    dir = std::filesystem::path(capture.path()).parent_path().string();
-    EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::others_all,
-              std::filesystem::perms::none);
+    EXPECT_EQ(std::string(std::getenv("NCCL_DEBUG_FILE")), path);
+    const std::string target = std::filesystem::read_symlink(path).string();
+    EXPECT_NE(target.find("(deleted)"), std::string::npos) << target;  // no name on disk
 
     EXPECT_TRUE(capture.take().net_devices.empty());  // NCCL has written nothing yet
-    const std::string first = nccl_data("ib_two_nodes.log");
-    std::ofstream(capture.path(), std::ios::app) << first << "gpu-a01:20417:20480 [0] NCCL INFO Using netw";
+    EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "INFO");  // still NCCL's to read
+    // NCCL opens the file by its name ("w"), as it does NCCL_DEBUG_FILE.
+    std::ofstream(path) << nccl_data("ib_two_nodes.log") << "gpu-a01:20417:20480 [0] NCCL INFO Using netw";
     NcclTransportLog log = capture.take();
     EXPECT_EQ(log.network, "IB");
     EXPECT_EQ(log.net_devices.size(), 4u);
+    EXPECT_EQ(std::getenv("NCCL_DEBUG"), nullptr);  // taken back: no child inherits them
+    EXPECT_EQ(std::getenv("NCCL_DEBUG_SUBSYS"), nullptr);
+    EXPECT_EQ(std::getenv("NCCL_DEBUG_FILE"), nullptr);
     // The next communicator: the half line completed, no device list of its own.
-    std::ofstream(capture.path(), std::ios::app)
+    std::ofstream(path, std::ios::app)
         << "ork IB\ngpu-a01:20417:20480 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 "
            "MNNVL 0\ngpu-a01:20417:20480 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1/GDRDMA\n";
     log = capture.take();
@@ -104,9 +111,8 @@ TEST(NcclLogCapture, OwnsNcclsLogWhileItLives) {
     EXPECT_EQ(log.net_devices.size(), 4u);  // kept from the first
     EXPECT_EQ(capture.take().lines, 0u);    // nothing new
   }
+  EXPECT_FALSE(std::filesystem::exists(path));  // the descriptor is closed: the file is gone
   EXPECT_EQ(std::getenv("NCCL_DEBUG"), nullptr);
-  EXPECT_EQ(std::getenv("NCCL_DEBUG_FILE"), nullptr);
-  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 TEST(NcclLogCapture, LeavesACallersLogAlone) {
@@ -122,25 +128,12 @@ TEST(NcclLogCapture, LeavesACallersLogAlone) {
   ::unsetenv("NCCL_DEBUG");
 }
 
-// Two hosts with two active rails each (mlx5_0:1, mlx5_1:1).
+// Two hosts with two active NDR rails each (mlx5_0:1, mlx5_1:1), and no GPU to judge.
 std::vector<HostInventory> two_rail_hosts() {
-  std::vector<HostInventory> hosts;
-  for (const char* name : {"a1", "a2"}) {
-    HostInventory h;
-    h.name = name;
-    for (int i = 0; i < 2; ++i) {
-      Hca hca;
-      hca.name = "mlx5_" + std::to_string(i);
-      IbPort port;
-      port.port = 1;
-      port.state = CodedState{4, "ACTIVE"};
-      port.phys_state = CodedState{5, "LinkUp"};
-      hca.ports.push_back(port);
-      h.hcas.push_back(hca);
-    }
-    hosts.push_back(h);
-  }
-  return hosts;
+  testing::FleetShape shape;
+  shape.gpus = 0;
+  shape.rails = 2;
+  return {testing::make_host(shape, 0), testing::make_host(shape, 1)};
 }
 
 ProbeResult record(const std::string& host, int rank, const std::string& log_name) {
@@ -159,10 +152,10 @@ const Verdict& verdict_of(const Judgement& j, EntityKind kind, const std::string
 TEST(NcclTransportJudge, ASocketFallbackFailsTheNodeWhereTheProfileExpectsIb) {
   Profile profile;
   profile.allreduce.network = "IB";
-  std::vector<ProbeResult> probes{record("a1", 0, "merged_ports.log"), record("a2", 1, "socket_fallback.log")};
+  std::vector<ProbeResult> probes{record("node00", 0, "merged_ports.log"), record("node01", 1, "socket_fallback.log")};
   probes[0].params["net_devices"] = Devices{"mlx5_0:1", "mlx5_1:1"};  // a1: both rails
   const Judgement j = judge(two_rail_hosts(), probes, profile);
-  const Verdict& a2 = verdict_of(j, EntityKind::node, "a2");
+  const Verdict& a2 = verdict_of(j, EntityKind::node, "node01");
   EXPECT_EQ(a2.state, HealthState::failed);
   EXPECT_EQ(*a2.action, Action::drain);
   ASSERT_EQ(a2.reasons.size(), 1u);
@@ -170,31 +163,31 @@ TEST(NcclTransportJudge, ASocketFallbackFailsTheNodeWhereTheProfileExpectsIb) {
   EXPECT_EQ(a2.reasons[0].message,
             "NCCL took network Socket across hosts (rank 1, rail all-reduce (local rank 0)), not IB as the profile "
             "expects: over eth0, ib0");
-  EXPECT_EQ(verdict_of(j, EntityKind::node, "a1").state, HealthState::healthy);
+  EXPECT_EQ(verdict_of(j, EntityKind::node, "node00").state, HealthState::healthy);
   EXPECT_EQ(j.summary.exit_code, 2);
 
   // Without [allreduce].network the records are kept and nothing is judged.
   const Judgement unjudged = judge(two_rail_hosts(), probes, Profile{});
-  EXPECT_EQ(verdict_of(unjudged, EntityKind::node, "a2").state, HealthState::healthy);
+  EXPECT_EQ(verdict_of(unjudged, EntityKind::node, "node01").state, HealthState::healthy);
 }
 
 TEST(NcclTransportJudge, ARailNcclLeavesOutIsDegraded) {
   Profile profile;
   profile.allreduce.network = "IB";
-  std::vector<ProbeResult> probes{record("a1", 0, "merged_ports.log"), record("a2", 1, "merged_ports.log")};
+  std::vector<ProbeResult> probes{record("node00", 0, "merged_ports.log"), record("node01", 1, "merged_ports.log")};
   probes[0].params["net_devices"] = Devices{"mlx5_0:1", "mlx5_1:1"};
   probes[1].params["net_devices"] = Devices{"mlx5_0:1"};  // a2's NCCL did not list mlx5_1
   probes[1].params["network"] = "IBext_v8";               // an IB plugin is IB
   const Judgement j = judge(two_rail_hosts(), probes, profile);
-  const Verdict& port = verdict_of(j, EntityKind::hca_port, "a2/mlx5_1:1");
+  const Verdict& port = verdict_of(j, EntityKind::hca_port, "node01/mlx5_1:1");
   EXPECT_EQ(port.state, HealthState::degraded);
   ASSERT_EQ(port.reasons.size(), 1u);
   EXPECT_EQ(port.reasons[0].message,
             "NCCL's IB devices on this host (mlx5_0:1) leave this rail out: its all-reduce traffic does not cross it");
-  const Verdict& a2 = verdict_of(j, EntityKind::node, "a2");
+  const Verdict& a2 = verdict_of(j, EntityKind::node, "node01");
   EXPECT_EQ(*a2.action, Action::admit_degraded);
   EXPECT_TRUE(a2.excluded.empty());  // degraded, kept in use as any degraded port is
-  EXPECT_EQ(verdict_of(j, EntityKind::hca_port, "a1/mlx5_1:1").state, HealthState::healthy);
+  EXPECT_EQ(verdict_of(j, EntityKind::hca_port, "node00/mlx5_1:1").state, HealthState::healthy);
 }
 
 }  // namespace
