@@ -42,6 +42,11 @@ std::string format_value(double v) {
   return text;
 }
 
+std::string string_param(const ProbeResult& p, std::string_view key) {
+  const auto it = p.params.find(key);
+  return it != p.params.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::optional<std::uint64_t> message_size(const ProbeResult& p) {
   const auto it = p.params.find("size_B");
   if (it == p.params.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0) return std::nullopt;

@@ -146,6 +146,9 @@ inline std::optional<double> typical(const ProbeResult& p, std::string_view name
   return m ? m->typical() : std::nullopt;
 }
 
+// The result's string param of that name; empty where it has none or another type.
+std::string string_param(const ProbeResult& p, std::string_view key);
+
 // The message size the result was measured at (params.size_B): any
 // non-negative integer (a result built in memory holds a signed one, a parsed
 // report an unsigned one), else nullopt.

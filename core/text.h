@@ -25,6 +25,17 @@ std::string count_text(N n, std::string_view one, std::string_view many = {}) {
 std::string lower(std::string_view text);
 // The text without the white space (isspace) at either end.
 std::string_view trim(std::string_view text);
+
+// Each line of `text`, trimmed, to `each` (bool(std::string_view)) until it returns true.
+template <class Each>
+void for_each_line(std::string_view text, Each each) {
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    if (each(trim(text.substr(0, end)))) return;
+    if (end == std::string_view::npos) return;
+    text.remove_prefix(end + 1);
+  }
+}
 // "mlx5_2" < "mlx5_10": compare digit runs by value.
 bool natural_less(const std::string& a, const std::string& b);
 

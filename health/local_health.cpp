@@ -277,16 +277,13 @@ void judge_nvlinks(Verdict& gpu, const ProbeResult& p, const Profile& profile) {
   }
   if (!profile.gpu.nvlink_fabric) return;
   const auto registered = typical(p, metrics::fabric_registered);
-  const auto text = [&](const char* key) {
-    return p.params.contains(key) && p.params[key].is_string() ? p.params[key].get<std::string>() : std::string();
-  };
   if (!registered) {
     add(HealthState::unknown, ReasonCode::GPU_FABRIC_NOT_REGISTERED, "NVML reports no NVLink fabric state for this GPU",
         metrics::fabric_registered, {}, 1.0);
   } else if (*registered == 0) {
-    const std::string error = text("fabric_error");
+    const std::string error = string_param(p, "fabric_error");
     add(HealthState::failed, ReasonCode::GPU_FABRIC_NOT_REGISTERED,
-        error.empty() ? "not registered with the NVLink fabric (registration " + text("fabric_state") + ")"
+        error.empty() ? "not registered with the NVLink fabric (registration " + string_param(p, "fabric_state") + ")"
                       : "registration with the NVLink fabric failed: " + error,
         metrics::fabric_registered, registered, 1.0);
   } else if (const auto health = typical(p, metrics::fabric_health)) {
@@ -385,14 +382,12 @@ void roll_up_gpus(VerdictBook& book, const HostInventory& host, const std::vecto
 
 // node.imex, where the profile asks for IMEX (NVL72 trays): the channel device, the daemon.
 void judge_imex(Verdict& node, const ProbeResult& p, const Profile& profile) {
-  const auto text = [&](const char* key) {
-    return p.params.contains(key) && p.params[key].is_string() ? p.params[key].get<std::string>() : std::string();
-  };
   const auto channel0 = typical(p, metrics::imex_channel0);
   if (profile.gpu.imex_channel && channel0 && *channel0 == 0)
-    VerdictBook::add(node, HealthState::failed,
-                     reason(ReasonCode::IMEX_CHANNEL_MISSING, "IMEX channel 0 unusable: " + text("channel0_problem"),
-                            metrics::imex_channel0, channel0, 1.0));
+    VerdictBook::add(
+        node, HealthState::failed,
+        reason(ReasonCode::IMEX_CHANNEL_MISSING, "IMEX channel 0 unusable: " + string_param(p, "channel0_problem"),
+               metrics::imex_channel0, channel0, 1.0));
   if (!profile.gpu.imex_service) return;
   const auto daemon = typical(p, metrics::imex_daemon);
   const auto nodes = typical(p, metrics::imex_nodes);

@@ -13,15 +13,19 @@ namespace ibgpu {
 
 namespace {
 
-std::string param_text(const ProbeResult& p, const char* key) {
-  const auto it = p.params.find(key);
-  return it != p.params.end() && it->is_string() ? it->get<std::string>() : std::string();
+// The devices NCCL listed in a record (params.net_devices).
+std::vector<std::string> net_devices(const ProbeResult& p) {
+  std::vector<std::string> out;
+  if (const auto it = p.params.find("net_devices"); it != p.params.end() && it->is_array())
+    for (const auto& d : *it)
+      if (d.is_string()) out.push_back(d.get<std::string>());
+  return out;
 }
 
 // Where a record was made: "rank 5, rail all-reduce (local rank 1)".
 std::string where(const ProbeResult& p) {
   std::string text = p.scope.ranks.empty() ? std::string("a rank") : "rank " + std::to_string(p.scope.ranks[0]);
-  const std::string placement = param_text(p, "placement"), group = param_text(p, "group");
+  const std::string placement = string_param(p, "placement"), group = string_param(p, "group");
   if (!placement.empty()) text += ", " + placement + " all-reduce";
   if (!group.empty()) text += " (" + group + ")";
   return text;
@@ -42,7 +46,7 @@ void judge_nccl_transport(VerdictBook& book, const std::vector<HostInventory>& h
   std::map<std::string, Seen> seen;
   for (const auto& p : probes) {
     if (p.id != kNcclTransportProbe || p.status != ProbeStatus::ok || p.scope.hosts.size() != 1) continue;
-    const std::string network = param_text(p, "network");
+    const std::string network = string_param(p, "network");
     if (network.empty()) continue;  // the log did not say (not read in time): nothing to judge
     Seen& s = seen[p.scope.hosts[0]];
     if (!network.starts_with(expected)) {  // "IB" takes "IBext_v8", HPC-X's IB plugin
@@ -50,9 +54,7 @@ void judge_nccl_transport(VerdictBook& book, const std::vector<HostInventory>& h
       continue;
     }
     s.expected = true;
-    if (const auto it = p.params.find("net_devices"); it != p.params.end() && it->is_array())
-      for (const auto& d : *it)
-        if (d.is_string()) s.devices.insert(d.get<std::string>());
+    for (auto& d : net_devices(p)) s.devices.insert(std::move(d));
   }
   for (const auto& host : hosts) {
     const auto it = seen.find(host.name);
@@ -60,12 +62,9 @@ void judge_nccl_transport(VerdictBook& book, const std::vector<HostInventory>& h
     const Seen& s = it->second;
     if (s.other) {
       const ProbeResult& p = *s.other;
-      std::vector<std::string> devices;
-      if (const auto d = p.params.find("net_devices"); d != p.params.end() && d->is_array())
-        for (const auto& name : *d)
-          if (name.is_string()) devices.push_back(name.get<std::string>());
+      const std::vector<std::string> devices = net_devices(p);
       Reason r{ReasonCode::ALLREDUCE_TRANSPORT_UNEXPECTED,
-               "NCCL took network " + param_text(p, "network") + " across hosts (" + where(p) + "), not " + expected +
+               "NCCL took network " + string_param(p, "network") + " across hosts (" + where(p) + "), not " + expected +
                    " as the profile expects" + (devices.empty() ? "" : ": over " + join(devices, ", ")),
                metrics::nccl_net_devices,
                static_cast<double>(devices.size()),

@@ -16,17 +16,6 @@ namespace ibgpu {
 
 namespace {
 
-// Each line of `text`, trimmed, to `each` until it returns true.
-template <class Each>
-void for_each_line(std::string_view text, Each each) {
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    if (each(trim(text.substr(0, end)))) return;
-    if (end == std::string_view::npos) return;
-    text.remove_prefix(end + 1);
-  }
-}
-
 std::string channel0_problem(const std::filesystem::path& path, int major, std::optional<unsigned>& mode) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0)

@@ -106,12 +106,10 @@ void parse_line(NcclTransportLog& log, std::string_view line) {
 
 NcclTransportLog parse_nccl_log(std::string_view text) {
   NcclTransportLog log;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    parse_line(log, text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
+  for_each_line(text, [&](std::string_view line) {
+    parse_line(log, line);
+    return false;
+  });
   return log;
 }
 
