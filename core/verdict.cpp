@@ -63,6 +63,42 @@ std::optional<Evidence> evidence_from_string(const std::string& text) {
   return std::nullopt;
 }
 
+const char* to_string(ConfidenceLevel level) {
+  switch (level) {
+    case ConfidenceLevel::weak:
+      return "weak";
+    case ConfidenceLevel::likely:
+      return "likely";
+    case ConfidenceLevel::certain:
+      return "certain";
+  }
+  return "weak";
+}
+
+std::optional<ConfidenceLevel> confidence_level_from_string(std::string_view text) {
+  for (auto l : {ConfidenceLevel::weak, ConfidenceLevel::likely, ConfidenceLevel::certain})
+    if (text == to_string(l)) return l;
+  return std::nullopt;
+}
+
+const char* to_string(ConfidenceMethod method) {
+  switch (method) {
+    case ConfidenceMethod::run_noise:
+      return "run_noise";
+    case ConfidenceMethod::profile_noise:
+      return "profile_noise";
+    case ConfidenceMethod::combined:
+      return "combined";
+  }
+  return "run_noise";
+}
+
+std::optional<ConfidenceMethod> confidence_method_from_string(std::string_view text) {
+  for (auto m : {ConfidenceMethod::run_noise, ConfidenceMethod::profile_noise, ConfidenceMethod::combined})
+    if (text == to_string(m)) return m;
+  return std::nullopt;
+}
+
 const char* to_string(EntityKind kind) {
   switch (kind) {
     case EntityKind::gpu:

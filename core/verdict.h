@@ -93,6 +93,27 @@ class Entity {
 };
 std::string entity_text(const Entity& e);  // "gpu node1/gpu3"
 
+// How sure a finding from measurements is (health/confidence.h): the chance `p` that the run's
+// noise alone would read a figure this far out, and its word. Findings that are facts (a port
+// down, a device error, wrong data) carry none.
+enum class ConfidenceLevel : std::uint8_t { weak, likely, certain };
+const char* to_string(ConfidenceLevel level);
+std::optional<ConfidenceLevel> confidence_level_from_string(std::string_view text);
+// Where the noise came from: the run's own measurements of that kind, the profile's stated
+// default ([confidence].default_noise, too few measurements to tell), or several findings combined.
+enum class ConfidenceMethod : std::uint8_t { run_noise, profile_noise, combined };
+const char* to_string(ConfidenceMethod method);
+std::optional<ConfidenceMethod> confidence_method_from_string(std::string_view text);
+
+struct Confidence {
+  ConfidenceLevel level = ConfidenceLevel::weak;
+  ConfidenceMethod method = ConfidenceMethod::run_noise;
+  double p = 1;       // the chance of a reading this far out from noise alone, among `count`
+  double sigmas = 0;  // how far past the limit, in the noise's sigmas (combined: 0)
+  double noise = 0;   // the noise: one measurement's sigma in log space (combined: 0)
+  int count = 0;      // measurements of the kind (the family the chance is over); combined: findings
+};
+
 struct Reason {
   ReasonCode code;
   std::string message;
@@ -109,6 +130,7 @@ struct Reason {
   std::string probe = {};
   std::optional<std::uint64_t> size_B = {};
   std::string port = {}, peer_port = {};
+  std::optional<Confidence> confidence = {};  // findings from measurements only
 };
 
 struct Verdict {

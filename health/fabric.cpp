@@ -11,6 +11,7 @@
 #include "core/hostlist.h"
 #include "core/statistics.h"
 #include "core/text.h"
+#include "health/confidence.h"
 
 namespace ibgpu {
 
@@ -36,6 +37,12 @@ Blame fabric_blame(Entity entity, ReasonCode code, const std::vector<const Fabri
     b.reason.value = worst_pair->reason->value;
     b.reason.threshold = worst_pair->reason->threshold;
   }
+  // As sure as the pairs it explains together (health/confidence.h).
+  std::vector<const Reason*> findings;
+  for (const FabricEdge* e : pairs)
+    if (e->observation->state != HealthState::healthy && e->observation->reason)
+      findings.push_back(&*e->observation->reason);
+  b.reason.confidence = combined_confidence(findings);
   const std::string example = worst_pair->reason ? "; e.g. " + std::string(to_string(worst_pair->reason->code)) + " " +
                                                        worst_pair->reason->message
                                                  : "";

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/statistics.h"
+#include "health/confidence.h"
 
 namespace ibgpu {
 
@@ -204,13 +205,29 @@ Finding judge_against_fleet(const Measurement& m, const FleetReferences& referen
   return Finding{HealthState::degraded, Reason{*m.outlier_code, message, m.metric, m.value, r.limit}};
 }
 
-Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules) {
+Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules,
+                          const ConfidenceRules& confidence) {
+  // The run's noise for this kind, where it could tell (health/confidence.h).
+  const auto kind = references.find(m.figure.text());
+  const double sigma = kind != references.end() ? kind->second.sigma : 0;
+  const int count = kind != references.end() ? kind->second.count : 1;
   Finding absolute = judge_absolute(m);
-  if (absolute.state != HealthState::healthy) return absolute;
+  if (absolute.state != HealthState::healthy) {
+    // A floor: how far past the limit it reads.
+    absolute.reason->confidence =
+        confidence_beyond(m.value, *absolute.reason->threshold, m.sense, sigma, count, confidence);
+    return absolute;
+  }
   const bool has_limit = m.limit && !m.limit->empty();
   const bool no_rule_holds_it = !has_limit && !has_fleet_rule(m) && !m.floor_not_applied.empty();
-  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.figure.text())))
-    return cited(judge_against_fleet(m, references), *m.probe);
+  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.figure.text()))) {
+    Finding outlier = judge_against_fleet(m, references);
+    // An outlier: how far from the reference, what a healthy one reads.
+    if (outlier.reason)
+      outlier.reason->confidence =
+          confidence_beyond(m.value, kind->second.reference, m.sense, sigma, count, confidence);
+    return cited(std::move(outlier), *m.probe);
+  }
   const std::string no_limit = m.floor_not_applied.empty() ? "no limit in the profile" : m.floor_not_applied;
   const std::string why = !has_fleet_rule(m) ? "no fleet rule for it"
                           : !rules.enabled

@@ -66,6 +66,9 @@ Finding judge_against_fleet(const Measurement& m, const FleetReferences& referen
 // measurement that no rule could judge (no limit in the profile and no
 // reference) is NOT_JUDGED, saying what was missing: ibgpu's own gap, which
 // changes no state (Evidence::not_judged).
-Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules);
+// A finding carries its confidence (health/confidence.h): a floor's from the limit, an outlier's
+// from the reference, with the kind's noise where the run measured it.
+Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules,
+                          const ConfidenceRules& confidence = {});
 
 }  // namespace ibgpu

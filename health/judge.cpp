@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "health/admission.h"
+#include "health/confidence.h"
 #include "health/fleet.h"
 #include "health/local_health.h"
 #include "health/localise.h"
@@ -129,7 +130,7 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
   for (const auto& m : measurements) {
-    Finding f = judge_measurement(m, references, profile.fleet);
+    Finding f = judge_measurement(m, references, profile.fleet, profile.confidence);
     const bool judged = !f.reason || f.reason->evidence != Evidence::not_judged;
     if (is_pair_probe(*m.probe) && judged) {
       const auto fleet = references.find(m.figure.text());
@@ -145,7 +146,10 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
     else if (f.state < local[it->second].second.state)
       local[it->second].second = std::move(f);
   }
-  for (auto& [e, f] : local) book.add(e, f.state, std::move(f.reason));
+  for (auto& [e, f] : local) {
+    if (f.reason) f.state = held_to_confidence(f.state, *f.reason, profile.confidence);
+    book.add(e, f.state, std::move(f.reason));
+  }
 }
 
 }  // namespace
@@ -161,7 +165,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   judge_outcomes(book, probes, profile, hosts, evidence);
   judge_measurements(book, profile, evidence, reference_medians);
   for (auto& blame : localise(evidence.observations, topology))
-    book.add(blame.entity, blame.state, std::move(blame.reason));
+    book.add(blame.entity, held_to_confidence(blame.state, blame.reason, profile.confidence), std::move(blame.reason));
   judge_nvlink_domains(book, probes, topology);
   judge_nccl_transport(book, hosts, probes, profile);
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/statistics.h"
+#include "health/confidence.h"
 #include "health/fabric.h"
 #include "health/thresholds.h"
 
@@ -115,6 +116,11 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   }
   state = worst_pair->state;
   Reason r = reason_or_default(*worst_pair);
+  // As sure as its bad pairs together (health/confidence.h).
+  std::vector<const Reason*> findings;
+  for (const PairObservation* o : u.bad_pairs)
+    if (o->reason) findings.push_back(&*o->reason);
+  r.confidence = findings.size() == u.bad_pairs.size() ? combined_confidence(findings) : std::nullopt;
   const std::optional<double> median = lower_median(std::move(values));
   r.message = who + " bad with " + std::to_string(u.bad) + " of " + std::to_string(u.total) + " peers" +
               (median ? " (median " + format_value(*median) + ")" : "") + "; e.g. " + r.message;

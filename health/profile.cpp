@@ -79,6 +79,7 @@ nlohmann::json to_json(const Profile& p) {
             {"bw_fraction_failed", p.fleet.bw_fraction_failed},
             {"lat_multiple", p.fleet.lat_multiple},
             {"min_fleet_size", p.fleet.min_fleet_size}}},
+          {"confidence", {{"drain_weak", p.confidence.drain_weak}, {"default_noise", p.confidence.default_noise}}},
           {"burn_in",
            {{"flaky_state", to_string(p.burn_in.flaky_state)},
             {"flaky_min_rounds", p.burn_in.flaky_min_rounds},

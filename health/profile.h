@@ -122,6 +122,16 @@ struct FleetRules {
                               // fewest in which one host's pairs can be told from the others')
 };
 
+// How sure a finding from measurements must be to drain a node (health/confidence.h).
+struct ConfidenceRules {
+  // A failed finding on weak evidence (noise alone reads that far out once in 20 runs or more)
+  // fails its entity only when true; otherwise it is degraded: admitted, flagged, not drained.
+  bool drain_weak = false;
+  // One measurement's noise (a sigma in log space: 0.05 is 5%) where the run has too few
+  // measurements of a kind to show its own (eight or more do).
+  double default_noise = 0.05;
+};
+
 // How a burn-in folds its rounds (health/burn_in.h): an entity not healthy in
 // some rounds and healthy in others is flaky; a figure that falls steadily over
 // the run beyond its own noise drifts.
@@ -164,6 +174,7 @@ struct Profile {
   AllReduceLimits allreduce = {};
   GpuLimits gpu = {};
   FleetRules fleet = {};
+  ConfidenceRules confidence = {};
   BurnInRules burn_in = {};
   HistoryRules history = {};
 };

@@ -225,6 +225,16 @@ void read_profile(const toml::table& root, const std::string& origin, Profile& p
     t.on("min_fleet_size", [&](const toml::node& v) { p.fleet.min_fleet_size = t.integer(v, "min_fleet_size", 2); });
     t.read();
   });
+  top.on("confidence", [&](const toml::node& n) {
+    TableReader t = top.sub(n, "confidence");
+    t.on("drain_weak", [&](const toml::node& v) { p.confidence.drain_weak = t.boolean(v, "drain_weak"); });
+    t.on("default_noise", [&](const toml::node& v) {
+      p.confidence.default_noise = t.number(v, "default_noise");
+      if (p.confidence.default_noise <= 0 || p.confidence.default_noise > 1)
+        t.fail(v, "'confidence.default_noise' must be in (0, 1]");
+    });
+    t.read();
+  });
   top.on("burn_in", [&](const toml::node& n) {
     TableReader t = top.sub(n, "burn_in");
     // A state an entity can be judged in: degraded (admitted, flagged) or failed (drained).

@@ -341,6 +341,37 @@ void from_json(const json& j, HostInventory& h) {
   }
 }
 
+namespace {
+
+// A finding's confidence (health/confidence.h); a combination has no sigmas of its own.
+json confidence_json(const Confidence& c) {
+  json j{{"level", to_string(c.level)}, {"method", to_string(c.method)}, {"p", c.p}, {"count", c.count}};
+  if (c.method != ConfidenceMethod::combined) {
+    j["sigmas"] = c.sigmas;
+    j["noise"] = c.noise;
+  }
+  return j;
+}
+
+std::optional<Confidence> confidence_from_json(const json& reason) {
+  const auto found = reason.find("confidence");
+  if (found == reason.end() || !found->is_object()) return std::nullopt;
+  const json& j = *found;
+  const auto level = confidence_level_from_string(j.value("level", std::string()));
+  const auto method = confidence_method_from_string(j.value("method", std::string()));
+  if (!level || !method) throw std::runtime_error("unreadable reason confidence");
+  Confidence c;
+  c.level = *level;
+  c.method = *method;
+  c.p = j.value("p", 1.0);
+  c.count = j.value("count", 0);
+  c.sigmas = j.value("sigmas", 0.0);
+  c.noise = j.value("noise", 0.0);
+  return c;
+}
+
+}  // namespace
+
 void to_json(json& j, const Verdict& v) {
   json reasons = json::array();
   for (const auto& r : v.reasons) {
@@ -351,6 +382,7 @@ void to_json(json& j, const Verdict& v) {
     for (const auto& [name, text] : {std::pair{"probe", &r.probe}, {"port", &r.port}, {"peer_port", &r.peer_port}})
       if (!text->empty()) reason[name] = *text;
     if (r.size_B) reason["size_B"] = *r.size_B;
+    if (r.confidence) reason["confidence"] = confidence_json(*r.confidence);
     reasons.push_back(std::move(reason));
   }
   j = json{{"entity", {{"kind", to_string(v.entity.kind())}, {"id", v.entity.id()}}},
@@ -383,6 +415,7 @@ void from_json(const json& j, Verdict& v) {
     reason.peer_port = get_string(r, "peer_port");
     if (const auto size = r.find("size_B"); size != r.end() && size->is_number_unsigned())
       reason.size_B = size->get<std::uint64_t>();
+    reason.confidence = confidence_from_json(r);
     v.reasons.push_back(std::move(reason));
   }
   v.action.reset();

@@ -263,6 +263,29 @@ void write_json(JsonWriter& w, const Verdict& v) {
     w.begin_object();
     w.key("code");
     w.string(to_string(r.code));
+    if (r.confidence) {
+      const Confidence& c = *r.confidence;
+      const bool own = c.method != ConfidenceMethod::combined;  // a combination has no sigmas of its own
+      w.key("confidence");
+      w.begin_object();
+      w.key("count");
+      w.number(c.count);
+      w.key("level");
+      w.string(to_string(c.level));
+      w.key("method");
+      w.string(to_string(c.method));
+      if (own) {
+        w.key("noise");
+        w.number(c.noise);
+      }
+      w.key("p");
+      w.number(c.p);
+      if (own) {
+        w.key("sigmas");
+        w.number(c.sigmas);
+      }
+      w.end();
+    }
     w.key("evidence");
     w.string(to_string(r.evidence));
     w.key("message");

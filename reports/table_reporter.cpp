@@ -128,18 +128,21 @@ std::vector<std::string> reason_lines(const Verdict& v) {
     std::string text;
     std::vector<std::string_view> probes;
     const std::string* message;
+    const Reason* first;  // its confidence's word, where it has one, follows the code
   };
   std::vector<Line> lines;
   for (const auto& reason : v.reasons) {
     auto [probe, text] = probe_and_text(reason.message);
     auto it = std::find_if(lines.begin(), lines.end(),
                            [&](const Line& l) { return l.code == reason.code && l.text == text; });
-    if (it == lines.end()) it = lines.insert(lines.end(), Line{reason.code, std::move(text), {}, &reason.message});
+    if (it == lines.end())
+      it = lines.insert(lines.end(), Line{reason.code, std::move(text), {}, &reason.message, &reason});
     if (!probe.empty()) it->probes.push_back(probe);
   }
   std::vector<std::string> out;
   for (const auto& l : lines) {
     std::string line(to_string(l.code));
+    if (l.first->confidence) line.append(" (").append(to_string(l.first->confidence->level)).append(")");
     const std::string& text = l.probes.size() > 1 ? l.text : *l.message;  // one check: its message as it is
     if (!text.empty()) line.append(": ").append(plain_words(text));
     if (l.probes.size() > 1) {

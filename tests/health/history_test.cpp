@@ -36,7 +36,7 @@ std::vector<CheckRecord> story(const std::string& kinds) {
   return out;
 }
 
-struct Outcome {
+struct Decided {
   HealthState state;
   Action action;
   int exit_code;
@@ -45,7 +45,7 @@ struct Outcome {
 };
 
 // Node h1 now: a finding with `code` in `state` (none for healthy), after `past`, with these rules.
-Outcome decide(const std::vector<CheckRecord>& past, HealthState now, const char* code = "NET_BW_OUTLIER",
+Decided decide(const std::vector<CheckRecord>& past, HealthState now, const char* code = "NET_BW_OUTLIER",
                const HistoryRules& rules = {}, bool missing = false) {
   VerdictBook book;
   Verdict& node = book.at(Entity::node("h1"));
@@ -65,7 +65,7 @@ Outcome decide(const std::vector<CheckRecord>& past, HealthState now, const char
 }
 
 TEST(History, NoPastDecidesAsTheTable) {
-  const Outcome o = decide({}, HealthState::failed);
+  const Decided o = decide({}, HealthState::failed);
   EXPECT_EQ(o.state, HealthState::failed);
   EXPECT_EQ(o.action, Action::drain);
   EXPECT_EQ(o.exit_code, 2);
@@ -76,7 +76,7 @@ TEST(History, NoPastDecidesAsTheTable) {
 }
 
 TEST(History, AFirstTransientAfterCleanChecksIsAdmittedWithAWatch) {
-  const Outcome o = decide(story("cc"), HealthState::failed);
+  const Decided o = decide(story("cc"), HealthState::failed);
   EXPECT_EQ(o.state, HealthState::degraded);
   EXPECT_EQ(o.action, Action::admit_degraded);
   EXPECT_EQ(o.exit_code, 1);
@@ -91,7 +91,7 @@ TEST(History, NoTransientWithoutEnoughCleanChecksOrForAPartOrWithSomethingMissin
   EXPECT_EQ(decide(story("cu"), HealthState::failed).action, Action::drain);  // unknown is not clean
   // A GPU finding is never a transient, nor a check with something missing.
   EXPECT_EQ(decide(story("ccc"), HealthState::failed, "GPU_XID").action, Action::drain);
-  const Outcome missing = decide(story("ccc"), HealthState::failed, "NET_BW_OUTLIER", {}, true);
+  const Decided missing = decide(story("ccc"), HealthState::failed, "NET_BW_OUTLIER", {}, true);
   EXPECT_EQ(missing.action, Action::drain);
   EXPECT_EQ(missing.exit_code, 2);
   HistoryRules never;
@@ -100,26 +100,26 @@ TEST(History, NoTransientWithoutEnoughCleanChecksOrForAPartOrWithSomethingMissin
 }
 
 TEST(History, ASecondBadCheckInTheWindowIsNoTransient) {
-  const Outcome o = decide(story("ccbc"), HealthState::failed);
+  const Decided o = decide(story("ccbc"), HealthState::failed);
   EXPECT_EQ(o.state, HealthState::failed);
   EXPECT_EQ(o.action, Action::drain);
   EXPECT_EQ(o.drain_reason, "failed: NET_BW_OUTLIER");
 }
 
 TEST(History, BadInThreeOfTheLastSixIsFlappingAndNotAdmittedEvenWhenCleanNow) {
-  const Outcome now_bad = decide(story("ccbcd"), HealthState::degraded);
+  const Decided now_bad = decide(story("ccbcd"), HealthState::degraded);
   EXPECT_EQ(now_bad.state, HealthState::failed);
   EXPECT_EQ(now_bad.action, Action::drain);
   EXPECT_EQ(now_bad.exit_code, 2);
   EXPECT_EQ(now_bad.drain_reason, "failed: NET_BW_OUTLIER,HISTORY_FLAPPING");
-  const Outcome now_clean = decide(story("cbcdd"), HealthState::healthy);
+  const Decided now_clean = decide(story("cbcdd"), HealthState::healthy);
   EXPECT_EQ(now_clean.state, HealthState::failed);
   EXPECT_EQ(now_clean.action, Action::drain);
   EXPECT_EQ(now_clean.drain_reason, "failed: HISTORY_FLAPPING");
   EXPECT_EQ(now_clean.kept.state, HealthState::healthy);  // its own evidence was clean
   EXPECT_EQ(now_clean.kept.action, Action::drain);
   // The oldest bad check leaves the window of 6: two bad in the last six, admitted.
-  const Outcome later = decide(story("bccdcdc"), HealthState::healthy);
+  const Decided later = decide(story("bccdcdc"), HealthState::healthy);
   EXPECT_EQ(later.action, Action::admit);
   EXPECT_EQ(later.exit_code, 0);
   // Unknown checks are not counted, and do not push bad ones out of the window.
@@ -128,12 +128,12 @@ TEST(History, BadInThreeOfTheLastSixIsFlappingAndNotAdmittedEvenWhenCleanNow) {
 
 TEST(History, OneLongSpellOfBadChecksThenARepairIsNoFlap) {
   // A drained node checked again and again until its repair, then clean: admitted.
-  const Outcome repaired = decide(story("cdddd"), HealthState::healthy);
+  const Decided repaired = decide(story("cdddd"), HealthState::healthy);
   EXPECT_EQ(repaired.state, HealthState::healthy);
   EXPECT_EQ(repaired.action, Action::admit);
   EXPECT_EQ(repaired.exit_code, 0);
   // Bad again right after: a lemon, and now two spells: flapping (the first rule to hold).
-  const Outcome again = decide(story("cddddc"), HealthState::failed);
+  const Decided again = decide(story("cddddc"), HealthState::failed);
   EXPECT_EQ(again.action, Action::drain);
   EXPECT_EQ(again.drain_reason, "failed: NET_BW_OUTLIER,HISTORY_FLAPPING");
   // Still bad, check after check: failed by the table, no history reason.
@@ -141,7 +141,7 @@ TEST(History, OneLongSpellOfBadChecksThenARepairIsNoFlap) {
 }
 
 TEST(History, BadAgainWithinLemonDaysOfComingBackFromADrainIsALemon) {
-  const Outcome o = decide(story("ccdc"), HealthState::degraded);
+  const Decided o = decide(story("ccdc"), HealthState::degraded);
   EXPECT_EQ(o.state, HealthState::failed);
   EXPECT_EQ(o.action, Action::drain);
   EXPECT_EQ(o.exit_code, 2);
@@ -161,7 +161,7 @@ TEST(History, BadAgainWithinLemonDaysOfComingBackFromADrainIsALemon) {
 
 TEST(History, ACheckWithSomethingMissingIsDecidedByTheTableAloneAndKeptAsUnknown) {
   // After a return from a drain a finding would be a lemon; with a check missing it is row 5.
-  const Outcome o = decide(story("ccdc"), HealthState::degraded, "NET_BW_OUTLIER", {}, true);
+  const Decided o = decide(story("ccdc"), HealthState::degraded, "NET_BW_OUTLIER", {}, true);
   EXPECT_EQ(o.state, HealthState::degraded);
   EXPECT_EQ(o.action, Action::drain);
   EXPECT_EQ(o.exit_code, 3);
@@ -212,7 +212,7 @@ TEST(History, ARailsPairFindingCanBeATransientNotANodeWithoutARail) {
 }
 
 TEST(History, AnUnknownCheckIsDecidedByTheTableAlone) {
-  const Outcome o = decide(story("dcdcd"), HealthState::healthy, "NET_BW_OUTLIER", {}, true);
+  const Decided o = decide(story("dcdcd"), HealthState::healthy, "NET_BW_OUTLIER", {}, true);
   EXPECT_EQ(o.state, HealthState::unknown);
   EXPECT_EQ(o.action, Action::drain);
   EXPECT_EQ(o.exit_code, 3);

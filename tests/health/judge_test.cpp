@@ -82,6 +82,10 @@ TEST(Judge, SlowNodeIsTheCulpritAndNoLinkIsBlamed) {
   EXPECT_EQ(v.reasons[0].code, ReasonCode::IB_LINK_BW_LOW);
   EXPECT_DOUBLE_EQ(*v.reasons[0].threshold, 40.0);
   EXPECT_NEAR(*v.reasons[0].value, 30.0, 1e-9);
+  // Its blame is as sure as its bad pairs together.
+  ASSERT_TRUE(v.reasons[0].confidence);
+  EXPECT_EQ(v.reasons[0].confidence->method, ConfidenceMethod::combined);
+  EXPECT_EQ(v.reasons[0].confidence->level, ConfidenceLevel::certain);
   EXPECT_EQ(j.summary.exit_code, 2);
 }
 
@@ -198,6 +202,43 @@ TEST(Judge, LowAllReduceBusbwOnOneNode) {
   EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"node node44", HealthState::failed}}));
   EXPECT_EQ(codes(verdict(j, "node", "node44")), std::set<std::string>{"ALLREDUCE_BUSBW_LOW"});
   EXPECT_EQ(not_admitted(j), (std::map<std::string, Action>{{"node44", Action::drain}}));
+}
+
+// The floor's failed level is 400 GB/s. 398 is under it by less than the fleet's own noise: weak
+// evidence, so the node is admitted degraded and flagged, not drained, unless the profile drains on
+// weak evidence. 350 is far past the noise: certain, drained.
+TEST(Judge, AFailedFloorOnWeakEvidenceAdmitsDegradedUnlessTheProfileDrainsOnIt) {
+  auto busbw_on_node44 = [](double busbw) {
+    auto run = synthetic_run(FleetShape{});
+    for (auto& p : run.probes)
+      if (p.id == "collective.nccl.all_reduce" && p.scope.hosts == std::vector<std::string>{"node44"})
+        p.metrics["busbw_GBps"] = Metric::of(busbw);
+    return run;
+  };
+  const auto near = busbw_on_node44(398);
+  const Judgement weak = judge(near.hosts, near.probes, h100());
+  EXPECT_EQ(unhealthy(weak), (std::map<std::string, HealthState>{{"node node44", HealthState::degraded}}));
+  EXPECT_EQ(not_admitted(weak), (std::map<std::string, Action>{{"node44", Action::admit_degraded}}));
+  const Verdict& held = verdict(weak, "node", "node44");
+  ASSERT_EQ(held.reasons.size(), 1u);
+  EXPECT_EQ(held.reasons[0].code, ReasonCode::ALLREDUCE_BUSBW_LOW);
+  ASSERT_TRUE(held.reasons[0].confidence);
+  EXPECT_EQ(held.reasons[0].confidence->level, ConfidenceLevel::weak);
+  EXPECT_EQ(held.reasons[0].confidence->method, ConfidenceMethod::run_noise);  // 64 nodes' all-reduces
+  EXPECT_NE(held.reasons[0].message.find("weak evidence"), std::string::npos);
+  EXPECT_EQ(weak.summary.exit_code, 1);
+
+  Profile drains = h100();
+  drains.confidence.drain_weak = true;
+  const Judgement drained = judge(near.hosts, near.probes, drains);
+  EXPECT_EQ(not_admitted(drained), (std::map<std::string, Action>{{"node44", Action::drain}}));
+  EXPECT_EQ(drained.summary.exit_code, 2);
+
+  const auto far = busbw_on_node44(350);
+  const Judgement certain = judge(far.hosts, far.probes, h100());
+  EXPECT_EQ(not_admitted(certain), (std::map<std::string, Action>{{"node44", Action::drain}}));
+  EXPECT_EQ(verdict(certain, "node", "node44").reasons[0].confidence->level, ConfidenceLevel::certain);
+  EXPECT_EQ(certain.summary.exit_code, 2);
 }
 
 TEST(Judge, LostNodeTimesOutWithItsPeersAndOnlyItIsBlamed) {

@@ -36,6 +36,17 @@ TEST(Profile, FleetKeysOfOlderProfilesStillRead) {
   EXPECT_NE(error_of("[fleet]\nbw_fraction_widest = 0\n").find("bw_fraction_widest"), std::string::npos);
 }
 
+TEST(Profile, ConfidenceKeysReadAndAreChecked) {
+  const Profile plain = parse_profile("[fleet]\nenabled = true\n", "plain.toml");
+  EXPECT_FALSE(plain.confidence.drain_weak);
+  EXPECT_EQ(plain.confidence.default_noise, 0.05);
+  const Profile set = parse_profile("[confidence]\ndrain_weak = true\ndefault_noise = 0.02\n", "set.toml");
+  EXPECT_TRUE(set.confidence.drain_weak);
+  EXPECT_EQ(set.confidence.default_noise, 0.02);
+  EXPECT_NE(error_of("[confidence]\ndefault_noise = 0\n").find("confidence.default_noise"), std::string::npos);
+  EXPECT_NE(error_of("[confidence]\ndrain_on_weak = true\n").find("drain_on_weak"), std::string::npos);
+}
+
 TEST(Profile, EveryShippedProfileLoads) {
   int n = 0;
   for (const auto& entry : fs::directory_iterator(kProfiles)) {

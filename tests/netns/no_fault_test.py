@@ -39,6 +39,10 @@ def nothing_flagged(r):
     bad += [k for k, v in verdicts(r, 'link').items() if v['state'] != 'healthy' or network_reasons(v)]
     bad += [k for k, v in verdicts(r, 'node').items() if network_reasons(v)]
     assert sorted(verdicts(r, 'link')) and not bad, bad
+    # Nor any finding anywhere stronger than weak (the confidence of docs/verdicts.md).
+    strong = [(v['entity']['id'], x['code'], x['confidence']) for v in r['verdicts'] for x in v['reasons']
+              if x.get('confidence', {}).get('level', 'weak') != 'weak']
+    assert not strong, strong
 
 
 def stand_out(r, slow):

@@ -61,6 +61,12 @@ def network_reasons(v):
             if x["code"] not in NOT_NETWORK_REASONS and x.get("evidence") != "not_judged"]
 
 
+def levels(v):
+    """The confidence words of a verdict's network findings (docs/verdicts.md, Confidence): a
+    finding read from measurements carries one."""
+    return [x['confidence']['level'] for x in network_reasons(v) if 'confidence' in x]
+
+
 def show_bw(bw):
     return ", ".join("%s-%s %.3f GB/s" % (a, b, x) for (a, b), x in sorted(bw.items()))
 
@@ -74,12 +80,16 @@ def only_named(r, slow):
     for k in slow:
         codes = {x['code'] for x in network_reasons(verdicts(r, 'node')[k])}
         assert 'NET_BW_OUTLIER' in codes and codes <= {'NET_BW_OUTLIER', 'LAT_OUTLIER'}, (k, codes)
+        # A host at a fraction of its peers, bad with each of them, is no chance reading.
+        bandwidth = [x for x in network_reasons(verdicts(r, 'node')[k]) if x['code'] == 'NET_BW_OUTLIER']
+        assert all(x['confidence']['level'] in ('likely', 'certain') for x in bandwidth), (k, bandwidth)
     # A clean pair between the other hosts may still read low twice (about one run in three here,
     # with two hosts' rate limits queueing beside it; once at 0.29 of the fleet reference, under
     # [fleet].bw_fraction_failed): a link verdict, which drains no node (docs/verdicts.md). Shown,
     # not asserted: the nodes are the assertion.
     links = [k for k, v in verdicts(r, 'link').items() if v['state'] != 'healthy' or network_reasons(v)]
-    print('named:', named, 'links flagged:', links, show_bw(bw_by_pair(r)))
+    print('named:', named, [(k, levels(verdicts(r, 'node')[k])) for k in slow], 'links flagged:',
+          [(k, levels(verdicts(r, 'link')[k])) for k in links], show_bw(bw_by_pair(r)))
 
 
 def toml_sections(text):

@@ -34,6 +34,9 @@ def slow_host(r, slow, rate, rc, expect_localisation):
         # outranks degraded): the network reason is what localises it.
         node = verdicts(r, 'node')
         assert node[slow]['state'] != 'healthy' and network_reasons(node[slow]), node[slow]
+        # Bad with each of its four peers at a third of their speed or less: no chance reading.
+        bandwidth = [x for x in network_reasons(node[slow]) if x['code'].startswith('NET_BW')]
+        assert bandwidth and all(x['confidence']['level'] in ('likely', 'certain') for x in bandwidth), bandwidth
         for h in hosts:
             if h != slow:
                 assert not network_reasons(node[h]), node[h]
