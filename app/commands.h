@@ -107,7 +107,8 @@ struct SimulateOptions {
   std::vector<CheckSteps> plans;  // one run each
   std::optional<Seconds> budget;  // as check --budget
   std::size_t max_measurements = SimSettings{}.max_measurements;
-  bool topology = true;  // the judge knows the modelled leaves (--topology model), or not (none)
+  bool topology = true;                 // the judge knows the modelled leaves (--topology model), or not (none)
+  Profile profile = generic_profile();  // the judge's rules (--profile)
 };
 int run_simulate(const SimulateOptions& options, std::ostream& out);
 

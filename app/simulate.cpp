@@ -52,6 +52,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     throw UsageError(e.what());
   }
   describe(options, faults, out);
+  out << "profile: " << options.profile.name
+      << (options.profile.confidence.drain_weak ? " (drains on weak evidence)" : "") << "\n";
   out << "topology: "
       << (options.topology ? "the modelled leaves, as check --topology" : "none (the judge has no leaves)") << "\n";
   const std::vector<std::pair<const char*, std::size_t>> columns = {
@@ -66,6 +68,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     settings.budget = options.budget;
     settings.max_measurements = options.max_measurements;
     settings.topology = options.topology;
+    settings.profile = options.profile;
     const SimOutcome r = simulate(options.model, faults, settings);
     std::vector<std::string> row = {r.plan, std::to_string(r.network_rounds) + "+" + std::to_string(r.retest_rounds),
                                     duration_text(r.simulated_s)};

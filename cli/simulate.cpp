@@ -50,6 +50,7 @@ Subcommand add_simulate(CLI::App& parent) {
   auto faults = std::make_shared<std::map<std::string, std::string>>();
   auto budget = std::make_shared<std::string>();
   auto retests = std::make_shared<int>(default_sim_steps().retests);
+  auto profile = std::make_shared<std::string>("generic");
   CLI::App* sub = parent.add_subcommand(
       "simulate",
       "Run the check's pair plans, re-tests, judge and localiser over a modelled fleet with injected "
@@ -109,6 +110,12 @@ Subcommand add_simulate(CLI::App& parent) {
          "verdicts); none: it does not (the check without --topology)")
       ->check(CLI::IsMember({"model", "none"}))
       ->default_str("model");
+  sub->add_option(
+         "--profile", *profile,
+         "The rules the judge applies, as check --profile: its [fleet] rule and [confidence] (whether a failed "
+         "finding on weak evidence drains); the default, generic, is the check's")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
   sub->add_option("--seed", m.seed, "Seed of the faults and the noise: the same seed, the same table")
       ->capture_default_str();
   sub->add_option("--max-measurements", options->max_measurements,
@@ -125,7 +132,8 @@ Subcommand add_simulate(CLI::App& parent) {
       "Exit codes: 0 the table was printed, 64 usage error.\n"
       "Example: ibgpu simulate --nodes 1024 --rails 8 --plan all,quick,peers:16 --bad-nodes 1% \\\n"
       "           --bad-links 0.5% --bad-uplinks 1 --noise 0.1 --seed 7");
-  auto validate = [options, plans, faults, budget, retests] {
+  auto validate = [options, plans, faults, budget, retests, profile] {
+    options->profile = load_profile(*profile);
     FleetModel& model = options->model;
     const int nodes = model.hosts, links = model.hosts * model.rails;
     FaultCounts& f = options->faults;

@@ -31,6 +31,24 @@ read -r _ rounds _ _ _ _ _ _ _ _ drained _ _ _ up_rec _ <<<"$(grep "^peers:8 " "
 { [ "$up_rec" = "0/0" ] && [ "$drained" = "0" ]; } || fail "--topology none: uplink $up_rec, drained $drained"
 [ "$rounds" != "${rounds#8+}" ] || fail "--topology none: peers:8 did not run 8 network rounds (no leaves known)"
 
+# --profile gives the judge the profile's rules. In one quick round of a very noisy fleet (seed 1)
+# one fault-free node reads failed on weak evidence: [confidence] holds it to admit_degraded, and a
+# profile that drains on weak evidence drains it (docs/verdicts.md, Confidence).
+weak_args=(simulate --nodes 256 --rails 4 --plan quick --bad-nodes 2% --slow-factor 0.3 --noise 0.4 --seed 1)
+for drain_weak in false true; do
+  printf '[network.verbs_bw_GBps]\nfailed = 40.0\ndegraded = 47.5\n[confidence]\ndrain_weak = %s\n' "$drain_weak" >"$WORK/$drain_weak.toml"
+  run "${weak_args[@]}" --profile "$WORK/$drain_weak.toml"
+  [ "$rc" -eq 0 ] || fail "simulate --profile exited $rc: $(cat "$WORK/err")"
+  read -r _ _ _ _ _ _ _ _ _ _ drained degraded _ <<<"$(grep "^quick " "$WORK/out")"
+  printf -v "drained_$drain_weak" %s "$drained"
+  printf -v "held_$drain_weak" %s "$((drained + degraded))"
+done
+# shellcheck disable=SC2154  # set by printf -v above
+{ [ "$drained_false" = 0 ] && [ "$drained_true" -ge 1 ] && [ "$held_false" = "$held_true" ]; } ||
+  fail "weak evidence: drained $drained_false (default) and $drained_true (drain_weak), flagged $held_false and $held_true"
+run "${weak_args[@]}" --profile no-such-profile
+[ "$rc" -eq 64 ] || fail "simulate --profile no-such-profile exited $rc, not 64"
+
 # The same seed, the same table (the last two columns, rank 0's CPU time and the whole CPU time, aside).
 run "${args[@]}"
 untimed() { awk 'NF >= 2 {$NF = ""; $(NF - 1) = ""} {print}' "$1"; }
