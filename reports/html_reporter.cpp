@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "reports/html.h"
 #include "reports/next_steps.h"
+#include "reports/render_util.h"
 #include "reports/reporter.h"
 #include "reports/table_summary.h"
 #include "reports/text_table.h"
@@ -187,7 +188,7 @@ std::string parts(const std::vector<std::string>& all, bool gpus) {
 }
 
 std::string reason_line(const Reason& reason) {
-  return "<code>" + html_escape(to_string(reason.code)) + "</code>" +
+  return "<code>" + html_escape(code_text(reason)) + "</code>" +
          (reason.message.empty() ? "" : " " + html_escape(reason.message));
 }
 
@@ -276,10 +277,9 @@ void write_reasons(const Report& r, std::ostream& out) {
     }
     for (const auto& reason : v->reasons) {
       row_start();
-      out << "<td><code>" << html_escape(to_string(reason.code)) << "</code></td><td>"
-          << html_escape(or_dash(reason.metric)) << "</td><td class=\"num\">" << optional_number(reason.value)
-          << "</td><td class=\"num\">" << optional_number(reason.threshold) << "</td><td>"
-          << html_escape(or_dash(reason.message)) << "</td></tr>\n";
+      out << "<td><code>" << html_escape(code_text(reason)) << "</code></td><td>" << html_escape(or_dash(reason.metric))
+          << "</td><td class=\"num\">" << optional_number(reason.value) << "</td><td class=\"num\">"
+          << optional_number(reason.threshold) << "</td><td>" << html_escape(or_dash(reason.message)) << "</td></tr>\n";
     }
   }
   out << "</tbody>\n</table>\n</section>\n";

@@ -112,8 +112,7 @@ Case verdict_case(const Verdict& v) {
   if (v.state == HealthState::failed || v.state == HealthState::degraded) c.outcome = Outcome::failure;
   if (v.state == HealthState::unknown) c.outcome = Outcome::skipped;
   std::vector<std::string> lines;
-  for (const auto& r : v.reasons)
-    lines.push_back(std::string(to_string(r.code)) + (r.message.empty() ? "" : ": " + r.message));
+  for (const auto& r : v.reasons) lines.push_back(code_text(r) + (r.message.empty() ? "" : ": " + r.message));
   c.message = lines.empty() ? to_string(v.state) : std::string(to_string(v.state)) + ": " + join(lines, "; ");
   c.detail = join(lines, "\n");
   if (v.action) c.detail += (c.detail.empty() ? "" : "\n") + std::string("action: ") + to_string(*v.action);

@@ -65,8 +65,7 @@ void reasons(const Report& r, HealthState state, const char* title, std::ostream
     const Verdict& v = *hits[i];
     std::vector<std::string> lines;
     for (const auto& reason : v.reasons)
-      lines.push_back(md(std::string(to_string(reason.code))) +
-                      (reason.message.empty() ? "" : ": " + md(reason.message)));
+      lines.push_back(md(code_text(reason)) + (reason.message.empty() ? "" : ": " + md(reason.message)));
     out << "- " << md(to_string(v.entity.kind())) << " **" << md(v.entity.id()) << "**"
         << (lines.empty() ? std::string() : ": " + join(lines, "; ")) << '\n';
   }

@@ -174,4 +174,10 @@ std::string hostlist(const std::vector<std::string>& names) {
   return out;
 }
 
+std::string code_text(const Reason& reason) {
+  std::string text(to_string(reason.code));
+  if (reason.confidence) text.append(" (").append(to_string(reason.confidence->level)).append(")");
+  return text;
+}
+
 }  // namespace ibgpu

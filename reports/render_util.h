@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/text.h"  // join
+#include "core/verdict.h"
 
 namespace ibgpu {
 
@@ -34,5 +35,9 @@ std::vector<std::string_view> wrap_words(std::string_view text, std::size_t widt
 // same width are folded; the others are listed as they are, in the given order
 // of first appearance.
 std::string hostlist(const std::vector<std::string>& names);
+
+// A reason's code as the reports print it, with its confidence's word where it has one:
+// "NET_BW_OUTLIER (likely)" (docs/verdicts.md, Confidence).
+std::string code_text(const Reason& reason);
 
 }  // namespace ibgpu

@@ -128,7 +128,7 @@ std::vector<std::string> reason_lines(const Verdict& v) {
     std::string text;
     std::vector<std::string_view> probes;
     const std::string* message;
-    const Reason* first;  // its confidence's word, where it has one, follows the code
+    const Reason* first;  // its code_text: the confidence's word, where it has one, follows the code
   };
   std::vector<Line> lines;
   for (const auto& reason : v.reasons) {
@@ -141,8 +141,7 @@ std::vector<std::string> reason_lines(const Verdict& v) {
   }
   std::vector<std::string> out;
   for (const auto& l : lines) {
-    std::string line(to_string(l.code));
-    if (l.first->confidence) line.append(" (").append(to_string(l.first->confidence->level)).append(")");
+    std::string line = code_text(*l.first);
     const std::string& text = l.probes.size() > 1 ? l.text : *l.message;  // one check: its message as it is
     if (!text.empty()) line.append(": ").append(plain_words(text));
     if (l.probes.size() > 1) {

@@ -491,6 +491,25 @@ TEST(Markdown, TableCellsAndListItemsStayOneLine) {
   for (char c : md) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n') << "raw control character";
 }
 
+// A finding's confidence is a word after its code in every format a person reads.
+TEST(Formats, AFindingsConfidenceFollowsItsCode) {
+  Report r = testing::sample_report();
+  Verdict* flagged = nullptr;
+  for (auto& v : r.verdicts)
+    if (!v.reasons.empty() && !flagged) flagged = &v;
+  ASSERT_NE(flagged, nullptr);
+  Reason& reason = flagged->reasons.front();
+  reason.confidence = Confidence{ConfidenceLevel::likely, ConfidenceMethod::run_noise, 0.01, 3.7, 0.05, 24};
+  const std::string word = std::string(to_string(reason.code)) + " (likely)";
+  EXPECT_NE(render(JunitReporter{}, r).find(word), std::string::npos);
+  std::string escaped;  // Markdown escapes the code's underscores
+  for (char c : word) escaped += c == '_' ? std::string("\\_") : std::string(1, c);
+  EXPECT_NE(render(MarkdownReporter{}, r).find(escaped), std::string::npos);
+  EXPECT_NE(render(HtmlReporter{}, r).find(word), std::string::npos);
+  EXPECT_NE(render(TableReporter{}, r).find(word), std::string::npos);
+  EXPECT_EQ(render(TableReporter{}, testing::sample_report()).find(" (likely)"), std::string::npos);
+}
+
 TEST(Markdown, LongFleetsAreCut) {
   Report r = testing::sample_report();
   r.verdicts.clear();
