@@ -185,8 +185,8 @@ RetestCandidates retest_candidates(const std::vector<ProbeResult>& probes, const
   judge_measurements(book, profile, evidence, reference_medians);
   const auto& pairs = evidence.observations;
   // Re-tests fold as localisation folds them: a pair is a suspect while its deficit reproduces.
-  std::deque<PairObservation> not_reproduced;
-  const std::vector<PairEdge> edges = pair_edges(pairs, not_reproduced);
+  std::deque<PairObservation> made;
+  const std::vector<PairEdge> edges = pair_edges(pairs, made);
   const std::vector<Blame> blames = localise(pairs);
   // Pairs that a confirmed culprit at one end explains are not re-tested (kConfirmedByPeers).
   std::set<std::string_view> culprit_nodes, confirmed_nodes;

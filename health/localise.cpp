@@ -56,7 +56,7 @@ struct IndexedEdges {
   std::vector<std::pair<std::size_t, std::size_t>> ends;  // per edge: the units of judged->a and judged->b
   std::size_t units = 0;
 };
-IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& cleared);
+IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& made);
 
 // How far a bad observation falls short of what the pair should read, in log space: of the fleet
 // reference when known, else of its limit; none without the figures.
@@ -93,6 +93,14 @@ bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
   return mildest > high - low && least_beyond_limit > sigma / std::sqrt(n);
 }
 
+// The reasons of bad observations; one short where one has none (an outcome without a reason).
+std::vector<const Reason*> reasons_of(const std::vector<const PairObservation*>& bad) {
+  std::vector<const Reason*> out;
+  for (const PairObservation* o : bad)
+    if (o->reason) out.push_back(&*o->reason);
+  return out;
+}
+
 Reason reason_or_default(const PairObservation& o) {
   return o.reason ? *o.reason : Reason{ReasonCode::PAIR_BAD, "", std::string(o.group), std::nullopt, std::nullopt};
 }
@@ -117,9 +125,7 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   state = worst_pair->state;
   Reason r = reason_or_default(*worst_pair);
   // As sure as its bad pairs together (health/confidence.h).
-  std::vector<const Reason*> findings;
-  for (const PairObservation* o : u.bad_pairs)
-    if (o->reason) findings.push_back(&*o->reason);
+  const std::vector<const Reason*> findings = reasons_of(u.bad_pairs);
   r.confidence = findings.size() == u.bad_pairs.size() ? combined_confidence(findings) : std::nullopt;
   const std::optional<double> median = lower_median(std::move(values));
   r.message = who + " bad with " + std::to_string(u.bad) + " of " + std::to_string(u.total) + " peers" +
@@ -280,7 +286,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
 
 namespace {
 
-IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& cleared) {
+IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& made) {
   // The observations of one rank pair of an edge. Only a pair bad every time is judged by all
   // of them (reproduced): the list is kept while that holds, from the second observation on.
   struct RankPair {
@@ -362,9 +368,15 @@ IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std
     PairEdge worst_pair;
     std::pair<std::size_t, std::size_t> worst_ends;
     auto fold = [&](RankPair& r) {
-      if (r.mildest->state != HealthState::healthy && r.seen > 1 && !reproduced(r.bad_every_time)) {
-        cleared.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
-        r.mildest = &cleared.back();
+      if (r.mildest->state != HealthState::healthy && r.seen > 1) {
+        if (!reproduced(r.bad_every_time)) {
+          made.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
+          r.mildest = &made.back();
+        } else if (const auto sure = combined_confidence(reasons_of(r.bad_every_time))) {
+          made.push_back(*r.mildest);  // the re-tests confirmed it: as sure as they are together
+          made.back().reason->confidence = sure;
+          r.mildest = &made.back();
+        }
       }
       const PairEdge judged{r.mildest, run_retested && r.mildest->state == HealthState::degraded && r.seen == 1};
       if (!worst_pair.judged || judged.judged->state > worst_pair.judged->state ||
@@ -384,15 +396,14 @@ IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std
 
 }  // namespace
 
-std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
-                                 std::deque<PairObservation>& cleared) {
-  return indexed_edges(observations, cleared).edges;
+std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& made) {
+  return indexed_edges(observations, made).edges;
 }
 
 std::vector<Blame> localise(const std::vector<PairObservation>& observations, const FabricTopology* topology) {
   // Each group's edges, groups in order of first mention; only groups with a bad edge.
-  std::deque<PairObservation> cleared;  // re-tested pairs that did not reproduce their deficit
-  const IndexedEdges all = indexed_edges(observations, cleared);
+  std::deque<PairObservation> made;  // re-tested pairs: cleared, or confirmed and as sure as their measurements
+  const IndexedEdges all = indexed_edges(observations, made);
   std::vector<std::vector<std::size_t>> edges_by_group;  // groups in order of first mention
   for (std::size_t e = 0; e < all.edges.size(); ++e) {
     if (all.group[e] == edges_by_group.size()) edges_by_group.emplace_back();

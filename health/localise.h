@@ -46,13 +46,14 @@ struct PairEdge {
 // its root): twice just under the limit is a lower number, not a deficit, and
 // so is a transient (0.41 of the reference) re-tested just under the limit (at
 // fleet scale, a thousand first-pass suspects re-tested bring a dozen such
-// pairs); otherwise the edge is a healthy copy kept in `cleared`. The rank
+// pairs); otherwise the edge is a healthy copy kept in `made`. A reproduced
+// deficit is as sure as its measurements together: a copy of the mildest, kept
+// in `made`, with their confidences combined (health/confidence.h). The rank
 // pairs between the same two units fold into the worst of them (peers are
 // counted once); ties go to the first mentioned, a confirmed pair before an
 // unconfirmed one. localise() and the re-test planner (health/judge.h) both
 // judge pairs by this fold.
-std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations,
-                                 std::deque<PairObservation>& cleared);
+std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observations, std::deque<PairObservation>& made);
 
 // A culprit bad with this many peers that are not suspects themselves is confirmed by them:
 // re-testing its pairs one by one would add nothing (a node bad with 32 peers needs no 32 more

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
+
+#include "health/confidence.h"
 
 namespace ibgpu {
 namespace {
@@ -38,6 +41,31 @@ TEST(Localise, NodeBadWithEveryGoodPeerIsTheCulprit) {
 TEST(Localise, PairBadOnlyTogetherIsALink) {
   const auto b = localise({obs("a", "b", kBad), obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood)});
   EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+}
+
+// A deficit a re-test reproduced is as sure as both measurements together (Fisher's method: two
+// findings at 0.02 make 0.0035, likely); one measured once keeps its own.
+TEST(Localise, ALinkConfirmedByItsRetestIsAsSureAsBothMeasurements) {
+  auto sure = [](PairObservation o, double p, bool retest) {
+    o.reason->confidence = Confidence{confidence_level(p), ConfidenceMethod::run_noise, p, 2.9, 0.1, 12};
+    o.retest = retest;
+    return o;
+  };
+  const auto b = localise({sure(obs("a", "b", kBad), 0.02, false), obs("a", "c", kGood), obs("b", "d", kGood),
+                           obs("c", "d", kGood), sure(obs("a", "b", kBad), 0.02, true)});
+  ASSERT_EQ(blamed(b), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  const auto& c = b.front().reason.confidence;
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->method, ConfidenceMethod::combined);
+  EXPECT_EQ(c->count, 2);
+  const double half = -2 * std::log(0.02);
+  EXPECT_NEAR(c->p, std::exp(-half) * (1 + half), 1e-12);
+  EXPECT_EQ(c->level, ConfidenceLevel::likely);
+  const auto once = localise(
+      {sure(obs("a", "b", kBad), 0.02, false), obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood)});
+  ASSERT_EQ(once.size(), 1u);
+  EXPECT_EQ(once.front().reason.confidence->method, ConfidenceMethod::run_noise);
+  EXPECT_DOUBLE_EQ(once.front().reason.confidence->p, 0.02);
 }
 
 TEST(Localise, OneBadPeerOfMinorityDoesNotBlameTheNode) {
