@@ -164,8 +164,10 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   evidence.measurements = extract_measurements(probes, profile, &without_rdma);
   judge_outcomes(book, probes, profile, hosts, evidence);
   judge_measurements(book, profile, evidence, reference_medians);
-  for (auto& blame : localise(evidence.observations, topology))
-    book.add(blame.entity, held_to_confidence(blame.state, blame.reason, profile.confidence), std::move(blame.reason));
+  for (auto& blame : localise(evidence.observations, topology)) {
+    const HealthState state = held_to_confidence(blame.state, blame.reason, profile.confidence);
+    book.add(blame.entity, state, std::move(blame.reason));
+  }
   judge_nvlink_domains(book, probes, topology);
   judge_nccl_transport(book, hosts, probes, profile);
 

@@ -104,6 +104,24 @@ TEST(Judge, SlowLinkBlamesTheLinkNotTheNodes) {
   EXPECT_EQ(why.probe, "net.verbs.write_bw");
   EXPECT_EQ(why.port, "mlx5_2:1");
   EXPECT_EQ(why.peer_port, "mlx5_2:1");
+  EXPECT_EQ(why.confidence->level, ConfidenceLevel::certain);
+}
+
+// A localised blame under the failed floor by less than the run's noise (39.9 GB/s against 40,
+// among thousands of pairs) is held to degraded, and its message says why.
+TEST(Judge, ALinkJustUnderItsFailedFloorIsWeakEvidenceAndDegraded) {
+  const int a = 10, b = partner_in_round(64, 3, 10);
+  const auto run = synthetic_run(FleetShape{}, [&](int x, int y, int rail, PairShape& s) {
+    if (std::min(x, y) == std::min(a, b) && std::max(x, y) == std::max(a, b) && rail == 2) s.bw_GBps = 39.9;
+  });
+  const std::string id = host_name(std::min(a, b)) + "<->" + host_name(std::max(a, b));
+  const Judgement j = judge(run.hosts, run.probes, h100());
+  EXPECT_EQ(unhealthy(j), (std::map<std::string, HealthState>{{"link " + id, HealthState::degraded}}));
+  const Reason& why = verdict(j, "link", id).reasons.at(0);
+  EXPECT_EQ(why.code, ReasonCode::IB_LINK_BW_LOW);
+  EXPECT_EQ(why.confidence->level, ConfidenceLevel::weak);
+  EXPECT_NE(why.message.find("weak evidence: degraded, not failed"), std::string::npos) << why.message;
+  EXPECT_EQ(j.summary.exit_code, 1);
 }
 
 TEST(Judge, SlowRailOnOneNodeExcludesThatRail) {
