@@ -15,6 +15,7 @@ double any_of(double q, int count) { return -std::expm1(static_cast<double>(std:
 
 // The chi-squared survival function at x with 2k degrees of freedom (closed form for even ones).
 double chi_squared_even_tail(double x, int k) {
+  if (x <= 0) return 1;
   const double half = x / 2;
   double sum = 0;
   for (int i = 0; i < k; ++i) sum += std::exp(-half + i * std::log(half) - std::lgamma(i + 1.0));

@@ -206,11 +206,11 @@ Finding judge_against_fleet(const Measurement& m, const FleetReferences& referen
 }
 
 Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules,
-                          const ConfidenceRules& confidence) {
+                          const ConfidenceRules& confidence, int kind_count) {
   // The run's noise for this kind, where it could tell (health/confidence.h).
   const auto kind = references.find(m.figure.text());
   const double sigma = kind != references.end() ? kind->second.sigma : 0;
-  const int count = kind != references.end() ? kind->second.count : 1;
+  const int count = std::max(1, kind_count);
   Finding absolute = judge_absolute(m);
   if (absolute.state != HealthState::healthy) {
     // A floor: how far past the limit it reads.

@@ -67,8 +67,9 @@ Finding judge_against_fleet(const Measurement& m, const FleetReferences& referen
 // reference) is NOT_JUDGED, saying what was missing: ibgpu's own gap, which
 // changes no state (Evidence::not_judged).
 // A finding carries its confidence (health/confidence.h): a floor's from the limit, an outlier's
-// from the reference, with the kind's noise where the run measured it.
+// from the reference, with the kind's noise where the run measured it, over `kind_count`
+// first-pass measurements of the kind in the run.
 Finding judge_measurement(const Measurement& m, const FleetReferences& references, const FleetRules& rules,
-                          const ConfidenceRules& confidence = {});
+                          const ConfidenceRules& confidence = {}, int kind_count = 1);
 
 }  // namespace ibgpu

@@ -125,12 +125,18 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
                         const std::unordered_map<std::string, double>* reference_medians) {
   const auto& measurements = evidence.measurements;
   const FleetReferences references = fleet_references(measurements, profile.fleet, reference_medians);
+  // Per kind, its first-pass measurements: the family a finding's confidence is over.
+  std::unordered_map<std::string_view, int> kind_count;
+  for (const auto& m : measurements)
+    if (!m.retest) ++kind_count[m.figure.text()];
   // Pairs go to localisation; re-tests of the same entity and kind: the mildest measurement counts.
   // What no rule could judge lands on its entity as a note (Evidence::not_judged), never in localisation.
   std::vector<std::pair<Entity, Finding>> local;
   std::unordered_map<std::string, std::size_t> local_index;
   for (const auto& m : measurements) {
-    Finding f = judge_measurement(m, references, profile.fleet, profile.confidence);
+    const auto counted = kind_count.find(m.figure.text());
+    Finding f = judge_measurement(m, references, profile.fleet, profile.confidence,
+                                  counted == kind_count.end() ? 1 : counted->second);
     const bool judged = !f.reason || f.reason->evidence != Evidence::not_judged;
     if (is_pair_probe(*m.probe) && judged) {
       const auto fleet = references.find(m.figure.text());

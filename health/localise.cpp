@@ -124,9 +124,13 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   }
   state = worst_pair->state;
   Reason r = reason_or_default(*worst_pair);
-  // As sure as its bad pairs together (health/confidence.h).
-  const std::vector<const Reason*> findings = reasons_of(u.bad_pairs);
-  r.confidence = findings.size() == u.bad_pairs.size() ? combined_confidence(findings) : std::nullopt;
+  // As sure as its bad pairs together (health/confidence.h), each once (a pair between two rails of
+  // the host is in its list twice).
+  std::vector<const PairObservation*> each = u.bad_pairs;
+  std::sort(each.begin(), each.end());
+  each.erase(std::unique(each.begin(), each.end()), each.end());
+  const std::vector<const Reason*> findings = reasons_of(each);
+  r.confidence = findings.size() == each.size() ? combined_confidence(findings) : std::nullopt;
   const std::optional<double> median = lower_median(std::move(values));
   r.message = who + " bad with " + std::to_string(u.bad) + " of " + std::to_string(u.total) + " peers" +
               (median ? " (median " + format_value(*median) + ")" : "") + "; e.g. " + r.message;
@@ -372,7 +376,9 @@ IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std
         if (!reproduced(r.bad_every_time)) {
           made.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
           r.mildest = &made.back();
-        } else if (const auto sure = combined_confidence(reasons_of(r.bad_every_time))) {
+        } else if (const auto sure = r.mildest->reason && reasons_of(r.bad_every_time).size() == r.bad_every_time.size()
+                                         ? combined_confidence(reasons_of(r.bad_every_time))
+                                         : std::nullopt) {
           made.push_back(*r.mildest);  // the re-tests confirmed it: as sure as they are together
           made.back().reason->confidence = sure;
           r.mildest = &made.back();

@@ -242,7 +242,8 @@ TEST(Judge, AFailedFloorOnWeakEvidenceAdmitsDegradedUnlessTheProfileDrainsOnIt) 
   EXPECT_EQ(held.reasons[0].code, ReasonCode::ALLREDUCE_BUSBW_LOW);
   ASSERT_TRUE(held.reasons[0].confidence);
   EXPECT_EQ(held.reasons[0].confidence->level, ConfidenceLevel::weak);
-  EXPECT_EQ(held.reasons[0].confidence->method, ConfidenceMethod::run_noise);  // 64 nodes' all-reduces
+  EXPECT_EQ(held.reasons[0].confidence->method, ConfidenceMethod::run_noise);
+  EXPECT_EQ(held.reasons[0].confidence->count, 64);  // over the 64 nodes' all-reduces
   EXPECT_NE(held.reasons[0].message.find("weak evidence"), std::string::npos);
   EXPECT_EQ(weak.summary.exit_code, 1);
 
