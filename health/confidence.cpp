@@ -49,7 +49,7 @@ std::optional<Confidence> combined_confidence(const std::vector<const Reason*>& 
   if (findings.empty()) return std::nullopt;
   double x = 0;
   for (const Reason* r : findings) {
-    if (!r->confidence) return std::nullopt;
+    if (!r || !r->confidence) return std::nullopt;
     x += -2 * std::log(std::max(r->confidence->p, 1e-300));
   }
   if (findings.size() == 1) return findings.front()->confidence;

@@ -34,8 +34,8 @@ ConfidenceLevel confidence_level(double p);
 Confidence confidence_beyond(double value, double against, LimitSense sense, double run_sigma, int count,
                              const ConfidenceRules& rules);
 
-// Fisher's combination of the findings' confidences; none when any of them has none (a fact,
-// a timeout: certain in its own way) or there are none.
+// Fisher's combination of the findings' confidences; none when any of them has none (a fact, a
+// timeout: certain in its own way; a null finding is an outcome without a reason) or there are none.
 std::optional<Confidence> combined_confidence(const std::vector<const Reason*>& findings);
 
 // The state a finding gives: failed on weak evidence is degraded unless rules.drain_weak, and the

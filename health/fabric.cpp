@@ -39,15 +39,10 @@ Blame fabric_blame(Entity entity, ReasonCode code, const std::vector<const Fabri
   }
   // As sure as the pairs it explains together (health/confidence.h).
   std::vector<const Reason*> findings;
-  bool facts = false;  // a bad pair without a reason (an outcome): the blame has no confidence
   for (const FabricEdge* e : pairs)
-    if (e->observation->state != HealthState::healthy) {
-      if (e->observation->reason)
-        findings.push_back(&*e->observation->reason);
-      else
-        facts = true;
-    }
-  b.reason.confidence = facts ? std::nullopt : combined_confidence(findings);
+    if (e->observation->state != HealthState::healthy)
+      findings.push_back(e->observation->reason ? &*e->observation->reason : nullptr);
+  b.reason.confidence = combined_confidence(findings);
   const std::string example = worst_pair->reason ? "; e.g. " + std::string(to_string(worst_pair->reason->code)) + " " +
                                                        worst_pair->reason->message
                                                  : "";

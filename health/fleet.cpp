@@ -220,7 +220,7 @@ Finding judge_measurement(const Measurement& m, const FleetReferences& reference
   }
   const bool has_limit = m.limit && !m.limit->empty();
   const bool no_rule_holds_it = !has_limit && !has_fleet_rule(m) && !m.floor_not_applied.empty();
-  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || references.count(m.figure.text()))) {
+  if (!no_rule_holds_it && (has_limit || !has_fleet_rule(m) || kind != references.end())) {
     Finding outlier = judge_against_fleet(m, references);
     // An outlier: how far from the reference, what a healthy one reads.
     if (outlier.reason)

@@ -93,11 +93,10 @@ bool reproduced(const std::vector<const PairObservation*>& bad_every_time) {
   return mildest > high - low && least_beyond_limit > sigma / std::sqrt(n);
 }
 
-// The reasons of bad observations; one short where one has none (an outcome without a reason).
+// The reasons of bad observations, null where one has none (an outcome without a reason).
 std::vector<const Reason*> reasons_of(const std::vector<const PairObservation*>& bad) {
   std::vector<const Reason*> out;
-  for (const PairObservation* o : bad)
-    if (o->reason) out.push_back(&*o->reason);
+  for (const PairObservation* o : bad) out.push_back(o->reason ? &*o->reason : nullptr);
   return out;
 }
 
@@ -129,8 +128,7 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   std::vector<const PairObservation*> each = u.bad_pairs;
   std::sort(each.begin(), each.end());
   each.erase(std::unique(each.begin(), each.end()), each.end());
-  const std::vector<const Reason*> findings = reasons_of(each);
-  r.confidence = findings.size() == each.size() ? combined_confidence(findings) : std::nullopt;
+  r.confidence = combined_confidence(reasons_of(each));
   const std::optional<double> median = lower_median(std::move(values));
   r.message = who + " bad with " + std::to_string(u.bad) + " of " + std::to_string(u.total) + " peers" +
               (median ? " (median " + format_value(*median) + ")" : "") + "; e.g. " + r.message;
@@ -376,9 +374,7 @@ IndexedEdges indexed_edges(const std::vector<PairObservation>& observations, std
         if (!reproduced(r.bad_every_time)) {
           made.push_back(PairObservation{r.mildest->group, r.mildest->a, r.mildest->b, HealthState::healthy, {}});
           r.mildest = &made.back();
-        } else if (const auto sure = r.mildest->reason && reasons_of(r.bad_every_time).size() == r.bad_every_time.size()
-                                         ? combined_confidence(reasons_of(r.bad_every_time))
-                                         : std::nullopt) {
+        } else if (const auto sure = combined_confidence(reasons_of(r.bad_every_time)); sure && r.mildest->reason) {
           made.push_back(*r.mildest);  // the re-tests confirmed it: as sure as they are together
           made.back().reason->confidence = sure;
           r.mildest = &made.back();

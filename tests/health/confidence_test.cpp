@@ -75,6 +75,7 @@ TEST(Confidence, FindingsOfOneBlameCombineByFishersMethod) {
   EXPECT_DOUBLE_EQ(combined_confidence({&a})->p, 0.1);
   const Reason fact{ReasonCode::PROBE_TIMEOUT, "", "", std::nullopt, std::nullopt};
   EXPECT_FALSE(combined_confidence({&a, &fact}));
+  EXPECT_FALSE(combined_confidence({&a, nullptr}));  // an outcome without a reason
   EXPECT_FALSE(combined_confidence({}));
 }
 
