@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -81,6 +82,17 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
   return text;
 }
 
+std::string detect_text(const DetectTarget& target, const DetectChoice& choice) {
+  const std::string slowed = format_value(std::round(target.slowed * 100)) + "%";
+  const std::string found = fixed_text(choice.power.faults.front().node_found, 2);
+  const std::string asked = "detect: a node " + slowed + " slow found with " + fixed_text(target.power, 2) +
+                            " or more at noise " + fixed_text(choice.power.noise.sigma, 3) + ": ";
+  if (choice.reached)
+    return asked + "--pairs " + pair_plan_name(choice.pairs) + " (" + found + "), the cheapest plan that does";
+  return asked + "no plan does; --pairs " + pair_plan_name(choice.pairs) + " comes closest (" + found +
+         "): a smaller slowdown than the noise can show, or too few hosts";
+}
+
 ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, const std::string& why) {
   const CollectiveBackend asked = options.allreduce.backend;
   const CollectiveBackend backend = asked == CollectiveBackend::automatic ? CollectiveBackend::mpi : asked;
@@ -109,9 +121,23 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   requested.collectives = options.collectives;
   requested.allreduce = options.allreduce;
   requested.retests = options.retests;
+  std::string detect_note;
+  if (options.detect) {
+    const DetectChoice choice = plan_to_detect(requested, shape_, options.profile, *options.detect);
+    requested.net.pairs = choice.pairs;
+    detect_note = detect_text(*options.detect, choice);
+  }
   plan_ = plan_check(requested, shape_, cost_, options.budget);
   if (options.baseline) reference_ = options.baseline->medians();
   plan_notes_.push_back(plan_text(plan_, shape_));
+  if (!detect_note.empty()) plan_notes_.push_back(std::move(detect_note));
+  if (plan_.steps.net.bandwidth && shape_.hosts >= 2 && options.profile.fleet.enabled) {
+    const NoiseModel noise{options.profile.confidence.default_noise};
+    plan_notes_.push_back(
+        "power: " +
+        power_text(plan_power(power_shape(plan_.steps, shape_), options.profile.fleet, noise, kStatedCarries)) +
+        " (the profile's [confidence].default_noise; each finding's confidence is at the run's own)");
+  }
   if (auto floor = floor_plan_text(plan_.steps, shape_, cost_, options.profile.allreduce); !floor.empty())
     plan_notes_.push_back(std::move(floor));
   for (const auto& d : plan_.dropped) plan_notes_.push_back("budget: dropped " + d);

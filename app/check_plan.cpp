@@ -7,6 +7,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "cluster/rank_pairs.h"
 #include "core/units.h"
 #include "probes/net/pair_probe.h"
 
@@ -145,6 +146,48 @@ double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, con
   double t = pair_rounds_of(steps, shape) * network_round_seconds(steps.net, cost, true);
   if (steps.collectives) t += allreduce_seconds(steps.allreduce, cost, shape.placements, true);
   return t;
+}
+
+PlanShape power_shape(const CheckSteps& steps, const LaunchShape& shape) {
+  PlanShape p;
+  p.hosts = shape.hosts;
+  p.rails = std::max(1, shape.ranks / std::max(1, shape.hosts));
+  p.peers = peers_per_host(steps.net.pairs, shape.hosts);
+  p.retest_passes = steps.retests;
+  return p;
+}
+
+DetectChoice plan_to_detect(const CheckSteps& steps, const LaunchShape& shape, const Profile& profile,
+                            const DetectTarget& target) {
+  std::vector<PairPlan> candidates;
+  PairPlan plan = steps.net.pairs;
+  plan.mode = PairMode::quick;
+  candidates.push_back(plan);
+  for (auto k = std::rbegin(kPeerPlans); k != std::rend(kPeerPlans); ++k)
+    if (*k < shape.hosts - 1) {
+      plan.mode = PairMode::peers;
+      plan.peers = *k;
+      candidates.push_back(plan);
+    }
+  plan.mode = PairMode::all;
+  candidates.push_back(plan);
+  const NoiseModel noise{profile.confidence.default_noise};
+  DetectChoice best;
+  for (const PairPlan& pairs : candidates) {
+    CheckSteps trial = steps;
+    trial.net.pairs = pairs;
+    PlanPower power = plan_power(power_shape(trial, shape), profile.fleet, noise, {1 - target.slowed});
+    const double found = power.faults.front().node_found;
+    if (best.power.faults.empty() || found > best.power.faults.front().node_found) {
+      best.pairs = pairs;
+      best.power = std::move(power);
+    }
+    if (found >= target.power) {
+      best.reached = true;
+      break;
+    }
+  }
+  return best;
 }
 
 CheckPlan plan_check(const CheckSteps& requested, const LaunchShape& shape, const CostModel& cost,

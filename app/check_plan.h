@@ -10,6 +10,7 @@
 #include "app/collectives.h"
 #include "app/network.h"
 #include "app/text.h"
+#include "health/power.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -98,6 +99,25 @@ constexpr double kBudgetForStartingStep = 0.9;
 // Whether such a step may still begin `elapsed` into the check: always without a budget. The
 // re-test check and the fleet simulator ask the same question, so they take the same path.
 bool time_left_for_another_step(std::optional<Seconds> budget, Seconds elapsed);
+
+// What the power model (health/power.h) needs of the steps and the launch: its hosts, their rails
+// (ranks per host), the peers each host meets in the pair plan and the re-test passes.
+PlanShape power_shape(const CheckSteps& steps, const LaunchShape& shape);
+
+// The slowed fractions the plan line states the power for: 10%, 20%, 50%.
+inline const std::vector<double> kStatedCarries = {0.9, 0.8, 0.5};
+
+// check --detect: of quick, peers:K for each K of kPeerPlans (smallest first) and every pair, the
+// cheapest pair plan that finds a node slowed by target.slowed with target.power or more at the
+// profile's [confidence].default_noise; where none does, the one that comes closest. `steps`
+// keeps its other settings (and its leaves).
+struct DetectChoice {
+  PairPlan pairs;
+  PlanPower power;  // of the chosen plan, at target.slowed
+  bool reached = false;
+};
+DetectChoice plan_to_detect(const CheckSteps& steps, const LaunchShape& shape, const Profile& profile,
+                            const DetectTarget& target);
 
 struct CheckPlan {
   CheckSteps steps;

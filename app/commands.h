@@ -25,11 +25,12 @@ struct CheckOptions {
   NetOptions net;
   bool collectives = true;  // the all-reduce step, after the network probes
   CollectiveOptions allreduce = check_allreduce_defaults();
-  LocalSkips skip;                 // --skip: local checks left out, not judged
-  std::string imex_root = "/";     // --imex-root: where node.imex reads /proc, /dev and /etc
-  int retests = 1;                 // re-test passes over suspect pairs
-  std::optional<Seconds> budget;   // --budget: fit the plan to it
-  AdmissionActionOptions actions;  // drain / resume in the scheduler, after the report
+  LocalSkips skip;                     // --skip: local checks left out, not judged
+  std::string imex_root = "/";         // --imex-root: where node.imex reads /proc, /dev and /etc
+  int retests = 1;                     // re-test passes over suspect pairs
+  std::optional<Seconds> budget;       // --budget: fit the plan to it
+  std::optional<DetectTarget> detect;  // --detect: the cheapest pair plan with this power (app/check_plan.h)
+  AdmissionActionOptions actions;      // drain / resume in the scheduler, after the report
   // --baseline: fleet medians from saved runs (health/baseline.h), for the kinds it has.
   std::optional<Baseline> baseline;
   std::string baseline_path;

@@ -310,6 +310,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
     if (v.entity.kind() == EntityKind::node) {
       const int h = host_at(v.entity.host());
       if (h < 0) continue;
+      if (f.node_fault(h)) ++out.nodes_flagged;
       if (!f.node_fault(h) && !any_rail_fault(h)) {
         if (v.action == Action::drain) ++out.healthy_drained;
         if (v.action == Action::admit_degraded) ++out.healthy_degraded;
@@ -429,6 +430,15 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
     const double t = estimate_seconds(one_pair, one_round, c);
     return dead ? std::max(t, model.meeting_timeout_s) : t;
   };
+
+  PlanShape power_plan;
+  power_plan.hosts = n;
+  power_plan.rails = model.rails;
+  power_plan.peers = peers_per_host(plan.steps.net.pairs, n);
+  power_plan.retest_passes = plan.steps.retests;
+  power_plan.peers_per_suspect = BetweenSteps{}.peers_per_suspect;
+  const NoiseModel noise{model.noise_sigma, model.transient_rate, model.transient_factor};
+  out.power = plan_power(power_plan, settings.profile.fleet, noise, {model.slow_factor});
 
   out.network_rounds = host_round_count(plan.steps.net.pairs, n);
   const std::size_t planned = static_cast<std::size_t>(out.network_rounds) * static_cast<std::size_t>(n / 2) *

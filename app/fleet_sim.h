@@ -17,6 +17,7 @@
 
 #include "app/check_plan.h"
 #include "core/fabric_topology.h"
+#include "health/power.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -95,7 +96,11 @@ struct SimOutcome {
   int paths = 0;         // path verdicts (a cut between groups; the judge finds them with or without a topology)
   int uplink_pairs = 0;  // measured pairs whose route crosses a bad uplink
   int healthy_drained = 0, healthy_degraded = 0;  // fault-free hosts not admitted as healthy
-  double cpu_s = 0;                               // the whole simulation
+  int nodes_flagged = 0;                          // hosts with a node fault (slow, dead, batch) not admitted as healthy
+  // What the plan was stated to find (health/power.h) at the model's noise and slow factor:
+  // faults.front() is the slow factor's.
+  PlanPower power;
+  double cpu_s = 0;           // the whole simulation
   double rank0_cpu_s = 0;     // of it, rank 0's part of a real run: the payloads read, assembled and judged
   std::size_t assembled = 0;  // results rank 0 assembled from the payloads: all the measurements, no more
 };

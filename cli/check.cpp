@@ -1,3 +1,4 @@
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 
@@ -19,6 +20,30 @@ std::filesystem::path exe_dir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
+// --detect 20%@0.95 (or 20%@95%): the slowdown and the chance to find it.
+DetectTarget parse_detect(const std::string& text) {
+  const auto at = text.find('@');
+  auto fraction = [&](std::string part, const char* what) {
+    const bool percent = !part.empty() && part.back() == '%';
+    if (percent) part.pop_back();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || !std::isfinite(v))
+      throw UsageError("--detect " + text + ": " + what + " is not a number (e.g. 20%@0.95)");
+    v = percent ? v / 100 : v;
+    if (v <= 0 || v >= 1)
+      throw UsageError("--detect " + text + ": " + what + " must lie between 0 and 1 (0% and 100%)");
+    return v;
+  };
+  if (at == std::string::npos) throw UsageError("--detect " + text + ": expected SLOW@POWER, e.g. 20%@0.95");
+  return DetectTarget{fraction(text.substr(0, at), "the slowdown"), fraction(text.substr(at + 1), "the power")};
+}
+
 }  // namespace
 
 // Every rank parses the same file before MPI starts, so a bad profile is the
@@ -35,6 +60,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   auto text = std::make_shared<NetCliText>();
   auto profile = std::make_shared<std::string>("generic");
   auto budget = std::make_shared<std::string>();
+  auto detect = std::make_shared<std::string>();
   auto quick = std::make_shared<bool>(false);
   auto full = std::make_shared<bool>(false);
   auto allreduce_sizes = std::make_shared<std::string>();
@@ -83,10 +109,17 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "hosts, within this launch (a degraded verdict needs a confirming re-test); 0: none")
       ->check(whole_number(0, 10))
       ->capture_default_str();
-  sub->add_option("--budget", *budget,
-                  "Fit the check into DURATION (90s, 15m, 2h): smaller sizes, one quick pair round, fewer "
-                  "iterations, no all-reduce, as needed; what was dropped is printed and in the report's notes")
-      ->type_name("DURATION");
+  auto* budget_option =
+      sub->add_option("--budget", *budget,
+                      "Fit the check into DURATION (90s, 15m, 2h): smaller sizes, one quick pair round, fewer "
+                      "iterations, no all-reduce, as needed; what was dropped is printed and in the report's notes")
+          ->type_name("DURATION");
+  sub->add_option("--detect", *detect,
+                  "Instead of a budget, a target: the cheapest pair plan (quick, peers:2..64, all) that finds a "
+                  "node slowed by SLOW with chance POWER or more, at the profile's [confidence].default_noise "
+                  "(the plan line's power: says what each plan finds). E.g. 20%@0.95")
+      ->type_name("SLOW@POWER")
+      ->excludes(budget_option);
   auto* quick_flag = sub->add_flag("--quick", *quick,
                                    "Preset: one pair round, bandwidth at 1M, 200 latency iterations, all-reduce "
                                    "at 1M (options given explicitly win)");
@@ -107,7 +140,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
          "uplinks, and drains no node for them; hosts it does not list are unplaced. "
          "--pairs peers:K adds a round in which each host meets a leaf-mate")
       ->type_name("FILE");
-  return [sub, options, text, profile, budget, quick, full, skip, topology, allreduce_sizes, allreduce] {
+  return [sub, options, text, profile, budget, detect, quick, full, skip, topology, allreduce_sizes, allreduce] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick
                                                   : *full ? CheckPreset::full
                                                           : CheckPreset::standard);
@@ -133,6 +166,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
         throw UsageError(std::string("--budget: ") + e.what());
       }
     }
+    if (!detect->empty()) options->detect = parse_detect(*detect);
     finish_net_options(options->net, *text);
     if (!given("--pairs")) options->net.pairs.mode = preset.pairs;
     options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;

@@ -85,6 +85,21 @@ int leaf_round_count(const PairPlan& plan, int n) {
   return host_round_count(plan, n) - host_round_count(unplaced, n);
 }
 
+int peers_per_host(const PairPlan& plan, int n) {
+  if (n < 2) return 0;
+  if (plan.mode == PairMode::all) return n - 1;
+  std::vector<std::set<int>> met(static_cast<std::size_t>(n));
+  for (const Round& round : host_rounds(plan, n))
+    for (const NodePair& p : round) {
+      met[static_cast<std::size_t>(p.a)].insert(p.b);
+      met[static_cast<std::size_t>(p.b)].insert(p.a);
+    }
+  std::vector<int> counts;
+  for (const auto& peers : met) counts.push_back(static_cast<int>(peers.size()));
+  std::nth_element(counts.begin(), counts.begin() + n / 2, counts.end());
+  return counts[static_cast<std::size_t>(n / 2)];
+}
+
 std::string pair_plan_name(const PairPlan& plan) {
   switch (plan.mode) {
     case PairMode::all:

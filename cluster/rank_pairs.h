@@ -41,6 +41,9 @@ int host_round_count(const PairPlan& plan, int n);
 // leaf holds two hosts. 0 without leaves.
 int leaf_round_count(const PairPlan& plan, int n);
 
+// The distinct peers a host typically meets in the plan's rounds (the median over hosts, the leaf
+// round included): n - 1 for every pair, 1 for one quick round of an even count.
+int peers_per_host(const PairPlan& plan, int n);
 // The plan's name as --pairs takes it: all, quick, peers:K, or the list.
 std::string pair_plan_name(const PairPlan& plan);
 

@@ -70,6 +70,15 @@ inline double noise_fence(const std::vector<double>& readings) {
   return std::min(0.0, q1 - 3 * (median - q1));
 }
 
+// The spread of one reading in log space (a normal's sigma) from the same lower half of the
+// deviations that noise_fence reads; 0 from fewer than kNoiseSample.
+inline double noise_sigma(const std::vector<double>& readings) {
+  if (readings.size() < kNoiseSample) return 0;
+  constexpr double kQuartileInSigmas = 0.6745;  // a normal's lower quartile lies this far under its median
+  const std::vector<double> in_order = sorted(readings);
+  return (sorted_quantile(in_order, 0.5) - sorted_quantile(in_order, 0.25)) / kQuartileInSigmas;
+}
+
 // The good quartile of values where higher is better: the value three quarters
 // of the way up, at the nearest rank at or above (never a mix of a slow and a
 // fast figure: of {slow, slow, fast} it is fast). It is a good figure while

@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <cctype>
+#include <cstdio>
 
 namespace ibgpu {
 
@@ -13,6 +14,12 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 std::string join(const std::vector<int>& items, const std::string& separator) {
   std::string text;
   for (std::size_t i = 0; i < items.size(); ++i) text += (i ? separator : "") + std::to_string(items[i]);
+  return text;
+}
+
+std::string fixed_text(double v, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
 }
 

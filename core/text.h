@@ -21,6 +21,8 @@ template <CountOfThings N>
 std::string count_text(N n, std::string_view one, std::string_view many = {}) {
   return count_text(static_cast<long long>(n), one, many);
 }
+// A number with `digits` digits after the point: (0.5, 2) "0.50".
+std::string fixed_text(double v, int digits);
 // The text in lower case (ASCII): "VL15_dropped" -> "vl15_dropped".
 std::string lower(std::string_view text);
 // The text without the white space (isspace) at either end.

@@ -85,15 +85,6 @@ std::vector<double> shortfalls(const std::vector<const Measurement*>& kind, doub
   return out;
 }
 
-// The spread of one measurement in log space (a normal's sigma) from the same lower half of the
-// shortfalls; 0 from fewer than kNoiseSample.
-double noise_sigma(const std::vector<double>& d) {
-  if (d.size() < kNoiseSample) return 0;
-  constexpr double kQuartileInSigmas = 0.6745;  // a normal's lower quartile lies this far under its median
-  const std::vector<double> in_order = sorted(d);
-  return (sorted_quantile(in_order, 0.5) - sorted_quantile(in_order, 0.25)) / kQuartileInSigmas;
-}
-
 // A latency median within the spread the run's own pairs show between their median and their
 // tail is scheduling, not the path: the upper quartile of the kind's p99/p50 (a pair whose median
 // is itself delayed shows less of it), in log space (<= 0 in goodness), or 0 for other kinds. On a quiet fabric it is

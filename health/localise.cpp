@@ -139,12 +139,6 @@ Reason summarise(const std::string& who, const UnitCount& u, HealthState& state)
   return r;
 }
 
-// A host is blamed as a node when all its measured rails are culprits, or most of three or more
-// (a slow node, a few of whose rails read well by chance, rather than that many rails failing).
-bool host_is_culprit(std::ptrdiff_t culprits, std::ptrdiff_t measured) {
-  return culprits > 0 && (culprits == measured || (measured >= 3 && 2 * culprits > measured));
-}
-
 // The fabric's blames (switch, uplink, path) go to `out`; the culprits it explains are cleared;
 // per edge, whether it explains the pair.
 std::vector<bool> explain_by_fabric_into(std::vector<UnitCount>& units, const std::vector<PairEdge>& edges,
@@ -209,7 +203,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
     }
   }
   // Suspects first; then each unit judged by its pairs with peers that are not suspects.
-  for (auto& u : units) u.candidate = u.bad >= 2 && is_majority(u.bad, u.total);
+  for (auto& u : units) u.candidate = bad_with_most_peers(u.bad, u.total);
   for (std::size_t m = 0; m < edges.size(); ++m) {
     const bool bad = edges[m].judged->state != HealthState::healthy;
     const auto [a, b] = ends[m];
@@ -223,7 +217,7 @@ void localise_group(const IndexedEdges& all, const std::vector<std::size_t>& mem
   // peers or a noisy pair) cannot confirm a majority: then the unit must be bad with every peer,
   // the one such peer included.
   for (auto& u : units)
-    u.culprit = u.total_with_good >= 2 ? u.bad_with_good >= 2 && is_majority(u.bad_with_good, u.total_with_good)
+    u.culprit = u.total_with_good >= 2 ? bad_with_most_peers(u.bad_with_good, u.total_with_good)
                                        : u.bad >= 2 && u.bad == u.total && u.bad_with_good == u.total_with_good;
   const std::vector<bool> explained_pairs = explain_by_fabric_into(units, edges, ends, topology, out);
   for (std::size_t m = 0; m < edges.size(); ++m)
@@ -481,12 +475,11 @@ std::vector<PairRound> plan_retests(const std::vector<HostPair>& suspect_pairs,
   // A pass is as long as its busiest suspect needs, or as the partners need to meet every
   // suspect; when few hosts are cleared, at most kMaxPartnerRounds: a noisy fleet does not get
   // a pass of hundreds of rounds, and the most suspect are re-paired first.
-  constexpr std::size_t kMaxPartnerRounds = 8;
   std::size_t busiest = 0;
   for (const auto& s : suspects) busiest = std::max(busiest, static_cast<std::size_t>(pair_load[s]) + k);
   const std::size_t partner_rounds =
       partners.empty() ? 0 : (k * suspects.size() + partners.size() - 1) / partners.size();
-  const std::size_t cap = std::max(busiest, std::min(partner_rounds, kMaxPartnerRounds));
+  const std::size_t cap = std::max(busiest, std::min(partner_rounds, static_cast<std::size_t>(kMaxPartnerRounds)));
 
   // First fit: each measurement in the earliest round where its hosts are free, side by side.
   std::vector<PairRound> rounds;

@@ -61,6 +61,20 @@ std::vector<PairEdge> pair_edges(const std::vector<PairObservation>& observation
 // group of up to six, where a re-test pass costs a few rounds) are re-tested.
 constexpr int kConfirmedByPeers = 6;
 
+// A re-test pass re-pairs suspects with cleared hosts for as many rounds as its busiest suspect
+// needs and at most this many more: where few hosts are cleared (a noisy fleet), the most suspect
+// are re-paired first and the pass does not run to hundreds of rounds.
+constexpr int kMaxPartnerRounds = 8;
+
+// A unit bad with `bad` of its `peers` peers: at least two, and a majority.
+inline bool bad_with_most_peers(std::ptrdiff_t bad, std::ptrdiff_t peers) { return bad >= 2 && 2 * bad > peers; }
+
+// A host is blamed as a node when all its measured rails are culprits, or most of three or more
+// (a slow node, a few of whose rails read well by chance, rather than that many rails failing).
+inline bool host_is_culprit(std::ptrdiff_t culprits, std::ptrdiff_t measured) {
+  return culprits > 0 && (culprits == measured || (measured >= 3 && 2 * culprits > measured));
+}
+
 // Per group: culprit units (host, or host and rail) and unexplained bad pairs.
 // A unit is a culprit when its pairs are bad with >= 2 peers that are not
 // themselves suspects, and with a majority of those; or, when it has fewer

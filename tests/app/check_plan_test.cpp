@@ -10,6 +10,7 @@
 #include "app/retests.h"
 #include "app/text.h"
 #include "cluster/pairs.h"
+#include "cluster/rank_pairs.h"
 #include "core/units.h"
 #include "health/profile.h"
 #include "reports/json.h"
@@ -192,6 +193,35 @@ TEST(CheckPlan, ABudgetPicksTheLargestPeerPlanThatFitsAtFleetSizes) {
     EXPECT_NE(from_peers.dropped[0].find("instead of 64 rounds of peers:64"), std::string::npos)
         << from_peers.dropped[0];
   }
+}
+
+TEST(CheckPlan, DetectPicksTheCheapestPlanThatFindsTheSlowdownOrSaysNoneDoes) {
+  // 512 hosts of 8 rails at the generic profile's default noise (5%).
+  LaunchShape shape;
+  shape.hosts = 512;
+  shape.ranks = 512 * 8;
+  const Profile profile = generic_profile();
+  CheckSteps steps = standard_steps();
+  steps.retests = 1;
+  const DetectChoice found = plan_to_detect(steps, shape, profile, DetectTarget{0.2, 0.95});
+  ASSERT_TRUE(found.reached);
+  EXPECT_GE(found.power.faults.front().node_found, 0.95);
+  EXPECT_NEAR(found.power.faults.front().carries, 0.8, 1e-12);
+  // Every cheaper plan falls short: quick, then peers:2, 4, ... up to the one chosen.
+  std::vector<PairPlan> cheaper = {PairPlan{PairMode::quick, 0, {}, false}};
+  for (auto k = std::rbegin(kPeerPlans); k != std::rend(kPeerPlans); ++k)
+    cheaper.push_back(PairPlan{PairMode::peers, *k, {}, false});
+  for (const PairPlan& pairs : cheaper) {
+    if (pair_plan_name(pairs) == pair_plan_name(found.pairs)) break;
+    CheckSteps trial = steps;
+    trial.net.pairs = pairs;
+    const PlanPower p = plan_power(power_shape(trial, shape), profile.fleet, NoiseModel{0.05}, {0.8});
+    EXPECT_LT(p.faults.front().node_found, 0.95) << pair_plan_name(pairs);
+  }
+  // 2% is inside the noise: no plan finds it, and the closest is named.
+  const DetectChoice none = plan_to_detect(steps, shape, profile, DetectTarget{0.02, 0.95});
+  EXPECT_FALSE(none.reached);
+  EXPECT_LT(none.power.faults.front().node_found, 0.95);
 }
 
 TEST(CheckPlan, PresetsDifferInDepth) {

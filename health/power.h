@@ -1,0 +1,81 @@
+#pragma once
+// The power of a plan: before a run, how likely it is to find a node (or one rail) slowed by a given
+// fraction, and how many healthy nodes it is expected to flag by noise alone. The same model the
+// fleet simulator draws from (app/fleet_sim.h): every pair's bandwidth lognormal with spread
+// `sigma`, and rarely a transient bad sample. Pure.
+//
+// 1. The limit. The fleet rule (health/fleet.h) holds each pair against the good quartile less an
+//    allowance the run's own shortfalls widen. The allowance depends on the plan (an end's good
+//    quartile of two pairs is its better pair; of sixty-four, near its true quartile), so it is
+//    read off the rule's own statistics (core/statistics.h) over a seeded noise-only fleet of the
+//    plan's shape (up to 512 hosts, 64 peers each: the allowance has settled by then).
+// 2. One pair. A pair of a unit slowed to `f` reads under the limit with
+//        p = (1 - t) Phi((l - ln f) / sigma) + t Phi((l - ln f - ln tf) / sigma)
+//    (l: the limit in log space from a healthy pair's median; t, tf: the transient rate and factor).
+// 3. The unit. Localisation (health/localise.h) blames a unit (a host's rail) bad with at least two
+//    peers and a majority of them: in the first pass, a binomial over its K peers. A suspect that
+//    fewer than kConfirmedByPeers peers confirm is re-tested: each pass adds the suspect's two
+//    known-good partners (its bad pairs with cleared hosts stand as measured). A host is re-tested
+//    when any rail of it is such a suspect, so its rails' outcomes are joined through that (an exact
+//    sum over the branches with and without the re-test); later passes are per rail.
+// 4. The node. Found (not admitted as healthy) when a rail of it is a culprit; blamed as a node when
+//    localise's host_is_culprit holds over its rails.
+// The simulator checks it: tests/bench/plan_power_check.sh runs seeded fleets and compares.
+#include <string>
+#include <vector>
+
+#include "health/profile.h"
+
+namespace ibgpu {
+
+// What the model needs to know of the plan.
+struct PlanShape {
+  int hosts = 2;
+  int rails = 1;              // units per host (one per rail; a host-wide pair plan is one)
+  int peers = 1;              // distinct peers a host meets in the plan's rounds
+  int retest_passes = 1;      // re-test passes (check --retests)
+  int peers_per_suspect = 2;  // known-good partners a suspect meets in each pass
+};
+
+// The measurement noise the power is stated at.
+struct NoiseModel {
+  double sigma = 0.05;            // one pair measurement's spread in log space
+  double transient_rate = 0;      // chance that a measurement is a transient bad sample
+  double transient_factor = 0.5;  // ... which carries this fraction
+};
+
+// The power against one kind of fault.
+struct FaultPower {
+  double carries = 1;      // the slowed unit's fraction of a healthy pair's bandwidth (0.8: 20% slow)
+  double pair_bad = 0;     // one of its pairs reads under the limit
+  double node_found = 0;   // a node slowed on every rail is not admitted as healthy
+  double node_blamed = 0;  // ... and is blamed as a node
+  double rail_found = 0;   // one rail (its HCA port or cable) slowed is blamed
+};
+
+struct PlanPower {
+  PlanShape plan;
+  NoiseModel noise;
+  double limit = 1;                 // the fleet limit as a fraction of a healthy pair's median
+  double healthy_pair_bad = 0;      // a healthy pair reads under it
+  double healthy_node_flagged = 0;  // a healthy node is not admitted as healthy
+  double expected_flagged = 0;      // ... of the fleet's nodes, per run
+  std::vector<FaultPower> faults;   // one per `carries` asked
+};
+
+// check --detect SLOW@POWER: a node slowed by `slowed` (0.2: to 80%) must be found with chance
+// `power` or more.
+struct DetectTarget {
+  double slowed = 0.2;
+  double power = 0.95;
+};
+
+// `carries`: the fractions a slowed unit carries (0.9, 0.8, 0.5 for 10%, 20%, 50% slow).
+PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const NoiseModel& noise,
+                     const std::vector<double>& carries);
+
+// The plan line's words: "at noise 0.050, finds a node slowed 10%/20%/50% with chance
+// 0.19/1.00/1.00, one rail 0.13/1.00/1.00; expects 0.0 healthy nodes flagged by noise alone".
+std::string power_text(const PlanPower& power);
+
+}  // namespace ibgpu

@@ -1,0 +1,75 @@
+// The power of a plan: the fleet limit the rule would set at a noise, the chance to find a node or
+// a rail slowed by a fraction, and the healthy nodes flagged by noise alone. The simulator checks
+// the figures against seeded fleets (tests/app/fleet_sim_test.cpp, ci/bench/plan_power.sh).
+#include "health/power.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ibgpu {
+namespace {
+
+PlanShape fleet(int hosts, int rails, int peers, int retests = 1) {
+  PlanShape p;
+  p.hosts = hosts;
+  p.rails = rails;
+  p.peers = peers;
+  p.retest_passes = retests;
+  return p;
+}
+
+TEST(PlanPower, TheLimitIsTheProfilesFractionOnAQuietFleetAndTheNoisesFenceOnANoisyOne) {
+  // Quiet: 0.85 of the good quartile, which lies 0.674 sigmas over a healthy pair's median.
+  const PlanPower quiet = plan_power(fleet(1024, 8, 64), FleetRules{}, NoiseModel{0.01}, {});
+  EXPECT_NEAR(quiet.limit, 0.85 * std::exp(0.674 * 0.01), 0.005);
+  // Noisy: Tukey's fence on the lower half, about 2.7 sigmas under the median.
+  const PlanPower noisy = plan_power(fleet(1024, 8, 64), FleetRules{}, NoiseModel{0.1}, {});
+  EXPECT_NEAR(noisy.limit, std::exp(-2.7 * 0.1), 0.02);
+  // However noisy, never under bw_fraction_widest of the reference.
+  const PlanPower widest = plan_power(fleet(1024, 8, 64), FleetRules{}, NoiseModel{0.5}, {});
+  EXPECT_GT(widest.limit, 0.5);
+}
+
+TEST(PlanPower, ALargerSlowdownIsFoundMoreOftenAndHalfSpeedAlways) {
+  const PlanPower p = plan_power(fleet(1024, 8, 16), FleetRules{}, NoiseModel{0.05}, {0.9, 0.85, 0.8, 0.5});
+  ASSERT_EQ(p.faults.size(), 4u);
+  for (std::size_t i = 1; i < p.faults.size(); ++i) {
+    EXPECT_GE(p.faults[i].pair_bad, p.faults[i - 1].pair_bad);
+    EXPECT_GE(p.faults[i].node_found, p.faults[i - 1].node_found);
+  }
+  EXPECT_LT(p.faults[0].node_found, 0.2);  // 10% is inside the noise at 5%
+  EXPECT_GT(p.faults[3].node_found, 0.999);
+  EXPECT_GT(p.faults[3].node_blamed, 0.999);  // every rail a culprit: the node itself
+  EXPECT_GT(p.faults[3].rail_found, 0.999);
+  // A node slowed on every rail is found where one rail alone may not be.
+  EXPECT_GE(p.faults[1].node_found, p.faults[1].rail_found);
+}
+
+TEST(PlanPower, OneQuickRoundOnManyRailsFlagsHealthyNodesWherePeerPlansFlagNone) {
+  // One peer per host: the first pass cannot widen its limit (no noise to read), so a fifth of the
+  // healthy pairs are suspects; the re-tests clear most, not all.
+  const PlanPower quick = plan_power(fleet(1024, 8, 1), FleetRules{}, NoiseModel{0.1}, {});
+  const PlanPower peers = plan_power(fleet(1024, 8, 16), FleetRules{}, NoiseModel{0.1}, {});
+  EXPECT_GT(quick.expected_flagged, 1.0);
+  EXPECT_LT(peers.expected_flagged, 0.1);
+  EXPECT_NEAR(quick.expected_flagged, quick.healthy_node_flagged * 1024, 1e-9);
+}
+
+TEST(PlanPower, WithoutReTestsOneQuickRoundBlamesNoOne) {
+  // One peer each and no re-test: no unit is bad with two peers.
+  const PlanPower p = plan_power(fleet(256, 4, 1, 0), FleetRules{}, NoiseModel{0.05}, {0.5});
+  EXPECT_EQ(p.faults.front().node_found, 0.0);
+  EXPECT_EQ(p.expected_flagged, 0.0);
+}
+
+TEST(PlanPower, ThePlanLineSaysEachSlowdownAndTheExpectedFlags) {
+  const PlanPower p = plan_power(fleet(64, 8, 16), FleetRules{}, NoiseModel{0.05}, {0.9, 0.8, 0.5});
+  const std::string text = power_text(p);
+  EXPECT_EQ(text.rfind("at noise 0.050, finds a node slowed 10%/20%/50% with chance ", 0), 0u) << text;
+  EXPECT_NE(text.find(", one rail "), std::string::npos) << text;
+  EXPECT_NE(text.find(" healthy nodes flagged by noise alone"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace ibgpu
