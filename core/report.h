@@ -15,9 +15,10 @@
 namespace ibgpu {
 
 // 2: results carry their time, reasons cite their result (probe, size_B, port, peer_port), hosts
-// what each rank was given (cuda_visible_devices). A version-1 report is a version-2 one without
-// them, and reads as it did.
-inline constexpr int kSchemaVersion = 2;
+// what each rank was given (cuda_visible_devices). 3: a reason from measurements carries its
+// confidence (health/confidence.h). An older report is a newer one without them, and reads as it
+// did.
+inline constexpr int kSchemaVersion = 3;
 
 struct ToolInfo {
   std::string name = "ibgpu";
