@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -83,8 +82,8 @@ std::string plan_text(const CheckPlan& plan, const LaunchShape& shape) {
 }
 
 std::string detect_text(const DetectTarget& target, const DetectChoice& choice) {
-  const std::string slowed = format_value(std::round(target.slowed * 100)) + "%";
-  const std::string found = fixed_text(choice.power.faults.front().node_found, 2);
+  const std::string slowed = format_value(target.slowed * 100) + "%";
+  const std::string found = fixed_text(choice.power.faults.front().node_found, 3);
   const std::string asked = "detect: a node " + slowed + " slow found with " + fixed_text(target.power, 2) +
                             " or more at noise " + fixed_text(choice.power.noise.sigma, 3) + ": ";
   if (choice.reached)
@@ -123,9 +122,17 @@ CheckRound::CheckRound(const World& world, const CheckOptions& options)
   requested.retests = options.retests;
   std::string detect_note;
   if (options.detect) {
-    const DetectChoice choice = plan_to_detect(requested, shape_, options.profile, *options.detect);
-    requested.net.pairs = choice.pairs;
-    detect_note = detect_text(*options.detect, choice);
+    if (shape_.hosts < 3 || !requested.net.bandwidth || !options.profile.fleet.enabled) {
+      detect_note = "detect: no plan can be chosen (" +
+                    std::string(shape_.hosts < 3           ? "fewer than three hosts: no pair plan finds a slowed one"
+                                : !requested.net.bandwidth ? "no bandwidth step"
+                                                           : "the profile's fleet rule is off") +
+                    "); the plan runs as asked";
+    } else {
+      const DetectChoice choice = plan_to_detect(requested, shape_, options.profile, *options.detect);
+      requested.net.pairs = choice.pairs;
+      detect_note = detect_text(*options.detect, choice);
+    }
   }
   plan_ = plan_check(requested, shape_, cost_, options.budget);
   if (options.baseline) reference_ = options.baseline->medians();

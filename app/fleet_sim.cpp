@@ -310,7 +310,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
     if (v.entity.kind() == EntityKind::node) {
       const int h = host_at(v.entity.host());
       if (h < 0) continue;
-      if (f.node_fault(h)) ++out.nodes_flagged;
+      if (f.slow_nodes.count(h) || f.batch.count(h)) ++out.nodes_flagged;
       if (!f.node_fault(h) && !any_rail_fault(h)) {
         if (v.action == Action::drain) ++out.healthy_drained;
         if (v.action == Action::admit_degraded) ++out.healthy_degraded;
@@ -337,6 +337,7 @@ void score(SimOutcome& out, const SimRun& run, const std::vector<Verdict>& verdi
     }
   }
   for (int h = 0; h < m.hosts; ++h) {
+    if (f.slow_nodes.count(h) || f.batch.count(h)) ++out.nodes_slowed;
     if (f.node_fault(h)) {
       ++out.node.injected;
       continue;

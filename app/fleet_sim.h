@@ -96,7 +96,8 @@ struct SimOutcome {
   int paths = 0;         // path verdicts (a cut between groups; the judge finds them with or without a topology)
   int uplink_pairs = 0;  // measured pairs whose route crosses a bad uplink
   int healthy_drained = 0, healthy_degraded = 0;  // fault-free hosts not admitted as healthy
-  int nodes_flagged = 0;                          // hosts with a node fault (slow, dead, batch) not admitted as healthy
+  int nodes_slowed = 0;                           // hosts slowed on every rail (slow or in the bad batch)
+  int nodes_flagged = 0;                          // ... of them, not admitted as healthy
   // What the plan was stated to find (health/power.h) at the model's noise and slow factor:
   // faults.front() is the slow factor's.
   PlanPower power;

@@ -70,7 +70,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
       const FaultPower& slow = r.power.faults.front();
       row.push_back(ratio(r.node.found, r.node.injected));
       row.push_back(ratio(r.node.correct, r.node.blamed));
-      row.push_back(ratio(r.nodes_flagged, r.node.injected));
+      row.push_back(ratio(r.nodes_flagged, r.nodes_slowed));
       row.push_back(fixed_text(slow.node_found, 2));
       row.push_back(ratio(r.rail.found, r.rail.injected));
       row.push_back(ratio(r.rail.correct, r.rail.blamed));
@@ -95,7 +95,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     for (const auto& d : r.dropped) out << "  budget: dropped " << d << "\n";
   }
   out << "rounds: network + re-test. rec: found/injected; prec: correct/blamed (a rail blamed on a faulty node "
-         "counts as correct). found: faulty nodes not admitted as healthy / injected; power, rail pow: the chance "
+         "counts as correct). found: slowed nodes (slow or in the bad batch) not admitted as healthy / injected; "
+         "power, rail pow: the chance "
          "the plan was stated to find a node, or one rail, slowed by the slow factor (health/power.h, at the "
          "model's noise); expected: the healthy nodes it was stated to flag by noise alone (drained + degraded "
          "observed). link prec: link blames an injected fault explains. uplink: pairs measured through a "

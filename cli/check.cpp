@@ -117,9 +117,10 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
   sub->add_option("--detect", *detect,
                   "Instead of a budget, a target: the cheapest pair plan (quick, peers:2..64, all) that finds a "
                   "node slowed by SLOW with chance POWER or more, at the profile's [confidence].default_noise "
-                  "(the plan line's power: says what each plan finds). E.g. 20%@0.95")
+                  "(the plan line's power: says what each plan finds); not with --budget or --pairs. E.g. 20%@0.95")
       ->type_name("SLOW@POWER")
-      ->excludes(budget_option);
+      ->excludes(budget_option)
+      ->excludes(sub->get_option("--pairs"));
   auto* quick_flag = sub->add_flag("--quick", *quick,
                                    "Preset: one pair round, bandwidth at 1M, 200 latency iterations, all-reduce "
                                    "at 1M (options given explicitly win)");
@@ -166,7 +167,7 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
         throw UsageError(std::string("--budget: ") + e.what());
       }
     }
-    if (!detect->empty()) options->detect = parse_detect(*detect);
+    if (given("--detect")) options->detect = parse_detect(*detect);
     finish_net_options(options->net, *text);
     if (!given("--pairs")) options->net.pairs.mode = preset.pairs;
     options->allreduce.settings.time_cap_s = options->net.settings.time_cap_s;

@@ -87,7 +87,16 @@ int leaf_round_count(const PairPlan& plan, int n) {
 
 int peers_per_host(const PairPlan& plan, int n) {
   if (n < 2) return 0;
-  if (plan.mode == PairMode::all) return n - 1;
+  switch (plan.mode) {
+    case PairMode::all:
+      return n - 1;
+    case PairMode::quick:
+      return 1;            // one round pairs every host (of an odd count, one host in a second round)
+    case PairMode::peers:  // K distinct peers each, and a leaf-mate where the leaves add a round
+      return std::min(plan.peers, n - 1) + leaf_round_count(plan, n);
+    case PairMode::list:
+      break;
+  }
   std::vector<std::set<int>> met(static_cast<std::size_t>(n));
   for (const Round& round : host_rounds(plan, n))
     for (const NodePair& p : round) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "core/statistics.h"
 #include "core/text.h"
@@ -14,6 +13,14 @@ namespace ibgpu {
 namespace {
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+// Chances below this are left out of the sums.
+constexpr double kNegligible = 1e-15;
+
+// The units' counts are modelled over at most this many peers: past a few hundred a unit is bad
+// with most of its peers or with few, as one pair's chance is over or under a half, and the sums
+// would grow with the square of every pair of a large fleet.
+constexpr int kModelPeers = 256;
 
 // A seeded stream of standard normals (splitmix64, Box-Muller): the noise-only fleet is the same
 // every time.
@@ -108,7 +115,7 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
   // measured again, each meets its partners, and the cleared hosts are those partners, shared.
   std::vector<bool> suspect(static_cast<std::size_t>(hosts));
   for (int h = 0; h < hosts; ++h)
-    suspect[static_cast<std::size_t>(h)] = std::fmod(h * 0.6180339887498949, 1.0) < retested;
+    suspect[static_cast<std::size_t>(h)] = std::fmod((h + 1) * 0.6180339887498949, 1.0) < retested;
   for (const auto& [a, b] : pairs)
     if (suspect[static_cast<std::size_t>(a)] && suspect[static_cast<std::size_t>(b)]) {
       const double again = sigma * normals.next();
@@ -121,7 +128,7 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
     // A suspect's partners: as many as the chances give a suspect at its place in the sequence.
     int extra = met_by_cleared;
     if (suspect[static_cast<std::size_t>(h)]) {
-      double u = std::fmod(h * 0.7548776662466927, 1.0), sum = 0;
+      double u = std::fmod((h + 1) * 0.7548776662466927, 1.0), sum = 0;
       extra = 0;
       while (extra + 1 < static_cast<int>(met.chance.size()) &&
              u >= (sum += met.chance[static_cast<std::size_t>(extra)]))
@@ -211,6 +218,7 @@ UnitCounts retest(const UnitCounts& u, int partners, const RetestChances& c, boo
   const std::vector<double> added = binomial(partners, c.partner);
   UnitCounts out{std::vector<double>(u.bad.size() + static_cast<std::size_t>(partners), 0.0), u.total + partners};
   for (std::size_t b = 0; b < u.bad.size(); ++b) {
+    if (u.bad[b] < kNegligible) continue;
     if (!retested(static_cast<int>(b), u.total)) {
       out.bad[b] += u.bad[b];  // settled: a culprit or clear as it stands
       continue;
@@ -306,19 +314,21 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
   out.plan = plan;
   out.plan.rails = std::max(1, plan.rails);
   out.plan.peers = std::clamp(plan.peers, 1, std::max(1, plan.hosts - 1));
+  PlanShape model = out.plan;  // what the sums run over
+  model.peers = std::min(model.peers, kModelPeers);
   out.noise = noise;
   // The first pass's limit picks the suspects; the final one also reads the re-tests' pairs.
-  RuleAtNoise rule = rule_at_noise(out.plan, rules, noise.sigma);
+  RuleAtNoise rule = rule_at_noise(model, rules, noise.sigma);
   double suspects = 0;  // the share of the fleet's hosts the first pass leaves suspect
-  if (out.plan.retest_passes > 0) {
-    const std::vector<double> first = binomial(out.plan.peers, pair_bad(rule.limit, 1, noise));
+  if (model.retest_passes > 0) {
+    const std::vector<double> first = binomial(model.peers, pair_bad(rule.limit, 1, noise));
     double settled = 0;
     for (std::size_t b = 0; b < first.size(); ++b)
-      if (!suspect(static_cast<int>(b), out.plan.peers)) settled += first[b];
-    suspects = 1 - std::pow(settled, out.plan.rails);
-    rule = rule_at_noise(out.plan, rules, noise.sigma, suspects);
+      if (!suspect(static_cast<int>(b), model.peers)) settled += first[b];
+    suspects = 1 - std::pow(settled, model.rails);
+    rule = rule_at_noise(model, rules, noise.sigma, suspects);
   }
-  const std::vector<double> partners = partners_met(suspects, out.plan.peers_per_suspect).chance;
+  const std::vector<double> partners = partners_met(suspects, model.peers_per_suspect).chance;
   const double limit = rule.limit;
   out.limit = std::exp(limit);
   // A re-tested pair's figures must lie past the limit by the noise of a mean of two, as the run
@@ -329,25 +339,31 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     const double p = pair_bad(limit, fraction, noise), p2 = pair_bad(confirmed, fraction, noise);
     const double kept = p > 0 ? std::min(1.0, p2 * p2 / p) : 0;
     double culprit_first = 0;
-    const std::vector<double> first = binomial(out.plan.peers, p);
+    const std::vector<double> first = binomial(model.peers, p);
     for (std::size_t b = 0; b < first.size(); ++b)
-      if (culprit(static_cast<int>(b), out.plan.peers)) culprit_first += first[b];
+      if (culprit(static_cast<int>(b), model.peers)) culprit_first += first[b];
     // The host pair suspect on another rail: bad there, and that rail no culprit.
     const double again = 1 - std::pow(1 - p * (1 - culprit_first), rails - 1);
     return RetestChances{kept, 1 - again + again * kept, p, partners};
   };
   out.healthy_pair_bad = pair_bad(limit, 1, noise);
-  out.healthy_node_flagged =
-      found(host_culprits(out.plan, out.plan.rails, out.healthy_pair_bad, chances(1, out.plan.rails)));
-  out.expected_flagged = out.healthy_node_flagged * out.plan.hosts;
+  out.healthy_node_flagged = found(host_culprits(model, model.rails, out.healthy_pair_bad, chances(1, model.rails)));
+  out.expected_flagged = out.healthy_node_flagged * model.hosts;
+  // Of two hosts, a slowed one slows every pair (the reference with them), and no host is left
+  // to clear it: nothing is found.
+  const bool findable = model.hosts >= 3;
   for (const double c : carries) {
     FaultPower f;
     f.carries = c;
     f.pair_bad = pair_bad(limit, c, noise);
-    const std::vector<double> node = host_culprits(out.plan, out.plan.rails, f.pair_bad, chances(c, out.plan.rails));
+    if (!findable) {
+      out.faults.push_back(f);
+      continue;
+    }
+    const std::vector<double> node = host_culprits(model, model.rails, f.pair_bad, chances(c, model.rails));
     f.node_found = found(node);
     f.node_blamed = blamed(node);
-    f.rail_found = found(host_culprits(out.plan, 1, f.pair_bad, chances(c, 1)));
+    f.rail_found = found(host_culprits(model, 1, f.pair_bad, chances(c, 1)));
     out.faults.push_back(f);
   }
   return out;

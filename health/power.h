@@ -6,21 +6,25 @@
 //
 // 1. The limit. The fleet rule (health/fleet.h) holds each pair against the good quartile less an
 //    allowance the run's own shortfalls widen. The allowance depends on the plan (an end's good
-//    quartile of two pairs is its better pair; of sixty-four, near its true quartile), so it is
-//    read off the rule's own statistics (core/statistics.h) over a seeded noise-only fleet of the
-//    plan's shape (up to 512 hosts, 64 peers each: the allowance has settled by then).
+//    quartile of one pair is the pair itself; of sixty-four, near its true quartile) and on the
+//    re-tests (their pairs join the ends' quartiles), so it is read off the rule's own statistics
+//    (core/statistics.h) over seeded noise-only fleets of the plan's shape (up to 1,024 hosts and
+//    64 peers each, enough fleets for 32,768 pairs), and so is the noise the run would measure.
 // 2. One pair. A pair of a unit slowed to `f` reads under the limit with
 //        p = (1 - t) Phi((l - ln f) / sigma) + t Phi((l - ln f - ln tf) / sigma)
 //    (l: the limit in log space from a healthy pair's median; t, tf: the transient rate and factor).
 // 3. The unit. Localisation (health/localise.h) blames a unit (a host's rail) bad with at least two
 //    peers and a majority of them: in the first pass, a binomial over its K peers. A suspect that
-//    fewer than kConfirmedByPeers peers confirm is re-tested: each pass adds the suspect's two
-//    known-good partners (its bad pairs with cleared hosts stand as measured). A host is re-tested
-//    when any rail of it is such a suspect, so its rails' outcomes are joined through that (an exact
-//    sum over the branches with and without the re-test); later passes are per rail.
+//    fewer than kConfirmedByPeers peers confirm is re-tested: its bad pairs are measured again and
+//    stay bad when both figures lie past the limit by the run's noise of their mean (a culprit's
+//    stand unless the host pair is suspect on another rail), and its host meets up to two
+//    known-good partners, as many as the cleared hosts have rounds for. A host is re-tested when any
+//    rail of it is a suspect, so its rails' outcomes are joined through that (an exact sum over the
+//    branches with and without the re-test, and over the partners met); later passes are per rail.
 // 4. The node. Found (not admitted as healthy) when a rail of it is a culprit; blamed as a node when
 //    localise's host_is_culprit holds over its rails.
-// The simulator checks it: tests/bench/plan_power_check.sh runs seeded fleets and compares.
+// The simulator checks it: ci/bench/plan_power.sh runs seeded fleets and sets the rate found beside
+// the stated power (docs/burn-in-and-simulate.md has the tables).
 #include <string>
 #include <vector>
 
@@ -75,7 +79,7 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
                      const std::vector<double>& carries);
 
 // The plan line's words: "at noise 0.050, finds a node slowed 10%/20%/50% with chance
-// 0.19/1.00/1.00, one rail 0.13/1.00/1.00; expects 0.0 healthy nodes flagged by noise alone".
+// 0.22/1.00/1.00, one rail 0.15/1.00/1.00; expects 0.0 healthy nodes flagged by noise alone".
 std::string power_text(const PlanPower& power);
 
 }  // namespace ibgpu

@@ -159,7 +159,7 @@ TEST(FleetSimulation, TheStatedPowerIsTheRateTheVerdictsFind) {
       const SimOutcome r = simulate(m, draw_faults(m, c), plan_of(pairs));
       ASSERT_TRUE(r.judged);
       found += r.nodes_flagged;
-      injected += r.node.injected;
+      injected += r.nodes_slowed;
       stated += r.power.faults.front().node_found / kSeeds;
     }
     const double observed = static_cast<double>(found) / injected;

@@ -36,6 +36,7 @@ expect_usage "--sizes with --max: give a list (--sizes) or a sweep (--min and --
   check --sizes 1M --max 8M
 # --detect SLOW@POWER: a target instead of a budget, never both; each part a fraction or a percentage.
 expect_usage "--budget excludes --detect" check --detect 20%@0.95 --budget 1m
+expect_usage "--pairs excludes --detect" check --detect 20%@0.95 --pairs quick
 expect_usage "--detect 20@0.95: the slowdown must lie between 0 and 1 (0% and 100%)" check --detect 20@0.95
 expect_usage "--detect 20%: expected SLOW@POWER, e.g. 20%@0.95" check --detect 20%
 expect_usage "--detect 20%@high: the power is not a number (e.g. 20%@0.95)" check --detect 20%@high
