@@ -25,8 +25,8 @@ using Narrow = TextTable::Narrow;
 // Nodes listed one by one in the answer; past this many, the rest are counted by reason.
 constexpr std::size_t kNodeLines = 50;
 
-constexpr std::array<HealthState, 4> kStates{HealthState::healthy, HealthState::degraded, HealthState::failed,
-                                             HealthState::unknown};
+constexpr std::array<HealthState, 4> kStatesInOrder{HealthState::healthy, HealthState::degraded, HealthState::failed,
+                                                    HealthState::unknown};
 
 // Worse first: failed, unknown, degraded, healthy.
 int badness(HealthState s) { return static_cast<int>(s); }
@@ -91,7 +91,7 @@ void print_counts(const Report& r, std::ostream& out, LineWidth width) {
                    {"unknown", Align::right}});
   for (const auto& [kind, n] : kinds) {
     std::vector<std::string> cells{to_string(kind), grouped(n[0] + n[1] + n[2] + n[3])};
-    for (const HealthState s : kStates) cells.push_back(grouped(n[static_cast<std::size_t>(s)]));
+    for (const HealthState s : kStatesInOrder) cells.push_back(grouped(n[static_cast<std::size_t>(s)]));
     table.add_row(cells);
   }
   if (!table.empty()) table.print(out, "  ", width);
