@@ -19,6 +19,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "live_output_golden.txt")
+# The plan's lines, before anything runs: the plan, and what it can find (its power).
+PLAN_LINES = ("ibgpu: plan", "ibgpu: power")
 HOSTS = {"a", "b", "c", "d"}
 PLAIN_INTERVAL = 5  # LiveOutput::kPlainInterval
 
@@ -87,11 +89,11 @@ def compare(rows, progress, what):
     # Order: plan lines first; the all-reduce after every local and round row; its rows by size.
     kinds = []
     for l, n in zip(ibgpu, normal):
-        kinds.append("plan" if n.startswith("ibgpu: plan") else
+        kinds.append("plan" if n.startswith(PLAN_LINES) else
                      "net" if LOCAL.match(l) or ROUND.match(l) else "ar")
     assert kinds == sorted(kinds, key=["plan", "net", "ar"].index), list(zip(kinds, ibgpu))
     ar = [n for n, k in zip(normal, kinds) if k == "ar"]
-    golden_ar = [g for g in golden if not g.startswith("ibgpu: plan") and "local checks" not in g
+    golden_ar = [g for g in golden if not g.startswith(PLAN_LINES) and "local checks" not in g
                  and "network round" not in g]
     assert ar == golden_ar, (ar, golden_ar)
     # The rows line up under the header: the same width.
