@@ -12,20 +12,16 @@
 #include "cluster/rank_pairs.h"
 #include "cluster/world.h"
 #include "core/probe_kind.h"
+#include "core/seeded_draws.h"
 #include "health/judge.h"
 
 namespace ibgpu {
 
 namespace {
 
-// splitmix64's finaliser: every number the simulator draws is a hash of what it is drawn for,
-// so a measurement does not depend on the order measurements are made in.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// Every number the simulator draws is a hash of what it is drawn for (core/seeded_draws.h), so a
+// measurement does not depend on the order measurements are made in.
+std::uint64_t mix(std::uint64_t x) { return splitmix64(x); }
 
 std::uint64_t hash_of(std::initializer_list<std::uint64_t> parts) {
   std::uint64_t h = 0;
@@ -33,7 +29,7 @@ std::uint64_t hash_of(std::initializer_list<std::uint64_t> parts) {
   return h;
 }
 
-double unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }  // [0, 1)
+double unit(std::uint64_t h) { return unit_interval(h); }  // [0, 1)
 
 double standard_normal(std::uint64_t h) {  // Box-Muller
   const double u1 = 1.0 - unit(mix(h)), u2 = unit(mix(h + 1));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/seeded_draws.h"
 #include "core/statistics.h"
 #include "core/text.h"
 #include "health/localise.h"
@@ -22,23 +23,22 @@ constexpr double kNegligible = 1e-15;
 // would grow with the square of every pair of a large fleet.
 constexpr int kModelPeers = 256;
 
-// A seeded stream of standard normals (splitmix64, Box-Muller): the noise-only fleet is the same
-// every time.
+// A seeded stream of standard normals (core/seeded_draws.h, Box-Muller): the noise-only fleet is
+// the same every time.
 class Normals {
  public:
   double next() {
     constexpr double kTwoPi = 6.283185307179586;
-    const double u1 = (static_cast<double>(bits() >> 11) + 0.5) / 9007199254740992.0;
-    const double u2 = static_cast<double>(bits() >> 11) / 9007199254740992.0;
+    const double u1 = (static_cast<double>(bits() >> 11) + 0.5) * 0x1.0p-53;  // (0, 1): a logarithm's
+    const double u2 = unit_interval(bits());
     return std::sqrt(-2 * std::log(u1)) * std::cos(kTwoPi * u2);
   }
 
  private:
   std::uint64_t bits() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-    return z ^ (z >> 31);
+    const std::uint64_t z = splitmix64(state_);
+    state_ += 0x9e3779b97f4a7c15ULL;
+    return z;
   }
   std::uint64_t state_ = 1;
 };
