@@ -31,6 +31,7 @@
 #include "core/units.h"
 #include "core/verdict.h"
 #include "core/waits.h"
+#include "health/controls.h"
 #include "health/decision.h"
 #include "reports/atomic_file.h"
 #include "reports/json.h"
@@ -485,6 +486,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
     if (!payloads[r]) lost.push_back(static_cast<int>(r));
   excuse_waits_on_lost(report.probes, world, lost);
   mark_after_broken_transfer(report.probes, world, lost);
+  settle_by_controls(report.probes);  // a verbs pair error its ports' loopbacks did not reproduce
   if (ends_over_line()) report.run.notes.push_back(lost_mpi_note(world, line_listener()->arrivals()));
   if (stop_requested()) {
     // Ranks cut short by the stop sent nothing or timed out: that is our stop, not their fault.

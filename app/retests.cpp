@@ -7,6 +7,7 @@
 #include <set>
 
 #include "app/check_plan.h"
+#include "app/pipeline.h"
 #include "cluster/gather.h"
 #include "cluster/liveness.h"
 #include "cluster/rank_pairs.h"
@@ -15,6 +16,7 @@
 #include "health/judge.h"
 #include "health/localise.h"
 #include "health/thresholds.h"
+#include "probes/net/verbs/loopback.h"
 #include "reports/json.h"
 
 namespace ibgpu {
@@ -30,7 +32,14 @@ std::string pairs_text(const std::vector<HostPair>& pairs) {
 }
 
 json decision_to_json(const RetestDecision& d) {
-  return json{{"rounds", d.rounds}, {"suspects", d.suspects}, {"collectives", d.collectives}, {"notes", d.notes}};
+  json controls = json::array();
+  for (const ControlOrder& c : d.controls)
+    controls.push_back(json{{"rank", c.rank}, {"device", c.device}, {"round", c.round}, {"pair", c.pair}});
+  return json{{"rounds", d.rounds},
+              {"controls", controls},
+              {"suspects", d.suspects},
+              {"collectives", d.collectives},
+              {"notes", d.notes}};
 }
 
 RetestDecision decision_from_json(const json& j) {
@@ -39,6 +48,9 @@ RetestDecision decision_from_json(const json& j) {
   d.suspects = j.at("suspects").get<std::size_t>();
   d.collectives = j.at("collectives").get<bool>();
   d.notes = j.at("notes").get<std::vector<std::string>>();
+  for (const json& c : j.at("controls"))
+    d.controls.push_back(ControlOrder{c.at("rank").get<int>(), c.at("device").get<std::string>(),
+                                      c.at("round").get<std::size_t>(), c.at("pair").get<std::vector<int>>()});
   return d;
 }
 
@@ -61,12 +73,26 @@ std::vector<RankRound> to_rank_rounds(const World& world, const RetestDecision& 
   return rank_rounds_for(world, host_rounds);
 }
 
+// This rank's part of the controls rank 0 ordered: its port writing to itself, recorded as the
+// control of the pair (health/controls.h). Milliseconds, bounded by the timeout; the rank's next
+// partners hear its heartbeats meanwhile.
+void run_controls(const World& world, const NetOptions& net, const std::vector<ControlOrder>& controls, Seconds timeout,
+                  std::vector<ProbeResult>& out) {
+  for (const ControlOrder& c : controls) {
+    if (c.rank != world.rank) continue;
+    out.push_back(verbs_loopback(LoopbackTarget{world.host(), world.rank, c.device, net.settings.gid_index, timeout}));
+    mark_control(out.back(), c);
+    stamp_time(out, out.size() - 1);
+  }
+}
+
 }  // namespace
 
 RetestDecision decide_retests(const std::vector<std::optional<std::string>>& payloads,
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
                               int peers_per_suspect, bool retest_allowed,
-                              const std::unordered_map<std::string, double>* reference_medians) {
+                              const std::unordered_map<std::string, double>* reference_medians,
+                              const std::vector<ControlOrder>& controls_done) {
   std::vector<ProbeResult> probes;
   std::set<std::string> absent;  // hosts with a rank that did not check in: not re-tested
   for (std::size_t r = 0; r < payloads.size(); ++r) {
@@ -81,7 +107,21 @@ RetestDecision decide_retests(const std::vector<std::optional<std::string>>& pay
     }
     if (!read && r < rank_hosts.size()) absent.insert(rank_hosts[r]);
   }
-  return decide_retests_from(probes, absent, profile, pass, peers_per_suspect, retest_allowed, reference_medians);
+  RetestDecision d =
+      decide_retests_from(probes, absent, profile, pass, peers_per_suspect, retest_allowed, reference_medians);
+  d.controls = plan_controls(probes, controls_done);
+  std::erase_if(d.controls, [&](const ControlOrder& c) {  // a rank this launch does not have
+    return c.rank < 0 || static_cast<std::size_t>(c.rank) >= rank_hosts.size();
+  });
+  if (!d.controls.empty()) {
+    std::vector<std::string> ports;
+    for (const ControlOrder& c : d.controls)
+      ports.push_back(rank_hosts.at(static_cast<std::size_t>(c.rank)) + " " + c.device);
+    d.notes.insert(d.notes.begin(), "controls: " + count_text(ports.size(), "port") +
+                                        " write to themselves after a verbs pair error (" + short_list(ports, 4) +
+                                        "): an error they do not reproduce is not the device's");
+  }
+  return d;
 }
 
 RetestDecision decide_retests_from(const std::vector<ProbeResult>& probes, const std::set<std::string>& absent,
@@ -133,13 +173,15 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
   std::vector<std::string> rank_hosts;
   for (const auto& place : world.places) rank_hosts.push_back(place.host);
   std::size_t next_round = rank_rounds(world, net.pairs).size() + 1;
+  std::vector<ControlOrder> controls_done;  // rank 0's: each control runs once
   for (int pass = 1;; ++pass) {
     // Rank 0 alone decides, on its clock; everyone follows its answer.
     auto decide = [&](const std::vector<std::optional<std::string>>& payloads) {
       const Seconds elapsed = Clock::now() - steps.started;
       const bool time_left = time_left_for_another_step(steps.budget, elapsed);
       RetestDecision d = decide_retests(payloads, rank_hosts, profile, pass, steps.peers_per_suspect,
-                                        pass <= steps.passes && time_left, steps.reference_medians);
+                                        pass <= steps.passes && time_left, steps.reference_medians, controls_done);
+      controls_done.insert(controls_done.end(), d.controls.begin(), d.controls.end());
       if (d.suspects > 0 && pass <= steps.passes && !time_left)
         d.notes.push_back("budget: re-tests dropped (" + duration_text(elapsed) + " of " +
                           duration_text(*steps.budget) + " spent)");
@@ -166,6 +208,7 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
       out.notes.insert(out.notes.end(), d.notes.begin(), d.notes.end());
     }
     out.collectives = steps.collectives && d.collectives;
+    run_controls(world, net, d.controls, timeout, out.results);
     if (d.rounds.empty()) return out;
     const std::vector<RankRound> rounds = to_rank_rounds(world, d);
     std::vector<ProbeResult> got =

@@ -13,6 +13,7 @@
 
 #include "app/network.h"
 #include "core/deadline.h"
+#include "health/controls.h"
 #include "health/profile.h"
 
 namespace ibgpu {
@@ -30,9 +31,10 @@ struct BetweenSteps {
 };
 
 struct BetweenOutcome {
-  std::vector<ProbeResult> results;  // this rank's re-test measurements (params "retest": pass)
-  bool collectives = true;           // run the all-reduce
-  std::vector<std::string> notes;    // rank 0: what was re-tested or dropped, in words
+  // This rank's re-test measurements (params "retest": pass) and the controls it ran (health/controls.h).
+  std::vector<ProbeResult> results;
+  bool collectives = true;         // run the all-reduce
+  std::vector<std::string> notes;  // rank 0: what was re-tested or dropped, in words
 };
 
 // Every rank calls it with its own network results (all ranks, same options).
@@ -41,9 +43,11 @@ BetweenOutcome run_between_steps(MpiSession& session, const NetOptions& net, con
                                  LiveChannel& live);
 
 // Rank 0's decision for one pass, from every rank's network results so far
-// (nullopt: the rank did not check in; its hosts are left out). Pure.
+// (nullopt: the rank did not check in; its hosts are left out): the re-tests, and the controls
+// of the verbs pairs that ended in an error (those not in `controls_done`), which run first. Pure.
 struct RetestDecision {
   std::vector<std::vector<std::pair<std::string, std::string>>> rounds;  // host pairs per round
+  std::vector<ControlOrder> controls;
   std::size_t suspects = 0;
   bool collectives = true;
   std::vector<std::string> notes;
@@ -51,7 +55,8 @@ struct RetestDecision {
 RetestDecision decide_retests(const std::vector<std::optional<std::string>>& payloads,
                               const std::vector<std::string>& rank_hosts, const Profile& profile, int pass,
                               int peers_per_suspect, bool retest_allowed,
-                              const std::unordered_map<std::string, double>* reference_medians = nullptr);
+                              const std::unordered_map<std::string, double>* reference_medians = nullptr,
+                              const std::vector<ControlOrder>& controls_done = {});
 
 // The same decision from the results themselves (hosts in `absent` are left out): what
 // decide_retests does once it has read the payloads, and what the fleet simulator calls.

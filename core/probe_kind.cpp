@@ -38,6 +38,7 @@ constexpr std::string_view kGpuHealthMetrics[]{metrics::ecc_enabled,
 constexpr std::string_view kCopyMetrics[]{metrics::h2d_GBps, metrics::d2h_GBps};
 constexpr std::string_view kMemBwMetrics[]{metrics::mem_bw_GBps};
 constexpr std::string_view kComputeMetrics[]{metrics::checked, metrics::wrong, metrics::time_s};
+constexpr std::string_view kLoopbackMetrics[]{metrics::checked, metrics::wrong};
 constexpr std::string_view kCounterMetrics[]{"<counter>_delta", "<counter>_per_hour"};
 constexpr std::string_view kKernelLogMetrics[]{metrics::lines, metrics::xid_events, metrics::link_down_events};
 constexpr std::string_view kXidMetrics[]{metrics::xid_events, metrics::xid_hardware_events, metrics::xid_last};
@@ -94,6 +95,9 @@ constexpr std::array kCatalogue{
               "RDMA write ping-pong latency between two hosts (perftest's ib_write_lat method)"},
     ProbeKind{kSendLatId, S::network, P::link, Q::latency, T::verbs, kLatMetrics,
               "RDMA send/receive ping-pong latency between two hosts"},
+    ProbeKind{kVerbsLoopbackProbe, S::local, P::hca_port, Q::none, T::verbs, kLoopbackMetrics,
+              "per RDMA port, after a verbs pair on it ended in an error: the port writing to itself, the control "
+              "that tells the port's fault from the link's, the path's or ibgpu's"},
     ProbeKind{kMpiBwProbe, S::network, P::link, Q::bandwidth, T::mpi, kBwMetrics,
               "MPI point-to-point bandwidth between two hosts (a window of non-blocking sends, OSU's method)"},
     ProbeKind{kMpiLatProbe, S::network, P::link, Q::latency, T::mpi, kLatMetrics,

@@ -106,6 +106,8 @@ inline constexpr const char* kMpiLatProbe = "net.mpi.lat";
 inline constexpr const char* kWriteBwId = "net.verbs.write_bw";
 inline constexpr const char* kWriteLatId = "net.verbs.write_lat";
 inline constexpr const char* kSendLatId = "net.verbs.send_lat";
+// The control of a verbs pair that ended in an error: its port writing to itself (probes/net/verbs/loopback.h).
+inline constexpr const char* kVerbsLoopbackProbe = "net.verbs.loopback";
 inline constexpr const char* kNetPairsProbe = "net.pairs";  // the pair step as a whole (why it did not run)
 inline constexpr const char* kNcclAllReduceProbe = "collective.nccl.all_reduce";
 inline constexpr const char* kMpiAllReduceProbe = "collective.mpi.all_reduce";

@@ -68,6 +68,8 @@ int run_exit_code(const std::vector<Verdict>& verdicts) {
       mine = exit_code_of(v.state, *v.action);
     } else if (fabric(v.entity) && (v.state == degraded || v.state == failed)) {
       mine = 1;
+    } else if (fabric(v.entity) && v.state == unknown && has_reason(&v, ReasonCode::PROBE_ERROR_NOT_REPRODUCED)) {
+      mine = 3;  // an error no device reproduced: not decided, re-run (its nodes stay admitted)
     }
     if (severity(mine) > severity(code)) code = mine;
   }

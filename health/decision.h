@@ -45,7 +45,8 @@ NodeEvidence evidence_of(const Verdict& node);
 // The run's exit code from its verdicts: the worst node's row (2 above 3
 // above 1 above 0: a node not admitted for a finding outranks one not decided),
 // at least 1 where a link, switch, uplink or path has a finding (a fabric fault
-// drains no node), 3 where nothing was judged.
+// drains no node), at least 3 where a link's error no device reproduced (PROBE_ERROR_NOT_REPRODUCED:
+// the link not decided, its nodes admitted; health/controls.h), 3 where nothing was judged.
 int run_exit_code(const std::vector<Verdict>& verdicts);
 
 // The exit code of a node's decision (its row's, found by state and action).

@@ -10,6 +10,7 @@
 
 #include "health/admission.h"
 #include "health/confidence.h"
+#include "health/controls.h"
 #include "health/fleet.h"
 #include "health/local_health.h"
 #include "health/localise.h"
@@ -84,7 +85,7 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const ProbeResult& p = probes[i];
     pair[i] = is_pair_probe(p);
-    if (pair[i] && p.status != ProbeStatus::ok && p.status != ProbeStatus::skipped &&
+    if (pair[i] && p.status != ProbeStatus::ok && p.status != ProbeStatus::skipped && !not_reproduced(p) &&
         !evidence.outcome_groups.count(p.id))
       evidence.outcome_groups.emplace(p.id, p.id + ":outcome");
   }
@@ -101,7 +102,7 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
     Finding found = probe_outcome(p);
     if (!pair[i]) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
-    } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped) {
+    } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped || not_reproduced(p)) {
       // A pair that ran is a good peer to the outcome group too: without it, a rail that fails
       // with every peer (its leaf down) would be all its host shows there, and blamed as the node.
       if (p.status == ProbeStatus::ok)

@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 
+#include "health/controls.h"
 #include "health/nvlink_domains.h"
 
 namespace ibgpu {
@@ -280,6 +281,9 @@ Finding outcome_of(const ProbeResult& p) {
     case ProbeStatus::timeout:
       return {HealthState::failed, reason(ReasonCode::PROBE_TIMEOUT, p.error.value_or("timeout"))};
     case ProbeStatus::error:
+      if (const auto by = not_reproduced(p))  // the instrument's, or the path's: never the devices' (health/controls.h)
+        return {HealthState::unknown, reason(ReasonCode::PROBE_ERROR_NOT_REPRODUCED,
+                                             p.error.value_or("error") + " (not reproduced: " + *by + ")")};
       return {HealthState::failed, reason(ReasonCode::PROBE_ERROR, p.error.value_or("error"))};
     case ProbeStatus::failed: {
       const auto wrong = typical(p, metrics::wrong_elements);

@@ -38,6 +38,7 @@ struct NetSettings {
   int gid_index = -1;                     // verbs on RoCE: -1 picks one (IPv4-mapped RoCE v2 first)
   BufferMemory mem = BufferMemory::host;  // where verbs buffers live
   double time_cap_s = kDefaultTimeCapS;   // longest run of one measurement (one pair, one size)
+  int test_verbs_error_rank = -1;         // hidden, for tests: this rank's verbs setups fail (not its ports)
   static constexpr double kDefaultTimeCapS = 3;
 };
 

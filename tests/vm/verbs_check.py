@@ -271,6 +271,40 @@ def killed(path, host):
         fail("summary.exit_code %r after a lost rank" % r.get("summary", {}).get("exit_code"))
 
 
+def controls(path):
+    """Rank 1's verbs setups failed by the hidden test option (ibgpu's fault, not the port's): each
+    end's port wrote to itself and passed, so the pair's error is unknown for the instrument, never
+    failed. What the operator acts on: exit 3, no node drained or degraded, the link's reason."""
+    r = load(path)
+    loops = [p for p in r.get("probes", []) if p.get("id") == "net.verbs.loopback"]
+    for p in loops:
+        print("  control %s %s: %s, %s bytes checked, %s wrong; of %s" % (
+            ",".join(p["scope"]["hosts"]), ",".join(p["scope"]["devices"]), p.get("status"),
+            p.get("metrics", {}).get("checked"), p.get("metrics", {}).get("wrong"),
+            p.get("params", {}).get("control_of")))
+    # One control an end for each round whose pair ended in an error (the first pass and the re-test).
+    rounds = sorted({p.get("params", {}).get("round") for p in r.get("probes", [])
+                     if p.get("id", "").startswith("net.verbs.") and p.get("status") == "error"})
+    ran = sorted((p["params"]["control_of"]["round"], p["scope"]["hosts"][0]) for p in loops)
+    if ran != sorted((k, h) for k in rounds for h in ("a", "b")) or any(p.get("status") != "ok" for p in loops):
+        fail("wanted a passing loopback control on a and b for each round in error %r: %r" % (rounds, loops))
+    errors = [p for p in r.get("probes", []) if p.get("id", "").startswith("net.verbs.") and p.get("status") == "error"]
+    if not errors or any(p.get("params", {}).get("control", {}).get("reproduced") is not False for p in errors):
+        fail("wanted the pair's errors marked not reproduced: %r" % [p.get("params", {}).get("control") for p in errors])
+    s = r.get("summary", {})
+    if s.get("exit_code") != 3 or s.get("drain") or s.get("admit_degraded"):
+        fail("summary: exit %r, drain %r, admit_degraded %r (wanted 3, none, none)"
+             % (s.get("exit_code"), s.get("drain"), s.get("admit_degraded")))
+    link = [v for v in r.get("verdicts", []) if v.get("entity", {}).get("kind") == "link"]
+    codes = sorted({x.get("code") for v in link for x in v.get("reasons", [])})
+    states = sorted({v.get("state") for v in link})
+    print("  link verdicts: %s %s; summary exit %s" % (states, codes, s.get("exit_code")))
+    if states != ["unknown"] or codes != ["PROBE_ERROR_NOT_REPRODUCED"]:
+        fail("wanted the link unknown for PROBE_ERROR_NOT_REPRODUCED alone: %r" % link)
+    if any(v.get("state") == "failed" for v in r.get("verdicts", [])):
+        fail("a verdict is failed for ibgpu's own fault: %r" % [v for v in r["verdicts"] if v.get("state") == "failed"])
+
+
 def usage(path):
     r = load(path)
     if r.get("summary", {}).get("exit_code") != 64 or r.get("error", {}).get("kind") != "usage":
@@ -305,6 +339,8 @@ def run(kind, args):
             killed(files[0], opts["host"])
         elif kind == "usage":
             usage(files[0])
+        elif kind == "controls":
+            controls(files[0])
         else:
             fail("unknown check " + kind)
     except (OSError, ValueError, KeyError, TypeError, IndexError) as e:

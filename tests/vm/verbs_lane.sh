@@ -28,8 +28,12 @@
 #   d. --gid-index 99 and --hca nosuchdev:1 with --transport verbs: exit 64, a clear message (a
 #      clean "ibgpu: ..." line for --hca) and a JSON error document at --json (README: "64 usage
 #      or configuration error (one line on stderr; a JSON error document with --json)").
+#   e. rank 1's verbs setups fail by a hidden test option (ibgpu's fault, not its port's), check on
+#      hosts a and b: each end's port writes to itself (net.verbs.loopback) and passes, so the
+#      pair's error is unknown for the instrument (PROBE_ERROR_NOT_REPRODUCED): exit 3, no node
+#      drained or degraded, no verdict failed.
 # The JSON checks (tests/vm/verbs_check.py) run at the end and print what was measured.
-# Knobs: VERBS_LANE_ONLY="a b c d" (parts to run), VERBS_DELAY_MS (50), VERBS_RATE_MBIT (20).
+# Knobs: VERBS_LANE_ONLY="a b c d e" (parts to run), VERBS_DELAY_MS (50), VERBS_RATE_MBIT (20).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . ci/vm/lib.sh
@@ -42,7 +46,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
 OUT=${VM_OUT:-/tmp/verbs_lane}
 mkdir -p "$OUT"
-ONLY=${VERBS_LANE_ONLY:-a b c d}
+ONLY=${VERBS_LANE_ONLY:-a b c d e}
 DELAY_MS=${VERBS_DELAY_MS:-50}
 RATE_MBIT=${VERBS_RATE_MBIT:-20}
 
@@ -292,6 +296,21 @@ if want d; then
   # One clean line (README: "one line on stderr"), e.g. "ibgpu: host a rank 0: --hca nosuchdev:1: ..."
   usage_case d_hca '^ibgpu: (host [a-z]+ rank [0-9]+: )?--hca nosuchdev:1: no such RDMA device on host [a-z]+ \(it has rxe[a-z0-9_, ]*\)$' probe lat --transport verbs --hca nosuchdev:1 --sizes 8 --timeout 20
   part_done d
+fi
+
+# --- e. a verbs error of ibgpu's own: the loopback controls -----------------------------------
+if want e; then
+  echo "== e. rank 1's verbs setups fail (a hidden test option, not its port): the controls"
+  launch 120 e_controls "a rxe0:1 $G0" "b rxe0:1 $G0" -- check --profile cpu --transport verbs --sizes 64K \
+    --iters 20 --allreduce off --test-verbs-error-rank 1 --timeout 20 --json "$OUT/e_controls.json"
+  [ "$rc" -eq 3 ] || { fail "e_controls: exit $rc, expected 3 (unknown)"; show_log "$OUT/e_controls.log"; }
+  if [ -s "$OUT/e_controls.json" ]; then
+    validate "$OUT/e_controls.json"
+    check controls "$OUT/e_controls.json"
+  else
+    fail "e_controls: no report $OUT/e_controls.json"
+  fi
+  part_done e
 fi
 
 echo "== report checks"

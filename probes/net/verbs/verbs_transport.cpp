@@ -64,11 +64,14 @@ Setup shared_outcome(const PairContext& ctx, bool mine_ok, ProbeStatus mine_stat
 
 // Opens the local side, swaps connection data, brings the QP to RTS and meets
 // the peer once more, so neither side writes before the other can receive.
-Setup establish(const PairContext& ctx, const EndpointOptions& options, int connect_tag, int ready_tag) {
+// `injected`: this side fails as a fault of ibgpu's own would, before it touches the device
+// (--test-verbs-error-rank; its port writing to itself still passes).
+Setup establish(const PairContext& ctx, const EndpointOptions& options, int connect_tag, int ready_tag, bool injected) {
   Setup s;
   ConnectionInfo mine;
   std::optional<std::string> usage;
   try {
+    if (injected) throw std::runtime_error("setup failed, injected by --test-verbs-error-rank (not the device)");
     s.endpoint = std::make_unique<Endpoint>(options);
     mine = s.endpoint->local_info();
   } catch (const UsageError& e) {
@@ -124,9 +127,10 @@ Setup establish(const PairContext& ctx, const EndpointOptions& options, int conn
 }
 
 // MPI failing underneath (not a silent peer: an error code) is this side's error.
-Setup establish_or_fail(const PairContext& ctx, const EndpointOptions& options, int connect_tag, int ready_tag) {
+Setup establish_or_fail(const PairContext& ctx, const NetSettings& settings, const EndpointOptions& options,
+                        int connect_tag, int ready_tag) {
   try {
-    return establish(ctx, options, connect_tag, ready_tag);
+    return establish(ctx, options, connect_tag, ready_tag, ctx.self == settings.test_verbs_error_rank);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
@@ -179,7 +183,7 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
   options.region_bytes = largest(settings.bw_sizes, 64 * 1024);
   options.send_depth = std::max(1, settings.tx_depth);
   options.recv_depth = 1;
-  Setup setup = establish_or_fail(ctx, options, kBwConnect, kBwReady);
+  Setup setup = establish_or_fail(ctx, settings, options, kBwConnect, kBwReady);
   if (!setup.endpoint) return setup_results(setup, ctx, {kWriteBwId}, settings.bw_sizes);
 
   std::vector<ProbeResult> results;
@@ -253,7 +257,7 @@ std::vector<ProbeResult> VerbsTransport::latency(const PairContext& ctx, const N
   options.send_depth = 16;
   options.recv_depth = kPrepostedReceives;
   options.max_inline = 220;  // perftest's default for latency
-  Setup setup = establish_or_fail(ctx, options, kLatConnect, kLatReady);
+  Setup setup = establish_or_fail(ctx, settings, options, kLatConnect, kLatReady);
   if (!setup.endpoint) return setup_results(setup, ctx, {kWriteLatId, kSendLatId}, settings.lat_sizes);
   Endpoint& ep = *setup.endpoint;
 
