@@ -287,6 +287,29 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
     }
     return it->second;
   };
+  // Whom each rank's wait ended on, per placement. A wait that ended because its peer left, where
+  // that peer left because of another, is the other's doing: ranks 0 and 3 among the ranks that
+  // came both waiting on rank 2, rank 3 (in its wait on rank 0 at that moment) sees rank 0 leave
+  // once rank 0 gave up on rank 2, and rank 2 is the one named.
+  auto waited_on = [](const ProbeResult& r) -> std::optional<int> {
+    if (r.status != ProbeStatus::timeout || !r.kind().all_reduce() || r.scope.ranks.size() != 1) return std::nullopt;
+    const auto peer = r.params.find(kWaitedOnRank);
+    if (peer == r.params.end() || !peer->is_number_integer()) return std::nullopt;
+    return peer->get<int>();
+  };
+  std::map<std::pair<std::string, int>, int> waits;  // (placement, rank) -> the peer its wait ended on
+  for (const ProbeResult& r : results)
+    if (const auto peer = waited_on(r))
+      waits.emplace(std::pair{r.params.value("placement", std::string()), r.scope.ranks.front()}, *peer);
+  auto first_to_leave = [&](const std::string& placement, int rank, int peer) {
+    std::set<int> seen{rank, peer};
+    while (!gone.count(peer)) {
+      const auto next = waits.find({placement, peer});
+      if (next == waits.end() || !seen.insert(next->second).second) break;
+      peer = next->second;
+    }
+    return peer;
+  };
   for (ProbeResult& r : results) {
     if (r.status != ProbeStatus::timeout || !r.kind().all_reduce() || r.scope.ranks.size() != 1) continue;
     const auto placement = placement_from_string(r.params.value("placement", std::string()));
@@ -298,12 +321,18 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
     if (const auto peer = r.params.find(kWaitedOnRank); peer != r.params.end() && peer->is_number_integer()) {
       const int other = peer->get<int>();
       if (other >= 0 && other < world.size && other != rank) {
+        const int first = first_to_leave(r.params.value("placement", std::string()), rank, other);
+        const bool valid = first >= 0 && first < world.size;
+        const int named = valid ? first : other;
         r.status = ProbeStatus::skipped;
         r.skipped_by = SkippedBy::ibgpu;
-        r.reason = "not measured: " + rank_names(world, {other}) +
-                   (gone.count(other) ? " was lost during it (no results came from it): "
-                                      : " left the all-reduce of the ranks that came while this rank waited in it: ") +
-                   r.error.value_or("no detail");
+        r.reason =
+            "not measured: " + rank_names(world, {named}) +
+            (gone.count(named) ? " was lost during it (no results came from it)"
+                               : " left the all-reduce of the ranks that came") +
+            (named == other ? std::string(gone.count(named) ? ": " : " while this rank waited in it: ")
+                            : ", and " + rank_names(world, {other}) + ", which this rank waited on, left after it: ") +
+            r.error.value_or("no detail");
         r.error.reset();
         continue;
       }

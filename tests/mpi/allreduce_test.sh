@@ -81,7 +81,9 @@ lost_case "stalled rank" stalled_rank 40 3 "${SMALL[@]}" --timeout 3 --test-stal
 #     with a communicator of theirs (a blocking collective to make) ranks 0 and 3 waited for it for
 #     ever; by point to point they give up on it at once (it has left the step). The deadline is
 #     8 s, not 3: on two loaded cores rank 3 once reached the all-reduce more than 3 s after rank 0,
-#     which then named rank 3 (rightly, for that run) instead of rank 2.
+#     which then named rank 3 (rightly, for that run) instead of rank 2. Rank 3, in its wait on
+#     rank 0 when rank 0 gave up on rank 2, names rank 2 too (rank 0's assembly follows who left
+#     for whom): it once named rank 0, in 3 runs of 4.
 lost_case "deaf rank" deaf_rank 50 4 "${SMALL[@]}" --timeout 8 --test-stall-rank 1 --test-deaf-rank 2
 
 # 4c. As 4 on five ranks, and rank 3 SIGSTOPped in the ring of the ranks that came (0, 2, 3, 4): the
