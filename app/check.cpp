@@ -10,12 +10,14 @@
 #include "app/pipeline.h"
 #include "app/retests.h"
 #include "cluster/rank_pairs.h"
+#include "core/bounded_input.h"
 #include "core/fabric_topology.h"
 #include "core/hostlist.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "health/judge.h"
 #include "health/nvlink_domains.h"
+#include "health/work_orders.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/inventory.h"
 #include "scheduler/kubernetes.h"
@@ -96,6 +98,20 @@ ProbeResult allreduce_dropped(const World& world, const CheckOptions& options, c
   const CollectiveBackend asked = options.allreduce.backend;
   const CollectiveBackend backend = asked == CollectiveBackend::automatic ? CollectiveBackend::mpi : asked;
   return skipped(allreduce_probe_id(to_string(backend)), world_scope(world), why, SkippedBy::ibgpu);
+}
+
+// What the cabling covered: its cables, the hosts' ports it lists, the work orders written.
+std::string cabling_note(const Cabling& cabling, const std::vector<HostInventory>& hosts, std::size_t orders) {
+  std::size_t ports = 0, listed = 0;
+  for (const HostInventory& h : hosts)
+    for (const Hca& hca : h.hcas)
+      for (const IbPort& port : hca.ports) {
+        ++ports;
+        listed += cabling.of_port(h.name, port_name(hca, port)) ? 1 : 0;
+      }
+  return "cabling: " + cabling.origin + ", " + count_text(cabling.cables.size(), "cable") + ", " +
+         std::to_string(listed) + " of the hosts' " + count_text(ports, "RDMA port") + " in it; " +
+         count_text(orders, "work order");
 }
 
 // Which hosts the topology places: the unplaced are judged as without one (no switch to blame).
@@ -284,6 +300,10 @@ void CheckRound::judge_report(Report& report) const {
   }
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
+  if (cabling_) {
+    report.work_orders = work_orders(report.verdicts, report.probes, *cabling_);
+    report.run.notes.push_back(cabling_note(*cabling_, report.hosts, report.work_orders.size()));
+  }
   report.summary.kubernetes = kubernetes_map(report.verdicts, node_nvlink_domains(report.probes));
 }
 
@@ -296,6 +316,13 @@ std::string CheckRound::preflight(MpiSession& s) const {
   if (problem.empty() && plan_.steps.collectives) problem = collectives_preflight(s, plan_.steps.allreduce);
   if (problem.empty() && s.world().rank == 0 && !options_.history_dir.empty())
     problem = history_dir_problem(options_.history_dir);
+  if (problem.empty() && s.world().rank == 0 && !options_.cabling_path.empty()) {
+    try {
+      cabling_ = read_cabling(options_.cabling_path);
+    } catch (const InputError& e) {
+      problem = std::string("--cabling: ") + e.what();
+    }
+  }
   return problem;
 }
 

@@ -36,6 +36,9 @@ struct CheckOptions {
   std::string baseline_path;
   // --topology: Slurm's topology.conf, so localisation can blame a leaf switch or its uplinks.
   std::optional<FabricTopology> topology;
+  // --cabling: the fabric's cabling as ibnetdiscover prints it (core/cabling.h), read by rank 0
+  // alone before anything runs, for the work orders (health/work_orders.h).
+  std::string cabling_path;
   // --history: each node's checks kept in this folder (app/history_store.h), judged with this one.
   std::string history_dir;
 };

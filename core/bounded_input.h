@@ -30,6 +30,9 @@ inline constexpr std::size_t kProfileMaxLine = 1000;  // toml++ recurses once pe
 inline constexpr std::size_t kTopologyMaxBytes = std::size_t{16} << 20;
 inline constexpr std::size_t kTopologyMaxLine = std::size_t{64} << 10;
 inline constexpr std::size_t kTopologyMaxNames = 1000000;
+// The cabling as ibnetdiscover prints it (--cabling): each cable twice, about 150 bytes a line: a
+// 10,000-node fabric of 8 rails is about 25 MB.
+inline constexpr std::size_t kCablingMaxBytes = std::size_t{128} << 20;
 
 // The whole of a regular file of at most max_bytes, or InputError naming the path and
 // why (a device, a FIFO, /proc: not regular; the size). Never opens what is not a regular file.

@@ -18,7 +18,7 @@ namespace ibgpu {
 // what each rank was given (cuda_visible_devices). 3: a reason from measurements carries its
 // confidence (health/confidence.h). An older report is a newer one without them, and reads as it
 // did.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct ToolInfo {
   std::string name = "ibgpu";
@@ -155,6 +155,7 @@ struct Report {
   std::vector<Verdict> verdicts;
   RunSummary summary;
   std::optional<BurnInStats> burn_in;  // burn-in runs only
+  std::vector<WorkOrder> work_orders;  // check --cabling only (health/work_orders.h)
 };
 
 }  // namespace ibgpu

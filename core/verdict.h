@@ -144,6 +144,20 @@ struct Verdict {
   std::vector<std::string> excluded = {};
 };
 
+// What an operator does about one cable (check --cabling: health/work_orders.h), one order per
+// cable however many verdicts it serves.
+struct WorkOrder {
+  std::string cable;                          // "h4 mlx5_0:1 <-> leaf2 port 1"; "" where the cabling lists none
+  std::string port;                           // the HCA port ("h4 mlx5_0:1") or uplink ("leaf2") it is for
+  HealthState state = HealthState::degraded;  // the worst of the verdicts it serves
+  std::vector<Entity> entities;               // the verdicts it serves, in the order met
+  std::string shortfall;                      // the worst verdict's first reason, in its words
+  std::map<std::string, double> counters;     // error counters that moved on the HCA end: name -> increase
+  std::vector<std::string> unread;            // what could not be read, each in words
+  std::string next;                           // the next act
+  bool operator==(const WorkOrder&) const = default;
+};
+
 // The codes of a verdict's reasons of one kind of evidence, each once, in order: the findings
 // of a drain reason, then what could not be checked (what ibgpu did not judge is no drain reason).
 std::vector<ReasonCode> reason_codes(const Verdict& v, Evidence evidence);

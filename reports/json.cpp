@@ -557,6 +557,33 @@ void from_json(const json& j, BurnInStats& s) {
   s.entities = j.value("entities", std::vector<BurnInEntity>{});
 }
 
+void to_json(json& j, const WorkOrder& o) {
+  json entities = json::array();
+  for (const Entity& e : o.entities) entities.push_back(json{{"kind", to_string(e.kind())}, {"id", e.id()}});
+  j = json{{"cable", o.cable.empty() ? json(nullptr) : json(o.cable)},
+           {"port", o.port},
+           {"state", to_string(o.state)},
+           {"entities", entities},
+           {"shortfall", o.shortfall},
+           {"counters", o.counters},
+           {"unread", o.unread},
+           {"next", o.next}};
+}
+
+void from_json(const json& j, WorkOrder& o) {
+  o.cable = j.at("cable").is_null() ? std::string() : j.at("cable").get<std::string>();
+  o.port = get_string(j, "port");
+  const auto state = health_state_from_string(j.at("state").get<std::string>());
+  if (!state) throw std::runtime_error("unknown work order state '" + j.at("state").get<std::string>() + "'");
+  o.state = *state;
+  o.entities.clear();
+  for (const json& e : j.value("entities", json::array())) o.entities.push_back(entity_from_json(e));
+  o.shortfall = get_string(j, "shortfall");
+  o.counters = j.value("counters", std::map<std::string, double>{});
+  o.unread = j.value("unread", std::vector<std::string>{});
+  o.next = get_string(j, "next");
+}
+
 void to_json(json& j, const Report& r) {
   j = json{{"schema_version", r.schema_version},
            {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"git", r.tool.git}}},
@@ -580,6 +607,7 @@ void to_json(json& j, const Report& r) {
   if (r.run.actions != AdmissionActions::none) j["run"]["admission_actions"] = to_string(r.run.actions);  // likewise
   // Only burn-in reports have the section: a check's report keeps its shape.
   if (r.burn_in) j["burn_in"] = *r.burn_in;
+  if (!r.work_orders.empty()) j["work_orders"] = r.work_orders;  // check --cabling only
 }
 
 void from_json(const json& j, Report& r) {
@@ -615,6 +643,7 @@ void from_json(const json& j, Report& r) {
   r.probes = j.value("probes", std::vector<ProbeResult>{});
   r.verdicts = j.value("verdicts", std::vector<Verdict>{});
   r.summary = j.at("summary").get<RunSummary>();
+  r.work_orders = j.value("work_orders", std::vector<WorkOrder>{});
   r.burn_in.reset();
   if (auto b = j.find("burn_in"); b != j.end() && !b->is_null()) r.burn_in = b->get<BurnInStats>();
   if (r.burn_in) {  // written before the burn-in named its classes: as its verdicts' codes say

@@ -45,6 +45,8 @@ void to_json(nlohmann::json& j, const BurnInEntity& e);
 void from_json(const nlohmann::json& j, BurnInEntity& e);
 void to_json(nlohmann::json& j, const BurnInStats& s);
 void from_json(const nlohmann::json& j, BurnInStats& s);
+void to_json(nlohmann::json& j, const WorkOrder& o);
+void from_json(const nlohmann::json& j, WorkOrder& o);
 void to_json(nlohmann::json& j, const Report& r);
 void from_json(const nlohmann::json& j, Report& r);
 

@@ -31,6 +31,7 @@ void JsonReporter::render(const Report& report, std::ostream& out) const {
   head.run = report.run;
   head.summary = report.summary;
   head.burn_in = report.burn_in;
+  head.work_orders = report.work_orders;  // one per cable to act on: short
   const json doc = head;
   std::string text;
   text.reserve(2 * kChunk);

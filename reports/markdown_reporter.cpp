@@ -72,6 +72,19 @@ void reasons(const Report& r, HealthState state, const char* title, std::ostream
   if (hits.size() > kMaxRows) out << "- _and " << hits.size() - kMaxRows << " more_\n";
 }
 
+// check --cabling: one order per cable to act on.
+void work_orders(const Report& r, std::ostream& out) {
+  if (r.work_orders.empty()) return;
+  out << "\n**Work orders** (" << r.work_orders.size() << ", one per cable)\n\n";
+  for (std::size_t i = 0; i < r.work_orders.size() && i < kMaxRows; ++i) {
+    const std::vector<std::string> lines = work_order_lines(r.work_orders[i]);
+    out << "- **" << md(lines[0]) << "**";
+    for (std::size_t k = 1; k < lines.size(); ++k) out << (k == 1 ? ": " : "; ") << md(lines[k]);
+    out << '\n';
+  }
+  if (r.work_orders.size() > kMaxRows) out << "- _and " << r.work_orders.size() - kMaxRows << " more_\n";
+}
+
 }  // namespace
 
 void MarkdownReporter::render(const Report& r, std::ostream& out) const {
@@ -90,6 +103,7 @@ void MarkdownReporter::render(const Report& r, std::ostream& out) const {
   reasons(r, HealthState::failed, "Failed", out);
   reasons(r, HealthState::degraded, "Degraded", out);
   reasons(r, HealthState::unknown, "Unknown", out);
+  work_orders(r, out);
   if (!r.run.notes.empty()) {
     out << "\n**Notes**\n\n";
     for (const auto& note : r.run.notes) out << "- " << md(note) << '\n';

@@ -174,6 +174,20 @@ std::string hostlist(const std::vector<std::string>& names) {
   return out;
 }
 
+std::vector<std::string> work_order_lines(const WorkOrder& order) {
+  std::vector<std::string> served;
+  for (const Entity& e : order.entities) served.push_back(entity_text(e));
+  std::vector<std::string> lines{(order.cable.empty() ? order.port + " (no cable listed)" : order.cable) + ": " +
+                                 to_string(order.state) + " (" + join(served, ", ") + ")"};
+  if (!order.shortfall.empty()) lines.push_back("shortfall: " + order.shortfall);
+  std::vector<std::string> moved;
+  for (const auto& [name, increase] : order.counters) moved.push_back(name + " +" + shortest_number(increase));
+  lines.push_back("counters moved on the host's end: " + (moved.empty() ? std::string("none") : join(moved, ", ")));
+  for (const std::string& unread : order.unread) lines.push_back("not read: " + unread);
+  lines.push_back("next: " + order.next);
+  return lines;
+}
+
 std::string code_text(const Reason& reason) {
   std::string text(to_string(reason.code));
   if (reason.confidence) text.append(" (").append(to_string(reason.confidence->level)).append(")");

@@ -40,4 +40,9 @@ std::string hostlist(const std::vector<std::string>& names);
 // "NET_BW_OUTLIER (likely)" (docs/verdicts.md, Confidence).
 std::string code_text(const Reason& reason);
 
+// A work order (check --cabling) as the table and Markdown print it: what to act on and its state
+// ("h4 mlx5_0:1 <-> leaf2 port 1: failed (hca_port h4/mlx5_0:1)"), then the shortfall, the
+// counters that moved, what was not read and the next act, a line each.
+std::vector<std::string> work_order_lines(const WorkOrder& order);
+
 }  // namespace ibgpu

@@ -646,6 +646,20 @@ void print_verdicts(const Report& r, std::ostream& out, bool brief, LineWidth wi
   table.print(out, "  ", width);
 }
 
+// check --cabling: one order per cable to act on (health/work_orders.h).
+void print_work_orders(const Report& r, std::ostream& out, LineWidth width) {
+  if (r.work_orders.empty()) return;
+  out << "\nWork orders (" << r.work_orders.size() << ", one per cable)\n";
+  for (const WorkOrder& order : r.work_orders) {
+    const std::vector<std::string> lines = work_order_lines(order);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const std::string indent = i == 0 ? "  " : "      ";
+      const std::string text = printable(lines[i]);  // wrap_words' lines are views into it
+      for (const auto line : wrap_words(text, width.columns - indent.size())) out << indent << line << '\n';
+    }
+  }
+}
+
 // One line per node: what the pool may do with it and with which parts.
 void print_admission(const Report& r, std::ostream& out, bool brief, LineWidth width) {
   TextTable table({{"node"},
@@ -761,6 +775,7 @@ void TableReporter::render(const Report& r, std::ostream& out) const {
   print_allreduce(r, out, brief, width);
   print_verdicts(r, out, brief, width);
   print_admission(r, out, brief, width);
+  print_work_orders(r, out, width);
   print_burn_in(r, out, width);
   for (const auto& note : r.run.notes) {
     const std::string text = printable(note);

@@ -45,6 +45,24 @@ def port_down(r):
     assert r['summary']['state'] == 'degraded' and r['summary']['exit_code'] == 1, r['summary']
 
 
+def port_down_work_order(r):
+    """As port_down, with --cabling: one work order, the DOWN port's cable to leaf1 port 8, the
+    act for a link that is down, the switch end's counters said to be unread."""
+    port_down(r)
+    orders = r['work_orders']
+    assert len(orders) == 1, orders
+    o = orders[0]
+    assert o['cable'] == 'n1 mlx5_1:1 <-> leaf1 port 8', o
+    assert o['entities'] == [{'kind': 'hca_port', 'id': 'n1/mlx5_1:1'}] and o['state'] == 'failed', o
+    assert o['next'].startswith('the link is down: check the cable is seated'), o
+    assert o['counters'] == {}, o  # a fixture's counters do not move
+    assert o['unread'] == ["leaf1 port 8: a switch's counters are not read by ibgpu "
+                           "(perfquery -G 0xb83fd203004d5e40 8)"], o
+    notes = [n for n in r['run']['notes'] if n.startswith('cabling: ')]
+    assert len(notes) == 1 and notes[0].endswith("n1_as_built.txt, 2 cables, 2 of the hosts' 2 RDMA ports in it; "
+                                                 "1 work order"), notes
+
+
 def generic_unknown(r):
     node = verdict(r, 'node', 'n1')
     assert node['state'] == 'unknown' and node['action'] == 'drain', node

@@ -30,10 +30,19 @@ port_down() {
 # Two NDR ports, one made DOWN.
 cp -a "$DATA/sysfs/cx7-ndr" "$WORK/tree"
 port_down "$WORK/tree/devices/pci0000:97/0000:97:01.0/0000:99:00.0/infiniband/mlx5_1/ports/1"
-run check --profile cpu --sysfs-root "$WORK/tree" --json "$WORK/down.json"
+# With the as-built cabling (--cabling): the DOWN port's work order names its cable and switch port.
+run check --profile cpu --sysfs-root "$WORK/tree" --cabling "$DATA/cabling/n1_as_built.txt" --json "$WORK/down.json"
 [ "$rc" -eq 1 ] || fail "cpu profile, a port DOWN: exit $rc, not 1: $(tail -n 5 "$WORK/out")"
-python3 "$check_py" port_down "$WORK/down.json" || fail "cpu profile, a port DOWN (above)"
+python3 "$check_py" port_down_work_order "$WORK/down.json" || fail "cpu profile, a port DOWN (above)"
 grep -q "^Summary: degraded, exit 1" "$WORK/out" || fail "summary line: $(tail -n 3 "$WORK/out")"
+grep -q "^  n1 mlx5_1:1 <-> leaf1 port 8: failed (hca_port n1/mlx5_1:1)$" "$WORK/out" ||
+  fail "no work order in the table: $(grep -A6 '^Work orders' "$WORK/out")"
+# A cabling file it cannot read: a usage error naming the file and line, before anything runs.
+printf 'vendid=0x2c9\n[1]\t"H-0c42a10300b1c210"[1]\t\t# "n1 mlx5_0" lid 11 4xNDR\n' >"$WORK/bad_cabling.txt"
+run check --profile cpu --sysfs-root "$WORK/tree" --cabling "$WORK/bad_cabling.txt"
+[ "$rc" -eq 64 ] || fail "--cabling with a port line before any node: exit $rc, not 64"
+grep -q "cabling: .*bad_cabling.txt:2: a port line before any node's header (Switch or Ca)" "$WORK/err" ||
+  fail "error: $(cat "$WORK/err")"
 
 # admission ROW REPORT: the node's line of `ibgpu report --format admission`.
 admission() {

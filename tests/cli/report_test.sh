@@ -52,7 +52,7 @@ sed 's/"schema_version": [0-9]*,/"schema_version": 99,/' "$GOLDEN/report.json" >
 run report "$WORK/newer.json" --output "$WORK/never.txt"
 [ "$rc" -eq 64 ] || fail "newer schema exited $rc"
 [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one line on stderr: $(cat "$WORK/err")"
-grep -q "newer.json: report has schema_version 99, this ibgpu reads up to 3: upgrade ibgpu" "$WORK/err" ||
+grep -q "newer.json: report has schema_version 99, this ibgpu reads up to 4: upgrade ibgpu" "$WORK/err" ||
   fail "unclear newer-schema error: $(cat "$WORK/err")"
 [ ! -e "$WORK/never.txt" ] || fail "an output was written for an unreadable report"
 # Several files: one bad file means nothing rendered.

@@ -23,24 +23,25 @@ PairObservation obs(std::string_view a, std::string_view b, HealthState state, s
   return o;
 }
 
-std::map<std::string, HealthState> blamed(const std::vector<Blame>& blames) {
+std::map<std::string, HealthState> blamed_states(const std::vector<Blame>& blames) {
   std::map<std::string, HealthState> out;
   for (const auto& b : blames) out[entity_text(b.entity)] = b.state;
   return out;
 }
 
-constexpr auto kBad = HealthState::failed;
-constexpr auto kGood = HealthState::healthy;
+constexpr auto kBadState = HealthState::failed;
+constexpr auto kGoodState = HealthState::healthy;
 
 TEST(Localise, NodeBadWithEveryGoodPeerIsTheCulprit) {
-  const auto b = localise({obs("x", "a", kBad), obs("x", "b", kBad), obs("x", "c", kBad), obs("a", "b", kGood),
-                           obs("b", "c", kGood), obs("a", "c", kGood)});
-  EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{{"node x", kBad}}));
+  const auto b = localise({obs("x", "a", kBadState), obs("x", "b", kBadState), obs("x", "c", kBadState),
+                           obs("a", "b", kGoodState), obs("b", "c", kGoodState), obs("a", "c", kGoodState)});
+  EXPECT_EQ(blamed_states(b), (std::map<std::string, HealthState>{{"node x", kBadState}}));
 }
 
 TEST(Localise, PairBadOnlyTogetherIsALink) {
-  const auto b = localise({obs("a", "b", kBad), obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood)});
-  EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  const auto b = localise(
+      {obs("a", "b", kBadState), obs("a", "c", kGoodState), obs("b", "d", kGoodState), obs("c", "d", kGoodState)});
+  EXPECT_EQ(blamed_states(b), (std::map<std::string, HealthState>{{"link a<->b", kBadState}}));
 }
 
 // A deficit a re-test reproduced is as sure as both measurements together (Fisher's method: two
@@ -51,9 +52,10 @@ TEST(Localise, ALinkConfirmedByItsRetestIsAsSureAsBothMeasurements) {
     o.retest = retest;
     return o;
   };
-  const auto b = localise({sure(obs("a", "b", kBad), 0.02, false), obs("a", "c", kGood), obs("b", "d", kGood),
-                           obs("c", "d", kGood), sure(obs("a", "b", kBad), 0.02, true)});
-  ASSERT_EQ(blamed(b), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  const auto b =
+      localise({sure(obs("a", "b", kBadState), 0.02, false), obs("a", "c", kGoodState), obs("b", "d", kGoodState),
+                obs("c", "d", kGoodState), sure(obs("a", "b", kBadState), 0.02, true)});
+  ASSERT_EQ(blamed_states(b), (std::map<std::string, HealthState>{{"link a<->b", kBadState}}));
   const auto& c = b.front().reason.confidence;
   ASSERT_TRUE(c);
   EXPECT_EQ(c->method, ConfidenceMethod::combined);
@@ -61,8 +63,8 @@ TEST(Localise, ALinkConfirmedByItsRetestIsAsSureAsBothMeasurements) {
   const double half = -2 * std::log(0.02);
   EXPECT_NEAR(c->p, std::exp(-half) * (1 + half), 1e-12);
   EXPECT_EQ(c->level, ConfidenceLevel::likely);
-  const auto once = localise(
-      {sure(obs("a", "b", kBad), 0.02, false), obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood)});
+  const auto once = localise({sure(obs("a", "b", kBadState), 0.02, false), obs("a", "c", kGoodState),
+                              obs("b", "d", kGoodState), obs("c", "d", kGoodState)});
   ASSERT_EQ(once.size(), 1u);
   EXPECT_EQ(once.front().reason.confidence->method, ConfidenceMethod::run_noise);
   EXPECT_DOUBLE_EQ(once.front().reason.confidence->p, 0.02);
@@ -70,18 +72,19 @@ TEST(Localise, ALinkConfirmedByItsRetestIsAsSureAsBothMeasurements) {
 
 TEST(Localise, OneBadPeerOfMinorityDoesNotBlameTheNode) {
   // x is bad with 2 of 5 peers: not a majority, so two link verdicts.
-  const auto b = localise(
-      {obs("x", "a", kBad), obs("x", "b", kBad), obs("x", "c", kGood), obs("x", "d", kGood), obs("x", "e", kGood)});
-  EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{{"link x<->a", kBad}, {"link x<->b", kBad}}));
+  const auto b = localise({obs("x", "a", kBadState), obs("x", "b", kBadState), obs("x", "c", kGoodState),
+                           obs("x", "d", kGoodState), obs("x", "e", kGoodState)});
+  EXPECT_EQ(blamed_states(b),
+            (std::map<std::string, HealthState>{{"link x<->a", kBadState}, {"link x<->b", kBadState}}));
 }
 
 TEST(Localise, RailSharedByTheBadPairsIsTheCulprit) {
   std::vector<PairObservation> o;
   for (const char* peer : {"a", "b", "c"}) {
-    o.push_back(obs("x", peer, kBad, "mlx5_1:1"));
-    o.push_back(obs("x", peer, kGood, "mlx5_0:1"));
+    o.push_back(obs("x", peer, kBadState, "mlx5_1:1"));
+    o.push_back(obs("x", peer, kGoodState, "mlx5_0:1"));
   }
-  EXPECT_EQ(blamed(localise(o)), (std::map<std::string, HealthState>{{"hca_port x/mlx5_1:1", kBad}}));
+  EXPECT_EQ(blamed_states(localise(o)), (std::map<std::string, HealthState>{{"hca_port x/mlx5_1:1", kBadState}}));
 }
 
 TEST(Localise, AHostBadOnMostOfItsRailsIsTheNodeAndOnAFewItsRails) {
@@ -91,13 +94,15 @@ TEST(Localise, AHostBadOnMostOfItsRailsIsTheNodeAndOnAFewItsRails) {
   std::vector<PairObservation> o;
   for (int rail = 0; rail < 4; ++rail)
     for (std::size_t p = 0; p < peers.size(); ++p) {
-      o.push_back(obs("x", peers[p], rail < 3 ? kBad : kGood, devices[rail]));
-      o.push_back(obs("y", peers[p], rail < 2 ? kBad : kGood, devices[rail]));
-      for (std::size_t q = p + 1; q < peers.size(); ++q) o.push_back(obs(peers[p], peers[q], kGood, devices[rail]));
+      o.push_back(obs("x", peers[p], rail < 3 ? kBadState : kGoodState, devices[rail]));
+      o.push_back(obs("y", peers[p], rail < 2 ? kBadState : kGoodState, devices[rail]));
+      for (std::size_t q = p + 1; q < peers.size(); ++q)
+        o.push_back(obs(peers[p], peers[q], kGoodState, devices[rail]));
     }
   const auto b = localise(o);
-  EXPECT_EQ(blamed(b), (std::map<std::string, HealthState>{
-                           {"node x", kBad}, {"hca_port y/mlx5_0:1", kBad}, {"hca_port y/mlx5_1:1", kBad}}));
+  EXPECT_EQ(blamed_states(b),
+            (std::map<std::string, HealthState>{
+                {"node x", kBadState}, {"hca_port y/mlx5_0:1", kBadState}, {"hca_port y/mlx5_1:1", kBadState}}));
   for (const auto& blame : b) {
     if (blame.entity.id() == "x") {
       EXPECT_NE(blame.reason.message.find("node x (3 of 4 rails)"), std::string::npos) << blame.reason.message;
@@ -107,13 +112,13 @@ TEST(Localise, AHostBadOnMostOfItsRailsIsTheNodeAndOnAFewItsRails) {
 
 TEST(Localise, RetestThatPassesClearsThePairAndOneThatFailsConfirmsIt) {
   // Re-test results are more observations of the same pair.
-  EXPECT_TRUE(localise({obs("a", "b", kBad), obs("b", "a", kGood)}).empty());
-  EXPECT_EQ(blamed(localise({obs("a", "b", kBad), obs("b", "a", kBad)})),
-            (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  EXPECT_TRUE(localise({obs("a", "b", kBadState), obs("b", "a", kGoodState)}).empty());
+  EXPECT_EQ(blamed_states(localise({obs("a", "b", kBadState), obs("b", "a", kBadState)})),
+            (std::map<std::string, HealthState>{{"link a<->b", kBadState}}));
   // Re-pairing the suspects with known-good nodes separates the bad node.
-  EXPECT_EQ(blamed(localise({obs("a", "b", kBad), obs("a", "g1", kBad), obs("a", "g2", kBad), obs("b", "g3", kGood),
-                             obs("b", "g4", kGood)})),
-            (std::map<std::string, HealthState>{{"node a", kBad}}));
+  EXPECT_EQ(blamed_states(localise({obs("a", "b", kBadState), obs("a", "g1", kBadState), obs("a", "g2", kBadState),
+                                    obs("b", "g3", kGoodState), obs("b", "g4", kGoodState)})),
+            (std::map<std::string, HealthState>{{"node a", kBadState}}));
 }
 
 TEST(Localise, APairFirstMeasuredByAReTestAndDegradedOnceIsEvidenceOnItsEndsNotALink) {
@@ -123,30 +128,32 @@ TEST(Localise, APairFirstMeasuredByAReTestAndDegradedOnceIsEvidenceOnItsEndsNotA
     o.retest = true;
     return o;
   };
-  const std::vector<PairObservation> seen{obs("s", "a", kGood), obs("s", "b", kGood), obs("g1", "a", kGood),
-                                          obs("g2", "b", kGood)};
+  const std::vector<PairObservation> seen{obs("s", "a", kGoodState), obs("s", "b", kGoodState),
+                                          obs("g1", "a", kGoodState), obs("g2", "b", kGoodState)};
   auto with = [&](std::vector<PairObservation> more) {
     std::vector<PairObservation> o = seen;
     o.insert(o.end(), more.begin(), more.end());
-    return blamed(localise(o));
+    return blamed_states(localise(o));
   };
   const auto degraded = HealthState::degraded;
-  EXPECT_TRUE(with({retest(obs("s", "g1", degraded)), retest(obs("s", "g2", kGood))}).empty());
+  EXPECT_TRUE(with({retest(obs("s", "g1", degraded)), retest(obs("s", "g2", kGoodState))}).empty());
   // Re-measured and low again by as much: confirmed, the link's.
-  EXPECT_EQ(with({retest(obs("s", "g1", degraded)), retest(obs("g1", "s", degraded)), retest(obs("s", "g2", kGood))}),
-            (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
+  EXPECT_EQ(
+      with({retest(obs("s", "g1", degraded)), retest(obs("g1", "s", degraded)), retest(obs("s", "g2", kGoodState))}),
+      (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
   // Failed (a timeout, under the floor) needs no second look; nor a pair of the run's own plan.
-  EXPECT_EQ(with({retest(obs("s", "g1", kBad)), retest(obs("s", "g2", kGood))}),
-            (std::map<std::string, HealthState>{{"link s<->g1", kBad}}));
-  EXPECT_EQ(with({obs("s", "g1", degraded), obs("s", "g2", kGood)}),
+  EXPECT_EQ(with({retest(obs("s", "g1", kBadState)), retest(obs("s", "g2", kGoodState))}),
+            (std::map<std::string, HealthState>{{"link s<->g1", kBadState}}));
+  EXPECT_EQ(with({obs("s", "g1", degraded), obs("s", "g2", kGoodState)}),
             (std::map<std::string, HealthState>{{"link s<->g1", degraded}}));
   // Unless the run re-tested and left it alone: one look, where the run had a second for its suspects.
-  EXPECT_TRUE(with({obs("s", "g1", degraded), obs("s", "g2", kGood), retest(obs("a", "b", kGood))}).empty());
+  EXPECT_TRUE(with({obs("s", "g1", degraded), obs("s", "g2", kGoodState), retest(obs("a", "b", kGoodState))}).empty());
   // Still evidence on its ends: a suspect low with both its re-test partners and its peers is the node.
-  std::vector<PairObservation> slow{
-      obs("s", "a", degraded),          obs("s", "b", degraded), obs("a", "b", kGood), retest(obs("s", "g1", degraded)),
-      retest(obs("s", "g2", degraded)), obs("g1", "a", kGood),   obs("g2", "b", kGood)};
-  EXPECT_EQ(blamed(localise(slow)), (std::map<std::string, HealthState>{{"node s", degraded}}));
+  std::vector<PairObservation> slow{obs("s", "a", degraded),          obs("s", "b", degraded),
+                                    obs("a", "b", kGoodState),        retest(obs("s", "g1", degraded)),
+                                    retest(obs("s", "g2", degraded)), obs("g1", "a", kGoodState),
+                                    obs("g2", "b", kGoodState)};
+  EXPECT_EQ(blamed_states(localise(slow)), (std::map<std::string, HealthState>{{"node s", degraded}}));
 }
 
 TEST(Localise, AReTestReproducesAShortfallFromTheReferenceBeyondTheRunsNoise) {
@@ -161,10 +168,10 @@ TEST(Localise, AReTestReproducesAShortfallFromTheReferenceBeyondTheRunsNoise) {
     return o;
   };
   auto twice = [&](double first, double again, double sigma) {
-    std::vector<PairObservation> o{obs("a", "c", kGood), obs("b", "d", kGood), obs("c", "d", kGood),
+    std::vector<PairObservation> o{obs("a", "c", kGoodState), obs("b", "d", kGoodState), obs("c", "d", kGoodState),
                                    measured(first, false), measured(again, true)};
     o[3].sigma = o[4].sigma = sigma;
-    return blamed(localise(o));
+    return blamed_states(localise(o));
   };
   const std::map<std::string, HealthState> the_link{{"link a<->b", HealthState::degraded}};
   // A pair at half its peers, as noise spreads it: 0.36 and then 0.50 of the reference. Both far
@@ -178,12 +185,12 @@ TEST(Localise, AReTestReproducesAShortfallFromTheReferenceBeyondTheRunsNoise) {
   EXPECT_EQ(twice(29.0, 29.2, 0.01), the_link);
   EXPECT_EQ(twice(29.0, 29.2, 0), the_link);
   // A healthy re-test clears it, however noisy.
-  std::vector<PairObservation> cleared{obs("a", "c", kGood), measured(17.3, false), obs("b", "a", kGood)};
+  std::vector<PairObservation> cleared{obs("a", "c", kGoodState), measured(17.3, false), obs("b", "a", kGoodState)};
   EXPECT_TRUE(localise(cleared).empty());
 }
 
 TEST(Localise, KnownGoodHostsLeaveOutEveryoneBlamed) {
-  const std::vector<PairObservation> o{obs("a", "b", kBad), obs("c", "d", kGood), obs("a", "c", kGood)};
+  const std::vector<PairObservation> o{obs("a", "b", kBadState), obs("c", "d", kGoodState), obs("a", "c", kGoodState)};
   const auto good = known_good_hosts(o, localise(o));
   EXPECT_EQ(good, (std::vector<std::string>{"c", "d"}));
 }
@@ -300,14 +307,14 @@ TEST(Localise, SeveralRankPairsBetweenTwoHostsAreOnePeer) {
   // bad. They are one peer to each other, so the link is blamed, not both nodes.
   std::vector<PairObservation> o;
   for (int r = 0; r < 4; ++r) {
-    o.push_back(ranked("a", r, "b", 4 + r, kBad));
-    o.push_back(ranked("c", 8 + r, "d", 12 + r, kGood));
+    o.push_back(ranked("a", r, "b", 4 + r, kBadState));
+    o.push_back(ranked("c", 8 + r, "d", 12 + r, kGoodState));
   }
-  EXPECT_EQ(blamed(localise(o)), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  EXPECT_EQ(blamed_states(localise(o)), (std::map<std::string, HealthState>{{"link a<->b", kBadState}}));
   // One slow rank pair of four is not hidden by the other three.
-  o[0] = ranked("a", 0, "b", 4, kBad);
-  for (int r = 1; r < 4; ++r) o[2 * static_cast<std::size_t>(r)] = ranked("a", r, "b", 4 + r, kGood);
-  EXPECT_EQ(blamed(localise(o)), (std::map<std::string, HealthState>{{"link a<->b", kBad}}));
+  o[0] = ranked("a", 0, "b", 4, kBadState);
+  for (int r = 1; r < 4; ++r) o[2 * static_cast<std::size_t>(r)] = ranked("a", r, "b", 4 + r, kGoodState);
+  EXPECT_EQ(blamed_states(localise(o)), (std::map<std::string, HealthState>{{"link a<->b", kBadState}}));
 }
 
 }  // namespace

@@ -57,6 +57,19 @@ def with_topology(r, rc, rate):
     assert found[0]["action"] is None, found
     not_flagged(r, ("link", "path"))
     assert any("topology: " in n and "6 of 6 hosts" in n for n in r["run"]["notes"]), r["run"]["notes"]
+    # The work orders (--cabling): the blamed leaf's two uplink cables, both switch ports named,
+    # their counters said to be unread (switches), nothing else.
+    leaf = found[0]["entity"]["id"]
+    orders = r.get("work_orders", [])
+    spine = (1, 2) if leaf == "leaf1" else (3, 4)
+    assert [o["cable"] for o in orders] == ["%s port %d <-> spine1 port %d" % (leaf, 33 + i, spine[i])
+                                            for i in (0, 1)], orders
+    for o in orders:
+        assert o["entities"] == [found[0]["entity"]] and o["state"] == found[0]["state"], o
+        assert len(o["unread"]) == 2 and all("perfquery -G 0x" in u for u in o["unread"]), o
+        print("work order: " + "; ".join([o["cable"] + ": " + o["state"], o["shortfall"]] + o["unread"] + [o["next"]]))
+    assert any(n.startswith("cabling: ") and "10 cables" in n and "2 work orders" in n for n in r["run"]["notes"]), \
+        r["run"]["notes"]
 
 
 def without_topology(r, rc, rate):

@@ -27,7 +27,10 @@ SwitchName=spine Switches=leaf[1-2]
 EOF
 
 out=$WORK/with_topology.json
-ibgpu_on_hosts 180 "${CHECK[@]}" --timeout 30 --topology "$WORK/topology.conf" --json "$out" >"$WORK/with.log" 2>&1
+# With the cabling ibnetdiscover printed for a fabric of the same shape (tests/data/cabling: leaf1
+# h1-h3, leaf2 h4-h6, two uplinks each to spine1): the blamed leaf's uplink cables get work orders.
+ibgpu_on_hosts 180 "${CHECK[@]}" --timeout 30 --topology "$WORK/topology.conf" \
+  --cabling "$IBGPU_SOURCE_DIR/tests/data/cabling/two_leaves.ibnetdiscover" --json "$out" >"$WORK/with.log" 2>&1
 validate "$out"
 check_report "$out" with_topology "$rc" "$rate"
 echo "fabric uplink with topology.conf: ok (exit $rc)"

@@ -8,7 +8,7 @@
 // are known. Probes cover every status, metrics a plain value, a sample
 // summary and a missing (null) value. Verdicts cover every entity kind and
 // state, reasons with and without value/threshold/metric; the summary's
-// Kubernetes map a degraded and a drained node.
+// Kubernetes map a degraded and a drained node; one work order (check --cabling).
 #include "core/inventory.h"
 #include "core/report.h"
 #include "scheduler/kubernetes.h"
@@ -220,6 +220,17 @@ inline Report sample_report() {
   r.summary.drain = {"node2"};
   r.summary.exit_code = exit_code_for(HealthState::failed);
   r.summary.kubernetes = kubernetes_map(r.verdicts);
+  // check --cabling: the work order for node1's port that is down (health/work_orders.h).
+  WorkOrder order;
+  order.cable = "node1 mlx5_1:1 <-> leaf1 port 7";
+  order.port = "node1 mlx5_1:1";
+  order.state = HealthState::failed;
+  order.entities = {Entity::port("node1", "mlx5_1:1")};
+  order.shortfall = "state DOWN, physical state Disabled";
+  order.counters = {{"link_downed", 1}, {"symbol_error", 12}};
+  order.unread = {"leaf1 port 7: a switch's counters are not read by ibgpu (perfquery -G 0xb83fd203004d5e40 7)"};
+  order.next = "reseat both ends; if the link drops again, replace the cable, then the transceiver";
+  r.work_orders.push_back(order);
   return r;
 }
 

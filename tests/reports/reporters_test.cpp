@@ -178,7 +178,7 @@ TEST_F(ReportSchema, FabricVerdictsAreValidAndShowInTheTable) {
 
 TEST_F(ReportSchema, RejectsOtherContractBreaks) {
   const std::vector<std::pair<std::string, std::function<void(json&)>>> breaks{
-      {"schema_version 4", [](json& d) { d["schema_version"] = 4; }},
+      {"schema_version 5", [](json& d) { d["schema_version"] = 5; }},
       {"missing summary", [](json& d) { d.erase("summary"); }},
       {"extra key in a probe", [](json& d) { d["probes"][0]["extra"] = 1; }},
       {"probe id with capitals", [](json& d) { d["probes"][0]["id"] = "Net.Verbs"; }},
