@@ -20,10 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
-  throw std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(err));
-}
-
 bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 // /dev and /proc hold the kernel's files, never a report of ours to replace.
@@ -40,11 +36,11 @@ std::string follow_links(std::string path) {
     if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
     std::vector<char> buffer(PATH_MAX + 1);
     const ssize_t n = ::readlink(path.c_str(), buffer.data(), buffer.size() - 1);
-    if (n < 0) fail("read the link", path, errno);
+    if (n < 0) throw_file_error("read the link", path, errno);
     const fs::path target(std::string(buffer.data(), static_cast<std::size_t>(n)));
     path = (target.is_absolute() ? target : fs::path(path).parent_path() / target).lexically_normal().string();
   }
-  fail("follow the links of", path, ELOOP);
+  throw_file_error("follow the links of", path, ELOOP);
 }
 
 void write_all(int fd, const std::string& text, const std::string& path) {
@@ -52,7 +48,7 @@ void write_all(int fd, const std::string& text, const std::string& path) {
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("write", path, errno);
+    if (n < 0) throw_file_error("write", path, errno);
     done += static_cast<std::size_t>(n);
   }
 }
@@ -60,14 +56,14 @@ void write_all(int fd, const std::string& text, const std::string& path) {
 void write_through(const std::string& path, const std::string& text) {
   // O_APPEND: a regular file behind /dev/stdout or /proc/self/fd/N keeps what it holds.
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) fail("open", path, errno);
+  if (fd < 0) throw_file_error("open", path, errno);
   try {
     write_all(fd, text, path);
   } catch (...) {
     ::close(fd);
     throw;
   }
-  if (::close(fd) != 0) fail("close", path, errno);
+  if (::close(fd) != 0) throw_file_error("close", path, errno);
 }
 
 mode_t current_umask() {
@@ -123,22 +119,22 @@ class DescriptorBuf : public std::streambuf {
 void replace(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::string temp;
   const int fd = create_temp_beside(path, temp);
-  if (fd < 0) fail("create a temporary file beside", path, errno);
+  if (fd < 0) throw_file_error("create a temporary file beside", path, errno);
   try {
     struct stat old {};
     if (::stat(path.c_str(), &old) == 0) {
       // The replacement keeps what the operator set on the file it replaces.
-      if (::fchmod(fd, old.st_mode & 07777) != 0) fail("set the mode of", temp, errno);
-      if (::geteuid() == 0 && ::fchown(fd, old.st_uid, old.st_gid) != 0) fail("set the owner of", temp, errno);
+      if (::fchmod(fd, old.st_mode & 07777) != 0) throw_file_error("set the mode of", temp, errno);
+      if (::geteuid() == 0 && ::fchown(fd, old.st_uid, old.st_gid) != 0) throw_file_error("set the owner of", temp, errno);
     } else if (::fchmod(fd, static_cast<mode_t>(0644) & ~current_umask()) != 0) {
-      fail("set the mode of", temp, errno);
+      throw_file_error("set the mode of", temp, errno);
     }
     DescriptorBuf buf(fd);
     std::ostream out(&buf);
     write(out);
     out.flush();
-    if (buf.error() != 0) fail("write", temp, buf.error());
-    if (::fsync(fd) != 0) fail("sync", temp, errno);
+    if (buf.error() != 0) throw_file_error("write", temp, buf.error());
+    if (::fsync(fd) != 0) throw_file_error("sync", temp, errno);
   } catch (...) {
     ::close(fd);
     ::unlink(temp.c_str());
@@ -147,16 +143,20 @@ void replace(const std::string& path, const std::function<void(std::ostream&)>& 
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    fail("close", temp, err);
+    throw_file_error("close", temp, err);
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    fail("rename to", path, err);
+    throw_file_error("rename to", path, err);
   }
 }
 
 }  // namespace
+
+void throw_file_error(const std::string& what, const std::string& path, int err) {
+  throw std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(err));
+}
 
 OutputTarget output_target(const std::string& path) {
   OutputTarget out;

@@ -32,4 +32,7 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
 // Returns an empty string when writable, else the reason.
 std::string why_not_writable(const std::string& path);
 
+// Throws std::runtime_error "cannot WHAT PATH: <strerror(err)>": a file call that failed.
+[[noreturn]] void throw_file_error(const std::string& what, const std::string& path, int err);
+
 }  // namespace ibgpu

@@ -10,15 +10,12 @@
 #include <utility>
 
 #include "core/bounded_input.h"
+#include "reports/atomic_file.h"
 #include "reports/json.h"
 
 namespace ibgpu {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
-  throw std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(err));
-}
 
 // Bytes after the last newline of the file (0 for an empty file or one that
 // ends with a newline), read backwards so a large stream is not read whole.
@@ -30,7 +27,7 @@ std::size_t unterminated_tail(int fd, off_t size, const std::string& path) {
     const auto want = static_cast<std::size_t>(end - start);
     const ssize_t n = ::pread(fd, chunk, want, start);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("read", path, errno);
+    if (n < 0) throw_file_error("read", path, errno);
     if (static_cast<std::size_t>(n) != want)
       throw std::runtime_error("cannot read " + path + ": it shrank while opened");
     for (std::size_t i = want; i > 0; --i)
@@ -50,17 +47,17 @@ JsonlWriter JsonlWriter::open(const std::string& path) {
     throw std::runtime_error("cannot append to " + path + ": not a regular file (a stream is a file of its own)");
   // O_RDWR, not O_WRONLY: the tail check reads the last line back.
   const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) fail("open for appending", path, errno);
+  if (fd < 0) throw_file_error("open for appending", path, errno);
   JsonlWriter writer(fd, path, 0);  // closes fd on a throw below
   struct stat st {};
-  if (::fstat(fd, &st) != 0) fail("stat", path, errno);
+  if (::fstat(fd, &st) != 0) throw_file_error("stat", path, errno);
   if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot append to " + path + ": not a regular file");
   writer.dropped_tail_bytes_ = unterminated_tail(fd, st.st_size, path);
   if (writer.dropped_tail_bytes_ > 0 &&
       ::ftruncate(fd, st.st_size - static_cast<off_t>(writer.dropped_tail_bytes_)) != 0)
-    fail("cut the incomplete last line of", path, errno);
+    throw_file_error("cut the incomplete last line of", path, errno);
   // A file system that cannot sync cannot keep the promise made to append().
-  if (::fdatasync(fd) != 0) fail("sync", path, errno);
+  if (::fdatasync(fd) != 0) throw_file_error("sync", path, errno);
   return writer;
 }
 
@@ -87,7 +84,7 @@ void JsonlWriter::append(const nlohmann::json& record) {
   if (fd_ < 0) throw std::runtime_error("append to a closed stream");
   const std::string line = record.dump() + '\n';  // compact: dump() has no newlines inside
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) fail("stat", path_, errno);
+  if (::fstat(fd_, &st) != 0) throw_file_error("stat", path_, errno);
   std::size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
@@ -98,11 +95,11 @@ void JsonlWriter::append(const nlohmann::json& record) {
       if (done > 0 && ::ftruncate(fd_, st.st_size) != 0) {
         // Nothing more to do: the reader skips or rejects that line.
       }
-      fail("append to", path_, err);
+      throw_file_error("append to", path_, err);
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fdatasync(fd_) != 0) fail("sync", path_, errno);
+  if (::fdatasync(fd_) != 0) throw_file_error("sync", path_, errno);
 }
 
 JsonlTail for_each_jsonl(const std::string& path,
