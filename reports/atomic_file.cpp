@@ -125,7 +125,8 @@ void replace(const std::string& path, const std::function<void(std::ostream&)>& 
     if (::stat(path.c_str(), &old) == 0) {
       // The replacement keeps what the operator set on the file it replaces.
       if (::fchmod(fd, old.st_mode & 07777) != 0) throw_file_error("set the mode of", temp, errno);
-      if (::geteuid() == 0 && ::fchown(fd, old.st_uid, old.st_gid) != 0) throw_file_error("set the owner of", temp, errno);
+      if (::geteuid() == 0 && ::fchown(fd, old.st_uid, old.st_gid) != 0)
+        throw_file_error("set the owner of", temp, errno);
     } else if (::fchmod(fd, static_cast<mode_t>(0644) & ~current_umask()) != 0) {
       throw_file_error("set the mode of", temp, errno);
     }
