@@ -6,7 +6,8 @@ import sys
 IDS = {'inventory.gpu', 'inventory.rdma', 'gpu.nvml.health', 'gpu.cuda.copy_bw', 'gpu.cuda.mem_bw',
        'gpu.cuda.compute', 'ib.port.counters', 'node.kernel_log', 'node.kernel_log.xid', 'node.kernel_log.link',
        'node.imex', 'collective.nccl.transport',
-       'net.pairs', 'net.verbs.write_bw', 'net.verbs.write_lat', 'net.verbs.send_lat', 'net.mpi.bw', 'net.mpi.lat',
+       'net.pairs', 'net.verbs.write_bw', 'net.verbs.write_lat', 'net.verbs.send_lat', 'net.verbs.loopback',
+       'net.mpi.bw', 'net.mpi.lat',
        'collective.nccl.all_reduce', 'collective.mpi.all_reduce', 'cluster.gather', 'cluster.rank'}
 
 
@@ -25,8 +26,10 @@ def kinds(doc):
 def active(doc):
     """A tree with an active NDR port: the RDMA kinds can run."""
     by_id = kinds(doc)
-    for i in ('net.verbs.write_bw', 'net.verbs.write_lat', 'inventory.rdma', 'ib.port.counters'):
+    for i in ('net.verbs.write_bw', 'net.verbs.write_lat', 'net.verbs.loopback', 'inventory.rdma', 'ib.port.counters'):
         assert by_id[i]['runnable'], by_id[i]
+    # The control of a verbs pair error is the port's own (docs/verdicts.md, the controls).
+    assert by_id['net.verbs.loopback']['subject'] == 'hca_port' and by_id['net.verbs.loopback']['transport'] == 'verbs'
     assert by_id['net.verbs.write_bw']['judged_by'] == 'bandwidth' and by_id['net.verbs.write_bw']['subject'] == 'link'
     assert by_id['net.mpi.lat']['judged_by'] == 'latency' and by_id['net.mpi.lat']['transport'] == 'mpi'
     assert 'bw_avg_GBps' in by_id['net.mpi.bw']['metrics']
@@ -35,7 +38,7 @@ def active(doc):
 def no_rdma(doc, root):
     """No RDMA device: each RDMA kind names the folder it looked in; MPI kinds still run."""
     by_id = kinds(doc)
-    for i in ('net.verbs.write_bw', 'net.verbs.send_lat', 'inventory.rdma', 'ib.port.counters'):
+    for i in ('net.verbs.write_bw', 'net.verbs.send_lat', 'net.verbs.loopback', 'inventory.rdma', 'ib.port.counters'):
         assert not by_id[i]['runnable'], by_id[i]
         assert by_id[i]['why_not'] == 'no RDMA device under %s/class/infiniband' % root, by_id[i]
     for i in ('net.mpi.bw', 'net.mpi.lat', 'collective.mpi.all_reduce'):
