@@ -45,6 +45,7 @@ if under_fresh_mount "$root" || under_fresh_mount "$vm_dir"; then
   cp -a ci "$stage/src/ci"
   cp -a tests/vm tests/tools "$stage/src/tests/"
   cp -a reports/schema "$stage/src/reports/"
+  cp -a profiles "$stage/src/profiles"  # check --profile by path (part e)
   cp "$ibgpu" "$stage/bin/ibgpu"
   ibgpu=$stage/bin/ibgpu
   root=$stage/src

@@ -301,7 +301,9 @@ fi
 # --- e. a verbs error of ibgpu's own: the loopback controls -----------------------------------
 if want e; then
   echo "== e. rank 1's verbs setups fail (a hidden test option, not its port): the controls"
-  launch 120 e_controls "a rxe0:1 $G0" "b rxe0:1 $G0" -- check --profile cpu --transport verbs --sizes 64K \
+  # The profile by its path in this tree: the binary's own search path (the source tree it was
+  # built in) may lie under /tmp, which the VM mounts afresh.
+  launch 120 e_controls "a rxe0:1 $G0" "b rxe0:1 $G0" -- check --profile "$PWD/profiles/cpu.toml" --transport verbs --sizes 64K \
     --iters 20 --allreduce off --test-verbs-error-rank 1 --timeout 20 --json "$OUT/e_controls.json"
   [ "$rc" -eq 3 ] || { fail "e_controls: exit $rc, expected 3 (unknown)"; show_log "$OUT/e_controls.log"; }
   if [ -s "$OUT/e_controls.json" ]; then
