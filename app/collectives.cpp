@@ -318,8 +318,8 @@ void excuse_waits_on_lost(std::vector<ProbeResult>& results, const World& world,
     if (!placement || rank < 0 || rank >= world.size || gone.count(rank)) continue;
     // A wait among the ranks that came that ended on one member: that member's doing, whether it
     // fell silent (lost) or left the step while this rank still waited in it.
-    if (const auto peer = r.params.find(kWaitedOnRank); peer != r.params.end() && peer->is_number_integer()) {
-      const int other = peer->get<int>();
+    if (const auto peer = waited_on(r)) {
+      const int other = *peer;
       if (other >= 0 && other < world.size && other != rank) {
         const int first = first_to_leave(r.params.value("placement", std::string()), rank, other);
         const bool valid = first >= 0 && first < world.size;

@@ -173,10 +173,8 @@ std::string CableEnd::text() const {
 std::string Cable::text() const { return a.text() + " <-> " + b.text(); }
 
 const Cable* Cabling::of_port(std::string_view host, std::string_view rail) const {
-  for (const Cable& c : cables)
-    for (const CableEnd* end : {&c.a, &c.b})
-      if (!end->is_switch && end->host() == host && end->rail() == rail) return &c;
-  return nullptr;
+  const auto at = port_index.find(std::string(host) + " " + std::string(rail));
+  return at == port_index.end() ? nullptr : &cables[at->second];
 }
 
 std::vector<const Cable*> Cabling::between_switches(std::string_view name) const {
@@ -230,6 +228,9 @@ Cabling parse_ibnetdiscover(std::string_view text, const std::string& origin) {
     if (cable.a.is_switch && (!cable.b.is_switch || std::pair{cable.b.switch_name(), cable.b.port} <
                                                         std::pair{cable.a.switch_name(), cable.a.port}))
       std::swap(cable.a, cable.b);
+    for (const CableEnd* side : {&cable.a, &cable.b})
+      if (const std::string host = side->host(); !host.empty())
+        cabling.port_index.emplace(host + " " + side->rail(), cabling.cables.size());
     cabling.cables.push_back(std::move(cable));
   }
   return cabling;

@@ -15,6 +15,7 @@
 // "MF0;<name>:<model>/U1". Pure but for read_cabling, which reads with core/bounded_input.h.
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ibgpu {
@@ -45,6 +46,9 @@ struct Cable {
 struct Cabling {
   std::vector<Cable> cables;  // in the order first printed
   std::string origin;         // the file, for notes
+  // "<host> <rail>" -> its cable in `cables`, for each HCA end that names a host: rank 0 looks up
+  // every host's every port (a fleet's is 32,768 among as many cables).
+  std::unordered_map<std::string, std::size_t> port_index;
 
   // The cable of an HCA port, by host and rail; nullptr when the cabling has none.
   const Cable* of_port(std::string_view host, std::string_view rail) const;

@@ -94,12 +94,22 @@ TEST(Controls, EachEndOfAVerbsPairErrorRunsOneControlForItsRound) {
   EXPECT_TRUE(plan_controls(run.probes).empty());
 }
 
+// The run with its pair error, each end's control as given, settled and judged.
+struct Controlled {
+  testing::SyntheticRun run;
+  Judgement j;
+};
+Controlled judged_with_controls(ProbeStatus at_a, ProbeStatus at_b) {
+  Controlled c{run_with_a_pair_error(), {}};
+  c.run.probes.push_back(loopback_control(kHostA, at_a));
+  c.run.probes.push_back(loopback_control(kHostB, at_b));
+  settle_by_controls(c.run.probes);
+  c.j = judge(c.run.hosts, c.run.probes, h100_profile_for_controls());
+  return c;
+}
+
 TEST(Controls, AnErrorNeitherLoopbackReproducesIsUnknownForTheInstrumentAndDrainsNothing) {
-  auto run = run_with_a_pair_error();
-  run.probes.push_back(loopback_control(kHostA, ProbeStatus::ok));
-  run.probes.push_back(loopback_control(kHostB, ProbeStatus::ok));
-  settle_by_controls(run.probes);
-  const Judgement j = judge(run.hosts, run.probes, h100_profile_for_controls());
+  const Judgement j = judged_with_controls(ProbeStatus::ok, ProbeStatus::ok).j;
   EXPECT_EQ(unhealthy_entities(j),
             (std::map<std::string, HealthState>{{"link node03<->node04", HealthState::unknown}}));
   const Verdict* link = verdict_named(j, "link node03<->node04");
@@ -116,11 +126,7 @@ TEST(Controls, AnErrorNeitherLoopbackReproducesIsUnknownForTheInstrumentAndDrain
 }
 
 TEST(Controls, AnErrorOneLoopbackReproducesIsThatPortsAndStands) {
-  auto run = run_with_a_pair_error();
-  run.probes.push_back(loopback_control(kHostA, ProbeStatus::ok));
-  run.probes.push_back(loopback_control(kHostB, ProbeStatus::error));
-  settle_by_controls(run.probes);
-  const Judgement j = judge(run.hosts, run.probes, h100_profile_for_controls());
+  const auto [run, j] = judged_with_controls(ProbeStatus::ok, ProbeStatus::error);
   // The port that reproduced it is failed, its node admitted without that rail; the pair's error
   // stands on the link, as it would without controls.
   EXPECT_EQ(unhealthy_entities(j),

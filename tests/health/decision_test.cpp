@@ -117,6 +117,16 @@ TEST(DecisionTable, TheRunCodeOrdersFindingsAboveMissingAboveDegradedAndTheFabri
   EXPECT_EQ(run_exit_code({node("a", degraded, Action::drain), node("b", healthy, Action::admit)}), 3);
   EXPECT_EQ(run_exit_code({node("a", healthy, Action::admit), Verdict{Entity::link("a", "b"), failed, {}, {}}}), 1);
   EXPECT_EQ(run_exit_code({Verdict{Entity::link("a", "b"), failed, {}, {}}}), 3);  // no node judged
+  // A link left unknown by an error no device reproduced (health/controls.h): not decided, re-run;
+  // a link unknown for another reason does not move the code.
+  const Reason not_reproduced{ReasonCode::PROBE_ERROR_NOT_REPRODUCED, "", "", std::nullopt, std::nullopt};
+  EXPECT_EQ(run_exit_code(
+                {node("a", healthy, Action::admit), Verdict{Entity::link("a", "b"), unknown, {not_reproduced}, {}}}),
+            3);
+  EXPECT_EQ(run_exit_code({node("a", healthy, Action::admit), Verdict{Entity::link("a", "b"), unknown, {}, {}}}), 0);
+  EXPECT_EQ(
+      run_exit_code({node("a", failed, Action::drain), Verdict{Entity::link("a", "b"), unknown, {not_reproduced}, {}}}),
+      2);
   RunSummary interrupted = summarise({node("a", healthy, Action::admit), node("b", unknown, Action::drain)});
   decide_nothing(interrupted);
   EXPECT_TRUE(interrupted.admit.empty());
