@@ -247,6 +247,7 @@ struct RankSide {
 
 RankSide rank_side(const World& world, const NetOptions& options) {
   RankSide side;
+  side.verbs = VerbsTransport(Sysfs(options.sysfs_root));
   if (options.transport != NetTransport::mpi) {
     side.verbs_problem = verbs_unavailable_reason();
     side.rail = rail_for(world, options, side.verbs_problem.empty() ? active_ports() : std::vector<std::string>{});

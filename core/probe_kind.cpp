@@ -39,6 +39,7 @@ constexpr std::string_view kCopyMetrics[]{metrics::h2d_GBps, metrics::d2h_GBps};
 constexpr std::string_view kMemBwMetrics[]{metrics::mem_bw_GBps};
 constexpr std::string_view kComputeMetrics[]{metrics::checked, metrics::wrong, metrics::time_s};
 constexpr std::string_view kLoopbackMetrics[]{metrics::checked, metrics::wrong};
+constexpr std::string_view kRailBytesMetrics[]{metrics::payload_bytes, metrics::port_bytes, metrics::port_share};
 constexpr std::string_view kCounterMetrics[]{"<counter>_delta", "<counter>_per_hour"};
 constexpr std::string_view kKernelLogMetrics[]{metrics::lines, metrics::xid_events, metrics::link_down_events};
 constexpr std::string_view kXidMetrics[]{metrics::xid_events, metrics::xid_hardware_events, metrics::xid_last};
@@ -98,6 +99,10 @@ constexpr std::array kCatalogue{
     ProbeKind{kVerbsLoopbackProbe, S::local, P::hca_port, Q::none, T::verbs, kLoopbackMetrics,
               "per RDMA port, after a verbs pair on it ended in an error: the port writing to itself, the control "
               "that tells the port's fault from the link's, the path's or ibgpu's"},
+    ProbeKind{kRailBytesProbe, S::local, P::hca_port, Q::health, T::verbs, kRailBytesMetrics,
+              "per RDMA port and verbs bandwidth pair: the bytes its own port counted (sent by the writer, received "
+              "by the reader) against the bytes the probe moved, and what the host's other ports counted meanwhile: "
+              "a rail whose bytes left through another port is masked, whatever bandwidth it read"},
     ProbeKind{kMpiBwProbe, S::network, P::link, Q::bandwidth, T::mpi, kBwMetrics,
               "MPI point-to-point bandwidth between two hosts (a window of non-blocking sends, OSU's method)"},
     ProbeKind{kMpiLatProbe, S::network, P::link, Q::latency, T::mpi, kLatMetrics,

@@ -48,6 +48,10 @@ inline constexpr char d2h_GBps[] = "d2h_GBps";
 inline constexpr char mem_bw_GBps[] = "mem_bw_GBps";
 inline constexpr char checked[] = "checked";
 inline constexpr char wrong[] = "wrong";
+// net.verbs.rail_bytes: the bytes a pair probe moved, and what its own port counted of them.
+inline constexpr char payload_bytes[] = "payload_bytes";
+inline constexpr char port_bytes[] = "port_bytes";
+inline constexpr char port_share[] = "port_share";
 inline constexpr char time_s[] = "time_s";
 inline constexpr char lines[] = "lines";
 inline constexpr char xid_events[] = "xid_events";
@@ -108,6 +112,9 @@ inline constexpr const char* kWriteLatId = "net.verbs.write_lat";
 inline constexpr const char* kSendLatId = "net.verbs.send_lat";
 // The control of a verbs pair that ended in an error: its port writing to itself (probes/net/verbs/loopback.h).
 inline constexpr const char* kVerbsLoopbackProbe = "net.verbs.loopback";
+// Each end of a verbs bandwidth pair: the bytes its own port counted against the bytes the probe
+// moved (probes/ib/traffic.h). A rail whose bytes left through another port is masked.
+inline constexpr const char* kRailBytesProbe = "net.verbs.rail_bytes";
 inline constexpr const char* kNetPairsProbe = "net.pairs";  // the pair step as a whole (why it did not run)
 inline constexpr const char* kNcclAllReduceProbe = "collective.nccl.all_reduce";
 inline constexpr const char* kMpiAllReduceProbe = "collective.mpi.all_reduce";

@@ -56,6 +56,7 @@ enum class ReasonCode : std::uint8_t {
   IB_LINK_INTEGRITY_ERRORS,
   IB_BUFFER_OVERRUN,
   IB_LINK_FLAP,
+  RAIL_MASKED,
   IB_LINK_BW_LOW,
   IB_LINK_BW_OUTLIER,
   NET_BW_LOW,

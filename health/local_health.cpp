@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/text.h"
 #include "health/thresholds.h"
 #include "health/verdict_book.h"
 #include "probes/gpu/gpu_health.h"
@@ -196,6 +197,32 @@ void judge_counters(Verdict& entity, const ProbeResult& p, const Profile& profil
                    number_text(*rate) + " per hour, limit " + number_text(limit) + ")",
                name, *rate, limit));
   }
+}
+
+// net.verbs.rail_bytes: a port that counted less than half of what its pair wrote (headers only
+// add, so a port that carried its probe counts a little more than it) is masked: the bytes crossed
+// another port. The message names the port that counted the most meanwhile.
+void judge_rail_bytes(Verdict& port, const ProbeResult& p) {
+  constexpr double kMinShare = 0.5;
+  const auto share = typical(p, metrics::port_share);
+  const auto payload = typical(p, metrics::payload_bytes);
+  if (!share || !payload || *payload <= 0 || *share >= kMinShare) return;
+  const std::string own = p.scope.devices.empty() ? "" : p.scope.devices[0];
+  std::string busiest;
+  double most = 0;
+  if (const auto ports = p.params.find("ports"); ports != p.params.end() && ports->is_object())
+    for (const auto& [name, bytes] : ports->items())
+      if (name != own && bytes.is_number() && bytes.get<double>() > most) {
+        busiest = name;
+        most = bytes.get<double>();
+      }
+  const std::string counted = string_param(p, "counted");
+  const auto mb = [](double bytes) { return fixed_text(bytes / 1e6, 1) + " MB"; };
+  std::string message = "the port " + counted + " " + mb(*share * *payload) + " of the " + mb(*payload) +
+                        " its pair with " + string_param(p, "peer") + " wrote (share " + fixed_text(*share, 2) + ")";
+  if (!busiest.empty()) message += "; " + busiest + " " + counted + " " + mb(most) + " meanwhile";
+  VerdictBook::add(port, HealthState::failed,
+                   reason(ReasonCode::RAIL_MASKED, std::move(message), metrics::port_share, share, kMinShare));
 }
 
 const Hca* find_hca(const HostInventory& host, const std::string& device) {
@@ -465,12 +492,16 @@ void judge_local_health(VerdictBook& book, const std::vector<HostInventory>& hos
       Verdict* entity = &book[at];  // until the next entity is added
       if (p.status != ProbeStatus::ok) {
         if (absence_expected(p, profile)) continue;
+        // A port without byte counters was not witnessed, which its result says: the port's
+        // verdict stands on its other evidence.
+        if (p.id == kRailBytesProbe && p.status == ProbeStatus::skipped) continue;
         Finding problem = probe_outcome(p);
         VerdictBook::add(*entity, problem.state, std::move(problem.reason));
         continue;
       }
       if (p.id == kGpuHealthProbe) judge_gpu_health(*entity, p, profile);
       if (p.id == kPortCountersProbe) judge_counters(*entity, p, profile);
+      if (p.id == kRailBytesProbe) judge_rail_bytes(*entity, p);
       if (p.id == kImexProbe) judge_imex(*entity, p, profile);
       if (p.id == kKernelLogXidProbe) {
         std::size_t target = node;

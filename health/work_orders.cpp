@@ -41,6 +41,9 @@ constexpr std::array kStateActs{
     StateAct{ReasonCode::IB_PORT_SPEED_BELOW_CAPABILITY,
              "the link trained below its speed: reseat, then replace the cable or the transceiver"},
     StateAct{ReasonCode::IB_PORT_RATE_LOW, "the link's rate is low: reseat, then replace the cable or the transceiver"},
+    StateAct{ReasonCode::RAIL_MASKED,
+             "the rail's bytes left through another port: find what steers them (ip route get/ip rule/ip neigh for "
+             "the port's address, bonding, tc redirects, NCCL port failover), then check this port's link"},
 };
 
 constexpr std::string_view kQuietPortAct =

@@ -7,7 +7,7 @@ IDS = {'inventory.gpu', 'inventory.rdma', 'gpu.nvml.health', 'gpu.cuda.copy_bw',
        'gpu.cuda.compute', 'ib.port.counters', 'node.kernel_log', 'node.kernel_log.xid', 'node.kernel_log.link',
        'node.imex', 'collective.nccl.transport',
        'net.pairs', 'net.verbs.write_bw', 'net.verbs.write_lat', 'net.verbs.send_lat', 'net.verbs.loopback',
-       'net.mpi.bw', 'net.mpi.lat',
+       'net.verbs.rail_bytes', 'net.mpi.bw', 'net.mpi.lat',
        'collective.nccl.all_reduce', 'collective.mpi.all_reduce', 'cluster.gather', 'cluster.rank'}
 
 
@@ -30,6 +30,9 @@ def active(doc):
         assert by_id[i]['runnable'], by_id[i]
     # The control of a verbs pair error is the port's own (docs/verdicts.md, the controls).
     assert by_id['net.verbs.loopback']['subject'] == 'hca_port' and by_id['net.verbs.loopback']['transport'] == 'verbs'
+    # A masked rail is the port's finding (RAIL_MASKED), read by the health judge.
+    assert by_id['net.verbs.rail_bytes']['subject'] == 'hca_port' and by_id['net.verbs.rail_bytes']['judged_by'] == 'health'
+    assert by_id['net.verbs.rail_bytes']['runnable'], by_id['net.verbs.rail_bytes']
     assert by_id['net.verbs.write_bw']['judged_by'] == 'bandwidth' and by_id['net.verbs.write_bw']['subject'] == 'link'
     assert by_id['net.mpi.lat']['judged_by'] == 'latency' and by_id['net.mpi.lat']['transport'] == 'mpi'
     assert 'bw_avg_GBps' in by_id['net.mpi.bw']['metrics']

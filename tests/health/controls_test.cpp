@@ -12,12 +12,14 @@
 #include "health/profile_file.h"
 #include "tests/core/names.h"
 #include "tests/health/synthetic_fleet.h"
+#include "tests/health/unhealthy.h"
 
 namespace ibgpu {
 namespace {
 
 using testing::FleetShape;
 using testing::PairShape;
+using testing::unhealthy_entities;
 
 Profile h100_profile_for_controls() {
   return load_profile_file(std::string(IBGPU_SOURCE_DIR) + "/profiles/hgx-h100-ndr.toml");
@@ -65,13 +67,6 @@ const Verdict* verdict_named(const Judgement& j, const std::string& text) {
   for (const auto& v : j.verdicts)
     if (entity_text(v.entity) == text) return &v;
   return nullptr;
-}
-
-std::map<std::string, HealthState> unhealthy_entities(const Judgement& j) {
-  std::map<std::string, HealthState> out;
-  for (const auto& v : j.verdicts)
-    if (v.state != HealthState::healthy) out[entity_text(v.entity)] = v.state;
-  return out;
 }
 
 TEST(Controls, EachEndOfAVerbsPairErrorRunsOneControlForItsRound) {

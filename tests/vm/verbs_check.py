@@ -217,13 +217,77 @@ def pair_lat(path, delay_ms, iters):
                     pid, imp["min"], "-".join(pair), s["min"]))
 
 
+def rail_bytes(r):
+    """{(host, port, side): (share, params.ports)} of the report's net.verbs.rail_bytes results."""
+    out = {}
+    for p in probes(r, "net.verbs.rail_bytes"):
+        key = (p["scope"]["hosts"][0], p["scope"]["devices"][0], p["params"].get("side"))
+        out[key] = (p.get("metrics", {}).get("port_share"), p["params"].get("ports", {}), p.get("status"))
+    return out
+
+
+def honest_rails(r, name):
+    """Every pair on its own port: each end counted at least the bytes written, none is masked."""
+    for (host, port, side), (share, _, status) in sorted(rail_bytes(r).items()):
+        if status != "ok" or share is None or share < 0.9:
+            fail("%s: %s %s (%s) counted share %r (%s) of its pair's bytes, wanted >= 0.9" % (
+                name, host, port, side, share, status))
+
+
+def masked(path, want_exit, masked_port=None):
+    """Two rails per host; with masked_port (host/port) that rail's bytes left through the host's
+    other rail. What the operator acts on: that port failed for RAIL_MASKED and its node admitted
+    without it (exit 1), nothing else named; without it, nothing named at all (exit 0)."""
+    r = load(path)
+    for (host, port, side), (share, ports, status) in sorted(rail_bytes(r).items()):
+        mine = {k: v for k, v in ports.items() if k.split(":")[0][-2:-1] == host}  # rxe_<host><rail>:1
+        print("  rail_bytes %s %-9s %-6s share %s; its host's ports counted %s" % (
+            host, port, side, "%.3f" % share if share is not None else status,
+            ", ".join("%s %.1f MB" % (k, v / 1e6) for k, v in sorted(mine.items()))))
+    bad = {"%s %s" % (v["entity"]["kind"], v["entity"]["id"]): (v["state"], sorted(
+        x["code"] for x in v.get("reasons", []))) for v in r.get("verdicts", []) if v.get("state") != "healthy"}
+    print("  verdicts not healthy: %r; exit %s" % (bad, r.get("summary", {}).get("exit_code")))
+    want = {}
+    if masked_port:
+        host, port = masked_port.split("/")
+        want = {"hca_port %s/%s" % (host, port): ("failed", ["RAIL_MASKED"]), "node %s" % host: ("degraded", [])}
+    got = {k: (state, codes if k.startswith("hca_port") else []) for k, (state, codes) in bad.items()}
+    if got != want:
+        fail("wanted exactly %r named, got %r" % (want, bad))
+    if r.get("summary", {}).get("exit_code") != int(want_exit):
+        fail("summary.exit_code %r, wanted %s" % (r.get("summary", {}).get("exit_code"), want_exit))
+    orders = r.get("work_orders", [])
+    for o in orders:
+        print("  work order: %s: %s; %s; next: %s" % (o.get("cable"), o.get("state"), o.get("shortfall"), o.get("next")))
+        for u in o.get("unread", []):
+            print("    not read: %s" % u)
+    want_orders = []
+    if masked_port:
+        host, port = masked_port.split("/")
+        rail = port.split(":")[0][-1]
+        want_orders = [("%s %s <-> rail%s port 1" % (host, port, rail), [{"kind": "hca_port", "id": masked_port}])]
+    if [(o.get("cable"), o.get("entities")) for o in orders] != want_orders:
+        fail("wanted the work orders %r, got %r" % (want_orders, orders))
+    if masked_port and orders and not orders[0].get("next", "").startswith("the rail's bytes left through another port"):
+        fail("the masked rail's work order says %r" % orders[0].get("next"))
+    shares = rail_bytes(r)
+    if len(shares) != 4:
+        fail("wanted net.verbs.rail_bytes from both ends of both rails' pairs: %r" % sorted(shares))
+    for (host, port, side), (share, _, status) in shares.items():
+        named = masked_port == "%s/%s" % (host, port)
+        if status != "ok" or share is None or (share >= 0.1 if named else share < 0.9):
+            fail("%s %s (%s): share %r (%s), wanted %s" % (host, port, side, share, status,
+                                                          "< 0.1 (masked)" if named else ">= 0.9"))
+
+
 def pair_bw(base_path, imp_path, rate_mbit):
     base = load(base_path)
     imp = load(imp_path)
     rate_GBps = float(rate_mbit) * 1e6 / 8 / 1e9
     res = {}
     for name, r in (("baseline", base), ("rate-limited", imp)):
-        others_not_ok(r, {"net.verbs.write_bw"})
+        others_not_ok(r, {"net.verbs.write_bw", "net.verbs.rail_bytes"})
+        honest_rails(r, name)
         got = by_pair(r, "net.verbs.write_bw", name)
         res[name] = {}
         for pair, p in sorted(got.items()):
@@ -341,6 +405,8 @@ def run(kind, args):
             usage(files[0])
         elif kind == "controls":
             controls(files[0])
+        elif kind == "masked":
+            masked(files[0], opts["exit"], opts.get("port"))
         else:
             fail("unknown check " + kind)
     except (OSError, ValueError, KeyError, TypeError, IndexError) as e:

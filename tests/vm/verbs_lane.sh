@@ -32,8 +32,16 @@
 #      hosts a and b: each end's port writes to itself (net.verbs.loopback) and passes, so the
 #      pair's error is unknown for the instrument (PROBE_ERROR_NOT_REPRODUCED): exit 3, no node
 #      drained or degraded, no verdict failed.
+#   f. two rails per host, topology (f) below: check on hosts a and b, rail to rail, first as built
+#      (nothing named, exit 0), then with host a's rail 2 sending through its rail 1 (a tc redirect
+#      on veth_a2's egress): a/rxe_a2:1 failed for RAIL_MASKED and node a admitted without it (exit
+#      1), nothing else named, each end's share of its pair's bytes asserted, and with the as-built
+#      cabling (tests/vm/two_rails.cabling) one work order, for that port's cable; the rxe devices'
+#      packet counters and the netdevs' byte counters printed side by side. VERBS_F_RUNS (1) masked
+#      runs.
 # The JSON checks (tests/vm/verbs_check.py) run at the end and print what was measured.
-# Knobs: VERBS_LANE_ONLY="a b c d e" (parts to run), VERBS_DELAY_MS (50), VERBS_RATE_MBIT (20).
+# Knobs: VERBS_LANE_ONLY="a b c d e f" (parts to run), VERBS_DELAY_MS (50), VERBS_RATE_MBIT (20),
+# VERBS_F_RUNS (1).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . ci/vm/lib.sh
@@ -46,7 +54,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
 OUT=${VM_OUT:-/tmp/verbs_lane}
 mkdir -p "$OUT"
-ONLY=${VERBS_LANE_ONLY:-a b c d e}
+ONLY=${VERBS_LANE_ONLY:-a b c d e f}
 DELAY_MS=${VERBS_DELAY_MS:-50}
 RATE_MBIT=${VERBS_RATE_MBIT:-20}
 
@@ -113,6 +121,18 @@ expect_ok() { # NAME JSON
   return 0
 }
 
+# load_modules MODULE...: from the unpacked kernel of ci/vm/setup ($IBGPU_VM_DIR/kernel), which the
+# VM sees through the host root.
+load_modules() {
+  local kver kroot="" d vm_dir=${IBGPU_VM_DIR:-build/vm}
+  kver=$(uname -r)
+  for d in "$vm_dir/kernel" "$vm_dir/kernel/usr"; do
+    [ -d "$d/lib/modules/$kver" ] && kroot=$d
+  done
+  [ -n "$kroot" ] || vm_die "no unpacked kernel modules for $kver under $vm_dir/kernel (IBGPU_VM_DIR?)"
+  modprobe -d "$kroot" -S "$kver" -a "$@" || vm_die "cannot load $* from $kroot"
+}
+
 part_start=$SECONDS
 part_done() { vm_log "part $1 done in $((SECONDS - part_start))s"; part_start=$SECONDS; }
 
@@ -137,15 +157,7 @@ fi
 # --- b. topology (b): three hosts, one impaired pair ------------------------------------------
 if want b; then
   echo "== b. topology (b): a rxe_a/.1, b rxe_b/.2, c rxe_a/.3; only a-b impaired"
-  kver=$(uname -r)
-  vm_dir=${IBGPU_VM_DIR:-build/vm}
-  kroot=""
-  for d in "$vm_dir/kernel" "$vm_dir/kernel/usr"; do
-    [ -d "$d/lib/modules/$kver" ] && kroot=$d
-  done
-  [ -n "$kroot" ] || vm_die "no unpacked kernel modules for $kver under $vm_dir/kernel (IBGPU_VM_DIR?)"
-  modprobe -d "$kroot" -S "$kver" -a sch_prio cls_u32 sch_tbf sch_netem ||
-    vm_die "cannot load sch_prio/cls_u32/sch_tbf from $kroot"
+  load_modules sch_prio cls_u32 sch_tbf sch_netem
   VM_PAIR_NETNS=0 vm_rxe_pair || vm_die "could not set up the rxe pair"
   A=$VM_A_ADDR B=$VM_B_ADDR C=198.51.100.3
   ip addr add "$C/24" dev veth_a || vm_die "ip addr add $C"
@@ -313,6 +325,121 @@ if want e; then
     fail "e_controls: no report $OUT/e_controls.json"
   fi
   part_done e
+fi
+
+# --- f. two rails per host, one masked -------------------------------------------------------------
+# Topology (f): a switch per rail (bridges br_r1, br_r2) and a spine between them (the veth pair
+# sp1-sp2). Host a: veth_a1 (198.18.1.1) on br_r1, veth_a2 (198.18.2.1) on br_r2, with rxe_a1 and
+# rxe_a2 on them; host b the same with .2. The switches forward by static tables (learning and
+# flooding off), as a subnet manager programs InfiniBand's: a host's MAC is reached from the other
+# rail's switch over the spine. Routing as in topology (b): locally made packets for a peer's
+# address leave through the rail's own veth (Soft-RoCE pins its port's netdev anyway).
+# The mask: rxe routes by its own netdev, so no route can move its packets; a tc redirect on
+# veth_a2's egress does, as a bond or a mis-steering route would. What rail 2 of host a sends leaves
+# through veth_a1, crosses br_r1 and the spine, and reaches b's rail 2, which answers on its own
+# rail: rxe_a2 still counts every packet it sends, veth_a2 none of their bytes.
+rail_topology() {
+  local h r n sw p mac t=200 pref=30 src dst
+  ip link set lo up
+  sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+    net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 >/dev/null || return 1
+  if ip rule show | grep -q '^0:'; then ip rule add pref 100 lookup local && ip rule del pref 0 || return 1; fi
+  ip link add sp1 type veth peer name sp2 || return 1
+  for r in 1 2; do
+    ip link add "br_r$r" type bridge && ip link set "br_r$r" up && ip link set "sp$r" master "br_r$r" && ip link set "sp$r" up ||
+      return 1
+  done
+  for h in a b; do
+    for r in 1 2; do
+      n=1 && [ "$h" = b ] && n=2
+      ip link add "veth_$h$r" type veth peer name "sw_$h$r" && ip link set "sw_$h$r" master "br_r$r" || return 1
+      sysctl -qw "net.ipv4.conf.veth_$h$r.rp_filter=0" "net.ipv4.conf.veth_$h$r.accept_local=1" >/dev/null
+      ip addr add "198.18.$r.$n/24" dev "veth_$h$r" && ip link set "sw_$h$r" up && ip link set "veth_$h$r" up || return 1
+    done
+  done
+  for p in sw_a1 sw_b1 sp1 sw_a2 sw_b2 sp2; do
+    bridge link set dev "$p" learning off flood off mcast_flood off || return 1
+  done
+  for h in a b; do
+    for r in 1 2; do
+      mac=$(cat "/sys/class/net/veth_$h$r/address")
+      for sw in 1 2; do
+        p="sp$sw" && [ "$sw" = "$r" ] && p="sw_$h$r"
+        bridge fdb replace "$mac" dev "$p" master static || return 1
+      done
+    done
+  done
+  for r in 1 2; do
+    for src in a b; do
+      dst=b && [ "$src" = b ] && dst=a
+      local sa="198.18.$r.1" da="198.18.$r.2"
+      [ "$src" = b ] && { sa="198.18.$r.2"; da="198.18.$r.1"; }
+      t=$((t + 1)) pref=$((pref + 1))
+      ip route add "$da" dev "veth_$src$r" src "$sa" table "$t" && ip rule add pref "$pref" iif lo to "$da" lookup "$t" &&
+        ip neigh replace "$da" lladdr "$(cat "/sys/class/net/veth_$dst$r/address")" dev "veth_$src$r" nud permanent ||
+        return 1
+    done
+  done
+  for h in a b; do
+    for r in 1 2; do
+      rdma link add "rxe_$h$r" type rxe netdev "veth_$h$r" || { echo "vm: rdma link add rxe_$h$r failed" >&2; return 1; }
+    done
+  done
+  for h in a b; do for r in 1 2; do vm_wait_active "rxe_$h$r" || return 1; done; done
+}
+# side_by_side LABEL: each rail's rxe packet counters beside its netdev's byte counters, since the
+# last call (LABEL "start" only reads them).
+declare -A side_last=()
+since_last() { # VAR KEY FILE: VAR = the file's number less the last one read under KEY
+  local now
+  now=$(cat "$3" 2>/dev/null || echo 0)
+  printf -v "$1" '%s' $((now - ${side_last[$2]:-0}))
+  side_last[$2]=$now
+}
+side_by_side() {
+  local d sent rcvd tx rx
+  [ "$1" = start ] || echo "    $1: what each rail's rxe device counted, and its netdev"
+  for d in a1 a2 b1 b2; do
+    since_last sent "s$d" "/sys/class/infiniband/rxe_$d/ports/1/hw_counters/sent_pkts"
+    since_last rcvd "r$d" "/sys/class/infiniband/rxe_$d/ports/1/hw_counters/rcvd_pkts"
+    since_last tx "t$d" "/sys/class/net/veth_$d/statistics/tx_bytes"
+    since_last rx "x$d" "/sys/class/net/veth_$d/statistics/rx_bytes"
+    [ "$1" = start ] && continue
+    printf '      rxe_%s sent %6d pkts, received %6d | veth_%s sent %7.1f MB, received %7.1f MB\n' \
+      "$d" "$sent" "$rcvd" "$d" "$(awk -v b="$tx" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$rx" 'BEGIN { print b / 1e6 }')"
+  done
+}
+if want f; then
+  echo "== f. two rails per host; host a's rail 2 masked behind its rail 1 (a tc redirect)"
+  load_modules bridge act_mirred cls_matchall sch_ingress
+  rail_topology || vm_die "could not set up topology (f)"
+  declare -A gf=()
+  for d in a1 a2 b1 b2; do
+    gf[$d]=$(gid_index "rxe_$d" "198.18.${d:1}.$([ "${d:0:1}" = a ] && echo 1 || echo 2)") || vm_die "no GID on rxe_$d"
+  done
+  rails=("a rxe_a1:1 ${gf[a1]}" "a rxe_a2:1 ${gf[a2]}" "b rxe_b1:1 ${gf[b1]}" "b rxe_b2:1 ${gf[b2]}")
+  vm_log "topology (f): GIDs a ${gf[a1]}/${gf[a2]}, b ${gf[b1]}/${gf[b2]}"
+  f_check() { # NAME: check rail to rail, hosts a and b
+    launch 150 "$1" "${rails[@]}" -- check --profile "$PWD/profiles/cpu.toml" --transport verbs --sizes 1M \
+      --iters 20 --allreduce off --cabling "$PWD/tests/vm/two_rails.cabling" --timeout 20 --json "$OUT/$1.json"
+  }
+  side_by_side start
+  f_check f_clean
+  side_by_side "as built"
+  [ "$rc" -eq 0 ] || { fail "f_clean: exit $rc, expected 0"; show_log "$OUT/f_clean.log"; }
+  [ -s "$OUT/f_clean.json" ] && { validate "$OUT/f_clean.json"; check masked "$OUT/f_clean.json" exit=0; }
+  { tc qdisc add dev veth_a2 clsact &&
+    tc filter add dev veth_a2 egress matchall action mirred egress redirect dev veth_a1; } || vm_die "tc redirect"
+  for i in $(seq 1 "${VERBS_F_RUNS:-1}"); do
+    side_by_side start
+    f_check "f_masked_$i"
+    side_by_side "masked $i"
+    [ "$rc" -eq 1 ] || { fail "f_masked_$i: exit $rc, expected 1"; show_log "$OUT/f_masked_$i.log"; }
+    [ -s "$OUT/f_masked_$i.json" ] &&
+      { validate "$OUT/f_masked_$i.json"; check masked "$OUT/f_masked_$i.json" exit=1 port=a/rxe_a2:1; }
+  done
+  tc qdisc del dev veth_a2 clsact
+  part_done f
 fi
 
 echo "== report checks"

@@ -7,7 +7,7 @@ namespace ibgpu::verbs {
 
 namespace {
 
-constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kVersion = 2;  // 2: the node GUID at 64, the notice's bytes at 8
 constexpr std::array<std::uint8_t, 4> kConnectionMagic{'I', 'B', 'G', 'C'};
 constexpr std::array<std::uint8_t, 4> kNoticeMagic{'I', 'B', 'G', 'N'};
 constexpr std::size_t kMessageOffset = kWireBytes - kMessageBytes - 1;  // text is always NUL-terminated
@@ -62,6 +62,7 @@ WireBytes encode(const ConnectionInfo& info) {
   put(out, 32, info.region_bytes);
   std::copy(info.gid.begin(), info.gid.end(), out.begin() + 40);
   put(out, 56, static_cast<std::uint32_t>(info.gid_index));
+  put(out, 64, info.node_guid);
   put_text(out, info.message);
   return out;
 }
@@ -83,6 +84,7 @@ std::optional<ConnectionInfo> decode_connection(const WireBytes& in) {
   info.region_bytes = get<std::uint64_t>(in, 32);
   std::copy(in.begin() + 40, in.begin() + 56, info.gid.begin());
   info.gid_index = static_cast<std::int32_t>(get<std::uint32_t>(in, 56));
+  info.node_guid = get<std::uint64_t>(in, 64);
   info.message = get_text(in);
   return info;
 }
@@ -90,13 +92,14 @@ std::optional<ConnectionInfo> decode_connection(const WireBytes& in) {
 WireBytes encode(const Notice& notice) {
   WireBytes out = header(kNoticeMagic);
   out[5] = static_cast<std::uint8_t>(notice.code);
+  put(out, 8, notice.bytes);
   put_text(out, notice.text);
   return out;
 }
 
 std::optional<Notice> decode_notice(const WireBytes& in) {
   if (!has_header(in, kNoticeMagic) || in[5] > static_cast<std::uint8_t>(NoticeCode::timeout)) return std::nullopt;
-  return Notice{static_cast<NoticeCode>(in[5]), get_text(in)};
+  return Notice{static_cast<NoticeCode>(in[5]), get_text(in), get<std::uint64_t>(in, 8)};
 }
 
 std::string incompatibility(const ConnectionInfo& mine, const ConnectionInfo& peer) {

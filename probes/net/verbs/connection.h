@@ -36,6 +36,7 @@ struct ConnectionInfo {
   GidType gid_type = GidType::ib;
   std::uint8_t mtu = IBV_MTU_1024;  // the port's active MTU (enum ibv_mtu)
   std::uint8_t link_layer = IBV_LINK_LAYER_UNSPECIFIED;
+  std::uint64_t node_guid = 0;  // the HCA's, as ibv_query_device gives it: two ends on one HCA share it
 
   bool operator==(const ConnectionInfo&) const = default;
 };
@@ -45,10 +46,11 @@ enum class NoticeCode : std::uint8_t { ok = 0, error = 1, timeout = 2 };
 struct Notice {
   NoticeCode code = NoticeCode::ok;
   std::string text;
+  std::uint64_t bytes = 0;  // the bandwidth initiator's end of a size: the bytes it wrote, warmup included
   bool operator==(const Notice&) const = default;
 };
 
-inline constexpr std::size_t kMessageBytes = 447;
+inline constexpr std::size_t kMessageBytes = 439;  // after the fields, which end at byte 72
 
 WireBytes encode(const ConnectionInfo& info);
 WireBytes encode(const Notice& notice);

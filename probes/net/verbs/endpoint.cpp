@@ -56,6 +56,7 @@ Endpoint::Endpoint(const EndpointOptions& options) {
 
   ibv_device_attr attr{};
   check_rc(ibv_query_device(context_.get(), &attr), "ibv_query_device");
+  node_guid_ = attr.node_guid;
   send_depth_ = std::clamp(options.send_depth, 1, std::max(1, attr.max_qp_wr));
   const int recv_depth = std::clamp(options.recv_depth, 1, std::max(1, attr.max_qp_wr));
   region_bytes_ = round_up(std::max<std::size_t>(options.region_bytes, 1), page_size());
@@ -165,6 +166,7 @@ ConnectionInfo Endpoint::local_info() const {
   }
   info.mtu = static_cast<std::uint8_t>(port_attr_.active_mtu);
   info.link_layer = port_attr_.link_layer;
+  info.node_guid = node_guid_;
   return info;
 }
 

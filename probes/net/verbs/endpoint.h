@@ -55,6 +55,7 @@ class Endpoint {
   explicit Endpoint(const EndpointOptions& options);
 
   ConnectionInfo local_info() const;
+  const std::string& name() const { return name_; }  // the port, "rxe0:1"
   // INIT -> RTR -> RTS against the peer.
   void connect(const ConnectionInfo& peer);
 
@@ -85,6 +86,7 @@ class Endpoint {
   std::string name_;  // "rxe0:1"
   std::uint8_t port_ = 1;
   ibv_port_attr port_attr_{};
+  std::uint64_t node_guid_ = 0;
   std::optional<GidEntry> gid_;            // set when packets carry a GRH
   BufferMemory mem_ = BufferMemory::host;  // where the buffers are: host or gpu, never automatic
   std::string mr_path_ = "host", gpu_note_;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/errors.h"
+#include "probes/ib/traffic.h"
 #include "probes/net/verbs/measure.h"
 
 namespace ibgpu {
@@ -21,7 +22,8 @@ struct Setup {
   std::unique_ptr<Endpoint> endpoint;  // null when setup failed
   ProbeStatus status = ProbeStatus::ok;
   std::string text;
-  bool report = false;  // this side records the failure (see shared_outcome)
+  bool report = false;   // this side records the failure (see shared_outcome)
+  bool one_hca = false;  // both ends on one HCA: its bytes never reach a wire
   nlohmann::json params = nlohmann::json::object();
 };
 
@@ -123,6 +125,7 @@ Setup establish(const PairContext& ctx, const EndpointOptions& options, int conn
     return shared_outcome(ctx, ready_ok, ProbeStatus::error, ready.text, peer_ready, ProbeStatus::error, notice->text);
   s.params = s.endpoint->describe();
   s.params["transport"] = "verbs";
+  s.one_hca = mine.node_guid != 0 && mine.node_guid == peer->node_guid;
   return s;
 }
 
@@ -165,6 +168,12 @@ std::vector<ProbeResult> setup_results(const Setup& s, const PairContext& ctx, s
   return results;
 }
 
+// The bytes a bandwidth result says its writes moved, warmup included.
+std::uint64_t bytes_written(const ProbeResult& r, std::size_t size) {
+  const auto count = [&](const char* key) { return r.params.contains(key) ? r.params[key].get<std::uint64_t>() : 0; };
+  return static_cast<std::uint64_t>(size) * (count("iters") + count("warmup"));
+}
+
 std::size_t largest(const std::vector<std::size_t>& sizes, std::size_t at_least) {
   std::size_t out = at_least;
   for (const std::size_t size : sizes) out = std::max(out, size);
@@ -183,10 +192,13 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
   options.region_bytes = largest(settings.bw_sizes, 64 * 1024);
   options.send_depth = std::max(1, settings.tx_depth);
   options.recv_depth = 1;
+  // Read before the connection is ready: no write can leave before both ends have met again.
+  const std::vector<PortBytes> bytes_before = read_port_bytes(sysfs_);
   Setup setup = establish_or_fail(ctx, settings, options, kBwConnect, kBwReady);
   if (!setup.endpoint) return setup_results(setup, ctx, {kWriteBwId}, settings.bw_sizes);
 
   std::vector<ProbeResult> results;
+  std::uint64_t written = 0;  // by the initiator, as it counts them and tells the responder
   // A responder that gives up says so, and the initiator (listening once
   // completions have stopped for a while) ends its run at once.
   AbortWatch abort(ctx, kBwAbort);
@@ -206,6 +218,8 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
       }
       if (r.status != ProbeStatus::ok)
         mine = Notice{r.status == ProbeStatus::timeout ? NoticeCode::timeout : NoticeCode::error, r.error.value_or("")};
+      else
+        mine.bytes = bytes_written(r, size);
     }
     // The responder's part of the run is its HCA's; it just waits, bounded, for
     // the initiator to say the run ended (the initiator's run is bounded by
@@ -235,6 +249,7 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
       break;
     }
     const auto theirs = decode_notice(*reply);
+    written += ctx.initiator ? mine.bytes : theirs ? theirs->bytes : 0;
     if (ctx.initiator) {
       const bool ok = r.status == ProbeStatus::ok;
       results.push_back(std::move(r));
@@ -242,6 +257,12 @@ std::vector<ProbeResult> VerbsTransport::bandwidth(const PairContext& ctx, const
     } else if (!theirs || theirs->code != NoticeCode::ok) {
       break;  // the initiator reports it
     }
+  }
+  if (written > 0 && !setup.one_hca) {
+    const RailBytesTarget target{
+        ctx.self_host, ctx.self,      setup.endpoint->name(), ctx.initiator ? RailSide::writer : RailSide::reader,
+        written,       peer_name(ctx)};
+    results.push_back(rail_bytes_result(target, bytes_before, read_port_bytes(sysfs_)));
   }
   return results;
 }

@@ -20,6 +20,7 @@ ConnectionInfo sample() {
   info.gid_type = GidType::roce_v2;
   info.mtu = IBV_MTU_4096;
   info.link_layer = IBV_LINK_LAYER_ETHERNET;
+  info.node_guid = 0x0c42a10300b1c2d3ull;
   return info;
 }
 
@@ -75,7 +76,7 @@ TEST(ConnectionWire, ForeignBytesAreRejected) {
 }
 
 TEST(NoticeWire, RoundTrip) {
-  const Notice notice{NoticeCode::timeout, "no write completion from host b rank 1 within 60 s"};
+  const Notice notice{NoticeCode::timeout, "no write completion from host b rank 1 within 60 s", 50ull << 30};
   const auto back = decode_notice(encode(notice));
   ASSERT_TRUE(back);
   EXPECT_EQ(*back, notice);
