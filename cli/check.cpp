@@ -142,9 +142,10 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
          "--pairs peers:K adds a round in which each host meets a leaf-mate")
       ->type_name("FILE");
   sub->add_option("--cabling", options->cabling_path,
-                  "The fabric's cabling as ibnetdiscover prints it (or an as-built file in its form): every "
-                  "HCA port, link and uplink not admitted healthy then gets a work order naming its cable and "
-                  "switch port, the error counters that moved and the next act (read by rank 0 alone)")
+                  "The fabric's cabling as ibnetdiscover or iblinkinfo prints it (or an as-built file in "
+                  "ibnetdiscover's form): every HCA port, link, uplink and host blamed for its pairs not admitted "
+                  "healthy then gets a work order naming its cable and switch port, the error counters that "
+                  "moved and the next act (read by rank 0 alone)")
       ->type_name("FILE");
   return [sub, options, text, profile, budget, detect, quick, full, skip, topology, allreduce_sizes, allreduce] {
     const PresetDefaults preset = preset_defaults(*quick  ? CheckPreset::quick

@@ -141,6 +141,166 @@ bool is_header(std::string_view line) {
   return false;
 }
 
+// The lines of `text`, trimmed, blank ones skipped, with the reader's line number kept.
+template <class Each>
+void each_numbered_line(std::string_view text, Reader& reader, Each each) {
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    std::size_t end = text.find('\n', from);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trimmed(text.substr(from, end - from));
+    from = end + 1;
+    ++reader.line;
+    if (!line.empty()) each(line);
+  }
+}
+
+// The cables read so far, each kept once (a cable is printed from both of its ends), and a port
+// cabled to two places refused.
+class CableBook {
+ public:
+  explicit CableBook(const std::string& origin) : reader{origin} { cabling_.origin = origin; }
+
+  void add(PortLine p) {
+    const std::pair near{p.near.guid, p.near.port};
+    const std::pair far{p.far.guid, p.far.port};
+    auto say = [](const std::pair<std::string, int>& port) {
+      return port.first + "[" + std::to_string(port.second) + "]";
+    };
+    bool seen = false;
+    for (const auto& [self, other] : {std::pair{near, far}, std::pair{far, near}}) {
+      const auto known = far_of_.find(self);
+      if (known == far_of_.end()) continue;
+      if (known->second.first != other)
+        reader.fail("port " + say(self) + " is cabled to " + say(other) + " here and to " + say(known->second.first) +
+                    " at line " + std::to_string(known->second.second));
+      seen = true;
+    }
+    if (seen) return;
+    far_of_.emplace(near, std::pair{far, reader.line});
+    far_of_.emplace(far, std::pair{near, reader.line});
+    Cable cable{std::move(p.near), std::move(p.far), std::move(p.rate)};
+    // An HCA's end first; between switches, in name order (then port), however it was printed.
+    if (cable.a.is_switch && (!cable.b.is_switch || std::pair{cable.b.switch_name(), cable.b.port} <
+                                                        std::pair{cable.a.switch_name(), cable.a.port}))
+      std::swap(cable.a, cable.b);
+    for (const CableEnd* side : {&cable.a, &cable.b})
+      if (const std::string host = side->host(); !host.empty())
+        cabling_.port_index.emplace(host + " " + side->rail(), cabling_.cables.size());
+    cabling_.cables.push_back(std::move(cable));
+  }
+  Cabling take() { return std::move(cabling_); }
+
+  Reader reader;
+
+ private:
+  Cabling cabling_;
+  // Each port's far end as first printed, and the line.
+  std::map<std::pair<std::string, int>, std::pair<std::pair<std::string, int>, std::size_t>> far_of_;
+};
+
+// ---- iblinkinfo's form --------------------------------------------------------------------------
+//   CA: h4 mlx5_0:
+//         0x0c42a10300b1c241     14    1[  ] ==( 4X   2.5 Gbps Active/  LinkUp)==>   3    1[  ] "MF0;leaf2:MQM9700/U1"
+//         ( )
+//   Switch: 0xb83fd203004d6a80 MF0;leaf2:MQM9700/U1:
+//              3    1[  ] ==( 4X   2.5 Gbps Active/  LinkUp)==>  14    1[  ] "h4 mlx5_0" ( )
+//              3    4[  ] ==(       Down/ Polling)==>             [  ] "" ( )
+// An HCA's port line starts with its port GUID, a switch's with its LID; the far end is a LID, a
+// port and a description.
+
+bool is_iblinkinfo(std::string_view text) {
+  return text.starts_with("CA: ") || text.starts_with("Switch: ") || text.find("\nCA: ") != std::string_view::npos ||
+         text.find("\nSwitch: 0x") != std::string_view::npos;
+}
+
+std::optional<Node> linkinfo_header(std::string_view line, const Reader& reader) {
+  const bool is_switch = line.starts_with("Switch: ");
+  if (!is_switch && !line.starts_with("CA: ")) return std::nullopt;
+  if (line.back() != ':') reader.fail("expected the node's description to end with ':'");
+  std::string_view rest = line.substr(is_switch ? 8 : 4);
+  rest.remove_suffix(1);
+  std::string guid;
+  if (is_switch) {
+    const std::size_t gap = rest.find(' ');
+    if (!rest.starts_with("0x") || gap == std::string_view::npos || !hex(rest.substr(2, gap - 2)))
+      reader.fail("expected the switch's GUID, 0x<hex>, then its description");
+    guid = std::string(rest.substr(2, gap - 2));
+    rest = trimmed(rest.substr(gap));
+  }
+  return Node{NodeName{is_switch, std::move(guid)}, std::string(rest)};
+}
+
+struct LinkLine {
+  std::string guid;  // the node's (a switch) or the port's (an HCA)
+  int lid = 0, port = 0;
+  std::optional<int> far_lid;
+  int far_port = 0;
+  std::string far_description, rate;
+};
+
+std::optional<int> lid_number(std::string_view word) {
+  int n = 0;
+  if (word.empty() || word.size() > 6) return std::nullopt;
+  for (const char c : word) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// "LID PORT[..]" ending at `end` (the '[' of the port's bracket): both numbers, from the right.
+std::pair<std::optional<int>, std::optional<int>> lid_and_port(std::string_view s) {
+  s = trimmed(s);
+  const std::size_t gap = s.find_last_of(" \t");
+  if (gap == std::string_view::npos) return {std::nullopt, lid_number(s)};
+  const std::string_view before = trimmed(s.substr(0, gap));
+  const std::size_t gap2 = before.find_last_of(" \t");
+  return {lid_number(gap2 == std::string_view::npos ? before : before.substr(gap2 + 1)), lid_number(s.substr(gap + 1))};
+}
+
+LinkLine link_line(std::string_view line, const Node& node, const Reader& reader) {
+  LinkLine l;
+  const std::size_t open = line.find("==(");
+  const std::size_t close = line.find(")==>", open);
+  const std::size_t bracket = line.rfind('[', open);
+  if (close == std::string_view::npos || bracket == std::string_view::npos)
+    reader.fail("expected a port line: LID PORT[..] ==( ... )==> LID PORT[..] \"description\"");
+  const auto [lid, port] = lid_and_port(line.substr(0, bracket));
+  if (!lid || !port) reader.fail("expected the LID and port number before the port's '['");
+  l.lid = *lid;
+  l.port = *port;
+  l.guid = node.name.guid;
+  if (!node.name.is_switch) {
+    const std::string_view first = line.substr(0, line.find_first_of(" \t"));
+    if (!first.starts_with("0x") || !hex(first.substr(2)))
+      reader.fail("expected an HCA port line to start with its GUID");
+    l.guid = std::string(first.substr(2));
+  }
+  // The link: "4X  2.5 Gbps Active/  LinkUp" -> "4X 2.5 Gbps"; a port with no link says Down.
+  const std::string_view link = trimmed(line.substr(open + 3, close - open - 3));
+  const std::size_t slash = link.find('/');
+  std::string_view width_speed = trimmed(link.substr(0, link.rfind(' ', slash)));
+  for (const char c : width_speed)
+    if (!space(c) || (!l.rate.empty() && l.rate.back() != ' ')) l.rate += space(c) ? ' ' : c;
+  const std::string_view far = line.substr(close + 4);
+  const std::size_t far_bracket = far.find('[');
+  std::size_t quote = far.find('"', far_bracket == std::string_view::npos ? 0 : far_bracket);
+  const auto description = quote == std::string_view::npos ? std::nullopt : quoted(far, quote);
+  if (far_bracket == std::string_view::npos || !description)
+    reader.fail("expected the far end's LID, PORT[..] and \"description\" after )==>");
+  const auto [far_lid, far_port] = lid_and_port(far.substr(0, far_bracket));
+  if (!far_port) {
+    if (!trimmed(far.substr(0, far_bracket)).empty()) reader.fail("expected the far end's port number before '['");
+    return l;  // nothing at the far end
+  }
+  if (!far_lid) reader.fail("expected the far end's LID before its port number");
+  l.far_lid = far_lid;
+  l.far_port = *far_port;
+  l.far_description = std::string(*description);
+  return l;
+}
+
 }  // namespace
 
 std::string CableEnd::host() const {
@@ -177,6 +337,13 @@ const Cable* Cabling::of_port(std::string_view host, std::string_view rail) cons
   return at == port_index.end() ? nullptr : &cables[at->second];
 }
 
+std::vector<const Cable*> Cabling::of_host(std::string_view host) const {
+  std::vector<const Cable*> out;
+  for (const Cable& c : cables)
+    if (c.a.host() == host || c.b.host() == host) out.push_back(&c);
+  return out;
+}
+
 std::vector<const Cable*> Cabling::between_switches(std::string_view name) const {
   std::vector<const Cable*> out;
   for (const Cable& c : cables)
@@ -185,59 +352,61 @@ std::vector<const Cable*> Cabling::between_switches(std::string_view name) const
 }
 
 Cabling parse_ibnetdiscover(std::string_view text, const std::string& origin) {
-  Cabling cabling;
-  cabling.origin = origin;
-  Reader reader{origin};
+  CableBook book(origin);
   std::optional<Node> node;
-  // Each port's far end as first printed, and the line: a cable is printed from both ends.
-  std::map<std::pair<std::string, int>, std::pair<std::pair<std::string, int>, std::size_t>> far_of;
-  std::size_t from = 0;
-  while (from <= text.size()) {
-    std::size_t end = text.find('\n', from);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trimmed(text.substr(from, end - from));
-    from = end + 1;
-    ++reader.line;
-    if (line.empty() || line.front() == '#') continue;
+  each_numbered_line(text, book.reader, [&](std::string_view line) {
+    if (line.front() == '#') return;
     if (is_header(line)) {
-      node = header(line, reader);
-      continue;
+      node = header(line, book.reader);
+      return;
     }
-    if (line.front() != '[') continue;  // vendid=, devid=, sysimgguid=, switchguid=, caguid=, ...
-    if (!node) reader.fail("a port line before any node's header (Switch or Ca)");
-    PortLine p = port_line(line, *node, reader);
-    const std::pair near{p.near.guid, p.near.port};
-    const std::pair far{p.far.guid, p.far.port};
-    auto say = [](const std::pair<std::string, int>& port) {
-      return port.first + "[" + std::to_string(port.second) + "]";
-    };
-    bool seen = false;
-    for (const auto& [self, other] : {std::pair{near, far}, std::pair{far, near}}) {
-      const auto known = far_of.find(self);
-      if (known == far_of.end()) continue;
-      if (known->second.first != other)
-        reader.fail("port " + say(self) + " is cabled to " + say(other) + " here and to " + say(known->second.first) +
-                    " at line " + std::to_string(known->second.second));
-      seen = true;
-    }
-    if (seen) continue;
-    far_of.emplace(near, std::pair{far, reader.line});
-    far_of.emplace(far, std::pair{near, reader.line});
-    Cable cable{std::move(p.near), std::move(p.far), std::move(p.rate)};
-    // An HCA's end first; between switches, in name order (then port), however it was printed.
-    if (cable.a.is_switch && (!cable.b.is_switch || std::pair{cable.b.switch_name(), cable.b.port} <
-                                                        std::pair{cable.a.switch_name(), cable.a.port}))
-      std::swap(cable.a, cable.b);
-    for (const CableEnd* side : {&cable.a, &cable.b})
-      if (const std::string host = side->host(); !host.empty())
-        cabling.port_index.emplace(host + " " + side->rail(), cabling.cables.size());
-    cabling.cables.push_back(std::move(cable));
+    if (line.front() != '[') return;  // vendid=, devid=, sysimgguid=, switchguid=, caguid=, ...
+    if (!node) book.reader.fail("a port line before any node's header (Switch or Ca)");
+    book.add(port_line(line, *node, book.reader));
+  });
+  return book.take();
+}
+
+Cabling parse_iblinkinfo(std::string_view text, const std::string& origin) {
+  CableBook book(origin);
+  // First the nodes by LID (a port line names its far end by LID and description only), then
+  // the cables.
+  std::map<int, Node> by_lid;
+  std::optional<Node> node;
+  for (const bool cabling : {false, true}) {
+    book.reader.line = 0;
+    node.reset();
+    each_numbered_line(text, book.reader, [&](std::string_view line) {
+      if (auto h = linkinfo_header(line, book.reader)) {
+        node = std::move(h);
+        return;
+      }
+      if (line.find("==(") == std::string_view::npos) return;  // a title, a blank or a summary line
+      if (!node) book.reader.fail("a port line before any node's header (CA: or Switch:)");
+      LinkLine l = link_line(line, *node, book.reader);
+      if (!cabling) {
+        by_lid.try_emplace(l.lid, Node{NodeName{node->name.is_switch, l.guid}, node->description});
+        return;
+      }
+      if (!l.far_lid) return;  // a port with nothing at its end (Down)
+      const auto far = by_lid.find(*l.far_lid);
+      if (far == by_lid.end())
+        book.reader.fail("port " + std::to_string(l.port) + "'s far end, LID " + std::to_string(*l.far_lid) +
+                         ", is no node this output lists");
+      if (far->second.description != l.far_description)
+        book.reader.fail("LID " + std::to_string(*l.far_lid) + " is \"" + far->second.description + "\" but here \"" +
+                         l.far_description + "\"");
+      book.add(PortLine{
+          CableEnd{l.guid, node->description, l.port, node->name.is_switch},
+          CableEnd{far->second.name.guid, far->second.description, l.far_port, far->second.name.is_switch}, l.rate});
+    });
   }
-  return cabling;
+  return book.take();
 }
 
 Cabling read_cabling(const std::string& path) {
-  return parse_ibnetdiscover(read_bounded_file(path, kCablingMaxBytes), path);
+  const std::string text = read_bounded_file(path, kCablingMaxBytes);
+  return is_iblinkinfo(text) ? parse_iblinkinfo(text, path) : parse_ibnetdiscover(text, path);
 }
 
 }  // namespace ibgpu

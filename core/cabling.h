@@ -52,6 +52,8 @@ struct Cabling {
 
   // The cable of an HCA port, by host and rail; nullptr when the cabling has none.
   const Cable* of_port(std::string_view host, std::string_view rail) const;
+  // The cables of a host's HCA ports, in the order first printed.
+  std::vector<const Cable*> of_host(std::string_view host) const;
   // The cables between a switch (by name) and other switches: its uplinks, or a spine's downlinks.
   std::vector<const Cable*> between_switches(std::string_view name) const;
 };
@@ -62,7 +64,14 @@ struct Cabling {
 // elsewhere). Lines that are not a node's header or port (vendid=, devid=, comments) are skipped.
 Cabling parse_ibnetdiscover(std::string_view text, const std::string& origin);
 
-// The file at `path`, bounded (core/bounded_input.h: regular files only); InputError as above.
+// The same cabling as `iblinkinfo` prints it: "CA: <description>:" and "Switch: 0x<guid>
+// <description>:" headers, each followed by its ports ("LID PORT[..] ==( link )==> LID PORT[..]
+// "far description""), the far end named by LID (every node's LID is on its own lines). An HCA
+// end's GUID is its port's. InputError as above, and for a far LID the output lists no node for.
+Cabling parse_iblinkinfo(std::string_view text, const std::string& origin);
+
+// The file at `path`, bounded (core/bounded_input.h: regular files only), in either form (an
+// iblinkinfo header decides); InputError as above.
 Cabling read_cabling(const std::string& path);
 
 }  // namespace ibgpu

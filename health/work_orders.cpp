@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/probe_kind.h"
+#include "core/reason_codes.h"
 
 namespace ibgpu {
 
@@ -97,6 +98,13 @@ class Orders {
     o.next = act(v, o.counters);
   }
 
+  void uncabled_host(const Verdict& v, std::string_view host) {
+    WorkOrder& o = order("", std::string(host), v);
+    if (!o.next.empty()) return;
+    o.unread.push_back(std::string(host) + ": the cabling lists no cable of this host");
+    o.next = std::string(kQuietPortAct);
+  }
+
   void uplink(const Verdict& v, std::string_view leaf, const std::vector<const Cable*>& cables, std::string_view act) {
     if (cables.empty()) {
       WorkOrder& o = order("", std::string(leaf), v);
@@ -154,7 +162,9 @@ std::vector<WorkOrder> work_orders(const std::vector<Verdict>& verdicts, const s
                                    const Cabling& cabling) {
   Orders orders(probes);
   for (const Verdict& v : verdicts) {
-    if (!unhealthy(v.state)) continue;
+    // A node's state may be unknown for what could not be checked while a finding of its pairs
+    // blames it: its reasons say.
+    if (!unhealthy(v.state) && v.entity.kind() != EntityKind::node) continue;
     switch (v.entity.kind()) {
       case EntityKind::hca_port:
         orders.port(v, v.entity.host(), v.entity.part(), cabling.of_port(v.entity.host(), v.entity.part()));
@@ -167,6 +177,27 @@ std::vector<WorkOrder> work_orders(const std::vector<Verdict>& verdicts, const s
             orders.port(v, v.entity.peer(), r.peer_port, cabling.of_port(v.entity.peer(), r.peer_port));
         }
         break;
+      case EntityKind::node: {
+        // A host blamed for what its pairs measured, with those findings alone (its other
+        // reasons are no cable's): the rail they cite, else each of its cables (the counters say
+        // which one moved).
+        Verdict measured{v.entity, HealthState::healthy, {}, v.action};
+        std::vector<std::string> rails;
+        for (const Reason& r : v.reasons) {
+          if (info(r.code).group != ReasonGroup::network_pair || !unhealthy(r.state)) continue;
+          measured.reasons.push_back(r);
+          if (r.state == HealthState::failed || measured.state == HealthState::healthy) measured.state = r.state;
+          if (!r.port.empty() && std::find(rails.begin(), rails.end(), r.port) == rails.end()) rails.push_back(r.port);
+        }
+        if (measured.reasons.empty()) break;
+        const std::string_view host = v.entity.host();
+        for (const std::string& rail : rails) orders.port(measured, host, rail, cabling.of_port(host, rail));
+        if (!rails.empty()) break;
+        const auto cables = cabling.of_host(host);
+        if (cables.empty()) orders.uncabled_host(measured, host);
+        for (const Cable* c : cables) orders.port(measured, host, (c->a.host() == host ? c->a : c->b).rail(), c);
+        break;
+      }
       case EntityKind::uplink:
         orders.uplink(v, v.entity.host(), cabling.between_switches(v.entity.host()), kUplinkAct);
         break;

@@ -1,6 +1,7 @@
 #pragma once
 // Work orders (check --cabling FILE, core/cabling.h): for each fabric entity a run did not admit
-// healthy (an HCA port, a link, a leaf switch or its uplinks), the cables to act on, one order per cable
+// healthy (an HCA port, a link, a leaf switch or its uplinks, a node blamed for what its pairs
+// measured: the rail its findings cite, else each of its cables), the cables to act on, one order per cable
 // however many pairs crossed it. Each names the error counters that moved on its HCA end during
 // the run, the shortfall its worst verdict read, and the next act. What cannot be read is said,
 // never guessed: a switch end's counters (ibgpu reads the hosts'), a port the cabling does not

@@ -53,6 +53,46 @@ TEST(Cabling, TheFileIbsimReadHoldsTheSameCables) {
   EXPECT_EQ(written.of_port("h1", "mlx5_0:1")->rate, "4xNDR");
 }
 
+// iblinkinfo prints the same fabric by LID: the same cables, each once, the switch ends' GUIDs
+// from their headers (what a work order's perfquery needs), an HCA end's its port's.
+TEST(Cabling, WhatIblinkinfoPrintedHoldsTheSameCables) {
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  const Cabling linkinfo = read_cabling(kCablingData + "two_leaves.iblinkinfo");
+  const Cabling discovered = read_cabling(kCablingData + "two_leaves.ibnetdiscover");
+  EXPECT_EQ(sorted(cable_texts(linkinfo)), sorted(cable_texts(discovered)));
+  const Cable* h4 = linkinfo.of_port("h4", "mlx5_0:1");
+  ASSERT_NE(h4, nullptr);
+  EXPECT_EQ(h4->a.guid, "0c42a10300b1c241");
+  EXPECT_EQ(h4->b.guid, "b83fd203004d6a80");
+  EXPECT_EQ(h4->rate, "4X 2.5 Gbps");
+  EXPECT_EQ(cable_texts(linkinfo.between_switches("leaf1")),
+            (std::vector<std::string>{"leaf1 port 33 <-> spine1 port 1", "leaf1 port 34 <-> spine1 port 2"}));
+}
+
+TEST(Cabling, AnIblinkinfoLineItCannotPlaceNamesFileAndLine) {
+  const std::string header = "Switch: 0xb83fd203004d6a80 MF0;leaf2:MQM9700/U1:\n";
+  auto error_of = [&](const std::string& text) {
+    try {
+      parse_iblinkinfo(text, "links.txt");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(header + "  3    1[  ] ==( 4X 2.5 Gbps Active/ LinkUp)==>  14    1[  ] \"h4 mlx5_0\" ( )\n"),
+            "links.txt:2: port 1's far end, LID 14, is no node this output lists");
+  EXPECT_EQ(error_of("  3    1[  ] ==( 4X 2.5 Gbps Active/ LinkUp)==>  14    1[  ] \"h4 mlx5_0\" ( )\n"),
+            "links.txt:1: a port line before any node's header (CA: or Switch:)");
+  EXPECT_EQ(error_of(header + "  3    x[  ] ==( 4X 2.5 Gbps Active/ LinkUp)==>  14    1[  ] \"h4\" ( )\n"),
+            "links.txt:2: expected the LID and port number before the port's '['");
+  // A port with nothing at its end is no cable.
+  EXPECT_TRUE(
+      parse_iblinkinfo(header + "  3    4[  ] ==(    Down/ Polling)==>    [  ] \"\" ( )\n", "l").cables.empty());
+}
+
 TEST(Cabling, NamesHostsRailsAndSwitchesFromTheirDescriptions) {
   CableEnd hca{"0c42a10300b1c210", "gpu001 mlx5_3", 1, false};
   EXPECT_EQ(hca.host(), "gpu001");

@@ -16,7 +16,9 @@ const Cabling& two_leaves() {
 }
 
 Verdict bad(Entity e, HealthState state, const std::string& why) {
-  return Verdict{std::move(e), state, {Reason{ReasonCode::NET_BW_OUTLIER, why, "bw_avg_GBps", 10.0, 40.0}}, {}};
+  Verdict v{std::move(e), state, {Reason{ReasonCode::NET_BW_OUTLIER, why, "bw_avg_GBps", 10.0, 40.0}}, {}};
+  v.reasons[0].state = state;
+  return v;
 }
 
 ProbeResult counters_on(const std::string& host, const std::string& port, std::map<std::string, double> deltas) {
@@ -89,6 +91,47 @@ TEST(WorkOrders, APortTheCablingDoesNotListIsSaidSo) {
   EXPECT_EQ(orders[0].unread, std::vector<std::string>{"h9 mlx5_3:1: the cabling lists no cable for this port"});
   EXPECT_EQ(orders[0].next.rfind("reseat both ends", 0), 0u) << orders[0].next;
   EXPECT_EQ(orders[1].unread, std::vector<std::string>{"leaf7: the cabling lists no cable from it to another switch"});
+}
+
+// A slow host (a node blamed for what its pairs measured, as the netns lane's slow host is): each
+// of its cables, with the counters that moved on it, where its findings cite no rail; the cited
+// rail's alone where they do. A node bad for another reason (a GPU) gets none.
+TEST(WorkOrders, ASlowHostGetsItsCablesWithTheCountersThatMovedOnThem) {
+  const Cabling n1 = read_cabling(std::string(IBGPU_TEST_DATA) + "/cabling/n1_as_built.txt");
+  Verdict slow = bad(Entity::node("n1"), HealthState::failed, "n1 slow with 5 of 5 peers");
+  // What could not be checked comes first in a node's reasons: no cable's, and not its shortfall.
+  Reason skipped{ReasonCode::CHECK_SKIPPED, "gpu.nvml.health: no NVIDIA driver", "", {}, {}};
+  skipped.state = HealthState::unknown;
+  slow.reasons.insert(slow.reasons.begin(), skipped);
+  const auto orders = work_orders(
+      {slow}, {counters_on("n1", "mlx5_0:1", {}), counters_on("n1", "mlx5_1:1", {{"link_error_recovery", 3}})}, n1);
+  ASSERT_EQ(orders.size(), 2u);
+  EXPECT_EQ(orders[0].cable, "n1 mlx5_0:1 <-> leaf1 port 7");
+  EXPECT_TRUE(orders[0].counters.empty());
+  EXPECT_EQ(orders[0].next.rfind("inspect the switch port", 0), 0u) << orders[0].next;
+  EXPECT_EQ(orders[1].cable, "n1 mlx5_1:1 <-> leaf1 port 8");
+  EXPECT_EQ(orders[1].entities, std::vector<Entity>{slow.entity});
+  EXPECT_EQ(orders[1].shortfall, "n1 slow with 5 of 5 peers");
+  EXPECT_EQ(orders[1].counters, (std::map<std::string, double>{{"link_error_recovery", 3}}));
+  EXPECT_EQ(orders[1].next.rfind("replace the cable (the link retrains)", 0), 0u) << orders[1].next;
+
+  Verdict cited = slow;
+  cited.reasons.back().port = "mlx5_1:1";
+  const auto one = work_orders({cited}, {}, n1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].cable, "n1 mlx5_1:1 <-> leaf1 port 8");
+
+  Verdict gpu = bad(Entity::node("n1"), HealthState::failed, "XID 79");
+  gpu.reasons[0].code = ReasonCode::GPU_XID;
+  EXPECT_TRUE(work_orders({gpu}, {}, n1).empty());
+  // Unknown for what could not be checked, with its pairs' finding: still its cables.
+  Verdict unknown = slow;
+  unknown.state = HealthState::unknown;
+  EXPECT_EQ(work_orders({unknown}, {}, n1).size(), 2u);
+  const auto uncabled = work_orders({bad(Entity::node("n9"), HealthState::degraded, "n9 slow")}, {}, n1);
+  ASSERT_EQ(uncabled.size(), 1u);
+  EXPECT_EQ(uncabled[0].port, "n9");
+  EXPECT_EQ(uncabled[0].unread, std::vector<std::string>{"n9: the cabling lists no cable of this host"});
 }
 
 }  // namespace

@@ -44,6 +44,19 @@ def slow_host(r, slow, rate, rc, expect_localisation):
             if slow not in k.split('<->'):
                 assert v['state'] == 'healthy', v
         assert r['summary']['exit_code'] in (1, 2, 3), r['summary']
+        # Its work order: its one cable (as iblinkinfo printed it), its counters said to be unread
+        # (a namespace host has no HCA), the switch end's perfquery, the act for a port that reads
+        # clean. No other order: its links were measured over MPI, without ports.
+        orders = r['work_orders']
+        print('work orders:', json.dumps(orders, indent=1))
+        assert [o['cable'] for o in orders] == ['%s mlx5_0:1 <-> leaf1 port 2' % slow], orders
+        o = orders[0]
+        assert {'kind': 'node', 'id': slow} in o['entities'], o
+        assert o['shortfall'] == network_reasons(node[slow])[0]['message'], o
+        assert o['unread'] == ['%s mlx5_0:1: no error counters read during the run' % slow,
+                               "leaf1 port 2: a switch's counters are not read by ibgpu "
+                               "(perfquery -G 0xb83fd203004d5e40 2)"], o
+        assert o['next'].startswith('inspect the switch port'), o
 
 
 if __name__ == '__main__':

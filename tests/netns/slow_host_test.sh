@@ -10,7 +10,10 @@ slow=h2
 rate=${IBGPU_NETNS_SLOW_RATE:-50mbit}  # 6 MB/s; an unimpaired pair measures 0.25-0.5 GB/s here
 netns_limit_host 2 "$rate"
 out=$WORK/slow_host.json
-ibgpu_on_hosts 120 "${CHECK[@]}" --timeout 20 --json "$out" >"$WORK/log" 2>&1
+# The cabling as iblinkinfo printed it for a two-leaf fabric of h1-h6 (tests/data/cabling): the
+# slow host's work order names its cable.
+ibgpu_on_hosts 120 "${CHECK[@]}" --timeout 20 --cabling "$IBGPU_SOURCE_DIR/tests/data/cabling/two_leaves.iblinkinfo" \
+  --json "$out" >"$WORK/log" 2>&1
 validate "$out"
 # What Prometheus would scrape of it passes Prometheus' own check.
 "$IBGPU_SOURCE_DIR/tests/tools/prometheus_clean.sh" "$out" || fail "slow host: the Prometheus text is not clean"
