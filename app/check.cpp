@@ -268,9 +268,23 @@ void CheckRound::judge_report(Report& report) const {
                                       {"runs", options_.baseline->runs.size()},
                                       {"kinds", options_.baseline->kinds.size()}};
   }
-  if (options_.topology) {
-    report.run.notes.push_back(topology_note(*options_.topology, report.hosts));
-    for (auto& h : report.hosts) h.leaf = options_.topology->leaf(h.name);
+  // The topology: --topology's, else the tree the cabling describes (for judging: the plan's
+  // leaf-mate round needs --topology, which every rank reads).
+  const FabricTopology* topology = options_.topology ? &*options_.topology : nullptr;
+  std::optional<FabricTopology> from_cabling;
+  if (!topology && cabling_) {
+    CablingTree tree = tree_of(*cabling_);
+    if (tree.topology) {
+      from_cabling = std::move(tree.topology);
+      topology = &*from_cabling;
+    } else {
+      report.run.notes.push_back("topology: none from the cabling, " + tree.why_not +
+                                 "; no switch is judged (give --topology)");
+    }
+  }
+  if (topology) {
+    report.run.notes.push_back(topology_note(*topology, report.hosts));
+    for (auto& h : report.hosts) h.leaf = topology->leaf(h.name);
   }
   // The first run on a CPU host: say which profile fits it.
   const bool bare = std::all_of(report.hosts.begin(), report.hosts.end(),
@@ -288,8 +302,8 @@ void CheckRound::judge_report(Report& report) const {
     report.run.notes.insert(report.run.notes.end(), past.notes.begin(), past.notes.end());
     history = NodeHistory{std::move(past.past), options_.profile.history, std::time(nullptr), report.run.id, {}};
   }
-  Judgement j = judge(report.hosts, report.probes, options_.profile, reference(),
-                      options_.topology ? &*options_.topology : nullptr, history ? &*history : nullptr);
+  Judgement j =
+      judge(report.hosts, report.probes, options_.profile, reference(), topology, history ? &*history : nullptr);
   // A stop that came while judging: the run decides nothing, and keeps nothing.
   if (history && !stop_requested()) {
     const std::vector<std::string> problems = append_history(dir, history->outcomes);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "core/bounded_input.h"
@@ -349,6 +350,55 @@ std::vector<const Cable*> Cabling::between_switches(std::string_view name) const
   for (const Cable& c : cables)
     if (c.a.is_switch && c.b.is_switch && (c.a.switch_name() == name || c.b.switch_name() == name)) out.push_back(&c);
   return out;
+}
+
+CablingTree tree_of(const Cabling& cabling) {
+  FabricTopology tree;
+  tree.origin = "the cabling " + cabling.origin;
+  std::map<std::string, std::size_t> at;  // switch name -> its place in tree.switches
+  auto entry = [&](const std::string& name) -> FabricSwitch& {
+    const auto [it, added] = at.try_emplace(name, tree.switches.size());
+    if (added) tree.switches.push_back(FabricSwitch{name, {}, {}});
+    return tree.switches[it->second];
+  };
+  auto add_once = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  std::map<std::string, std::vector<std::string>> next_to;  // switch -> switches cabled to it
+  for (const Cable& c : cabling.cables) {
+    if (c.a.is_switch && c.b.is_switch) {
+      add_once(next_to[c.a.switch_name()], c.b.switch_name());
+      add_once(next_to[c.b.switch_name()], c.a.switch_name());
+      continue;
+    }
+    const CableEnd& hca = c.a.is_switch ? c.b : c.a;
+    const CableEnd& sw = c.a.is_switch ? c.a : c.b;
+    const std::string host = hca.host();
+    if (!sw.is_switch || host.empty()) continue;
+    const std::string leaf = sw.switch_name();
+    const auto [placed, first] = tree.leaf_of.try_emplace(host, leaf);
+    if (!first && placed->second != leaf)
+      return {std::nullopt, "host " + host + " is cabled to " + placed->second + " and " + leaf +
+                                " (a rail-optimised fabric: a topology.conf tree gives a host one leaf)"};
+    add_once(entry(leaf).nodes, host);
+  }
+  if (tree.switches.empty()) return {std::nullopt, "no HCA port of a named host is cabled to a switch"};
+  // Level by level: the switches cabled to the level below, not placed yet, list it.
+  std::vector<std::string> level;
+  for (const FabricSwitch& s : tree.switches) level.push_back(s.name);
+  std::set<std::string> placed(level.begin(), level.end());
+  while (!level.empty()) {
+    std::vector<std::string> above;
+    for (const std::string& below : level)
+      for (const std::string& s : next_to[below]) {
+        if (placed.count(s)) continue;
+        add_once(entry(s).switches, below);
+        add_once(above, s);
+      }
+    placed.insert(above.begin(), above.end());
+    level = std::move(above);
+  }
+  return {std::move(tree), {}};
 }
 
 Cabling parse_ibnetdiscover(std::string_view text, const std::string& origin) {

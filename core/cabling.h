@@ -13,10 +13,13 @@
 // "<host> <device>" by rdma-core's default, which names its host and rails ("gpu001",
 // "mlx5_0:1"); a switch's name is its description, or the hostname within a managed switch's
 // "MF0;<name>:<model>/U1". Pure but for read_cabling, which reads with core/bounded_input.h.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "core/fabric_topology.h"
 
 namespace ibgpu {
 
@@ -57,6 +60,17 @@ struct Cabling {
   // The cables between a switch (by name) and other switches: its uplinks, or a spine's downlinks.
   std::vector<const Cable*> between_switches(std::string_view name) const;
 };
+
+// The topology.conf tree the cabling describes (core/fabric_topology.h), for a check given the
+// cabling and no --topology: each switch with HCA ports a leaf listing their hosts, each switch
+// above them a spine listing the switches below it, level by level. None, saying why, where a
+// host's ports reach more than one leaf (a rail-optimised fabric, which a topology.conf tree
+// cannot say) or no HCA port is on a switch.
+struct CablingTree {
+  std::optional<FabricTopology> topology;
+  std::string why_not;
+};
+CablingTree tree_of(const Cabling& cabling);
 
 // Throws InputError "ORIGIN:LINE: what was expected" for a line of a node's block it cannot read
 // (a port line before any node, a port without its remote end, a GUID that is not hex) or a

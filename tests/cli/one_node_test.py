@@ -58,6 +58,10 @@ def port_down_work_order(r):
     assert o['counters'] == {}, o  # a fixture's counters do not move
     assert o['unread'] == ["leaf1 port 8: a switch's counters are not read by ibgpu "
                            "(perfquery -G 0xb83fd203004d5e40 8)"], o
+    # No --topology: the cabling's tree places n1 on leaf1.
+    assert [h.get('leaf') for h in r['hosts']] == ['leaf1'], r['hosts']
+    assert any(n.startswith('topology: the cabling ') and n.endswith('n1_as_built.txt, 1 of 1 host on its leaf switches')
+               for n in r['run']['notes']), r['run']['notes']
     notes = [n for n in r['run']['notes'] if n.startswith('cabling: ')]
     assert len(notes) == 1 and notes[0].endswith("n1_as_built.txt, 2 cables, 2 of the hosts' 2 RDMA ports in it; "
                                                  "1 work order"), notes

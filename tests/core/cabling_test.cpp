@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/bounded_input.h"
 
@@ -91,6 +92,41 @@ TEST(Cabling, AnIblinkinfoLineItCannotPlaceNamesFileAndLine) {
   // A port with nothing at its end is no cable.
   EXPECT_TRUE(
       parse_iblinkinfo(header + "  3    4[  ] ==(    Down/ Polling)==>    [  ] \"\" ( )\n", "l").cables.empty());
+}
+
+// topology.conf from the cabling: the two-leaf fabric's tree, as the netns lane's topology.conf
+// writes it by hand; none for a host on two leaves (a rail per leaf).
+TEST(Cabling, DescribesTheTreeTopologyConfWouldAndSaysWhenItCannot) {
+  const CablingTree tree = tree_of(read_cabling(kCablingData + "two_leaves.iblinkinfo"));
+  ASSERT_TRUE(tree.topology) << tree.why_not;
+  const FabricTopology& t = *tree.topology;
+  ASSERT_EQ(t.switches.size(), 3u);
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> got;
+  for (const FabricSwitch& s : t.switches) {
+    auto nodes = s.nodes, switches = s.switches;
+    std::sort(nodes.begin(), nodes.end());
+    std::sort(switches.begin(), switches.end());
+    got[s.name] = {nodes, switches};
+  }
+  using Lists = std::pair<std::vector<std::string>, std::vector<std::string>>;
+  EXPECT_EQ(got["leaf1"], (Lists{{"h1", "h2", "h3"}, {}}));
+  EXPECT_EQ(got["leaf2"], (Lists{{"h4", "h5", "h6"}, {}}));
+  EXPECT_EQ(got["spine1"], (Lists{{}, {"leaf1", "leaf2"}}));
+  EXPECT_EQ(t.leaf("h5"), "leaf2");
+  EXPECT_EQ(t.parent("leaf1"), "spine1");
+  EXPECT_EQ(t.origin, "the cabling " + kCablingData + "two_leaves.iblinkinfo");
+
+  const CablingTree rails = tree_of(parse_ibnetdiscover(R"(
+Switch	65 "S-b83fd203004d1100"		# "MF0;rail1:MQM9700/U1" enhanced port 0 lid 1 lmc 0
+[1]	"H-0c42a10300a1a100"[1](c42a10300a1a100) 		# "a mlx5_0" lid 11 4xNDR
+Switch	65 "S-b83fd203004d2200"		# "MF0;rail2:MQM9700/U1" enhanced port 0 lid 2 lmc 0
+[1]	"H-0c42a10300a2a200"[1](c42a10300a2a200) 		# "a mlx5_1" lid 21 4xNDR
+)",
+                                                        "rails.txt"));
+  EXPECT_FALSE(rails.topology);
+  EXPECT_EQ(
+      rails.why_not,
+      "host a is cabled to rail1 and rail2 (a rail-optimised fabric: a topology.conf tree gives a host one leaf)");
 }
 
 TEST(Cabling, NamesHostsRailsAndSwitchesFromTheirDescriptions) {
