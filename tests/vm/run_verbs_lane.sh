@@ -9,7 +9,8 @@
 # /run or /dev (which the VM mounts afresh) is copied into the run's work folder first.
 # Environment: IBGPU, IBGPU_SOURCE_DIR, IBGPU_VM_DIR, IBGPU_VM_OUT (default
 # $IBGPU_VM_DIR/verbs-lane), IBGPU_VM_TIMEOUT (default 420 s), IBGPU_VM_SMP (default 3),
-# VERBS_LANE_ONLY (e.g. "a d"), VERBS_DELAY_MS, VERBS_RATE_MBIT, VERBS_F_RUNS (see verbs_lane.sh).
+# VERBS_LANE_ONLY (e.g. "a d"), VERBS_DELAY_MS, VERBS_RATE_MBIT, VERBS_F_RUNS, VERBS_F_CLEAN (see
+# verbs_lane.sh).
 # Exit status: 0 pass, 1 a check failed or the lane could not run (each case says why).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,7 +77,7 @@ case $ibgpu in
     ibgpu=$vm_dir/bin/ibgpu.$$ ;;
 esac
 export IBGPU=$ibgpu
-export IBGPU_VM_ENV="${IBGPU_VM_ENV:-} IBGPU IBGPU_VM_DIR VERBS_LANE_ONLY VERBS_DELAY_MS VERBS_RATE_MBIT VERBS_F_RUNS"
+export IBGPU_VM_ENV="${IBGPU_VM_ENV:-} IBGPU IBGPU_VM_DIR VERBS_LANE_ONLY VERBS_DELAY_MS VERBS_RATE_MBIT VERBS_F_RUNS VERBS_F_CLEAN"
 
 start=$(date +%s)
 rc=0
