@@ -20,6 +20,11 @@ std::vector<std::string> cable_texts(const Cabling& c) {
   return out;
 }
 
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 std::vector<std::string> cable_texts(const std::vector<const Cable*>& cables) {
   std::vector<std::string> out;
   for (const Cable* cable : cables) out.push_back(cable->text());
@@ -44,10 +49,6 @@ TEST(Cabling, ReadsWhatIbnetdiscoverPrintedEachCableOnce) {
 }
 
 TEST(Cabling, TheFileIbsimReadHoldsTheSameCables) {
-  auto sorted = [](std::vector<std::string> v) {
-    std::sort(v.begin(), v.end());
-    return v;
-  };
   const Cabling printed = read_cabling(kCablingData + "two_leaves.ibnetdiscover");
   const Cabling written = read_cabling(kCablingData + "two_leaves.net");
   EXPECT_EQ(sorted(cable_texts(printed)), sorted(cable_texts(written)));
@@ -57,10 +58,6 @@ TEST(Cabling, TheFileIbsimReadHoldsTheSameCables) {
 // iblinkinfo prints the same fabric by LID: the same cables, each once, the switch ends' GUIDs
 // from their headers (what a work order's perfquery needs), an HCA end's its port's.
 TEST(Cabling, WhatIblinkinfoPrintedHoldsTheSameCables) {
-  auto sorted = [](std::vector<std::string> v) {
-    std::sort(v.begin(), v.end());
-    return v;
-  };
   const Cabling linkinfo = read_cabling(kCablingData + "two_leaves.iblinkinfo");
   const Cabling discovered = read_cabling(kCablingData + "two_leaves.ibnetdiscover");
   EXPECT_EQ(sorted(cable_texts(linkinfo)), sorted(cable_texts(discovered)));

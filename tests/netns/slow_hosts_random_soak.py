@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The faults and report checks of tests/netns/slow_hosts_random_test.sh:
-  slow_hosts_random_test.py draw SEED RUN     prints the run's faults: SLOW-HOSTS RATE CAP
-  slow_hosts_random_test.py CASE REPORT [ARG...]
+"""The faults and report checks of tests/netns/slow_hosts_random_soak.sh:
+  slow_hosts_random_soak.py draw SEED RUN     prints the run's faults: SLOW-HOSTS RATE CAP
+  slow_hosts_random_soak.py CASE REPORT [ARG...]
 
 Each CASE is a function below, called with the parsed report and the ARGs; a failed assert
 fails the test (exit 1, with the traceback).

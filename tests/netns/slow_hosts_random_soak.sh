@@ -6,6 +6,9 @@
 # for 20 minutes with 24 processes left. Each run must end within what the time caps allow, write
 # its report and leave no process behind; every re-test it planned must have run.
 # IBGPU_NETNS_SEED=N replays a run (the seed is printed); IBGPU_NETNS_RANDOM_RUNS=K runs K of them.
+# A soak, not in CTest (about 90 s a run on 2 cores; the lane's fixed cases cover the same paths:
+# slow_host_test, crawling_host_test, budget_test). By hand, as root:
+#   IBGPU=build/ibgpu IBGPU_SOURCE_DIR=$PWD IBGPU_NETNS_RANDOM_RUNS=5 bash tests/netns/slow_hosts_random_soak.sh
 source "$(dirname "$0")/lib.sh"
 hosts_up 8
 seed=${IBGPU_NETNS_SEED:-$RANDOM}
