@@ -312,6 +312,12 @@ void CheckRound::judge_report(Report& report) const {
       report.run.notes.push_back("history: the outcome of " + count_text(history->outcomes.size(), "node") +
                                  " kept in " + dir);
   }
+  // The plan's power again, at the noise the run measured (the plan line's is the profile's default).
+  if (j.bw_sigma > 0 && plan_.steps.net.bandwidth && shape_.hosts >= 2 && options_.profile.fleet.enabled)
+    report.run.notes.push_back("power: " +
+                               power_text(plan_power(power_shape(plan_.steps, shape_), options_.profile.fleet,
+                                                     NoiseModel{j.bw_sigma}, kStatedCarries)) +
+                               " (the noise this run measured, its pairs' bandwidth spread)");
   report.verdicts = std::move(j.verdicts);
   report.summary = std::move(j.summary);
   if (cabling_) {

@@ -121,15 +121,26 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
 
 // ---- Measurements: profile limits, fleet rules, localisation. --------------
 
-// The measurements: evidence.measurements, extracted before the outcomes are judged.
-void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence& evidence,
-                        const std::unordered_map<std::string, double>* reference_medians) {
+// The measurements: evidence.measurements, extracted before the outcomes are judged. Returns the
+// run's pair-bandwidth noise (Judgement::bw_sigma).
+double judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence& evidence,
+                          const std::unordered_map<std::string, double>* reference_medians) {
   const auto& measurements = evidence.measurements;
   const FleetReferences references = fleet_references(measurements, profile.fleet, reference_medians);
   // Per kind, its first-pass measurements: the family a finding's confidence is over.
   std::unordered_map<std::string_view, int> kind_count;
   for (const auto& m : measurements)
     if (!m.retest) ++kind_count[m.figure.text()];
+  double bw_sigma = 0;
+  int bw_count = 0;
+  for (const auto& m : measurements) {
+    const auto fleet = references.find(m.figure.text());
+    if (m.retest || !is_pair_probe(*m.probe) || m.probe->kind().quantity != Quantity::bandwidth ||
+        fleet == references.end() || fleet->second.sigma <= 0 || fleet->second.count <= bw_count)
+      continue;
+    bw_sigma = fleet->second.sigma;
+    bw_count = fleet->second.count;
+  }
   // Pairs go to localisation; re-tests of the same entity and kind: the mildest measurement counts.
   // What no rule could judge lands on its entity as a note (Evidence::not_judged), never in localisation.
   std::vector<std::pair<Entity, Finding>> local;
@@ -157,6 +168,7 @@ void judge_measurements(VerdictBook& book, const Profile& profile, PairEvidence&
     if (f.reason) f.state = held_to_confidence(f.state, *f.reason, profile.confidence);
     book.add(e, f.state, std::move(f.reason));
   }
+  return bw_sigma;
 }
 
 }  // namespace
@@ -170,7 +182,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   const std::set<std::string> without_rdma = hosts_without_rdma(hosts);
   evidence.measurements = extract_measurements(probes, profile, &without_rdma);
   judge_outcomes(book, probes, profile, hosts, evidence);
-  judge_measurements(book, profile, evidence, reference_medians);
+  const double bw_sigma = judge_measurements(book, profile, evidence, reference_medians);
   for (auto& blame : localise(evidence.observations, topology)) {
     const HealthState state = held_to_confidence(blame.state, blame.reason, profile.confidence);
     book.add(blame.entity, state, std::move(blame.reason));
@@ -182,6 +194,7 @@ Judgement judge(const std::vector<HostInventory>& hosts, const std::vector<Probe
   out.verdicts = book.take();
   decide_admission(out.verdicts, hosts, profile.node, history);
   out.summary = summarise(out.verdicts);
+  out.bw_sigma = bw_sigma;
   return out;
 }
 

@@ -18,6 +18,10 @@ namespace ibgpu {
 struct Judgement {
   std::vector<Verdict> verdicts;
   RunSummary summary;
+  // The run's own pair-bandwidth noise: one measurement's spread in log space (health/fleet.h) of
+  // the bandwidth kind with the most first-pass pair measurements; 0 where none had enough to tell.
+  // The plan's power restated at it (check's "power at the run's noise" note).
+  double bw_sigma = 0;
 };
 
 // `reference_medians` (a saved baseline, health/baseline.h) replaces the

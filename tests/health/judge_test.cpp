@@ -69,6 +69,21 @@ TEST(Judge, HealthyFleetAdmitsEveryNode) {
   EXPECT_TRUE(node.excluded.empty());
 }
 
+// The run's own pair-bandwidth noise, which check restates the plan's power at: the synthetic
+// fleet's +-1% jitter (a spread of about 0.006), and none where a single pair cannot tell.
+TEST(Judge, MeasuresTheRunsPairBandwidthNoiseWhereThereArePairsToTellIt) {
+  const auto run = synthetic_run(FleetShape{});
+  const double sigma = judge(run.hosts, run.probes, h100()).bw_sigma;
+  EXPECT_GT(sigma, 0.001);
+  EXPECT_LT(sigma, 0.02);
+  FleetShape two;
+  two.hosts = 2;
+  two.rails = 1;
+  two.rounds = 1;
+  const auto pair = synthetic_run(two);
+  EXPECT_EQ(judge(pair.hosts, pair.probes, h100()).bw_sigma, 0.0);
+}
+
 TEST(Judge, SlowNodeIsTheCulpritAndNoLinkIsBlamed) {
   const int slow = 5;
   const auto run = synthetic_run(FleetShape{}, [&](int a, int b, int, PairShape& s) {

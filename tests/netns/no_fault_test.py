@@ -31,6 +31,12 @@ def measured(r, rc, run):
     first = [p for p in net_probes(r, 'net.mpi.lat') if 'retest' not in p['params']]
     assert len(first) == 15, first
     print('run %s:' % run, show_bw(bw))
+    # The plan's power, stated at the profile's noise before the run and again at the noise the
+    # run's 15 pairs measured.
+    stated = [n for n in r['run']['notes'] if n.startswith('power: at noise ')]
+    assert len(stated) == 2 and stated[1].endswith("(the noise this run measured, its pairs' bandwidth spread)"), \
+        r['run']['notes']
+    print('run %s: %s' % (run, stated[1]))
 
 
 def nothing_flagged(r):
