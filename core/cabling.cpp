@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/bounded_input.h"
+#include "core/text.h"
 
 namespace ibgpu {
 
@@ -142,18 +143,15 @@ bool is_header(std::string_view line) {
   return false;
 }
 
-// The lines of `text`, trimmed, blank ones skipped, with the reader's line number kept.
+// The lines of `text` (core/text.h's for_each_line), blank ones skipped, with the reader's line
+// number kept.
 template <class Each>
 void each_numbered_line(std::string_view text, Reader& reader, Each each) {
-  std::size_t from = 0;
-  while (from <= text.size()) {
-    std::size_t end = text.find('\n', from);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trimmed(text.substr(from, end - from));
-    from = end + 1;
+  for_each_line(text, [&](std::string_view line) {
     ++reader.line;
     if (!line.empty()) each(line);
-  }
+    return false;
+  });
 }
 
 // The cables read so far, each kept once (a cable is printed from both of its ends), and a port
@@ -250,7 +248,7 @@ std::optional<int> lid_number(std::string_view word) {
   return n;
 }
 
-// "LID PORT[..]" ending at `end` (the '[' of the port's bracket): both numbers, from the right.
+// The text before a port's '[', "... LID PORT": both numbers, read from the right.
 std::pair<std::optional<int>, std::optional<int>> lid_and_port(std::string_view s) {
   s = trimmed(s);
   const std::size_t gap = s.find_last_of(" \t");
