@@ -56,9 +56,12 @@ only_victim_flagged "$WORK/stopped.json"
 # The all-reduce the stopped rank missed: the timeout is its host's alone; for the others it was
 # not measured (skipped, `unknown`), never a failure of theirs.
 check_report "$WORK/stopped.json" missed_allreduce "h$victim" "$((victim - 1))"
+# The launcher's daemon kills the stopped rank as the job ends (SIGCONT, SIGTERM, SIGKILL); the
+# kernel may finish that kill a moment after mpirun returns, so it gets a few seconds, no more.
 pid=$(cat "$WORK/victim.pid")
-[ ! -e "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] ||
-  fail "the stopped rank (pid $pid) still exists after the job ended"
+gone() { [ ! -e "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+for _ in $(seq 50); do gone "$pid" && break; sleep 0.1; done
+gone "$pid" || fail "the stopped rank (pid $pid) still exists 5 s after the job ended"
 echo "stopped rank: ok in ${elapsed}s (exit $rc)"
 [ "$elapsed" -lt 60 ] || fail "stopped rank: ${elapsed}s, the 4 s deadlines should end it far sooner"
 rm -f "$WORK/victim.pid"
