@@ -22,6 +22,7 @@
 #include "core/errors.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "health/controls.h"
 #include "probes/collective/allreduce_results.h"
 #include "probes/collective/mpi_allreduce.h"
 #include "probes/collective/nccl_allreduce.h"
@@ -109,15 +110,20 @@ struct GroupLink {
   }
 };
 
-// The tags of the survivors' run of a placement: the same on every rank that runs it (the burn-in
-// round and the placement's place in the list), apart for the backend choice, the agreements and
-// the ring (cluster/tags.h).
-int survivors_tag(std::size_t placement_index, int kind) {
-  const long long round = (current_phase() >> 32) % kSurvivorsRounds;
-  return kTagSurvivorsBase +
+// A tag of a range of cluster/tags.h laid out by burn-in round (of `rounds`), placement and kind:
+// the same on every rank that runs that step of that round.
+int round_tag(int base, long long rounds, int kinds, std::size_t placement_index, int kind) {
+  const long long round = (current_phase() >> 32) % rounds;
+  return base +
          static_cast<int>((round * static_cast<long long>(kMaxPlacements) + static_cast<long long>(placement_index)) *
-                          kTagSurvivorsKinds) +
+                          kinds) +
          kind;
+}
+
+// The tags of the survivors' run of a placement: apart for the backend choice, the agreements and
+// the ring.
+int survivors_tag(std::size_t placement_index, int kind) {
+  return round_tag(kTagSurvivorsBase, kSurvivorsRounds, kTagSurvivorsKinds, placement_index, kind);
 }
 
 // MPI times blocking calls only in the job's all-reduce: every rank is in it, so a rank that stops
@@ -201,12 +207,15 @@ NcclLogCapture& nccl_log() {
   return capture;
 }
 
-// After an NCCL sweep: what NCCL's log says this rank's communicator used, where the group spans
-// hosts (its network; a group on one host is its own NVLink or PCIe). Where the log is the
-// caller's, the group's first rank says so once.
-void record_nccl_transport(std::vector<ProbeResult>& results, const World& group, const AllReduceBackend& backend) {
+// After an NCCL sweep (its results from `from`): what NCCL's log says this rank's communicator used,
+// where the group spans hosts (its network; a group on one host is its own NVLink or PCIe), and
+// what NCCL warned of meanwhile, on this rank's error or timeout of the sweep (params.nccl_warnings,
+// the last in its words). Where the log is the caller's, the group's first rank says so once.
+void record_nccl_transport(std::vector<ProbeResult>& results, std::size_t from, const World& group,
+                           const AllReduceBackend& backend) {
   NcclLogCapture& capture = nccl_log();
   const NcclTransportLog log = capture.take();  // read even where not recorded: the next group's lines follow
+  for (std::size_t i = from; i < results.size(); ++i) attach_nccl_warnings(results[i], log);
   if (group.hosts().size() < 2) return;
   if (capture.why_off().empty())
     results.push_back(nccl_transport_result(group.host(), group.self().rank, backend.device(), log));
@@ -259,6 +268,73 @@ void note_waited_on(std::vector<ProbeResult>& results, const World& world, std::
   for (ProbeResult& r : results)
     if (r.status == ProbeStatus::timeout && r.scope.ranks == std::vector<int>{world.rank})
       r.params[kWaitedOnRank] = *peer;
+}
+
+// The tags of a group control: its agreements and its ring.
+int control_tag(std::size_t placement_index, int kind) {
+  return round_tag(kTagControlBase, kControlRounds, kTagControlKinds, placement_index, kind);
+}
+
+// A control sums float once, out of place, at the swept sizes up to 16 MiB (the smallest where
+// none is): it asks whether the group's ranks can sum at all, not how fast.
+AllReduceSettings control_settings(const AllReduceSettings& swept) {
+  constexpr std::size_t kLargest = std::size_t{16} << 20, kFloat = 4;
+  AllReduceSettings s;
+  s.sizes.clear();
+  for (std::size_t size : swept.sizes)
+    if (size <= kLargest) s.sizes.push_back(std::max(kFloat, size / kFloat * kFloat));
+  if (s.sizes.empty() && !swept.sizes.empty())
+    s.sizes.push_back(std::min(kLargest, *std::min_element(swept.sizes.begin(), swept.sizes.end())) / kFloat * kFloat);
+  std::sort(s.sizes.begin(), s.sizes.end());
+  s.sizes.erase(std::unique(s.sizes.begin(), s.sizes.end()), s.sizes.end());
+  s.dtype = DType::f32;
+  s.iters = 1;
+  s.warmup = 0;
+  s.in_place = false;
+  s.timeout = swept.timeout;
+  s.time_cap_s = swept.time_cap_s;
+  return s;
+}
+
+// After the last placement (health/controls.h): every rank tells rank 0 which of its groups ended
+// in its own error, rank 0 orders a control for each such group across hosts, and the group's
+// ranks run it by a ring of point-to-point messages. A rank that left the all-reduce (`took_part`
+// false) answers, with nothing to control, and runs none: its groups' controls then tell nothing.
+void run_group_controls(MpiSession& session, const std::vector<GroupControlOrder>& errored, bool took_part,
+                        const CollectiveOptions& options, std::vector<ProbeResult>& results) {
+  const World& world = session.world();
+  if (took_part) set_phase(kPhaseControls);
+  std::vector<std::string> rank_hosts;
+  for (const RankPlace& place : world.places) rank_hosts.push_back(place.host);
+  const auto answer = consult(session.comm(), kTagControls, to_text(errored), options.settings.timeout,
+                              [&](const std::vector<std::optional<std::string>>& payloads) {
+                                return to_text(plan_group_controls(payloads, rank_hosts));
+                              });
+  const auto orders = answer ? group_controls_from_text(*answer) : std::nullopt;
+  if (!took_part || !orders) return;
+  for (const GroupControlOrder& order : *orders) {
+    const auto placement = placement_from_string(order.placement);
+    if (!placement || std::find(order.ranks.begin(), order.ranks.end(), world.rank) == order.ranks.end()) continue;
+    if (stop_requested() || mpi_lost()) return;
+    GroupLink link = GroupLink::among(session.comm(), order.ranks, control_tag(order.index, kTagControlAgree),
+                                      control_tag(order.index, kTagControlRing));
+    const World group = subworld(world, order.ranks);
+    RingAllReduce ring(link.comm, link.members, link.ring_tag, options.settings.timeout);
+    std::vector<ProbeResult> got;
+    beat_to_group(link.members, world.rank);
+    try {
+      got = run_allreduce(ring, *link.channel, group, control_settings(options.settings));
+    } catch (const std::exception& e) {  // settings the ring cannot sum: no control, said why
+      if (group.rank == 0)
+        got.push_back(skipped(allreduce_probe_id("mpi"), world_scope(group),
+                              std::string("control not run: ") + e.what(), SkippedBy::ibgpu));
+    }
+    set_heartbeat_audience({});
+    note_waited_on(got, world, link.channel->missing(), ring.peer_given_up_on());
+    for (ProbeResult& r : got) mark_control(r, order);
+    label(got, 0, *placement, group_name(world, *placement, order.ranks), options.backend, "");
+    results.insert(results.end(), got.begin(), got.end());
+  }
 }
 
 }  // namespace
@@ -440,7 +516,9 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
   const Seconds silence(options.settings.timeout);
   std::vector<ProbeResult> results;
   std::string why_not_nccl;
-  std::optional<Transport> chosen;  // the backend that runs, once the ranks agreed on it
+  std::optional<Transport> chosen;         // the backend that runs, once the ranks agreed on it
+  std::vector<GroupControlOrder> errored;  // this rank's groups that ended in its own error
+  bool took_part = true;                   // false once this rank left the all-reduce
   const auto placements = options.placements.empty() ? default_placements(world) : options.placements;
   if (placements.size() > static_cast<std::size_t>(kMaxPlacements))
     throw std::logic_error("more all-reduce placements than the phases and tags allow");
@@ -493,7 +571,8 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
           std::vector<int> mates;
           for (const std::vector<int>& g : placement_groups(world, placement))
             if (std::find(g.begin(), g.end(), world.rank) != g.end()) mates = g;
-          leave_step(kPhaseCollectives + kMaxPlacements, mates);
+          leave_step(kPhaseReport, mates);
+          took_part = false;
           break;
         }
         if (came < 2) continue;
@@ -580,17 +659,24 @@ std::vector<ProbeResult> run_collectives(MpiSession& session, const CollectiveOp
       };
     }
     if (world.rank == options.test_corrupt_rank) backend->faults.corrupt_result_rank = group.rank;
+    if (world.rank == options.test_error_rank && placement == Placement::job) backend->faults.error_rank = group.rank;
     const std::size_t from = results.size();
     beat_to_group(link.members, world.rank);
     std::vector<ProbeResult> swept = run_allreduce(*backend, *link.channel, group, settings);
     leave_step(kPhaseCollectives + static_cast<int>(index) + 1, group_audience(link.members, world.rank));
     if (survivors) note_waited_on(swept, world, link.channel->missing(), backend->peer_given_up_on());
+    // An error of this rank's own, where the sweep ran on more than the ring a control runs.
+    if (!survivors &&
+        std::any_of(swept.begin(), swept.end(), [](const ProbeResult& r) { return r.status == ProbeStatus::error; }))
+      errored.push_back(GroupControlOrder{index, to_string(placement), *mine});
     if (book) book->allreduce_done();
     results.insert(results.end(), swept.begin(), swept.end());
-    if (*chosen == Transport::nccl) record_nccl_transport(results, group, *backend);
+    if (*chosen == Transport::nccl) record_nccl_transport(results, from, group, *backend);
     mark_interrupted(results, from);
     label(results, from, placement, group_name(world, placement, *mine), options.backend, why_not_nccl);
   }
+  if (world.mpi && world.size > 1 && !stop_requested() && !mpi_lost())
+    run_group_controls(session, errored, took_part, options, results);
   return results;
 }
 

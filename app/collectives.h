@@ -51,6 +51,9 @@ struct CollectiveOptions {
   // Hidden, for tests: this rank hears no answer to the first roll call (as a rank too slow to
   // hear it would), while rank 0 counts it among the ranks that came.
   int test_deaf_rank = -1;
+  // Hidden, for tests: this rank (of the job) reports an error in the job placement's sweep, after
+  // its first all-reduce completed, for its group's control to run (health/controls.h).
+  int test_error_rank = -1;
 };
 
 // What `ibgpu check` runs: backend auto, 1M and 16M floats, 10 iterations.

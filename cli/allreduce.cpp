@@ -82,6 +82,7 @@ Subcommand add_allreduce(CLI::App& parent) {
   // Hidden (empty group): the tests corrupt one rank's result to see it blamed.
   sub->add_option("--test-corrupt-rank", options->collectives.test_corrupt_rank)->group("");
   sub->add_option("--test-deaf-rank", options->collectives.test_deaf_rank)->group("");
+  sub->add_option("--test-error-rank", options->collectives.test_error_rank)->group("");
   sub->footer(
       "busbw = algbw x 2(n-1)/n, as nccl-tests computes it, from the time averaged over ranks; the\n"
       "slowest rank is named for every size. After timing, every rank re-fills its input with a\n"

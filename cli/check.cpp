@@ -85,6 +85,8 @@ std::function<void()> add_check_options(CLI::App* sub, const std::shared_ptr<Che
                   "judged by the floor. The plan says what it adds")
       ->type_name("LIST|judged")
       ->check(non_empty_list());
+  // Hidden (empty group): the tests have one rank report an all-reduce error, for its control to run.
+  sub->add_option("--test-allreduce-error-rank", options->allreduce.test_error_rank)->group("");
   sub->add_option("--profile", *profile,
                   "Thresholds to judge by: a NAME (NAME.toml in $IBGPU_PROFILE_DIR, <prefix>/share/ibgpu/profiles "
                   "or the source tree's profiles/) or a FILE. Shipped: generic (no expectations), cpu (nodes without "

@@ -30,7 +30,8 @@ bool heard_from(int peer);
 // told to skip it): then no answer will come, however alive the peer is, and the wait ends
 // (wait_for_peer) instead of lasting for ever.
 inline constexpr int kPhaseCollectives = 1 << 28;  // + the placement's index (of kMaxPlacements)
-inline constexpr int kPhaseReport = kPhaseCollectives + kMaxPlacements;
+inline constexpr int kPhaseControls = kPhaseCollectives + kMaxPlacements;  // an all-reduce error's control
+inline constexpr int kPhaseReport = kPhaseControls + 1;
 void begin_phase_epoch();  // a new check round (burn-in): steps count from 0 again, higher
 void set_phase(int phase);
 long long current_phase();

@@ -11,6 +11,7 @@ inline constexpr int kTagConsult = 105;    // the re-test plan between the steps
 inline constexpr int kTagBurnIn = 106;     // whether and when the next burn-in round starts
 inline constexpr int kTagEndVote = 107;   // at the end, each rank's "requests I gave up on" to rank 0 (cluster/world.h)
 inline constexpr int kTagLost = 108;      // "I gave up on rank R", to rank 0 (cluster/liveness.h)
+inline constexpr int kTagControls = 109;  // after the all-reduce, which groups' errors get a control
 inline constexpr int kTagLive = 110;      // live rows and progress to rank 0 (app/live_events.h)
 inline constexpr int kTagNetBase = 1000;  // network meetings: 32 tags per round from here (app/network.cpp)
 
@@ -28,5 +29,15 @@ inline constexpr int kTagSurvivorsAgree = 1;   // the sweep's agreements (cluste
 inline constexpr int kTagSurvivorsRing = 2;    // the ring's data (probes/collective/ring_allreduce.h)
 inline constexpr int kTagSurvivorsBase = 200;
 static_assert(kTagSurvivorsBase + kSurvivorsRounds * kMaxPlacements * kTagSurvivorsKinds <= kTagNetBase);
+
+// The control of an all-reduce that ended in an error (health/controls.h): the group's ranks run it
+// again by a ring of point-to-point messages on the job's communicator, per burn-in round (of
+// kControlRounds) and placement, with a tag for its agreements and one for the ring.
+inline constexpr int kControlRounds = 32;
+inline constexpr int kTagControlKinds = 2;
+inline constexpr int kTagControlAgree = 0;
+inline constexpr int kTagControlRing = 1;
+inline constexpr int kTagControlBase = kTagSurvivorsBase + kSurvivorsRounds * kMaxPlacements * kTagSurvivorsKinds;
+static_assert(kTagControlBase + kControlRounds * kMaxPlacements * kTagControlKinds <= kTagNetBase);
 
 }  // namespace ibgpu

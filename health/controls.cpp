@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/probe_kind.h"
@@ -30,7 +31,133 @@ bool ordered(const std::vector<ControlOrder>& orders, std::size_t round, int ran
                      [&](const ControlOrder& o) { return o.round == round && o.rank == rank; });
 }
 
+bool allreduce_error(const ProbeResult& p) {
+  return (p.status == ProbeStatus::error || p.status == ProbeStatus::timeout) && p.kind().all_reduce() &&
+         !p.params.contains("control_of") && p.params.value("placement", std::string()) != "";
+}
+
+// A group control's result: its placement and the group's ranks.
+std::optional<std::pair<std::string, std::vector<int>>> group_of_control(const ProbeResult& r) {
+  if (!r.kind().all_reduce()) return std::nullopt;
+  const auto of = r.params.find("control_of");
+  if (of == r.params.end() || !of->is_object()) return std::nullopt;
+  const auto placement = of->find("placement");
+  const auto ranks = of->find("ranks");
+  if (placement == of->end() || !placement->is_string() || ranks == of->end() || !ranks->is_array())
+    return std::nullopt;
+  std::vector<int> group;
+  for (const json& member : *ranks)
+    if (member.is_number_integer()) group.push_back(member.get<int>());
+  return std::pair{placement->get<std::string>(), std::move(group)};
+}
+
+// What a group's control came to: reproduced or not, in words, and the group's hosts; nullopt
+// where it tells nothing (a member timed out or skipped it, or no summary came).
+struct GroupOutcome {
+  bool reproduced = false;
+  std::string by;
+  std::vector<std::string> hosts;
+};
+
+std::map<std::pair<std::string, std::vector<int>>, GroupOutcome> group_outcomes(
+    const std::vector<ProbeResult>& results) {
+  struct Tally {
+    const ProbeResult* summary = nullptr;
+    std::vector<std::string> failures;
+    bool inconclusive = false;
+  };
+  std::map<std::pair<std::string, std::vector<int>>, Tally> tallies;
+  for (const ProbeResult& r : results) {
+    auto group = group_of_control(r);
+    if (!group) continue;
+    Tally& t = tallies[*group];
+    if (r.status == ProbeStatus::ok && r.scope.ranks == group->second)
+      t.summary = &r;
+    else if (r.status == ProbeStatus::error || r.status == ProbeStatus::failed)
+      t.failures.push_back("rank " + join(r.scope.ranks, ",") + ": " + r.error.value_or(to_string(r.status)));
+    else if (r.status != ProbeStatus::ok)
+      t.inconclusive = true;
+  }
+  std::map<std::pair<std::string, std::vector<int>>, GroupOutcome> out;
+  for (const auto& [group, t] : tallies) {
+    const std::string ring = "the same all-reduce by a ring of MPI point-to-point messages on host memory (ranks " +
+                             join(group.second, ",") + ")";
+    if (!t.failures.empty())
+      out[group] = GroupOutcome{true, ring + " failed too (" + t.failures.front() + ")", {}};
+    else if (t.summary && !t.inconclusive)
+      out[group] = GroupOutcome{false, ring + " passed", t.summary->scope.hosts};
+  }
+  return out;
+}
+
+void settle_groups(std::vector<ProbeResult>& results) {
+  const auto outcomes = group_outcomes(results);
+  if (outcomes.empty()) return;
+  for (ProbeResult& p : results) {
+    if (!allreduce_error(p) || p.scope.ranks.empty()) continue;
+    const std::string placement = p.params.value("placement", std::string());
+    for (const auto& [group, outcome] : outcomes) {
+      const auto in_group = [&](int rank) {
+        return std::find(group.second.begin(), group.second.end(), rank) != group.second.end();
+      };
+      if (group.first != placement || !std::all_of(p.scope.ranks.begin(), p.scope.ranks.end(), in_group)) continue;
+      p.params["control"] = json{{"reproduced", outcome.reproduced}, {"by", outcome.by}};
+      if (!outcome.reproduced) p.params["control"]["hosts"] = outcome.hosts;
+      break;
+    }
+  }
+}
+
 }  // namespace
+
+std::string to_text(const std::vector<GroupControlOrder>& orders) {
+  json out = json::array();
+  for (const GroupControlOrder& o : orders)
+    out.push_back(json{{"index", o.index}, {"placement", o.placement}, {"ranks", o.ranks}});
+  return out.dump();
+}
+
+std::optional<std::vector<GroupControlOrder>> group_controls_from_text(const std::string& text) {
+  const json parsed = json::parse(text, nullptr, false);
+  if (!parsed.is_array()) return std::nullopt;
+  std::vector<GroupControlOrder> out;
+  for (const json& o : parsed) {
+    if (!o.is_object() || !o.contains("index") || !o["index"].is_number_unsigned() || !o.contains("placement") ||
+        !o["placement"].is_string() || !o.contains("ranks") || !o["ranks"].is_array())
+      return std::nullopt;
+    GroupControlOrder order{o["index"].get<std::size_t>(), o["placement"].get<std::string>(), {}};
+    for (const json& r : o["ranks"]) {
+      if (!r.is_number_integer()) return std::nullopt;
+      order.ranks.push_back(r.get<int>());
+    }
+    out.push_back(std::move(order));
+  }
+  return out;
+}
+
+std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads,
+                                                   const std::vector<std::string>& rank_hosts) {
+  std::vector<GroupControlOrder> out;
+  for (const auto& payload : payloads) {
+    if (!payload) continue;
+    for (GroupControlOrder& o : group_controls_from_text(*payload).value_or(std::vector<GroupControlOrder>{})) {
+      std::set<std::string> hosts;
+      for (int r : o.ranks)
+        if (r >= 0 && static_cast<std::size_t>(r) < rank_hosts.size())
+          hosts.insert(rank_hosts[static_cast<std::size_t>(r)]);
+      if (hosts.size() < 2 || o.ranks.empty() || std::find(out.begin(), out.end(), o) != out.end()) continue;
+      out.push_back(std::move(o));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const GroupControlOrder& a, const GroupControlOrder& b) {
+    return std::pair(a.index, a.ranks.front()) < std::pair(b.index, b.ranks.front());
+  });
+  return out;
+}
+
+void mark_control(ProbeResult& control, const GroupControlOrder& order) {
+  control.params["control_of"] = json{{"placement", order.placement}, {"ranks", order.ranks}};
+}
 
 std::vector<ControlOrder> plan_controls(const std::vector<ProbeResult>& results,
                                         const std::vector<ControlOrder>& done) {
@@ -52,6 +179,7 @@ void mark_control(ProbeResult& control, const ControlOrder& order) {
 }
 
 void settle_by_controls(std::vector<ProbeResult>& results) {
+  settle_groups(results);
   std::map<std::pair<std::size_t, int>, const ProbeResult*> controls;  // by (round, rank)
   for (const ProbeResult& r : results) {
     if (r.id != kVerbsLoopbackProbe || r.scope.ranks.size() != 1) continue;
@@ -84,11 +212,20 @@ void settle_by_controls(std::vector<ProbeResult>& results) {
 
 std::optional<std::string> not_reproduced(const ProbeResult& p) {
   const auto it = p.params.find("control");
-  if (p.status != ProbeStatus::error || it == p.params.end() || !it->is_object()) return std::nullopt;
+  const bool excusable = p.status == ProbeStatus::error || (p.status == ProbeStatus::timeout && p.kind().all_reduce());
+  if (!excusable || it == p.params.end() || !it->is_object()) return std::nullopt;
   const auto reproduced = it->find("reproduced");
   const auto by = it->find("by");
   if (reproduced == it->end() || !reproduced->is_boolean() || reproduced->get<bool>()) return std::nullopt;
   return by != it->end() && by->is_string() ? by->get<std::string>() : std::string("its control passed");
+}
+
+std::vector<std::string> not_reproduced_in_group(const ProbeResult& p) {
+  if (!p.kind().all_reduce() || !not_reproduced(p)) return {};
+  std::vector<std::string> hosts;
+  for (const json& h : p.params.at("control").value("hosts", json::array()))
+    if (h.is_string()) hosts.push_back(h.get<std::string>());
+  return hosts;
 }
 
 }  // namespace ibgpu

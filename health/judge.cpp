@@ -99,8 +99,14 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
     const ProbeResult& p = probes[i];
     if (!pair[i] && is_local_probe(p)) continue;  // judged by judge_local
     if (absence_expected(p, profile) || out_of_scope(p, scope, ranks)) continue;
+    // An all-reduce group's control is evidence for its group's error (settle_by_controls), no
+    // more: a ring's step fails with either neighbour, so it names no device of its own.
+    if (p.kind().all_reduce() && p.params.contains("control_of")) continue;
     Finding found = probe_outcome(p);
-    if (!pair[i]) {
+    if (const auto group_hosts = not_reproduced_in_group(p); !pair[i] && group_hosts.size() > 1) {
+      // An all-reduce error its group's control did not reproduce: the group's, never a node's.
+      book.add(Entity::hosts_group(group_hosts), found.state, found.reason);
+    } else if (!pair[i]) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
     } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped || not_reproduced(p)) {
       // A pair that ran is a good peer to the outcome group too: without it, a rail that fails
@@ -254,6 +260,10 @@ RunSummary summarise_without_verdicts(const std::vector<ProbeResult>& probes, Sk
   RunSummary s;
   s.state = HealthState::healthy;
   for (const auto& p : probes) {
+    if (not_reproduced(p)) {  // an error its control did not reproduce: not decided (health/controls.h)
+      s.state = worst(s.state, HealthState::unknown);
+      continue;
+    }
     if (p.status == ProbeStatus::timeout) s.state = worst(s.state, HealthState::unknown);
     if (p.status == ProbeStatus::skipped && skipped == SkippedMeans::incomplete)
       s.state = worst(s.state, HealthState::unknown);

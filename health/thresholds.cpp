@@ -110,7 +110,8 @@ std::vector<Measurement> extract_measurements(const std::vector<ProbeResult>& pr
   std::vector<Judging> judging;  // each judged result with its params, decoded once
   std::map<std::string_view, std::uint64_t> largest;
   for (const auto& p : probes) {
-    if (p.status != ProbeStatus::ok) continue;
+    // A control's figures (health/controls.h) are of a smaller stack than the run's: not judged.
+    if (p.status != ProbeStatus::ok || (p.kind().all_reduce() && p.params.contains("control_of"))) continue;
     const Judged judged = judged_number(p);
     if (judged == Judged::none) continue;
     judging.push_back({&p, judged, shape_of(p)});
@@ -279,11 +280,12 @@ Finding outcome_of(const ProbeResult& p) {
       }
       return {HealthState::unknown, reason(ReasonCode::CHECK_SKIPPED, p.reason.value_or("skipped"))};
     case ProbeStatus::timeout:
-      return {HealthState::failed, reason(ReasonCode::PROBE_TIMEOUT, p.error.value_or("timeout"))};
     case ProbeStatus::error:
       if (const auto by = not_reproduced(p))  // the instrument's, or the path's: never the devices' (health/controls.h)
         return {HealthState::unknown, reason(ReasonCode::PROBE_ERROR_NOT_REPRODUCED,
                                              p.error.value_or("error") + " (not reproduced: " + *by + ")")};
+      if (p.status == ProbeStatus::timeout)
+        return {HealthState::failed, reason(ReasonCode::PROBE_TIMEOUT, p.error.value_or("timeout"))};
       return {HealthState::failed, reason(ReasonCode::PROBE_ERROR, p.error.value_or("error"))};
     case ProbeStatus::failed: {
       const auto wrong = typical(p, metrics::wrong_elements);

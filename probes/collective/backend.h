@@ -35,6 +35,10 @@ struct AllReduceFaults {
   // On this rank, one input element is negated before the collective: every
   // rank's sum of that element is wrong.
   int corrupt_input_rank = -1;
+  // On this rank, an error once its first all-reduce has been checked, as NCCL's asynchronous error
+  // check reports one after the collective. The rank stays in step with its group (the sweep goes
+  // on), so that what follows the sweep, its group's control, runs on real ranks.
+  int error_rank = -1;
 };
 
 class AllReduceBackend {

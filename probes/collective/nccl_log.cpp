@@ -79,6 +79,13 @@ void count_channel(NcclTransportLog& log, std::string_view via) {
 }
 
 void parse_line(NcclTransportLog& log, std::string_view line) {
+  constexpr std::string_view kWarn = "NCCL WARN ";
+  if (const auto warn = line.find(kWarn); warn != std::string_view::npos) {
+    auto& w = log.warnings;
+    w.emplace_back(trim(line.substr(warn + kWarn.size())).substr(0, NcclTransportLog::kMaxWarningChars));
+    if (w.size() > NcclTransportLog::kMaxWarnings) w.erase(w.begin());
+    return;
+  }
   constexpr std::string_view kInfo = "NCCL INFO ";
   const auto at = line.find(kInfo);
   if (at == std::string_view::npos) return;
@@ -111,6 +118,12 @@ NcclTransportLog parse_nccl_log(std::string_view text) {
     return false;
   });
   return log;
+}
+
+void attach_nccl_warnings(ProbeResult& r, const NcclTransportLog& log) {
+  if (log.warnings.empty() || (r.status != ProbeStatus::error && r.status != ProbeStatus::timeout)) return;
+  r.params["nccl_warnings"] = log.warnings;
+  r.error = r.error.value_or(to_string(r.status)) + " (NCCL warned: " + log.warnings.back() + ")";
 }
 
 NcclLogCapture::NcclLogCapture() {

@@ -32,6 +32,12 @@ struct NcclTransportLog {
   std::optional<bool> mnnvl;               // the init summary's MNNVL
   std::optional<bool> nvls;                // NVLS multicast available on this rank's device
   std::size_t lines = 0;                   // NCCL INFO lines read
+  // NCCL's warnings (its "NCCL WARN " lines, which NCCL prints whatever the subsystems asked for),
+  // the last kMaxWarnings, each cut at kMaxWarningChars: what NCCL said of an error it returned,
+  // e.g. "NET/IB : Got completion from peer 10.0.0.5<48213> with status=12 opcode=0 len=0 vendor
+  // err 129 (Send)" for a queue pair that broke.
+  std::vector<std::string> warnings;
+  static constexpr std::size_t kMaxWarnings = 4, kMaxWarningChars = 400;
 };
 
 // Pure. Unknown lines are ignored; a later line of a kind replaces an earlier one's value.
@@ -71,6 +77,11 @@ class NcclLogCapture {
 // Pure: a rank's record of what NCCL used for one placement's group (id collective.nccl.transport,
 // scope: the host, the rank, its device), with params network, net_devices, channels, placement
 // and group, and metrics nccl_nodes, nccl_net_devices, nccl_gdr_channels, nccl_mnnvl, nccl_nvls.
+// On an error or a timeout of the all-reduce, what NCCL warned of: params.nccl_warnings, and the
+// last warning at the end of the error's text, "(NCCL warned: ...)". Nothing where NCCL warned of
+// nothing, or on another status.
+void attach_nccl_warnings(ProbeResult& r, const NcclTransportLog& log);
+
 ProbeResult nccl_transport_result(const std::string& host, int rank, const std::string& device,
                                   const NcclTransportLog& log);
 

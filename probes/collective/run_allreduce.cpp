@@ -199,6 +199,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
   // every rank skips the same sizes): a size whose one iteration would take longer than the whole
   // time cap at that pace is not run (64 MiB of all-reduce through a 50 mbit host takes a minute).
   std::optional<double> pace_per_byte;
+  std::optional<ProbeResult> injected;  // the test hook's error (faults.error_rank), told at the end
   for (std::size_t i = 0; i < settings.sizes.size(); ++i) {
     for (bool in_place : modes) {
       AllReduceCase c{settings.sizes[i], counts[i],       settings.dtype, in_place,
@@ -229,6 +230,9 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
         }
         mine.seconds = *seconds;
         if (settings.check) mine.wrong = backend.check(in_place, c.count, c.dtype);
+        if (world.rank == backend.faults.error_rank && !injected)
+          injected = own_result(id, ProbeStatus::error, world, device, allreduce_params(c),
+                                "an error after the all-reduce completed (a test's injected fault)");
       } catch (const CollectiveTimeout& e) {
         results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c), e.what()));
         return results;
@@ -254,6 +258,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
         results.push_back(wrong_data_result(backend.name(), c, *mine.wrong, world, device));
     }
   }
+  if (injected) results.push_back(std::move(*injected));
   return results;
 }
 

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "health/judge.h"
 #include "health/profile_file.h"
+#include "probes/collective/nccl_log.h"
 #include "tests/core/names.h"
 #include "tests/health/synthetic_fleet.h"
 #include "tests/health/unhealthy.h"
@@ -151,6 +154,154 @@ TEST(Controls, AnErrorWithAControlMissingIsJudgedAsBefore) {
   EXPECT_EQ(unhealthy_entities(a), unhealthy_entities(b));
   EXPECT_EQ(a.summary.exit_code, b.summary.exit_code);
   EXPECT_EQ(unhealthy_entities(a), (std::map<std::string, HealthState>{{"link node03<->node04", HealthState::failed}}));
+}
+
+// --- The control of an all-reduce group: a ring of MPI point-to-point messages on host memory.
+
+TEST(Controls, RankZeroOrdersOneControlPerGroupAcrossHostsInPlacementOrder) {
+  const std::vector<std::string> hosts{"a", "a", "b", "b"};
+  const GroupControlOrder job{0, "job", {0, 1, 2, 3}}, rail{2, "rail", {1, 3}}, node{1, "node", {2, 3}};
+  // Ranks 1 and 3 both saw the rail group end in their error; rank 2 its node group (one host:
+  // no control) and the job; rank 3's word never came; one rank sent words that are no orders.
+  const std::vector<std::optional<std::string>> payloads{to_text({}),          to_text({rail}), to_text({job, node}),
+                                                         to_text({rail, job}), std::nullopt,    "[{\"index\": -1}]"};
+  EXPECT_EQ(plan_group_controls(payloads, hosts), (std::vector<GroupControlOrder>{job, rail}));
+  EXPECT_EQ(group_controls_from_text(to_text({job, rail})), (std::vector<GroupControlOrder>{job, rail}));
+  EXPECT_FALSE(group_controls_from_text("not json"));
+  EXPECT_FALSE(group_controls_from_text("[{\"index\": 0, \"placement\": \"job\", \"ranks\": [\"x\"]}]"));
+}
+
+// An NCCL all-reduce of rail 1 across the eight hosts (local rank 1 of each) in which host node03's
+// rank ended in NCCL's error and the others gave up waiting; then the group's control as given.
+constexpr int kRailRank = 1;
+std::vector<int> rail_group() {
+  std::vector<int> ranks;
+  for (int h = 0; h < 8; ++h) ranks.push_back(h * 8 + kRailRank);
+  return ranks;
+}
+
+ProbeResult rail_allreduce_result(int host, ProbeStatus status, const std::string& error) {
+  ProbeResult r;
+  r.id = "collective.nccl.all_reduce";
+  r.status = status;
+  r.scope = Scope{{testing::host_name(host)}, {host * 8 + kRailRank}, {"cuda:1"}};
+  r.error = error;
+  r.params = {{"size_B", 16 << 20}, {"placement", "rail"}, {"group", "local rank 1"}};
+  return r;
+}
+
+// What a rank says when a peer's queue pair breaks mid all-reduce: the call's error
+// (ncclRemoteError) as the backend words it, with NCCL's own warning from its log
+// (tests/data/nccl/remote_error.log, in NCCL 2.21's format) as the run attaches it.
+std::string nccl_remote_error() {
+  std::ifstream in(std::string(IBGPU_TEST_DATA) + "/nccl/remote_error.log");
+  std::stringstream log;
+  log << in.rdbuf();
+  ProbeResult r;
+  r.status = ProbeStatus::error;
+  r.error =
+      "ncclAllReduce: remote process exited or there was a network error (6) while waiting for ncclAllReduce of "
+      "4194304 x float, out-of-place (iteration 3 of 10)";
+  attach_nccl_warnings(r, parse_nccl_log(log.str()));
+  return *r.error;
+}
+
+std::vector<ProbeResult> rail_control(ProbeStatus at_node03) {
+  const GroupControlOrder order{2, "rail", rail_group()};
+  std::vector<ProbeResult> out;
+  ProbeResult summary;
+  summary.id = "collective.mpi.all_reduce";
+  for (int h = 0; h < 8; ++h) summary.scope.hosts.push_back(testing::host_name(h));
+  summary.scope.ranks = rail_group();
+  summary.params = {{"size_B", 16 << 20}, {"call", "ring of MPI_Isend/MPI_Irecv"}};
+  summary.metrics["busbw_GBps"] = Metric::of(0.8);
+  out.push_back(summary);
+  if (at_node03 != ProbeStatus::ok) {
+    ProbeResult mine;
+    mine.id = "collective.mpi.all_reduce";
+    mine.status = at_node03;
+    mine.scope = Scope{{testing::host_name(kHostA)}, {kHostA * 8 + kRailRank}, {}};
+    mine.error = "MPI_Isend: MPI_ERR_OTHER: known error not in list";
+    out.push_back(mine);
+  }
+  for (ProbeResult& r : out) {
+    mark_control(r, order);
+    r.params["placement"] = "rail";
+  }
+  return out;
+}
+
+Controlled judged_with_group_control(std::optional<ProbeStatus> control_at_node03) {
+  FleetShape f;
+  f.hosts = 8;
+  f.rounds = 1;
+  Controlled c{testing::synthetic_run(f), {}};
+  for (int h = 0; h < 8; ++h)
+    c.run.probes.push_back(
+        h == kHostA ? rail_allreduce_result(h, ProbeStatus::error, nccl_remote_error())
+                    : rail_allreduce_result(h, ProbeStatus::timeout, "no completion of ncclAllReduce within 30 s"));
+  if (control_at_node03)
+    for (ProbeResult& r : rail_control(*control_at_node03)) c.run.probes.push_back(std::move(r));
+  settle_by_controls(c.run.probes);
+  c.j = judge(c.run.hosts, c.run.probes, h100_profile_for_controls());
+  return c;
+}
+
+TEST(Controls, AnNcclErrorTheRingDoesNotReproduceIsTheGroupsUnknownAndDrainsNothing) {
+  const auto [run, j] = judged_with_group_control(ProbeStatus::ok);
+  std::vector<std::string> hosts;
+  for (int h = 0; h < 8; ++h) hosts.push_back(testing::host_name(h));
+  const std::string group = entity_text(Entity::hosts_group(hosts));
+  EXPECT_EQ(unhealthy_entities(j), (std::map<std::string, HealthState>{{group, HealthState::unknown}}));
+  const Verdict* v = verdict_named(j, group);
+  ASSERT_NE(v, nullptr);
+  ASSERT_EQ(v->reasons.size(), 8u);  // node03's error and the seven waits it ended
+  for (const Reason& r : v->reasons) EXPECT_EQ(r.code, ReasonCode::PROBE_ERROR_NOT_REPRODUCED) << r.message;
+  const auto nccls = std::find_if(v->reasons.begin(), v->reasons.end(), [](const Reason& r) {
+    return r.message.find("remote process exited or there was a network error (6)") != std::string::npos;
+  });
+  ASSERT_NE(nccls, v->reasons.end());
+  EXPECT_NE(nccls->message.find("(NCCL warned: NET/IB : Got completion from peer 10.0.0.4<48213> with status=12"),
+            std::string::npos)
+      << nccls->message;
+  EXPECT_NE(nccls->message.find("not reproduced: the same all-reduce by a ring of MPI point-to-point "
+                                "messages on host memory (ranks 1,9,17,25,33,41,49,57) passed"),
+            std::string::npos)
+      << nccls->message;
+  EXPECT_TRUE(j.summary.drain.empty());
+  EXPECT_TRUE(j.summary.admit_degraded.empty());
+  EXPECT_EQ(j.summary.admit.size(), 8u);
+  EXPECT_EQ(j.summary.exit_code, 3);  // not decided: re-run; no node carries ibgpu's or the path's error
+}
+
+TEST(Controls, AnNcclErrorTheRingReproducesStandsOnTheRanksThatSawIt) {
+  for (const ProbeStatus at : {ProbeStatus::error, ProbeStatus::failed}) {
+    const auto [run, with] = judged_with_group_control(at);
+    const auto [none, without] = judged_with_group_control(std::nullopt);
+    // The error stands where it was seen, as without a control: nothing is excused. The ring's own
+    // error is not judged (a ring's step fails with either neighbour: it names no device).
+    for (const auto& p : run.probes)
+      if (p.id == "collective.nccl.all_reduce" && p.status != ProbeStatus::ok) {
+        EXPECT_FALSE(not_reproduced(p)) << p.params.dump();
+        EXPECT_TRUE(p.params.at("control").at("reproduced").get<bool>()) << p.params.dump();
+      }
+    EXPECT_EQ(unhealthy_entities(with), unhealthy_entities(without));
+    EXPECT_EQ(with.summary.drain, without.summary.drain);
+    EXPECT_EQ(with.summary.exit_code, without.summary.exit_code);
+    EXPECT_EQ(unhealthy_entities(with).at("gpu node03/gpu1"), HealthState::failed);
+  }
+}
+
+TEST(Controls, AGroupControlThatTimedOutTellsNothing) {
+  const auto [run, j] = judged_with_group_control(ProbeStatus::timeout);
+  const auto [none, without] = judged_with_group_control(std::nullopt);
+  for (const auto& p : run.probes) {
+    if (p.id == "collective.nccl.all_reduce") {
+      EXPECT_FALSE(p.params.contains("control")) << p.params.dump();
+    }
+  }
+  EXPECT_EQ(unhealthy_entities(j), unhealthy_entities(without));
+  EXPECT_EQ(j.summary.exit_code, without.summary.exit_code);
 }
 
 }  // namespace

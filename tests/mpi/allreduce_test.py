@@ -46,6 +46,30 @@ def corrupted_rank(r):
     assert r['summary']['exit_code'] == 2, r['summary']
 
 
+def control_passed(r, command):
+    """Rank 2 reported an error in the job's all-reduce and the group's control passed: the error
+    carries the control, the control ran on the job's four ranks by a ring, and (check) the link
+    a<->b is unknown for PROBE_ERROR_NOT_REPRODUCED while both nodes are admitted; exit 3."""
+    errors = [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] not in ('ok', 'skipped')
+              and 'control_of' not in p['params']]
+    assert len(errors) == 1 and errors[0]['scope']['ranks'] == [2] and errors[0]['status'] == 'error', errors
+    control = errors[0]['params']['control']
+    assert control['reproduced'] is False and control['hosts'] == ['a', 'b'], control
+    assert 'by a ring of MPI point-to-point messages on host memory (ranks 0,1,2,3) passed' in control['by'], control
+    ran = [p for p in r['probes'] if 'control_of' in p['params']]
+    assert ran and all(p['status'] == 'ok' and p['params']['control_of'] == {'placement': 'job', 'ranks': [0, 1, 2, 3]}
+                       and p['params']['call'] == 'ring of MPI_Isend/MPI_Irecv'
+                       and p['metrics']['wrong_elements_total'] == 0 for p in ran), ran
+    assert r['summary']['exit_code'] == 3 and r['summary']['state'] == 'unknown', r['summary']
+    if command == 'check':
+        bad = {(v['entity']['kind'], v['entity']['id']): v for v in r['verdicts'] if v['state'] != 'healthy'}
+        assert list(bad) == [('link', 'a<->b')], list(bad)
+        codes = {x['code'] for x in bad[('link', 'a<->b')]['reasons']} - {'NOT_JUDGED'}
+        assert codes == {'PROBE_ERROR_NOT_REPRODUCED'}, bad
+        assert r['summary']['admit'] == ['a', 'b'] and not r['summary']['drain'], r['summary']
+        assert not r['summary']['admit_degraded'], r['summary']
+
+
 def stalled_rank(r):
     """Rank 1 silent before the collective (--timeout 3): one timeout naming it, and ranks 0 and 2
     ran the all-reduce between themselves (measured, exact)."""

@@ -74,6 +74,25 @@ stopped_case() {
   kill -CONT "$(cat "$WORK/stopped.pid")" 2>/dev/null || true
 }
 
+# 3b. An error one rank reports in the job's all-reduce (hidden hook: after the collective
+#     completed, the rank kept in step), on hosts a and b of two ranks: the group's control, the same
+#     ranks summing by a ring of point-to-point messages, passes, so the error is the group's and not
+#     reproduced: link a<->b unknown for PROBE_ERROR_NOT_REPRODUCED, both nodes admitted, exit 3.
+#     `check` decides it; `allreduce` (no verdicts) says not decided the same way.
+for cmd in check allreduce; do
+  if [ "$cmd" = check ]; then
+    args=(check --profile cpu --allreduce mpi --allreduce-sizes "4K,256K" --timeout 8 --test-allreduce-error-rank 2)
+  else
+    args=(allreduce --backend mpi "${SMALL[@]}" --timeout 8 --test-error-rank 2)
+  fi
+  mpi 120 4 -x IBGPU_HOSTNAME=a -np 2 "$IBGPU" "${args[@]}" --json "$WORK/control_$cmd.json" : \
+    -x IBGPU_HOSTNAME=b -np 2 "$IBGPU" "${args[@]}" >/dev/null 2>&1
+  [ "$rc" -eq 3 ] || fail "all-reduce error and its control ($cmd): exit $rc, expected 3"
+  validate "$WORK/control_$cmd.json"
+  check_report "$WORK/control_$cmd.json" control_passed "$cmd"
+done
+echo "all-reduce error its control did not reproduce: ok"
+
 # 4. A rank that stops answering before the collective: named by the roll call within the deadline.
 lost_case "stalled rank" stalled_rank 40 3 "${SMALL[@]}" --timeout 3 --test-stall-rank 1
 

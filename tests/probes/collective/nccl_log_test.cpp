@@ -51,6 +51,31 @@ TEST(NcclLog, ASocketFallbackUnderALaunchersPrefix) {
   EXPECT_EQ(log.nvls, std::nullopt);
 }
 
+TEST(NcclLog, NcclsWarningOfABrokenQueuePairGoesWithTheRanksError) {
+  const NcclTransportLog log = parse_nccl_log(nccl_data("remote_error.log"));
+  const std::string completion =
+      "NET/IB : Got completion from peer 10.0.0.4<48213> with status=12 opcode=0 len=0 vendor err 129 (Send)";
+  EXPECT_EQ(log.warnings, std::vector<std::string>{completion});
+  EXPECT_EQ(log.lines, 10u);  // the INFO lines; the warning is not one of them
+  ProbeResult error;
+  error.status = ProbeStatus::error;
+  error.error = "ncclAllReduce: remote process exited or there was a network error (6)";
+  ProbeResult fine;
+  attach_nccl_warnings(error, log);
+  attach_nccl_warnings(fine, log);
+  EXPECT_EQ(*error.error,
+            "ncclAllReduce: remote process exited or there was a network error (6) (NCCL warned: " + completion + ")");
+  EXPECT_EQ(error.params.at("nccl_warnings"), nlohmann::json::array({completion}));
+  EXPECT_FALSE(fine.params.contains("nccl_warnings"));
+  // The last four, each cut at 400 characters: a log that warns without end stays bounded.
+  std::string flood;
+  for (int i = 0; i < 10; ++i) flood += "h:1:1 [0] NCCL WARN " + std::to_string(i) + std::string(1000, 'x') + "\n";
+  const NcclTransportLog many = parse_nccl_log(flood);
+  ASSERT_EQ(many.warnings.size(), 4u);
+  EXPECT_EQ(many.warnings.front().substr(0, 2), "6x");
+  EXPECT_EQ(many.warnings.back().size(), 400u);
+}
+
 TEST(NcclLog, MergedPortsSharedMemoryAndDirectPointers) {
   const NcclTransportLog log = parse_nccl_log(nccl_data("merged_ports.log"));
   EXPECT_EQ(log.net_devices, (Devices{"mlx5_0:1", "mlx5_1:1", "mlx5_4:1"}));
