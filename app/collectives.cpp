@@ -332,7 +332,8 @@ void run_group_controls(MpiSession& session, const std::vector<GroupControlOrder
     set_heartbeat_audience({});
     note_waited_on(got, world, link.channel->missing(), ring.peer_given_up_on());
     for (ProbeResult& r : got) mark_control(r, order);
-    label(got, 0, *placement, group_name(world, *placement, order.ranks), options.backend, "");
+    // Its own rows in the tables, apart from the figures of the sweep it controls.
+    label(got, 0, *placement, group_name(world, *placement, order.ranks) + " (control)", options.backend, "");
     results.insert(results.end(), got.begin(), got.end());
   }
 }

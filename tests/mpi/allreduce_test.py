@@ -58,7 +58,7 @@ def control_passed(r, command):
     assert 'by a ring of MPI point-to-point messages on host memory (ranks 0,1,2,3) passed' in control['by'], control
     ran = [p for p in r['probes'] if 'control_of' in p['params']]
     assert ran and all(p['status'] == 'ok' and p['params']['control_of'] == {'placement': 'job', 'ranks': [0, 1, 2, 3]}
-                       and p['params']['call'] == 'ring of MPI_Isend/MPI_Irecv'
+                       and p['params']['call'] == 'ring of MPI_Isend/MPI_Irecv' and p['params']['group'] == 'job (control)'
                        and p['metrics']['wrong_elements_total'] == 0 for p in ran), ran
     assert r['summary']['exit_code'] == 3 and r['summary']['state'] == 'unknown', r['summary']
     if command == 'check':
