@@ -97,9 +97,8 @@ void settle_groups(std::vector<ProbeResult>& results) {
     if (!allreduce_error(p) || p.scope.ranks.empty()) continue;
     const std::string placement = p.params.value("placement", std::string());
     for (const auto& [group, outcome] : outcomes) {
-      const auto in_group = [&](int rank) {
-        return std::find(group.second.begin(), group.second.end(), rank) != group.second.end();
-      };
+      const std::vector<int>& ranks = group.second;  // clang 14 takes no structured binding into a lambda
+      const auto in_group = [&ranks](int rank) { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); };
       if (group.first != placement || !std::all_of(p.scope.ranks.begin(), p.scope.ranks.end(), in_group)) continue;
       p.params["control"] = json{{"reproduced", outcome.reproduced}, {"by", outcome.by}};
       if (!outcome.reproduced) p.params["control"]["hosts"] = outcome.hosts;
