@@ -275,16 +275,15 @@ int control_tag(std::size_t placement_index, int kind) {
   return round_tag(kTagControlBase, kControlRounds, kTagControlKinds, placement_index, kind);
 }
 
-// A control sums float once, out of place, at the swept sizes up to 16 MiB (the smallest where
-// none is): it asks whether the group's ranks can sum at all, not how fast.
+// A control sums float once, out of place, at the swept sizes up to 16 MiB (16 MiB where every
+// swept size is larger): it asks whether the group's ranks can sum at all, not how fast.
 AllReduceSettings control_settings(const AllReduceSettings& swept) {
   constexpr std::size_t kLargest = std::size_t{16} << 20, kFloat = 4;
   AllReduceSettings s;
   s.sizes.clear();
   for (std::size_t size : swept.sizes)
     if (size <= kLargest) s.sizes.push_back(std::max(kFloat, size / kFloat * kFloat));
-  if (s.sizes.empty() && !swept.sizes.empty())
-    s.sizes.push_back(std::min(kLargest, *std::min_element(swept.sizes.begin(), swept.sizes.end())) / kFloat * kFloat);
+  if (s.sizes.empty() && !swept.sizes.empty()) s.sizes.push_back(kLargest);
   std::sort(s.sizes.begin(), s.sizes.end());
   s.sizes.erase(std::unique(s.sizes.begin(), s.sizes.end()), s.sizes.end());
   s.dtype = DType::f32;

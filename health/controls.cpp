@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "core/probe_kind.h"
@@ -136,15 +135,23 @@ std::optional<std::vector<GroupControlOrder>> group_controls_from_text(const std
 
 std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads,
                                                    const std::vector<std::string>& rank_hosts) {
+  // Whether the group's ranks sit on two hosts or more: read up to its second host.
+  const auto across_hosts = [&rank_hosts](const std::vector<int>& ranks) {
+    const std::string* first = nullptr;
+    for (int r : ranks) {
+      if (r < 0 || static_cast<std::size_t>(r) >= rank_hosts.size()) continue;
+      const std::string& host = rank_hosts[static_cast<std::size_t>(r)];
+      if (!first) first = &host;
+      if (host != *first) return true;
+    }
+    return false;
+  };
   std::vector<GroupControlOrder> out;
   for (const auto& payload : payloads) {
     if (!payload) continue;
+    // Every rank of a group that failed whole names it: it is read once, not once per rank.
     for (GroupControlOrder& o : group_controls_from_text(*payload).value_or(std::vector<GroupControlOrder>{})) {
-      std::set<std::string> hosts;
-      for (int r : o.ranks)
-        if (r >= 0 && static_cast<std::size_t>(r) < rank_hosts.size())
-          hosts.insert(rank_hosts[static_cast<std::size_t>(r)]);
-      if (hosts.size() < 2 || o.ranks.empty() || std::find(out.begin(), out.end(), o) != out.end()) continue;
+      if (o.ranks.empty() || std::find(out.begin(), out.end(), o) != out.end() || !across_hosts(o.ranks)) continue;
       out.push_back(std::move(o));
     }
   }
