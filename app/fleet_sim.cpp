@@ -434,6 +434,8 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
   power_plan.peers = peers_per_host(plan.steps.net.pairs, n);
   power_plan.retest_passes = plan.steps.retests;
   power_plan.peers_per_suspect = BetweenSteps{}.peers_per_suspect;
+  // Stated for the slowed nodes as injected: the others move the fleet's limit as a run's would.
+  power_plan.slowed_share = static_cast<double>(faults.slow_nodes.size() + faults.batch.size()) / std::max(1, n);
   const NoiseModel noise{model.noise_sigma, model.transient_rate, model.transient_factor};
   out.power = plan_power(power_plan, settings.profile.fleet, noise, {model.slow_factor});
 

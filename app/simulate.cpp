@@ -79,7 +79,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
       row.push_back(ratio(r.link.found, r.link.injected));
       row.push_back(std::to_string(r.healthy_drained));
       row.push_back(std::to_string(r.healthy_degraded));
-      row.push_back(fixed_text(r.power.expected_flagged, 1));
+      row.push_back(fixed_text(slow.expected_flagged, 1));
       for (const Score* s : {&r.leaf_switch, &r.uplink}) {
         row.push_back(ratio(s->found, s->injected));
         row.push_back(ratio(s->correct, s->blamed));
@@ -98,8 +98,9 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
          "counts as correct). found: slowed nodes (slow or in the bad batch) not admitted as healthy / injected; "
          "power, rail pow: the chance "
          "the plan was stated to find a node, or one rail, slowed by the slow factor (health/power.h, at the "
-         "model's noise); expected: the healthy nodes it was stated to flag by noise alone (drained + degraded "
-         "observed). link prec: link blames an injected fault explains. uplink: pairs measured through a "
+         "model's noise, among the slowed nodes injected); expected: the healthy nodes it was stated to flag "
+         "(drained + degraded observed). link prec: link blames an injected fault explains. uplink: pairs measured "
+         "through a "
          "bad uplink that were blamed as a link / all such pairs (with the topology the uplink explains them). "
          "sw, up: leaf switches down and leaves with a bad uplink (a rail's), found by switch and uplink verdicts "
          "when the judge has the topology (--topology model); an uplink verdict on a leaf that is down counts "

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "core/seeded_draws.h"
 #include "core/statistics.h"
@@ -33,13 +35,13 @@ class Normals {
     const double u2 = unit_interval(bits());
     return std::sqrt(-2 * std::log(u1)) * std::cos(kTwoPi * u2);
   }
-
- private:
   std::uint64_t bits() {
     const std::uint64_t z = splitmix64(state_);
     state_ += 0x9e3779b97f4a7c15ULL;
     return z;
   }
+
+ private:
   std::uint64_t state_ = 1;
 };
 
@@ -62,34 +64,12 @@ std::vector<std::pair<int, int>> noise_fleet_pairs(int hosts, int peers) {
   return pairs;
 }
 
-// How many known-good partners a suspect meets in a re-test pass when `suspects` of the hosts (a
-// share) are suspects and the rest cleared: each cleared host meets one suspect a round, for as many
-// rounds as the busiest suspect needs and at most kMaxPartnerRounds more (health/localise.h
-// plan_retests): where most hosts are suspects, most meet fewer partners than they would. The
-// chances of 0..`wanted` partners, and the suspects each cleared host meets.
-struct PartnersMet {
-  std::vector<double> chance;
-  double per_cleared = 0;
-};
-PartnersMet partners_met(double suspects, int wanted) {
-  PartnersMet out;
-  out.chance.assign(static_cast<std::size_t>(wanted) + 1, 0.0);
-  const double cleared = 1 - suspects;
-  if (suspects <= 0 || cleared <= 0) {
-    out.chance[suspects <= 0 ? static_cast<std::size_t>(wanted) : 0] = 1;
-    return out;
-  }
-  const double rounds = std::max<double>(
-      wanted + 1, std::min(std::ceil(wanted * suspects / cleared), static_cast<double>(kMaxPartnerRounds)));
-  const double each = std::min<double>(wanted, cleared * rounds / suspects);  // partners per suspect
-  out.per_cleared = std::min(rounds, wanted * suspects / cleared);
-  // The first partner for every suspect in turn, then the second: all but the last get theirs.
-  for (int j = 0; j <= wanted; ++j) {
-    const double at_least = std::clamp(each - (j - 1), 0.0, 1.0);
-    const double more = j < wanted ? std::clamp(each - j, 0.0, 1.0) : 0.0;
-    out.chance[static_cast<std::size_t>(j)] = j == 0 ? 1 - std::clamp(each, 0.0, 1.0) : at_least - more;
-  }
-  return out;
+// One pair of a unit that carries `carries` reads under the limit `limit` (log space).
+double pair_bad(double limit, double carries, const NoiseModel& noise) {
+  const double sigma = std::max(noise.sigma, 1e-9);
+  const double clean = normal_cdf((limit - std::log(carries)) / sigma);
+  const double transient = normal_cdf((limit - std::log(carries * noise.transient_factor)) / sigma);
+  return (1 - noise.transient_rate) * clean + noise.transient_rate * transient;
 }
 
 // The fleet limit in log space from a healthy pair's median, and the noise the run would measure
@@ -97,84 +77,143 @@ PartnersMet partners_met(double suspects, int wanted) {
 struct RuleAtNoise {
   double limit = 0;      // log space, from a healthy pair's median
   double run_sigma = 0;  // health/fleet.h FleetReference::sigma
+  // A final rule's: the chances that a suspect meets 0, 1, ... known-good partners in the first
+  // re-test pass, as the re-test planner pairs them, and that a cleared host meets 0, 1, ...
+  // suspects (each a pair more for it).
+  std::vector<double> partners, cleared;
 };
 
-// The fleet rule's reference, allowance and sigma (health/fleet.h) over one noise-only fleet of the
-// plan's shape, its `pairs`. The final judgement's ends also hold their re-tests' pairs: `retested`
-// of the hosts (a share) are suspects.
+// The hosts of a modelled fleet that carry a fault alike: the fault whose power is stated is one of
+// them, and the others move the rule as a run's would (their pairs widen the shortfalls and lower
+// the ends' quartiles, their re-tests add pairs). `share` 0: the fault alone.
+struct Slowed {
+  double share = 0;        // of the hosts
+  double log_carries = 0;  // what their pairs carry, log space
+  int rails = 0;           // of the host's rails, this many carry it (the modelled one among them)
+};
+
+// The fleet rule's reference, allowance and sigma (health/fleet.h) over one modelled fleet of the
+// plan's shape: its host `pairs`, each measured on every rail (the rails' pairs are one kind, each
+// rail of a host one end), at noise, the `slowed` hosts' pairs at what the slower end carries. With
+// `first_limit` (the first pass's), the final judgement's: the ends also hold the re-tests' pairs.
+// A host pair is suspect when it is bad on a rail in the first pass and no end there is a culprit
+// that kConfirmedByPeers peers confirm; its ends are the suspects. The re-test pass is the
+// planner's own (health/localise.h plan_retests): a pair of two suspects measured again, each
+// suspect with its cleared partners, on every rail.
 RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int hosts, const PlanShape& plan,
-                            const FleetRules& rules, double sigma, double retested, Normals& normals) {
-  std::vector<double> value(pairs.size());
-  std::vector<std::vector<double>> of_host(static_cast<std::size_t>(hosts));
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    value[i] = sigma * normals.next();
-    of_host[static_cast<std::size_t>(pairs[i].first)].push_back(value[i]);
-    of_host[static_cast<std::size_t>(pairs[i].second)].push_back(value[i]);
-  }
-  // The re-tested hosts, spread evenly over the fleet (a golden-ratio sequence): a pair of two is
-  // measured again, each meets its partners, and the cleared hosts are those partners, shared.
-  std::vector<bool> suspect(static_cast<std::size_t>(hosts));
-  for (int h = 0; h < hosts; ++h)
-    suspect[static_cast<std::size_t>(h)] = std::fmod((h + 1) * 0.6180339887498949, 1.0) < retested;
-  for (const auto& [a, b] : pairs)
-    if (suspect[static_cast<std::size_t>(a)] && suspect[static_cast<std::size_t>(b)]) {
-      const double again = sigma * normals.next();
-      of_host[static_cast<std::size_t>(a)].push_back(again);
-      of_host[static_cast<std::size_t>(b)].push_back(again);
+                            const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed,
+                            std::optional<double> first_limit, Normals& normals) {
+  const auto rails = static_cast<std::size_t>(std::max(1, plan.rails));
+  const auto host_count = static_cast<std::size_t>(hosts);
+  // Who is slowed, on which rails: spread evenly over the fleet (a low-discrepancy sequence).
+  std::vector<double> carried(host_count, 0.0);
+  for (std::size_t h = 0; h < host_count; ++h)
+    if (std::fmod(static_cast<double>(h + 1) * 0.5698402909980532, 1.0) < slowed.share) carried[h] = slowed.log_carries;
+  const auto slowed_rails = static_cast<std::size_t>(std::max(0, slowed.rails));
+  // A pair goes no faster than its slower end.
+  auto value_of = [&](int a, int b, std::size_t rail) {
+    const double c =
+        rail < slowed_rails ? std::min(carried[static_cast<std::size_t>(a)], carried[static_cast<std::size_t>(b)]) : 0;
+    return noise.sigma * normals.next() + c;
+  };
+  auto unit = [&](int h, std::size_t rail) { return static_cast<std::size_t>(h) * rails + rail; };
+  std::vector<double> value(pairs.size() * rails);  // pair i on rail r: value[i * rails + r]
+  std::vector<std::vector<double>> of_unit(host_count * rails);
+  auto measure = [&](int a, int b, std::size_t rail) {
+    const double v = value_of(a, b, rail);
+    of_unit[unit(a, rail)].push_back(v);
+    of_unit[unit(b, rail)].push_back(v);
+    return v;
+  };
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    for (std::size_t r = 0; r < rails; ++r) value[i * rails + r] = measure(pairs[i].first, pairs[i].second, r);
+  // The suspects' partners and the cleared hosts' suspects, as chances.
+  std::vector<double> met, met_by_cleared;
+  if (first_limit) {
+    std::vector<int> bad(host_count * rails, 0), total(host_count * rails, 0);
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+      for (std::size_t r = 0; r < rails; ++r)
+        for (const int h : {pairs[i].first, pairs[i].second}) {
+          ++total[unit(h, r)];
+          bad[unit(h, r)] += value[i * rails + r] < *first_limit;
+        }
+    auto confirmed = [&](std::size_t u) {
+      return bad_with_most_peers(bad[u], total[u]) && bad[u] >= kConfirmedByPeers;
+    };
+    std::vector<bool> suspect(host_count, false);
+    std::vector<std::string> name(host_count), cleared;
+    std::vector<HostPair> suspect_pairs;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const auto [a, b] = pairs[i];
+      bool is_suspect = false;
+      for (std::size_t r = 0; r < rails; ++r)
+        is_suspect =
+            is_suspect || (value[i * rails + r] < *first_limit && !confirmed(unit(a, r)) && !confirmed(unit(b, r)));
+      if (!is_suspect) continue;
+      suspect[static_cast<std::size_t>(a)] = suspect[static_cast<std::size_t>(b)] = true;
+      suspect_pairs.emplace_back(std::to_string(a), std::to_string(b));
     }
-  const PartnersMet met = partners_met(retested, plan.peers_per_suspect);
-  const int met_by_cleared = static_cast<int>(std::lround(met.per_cleared));
-  for (int h = 0; h < hosts; ++h) {
-    // A suspect's partners: as many as the chances give a suspect at its place in the sequence.
-    int extra = met_by_cleared;
-    if (suspect[static_cast<std::size_t>(h)]) {
-      double u = std::fmod((h + 1) * 0.7548776662466927, 1.0), sum = 0;
-      extra = 0;
-      while (extra + 1 < static_cast<int>(met.chance.size()) &&
-             u >= (sum += met.chance[static_cast<std::size_t>(extra)]))
-        ++extra;
+    for (std::size_t h = 0; h < host_count; ++h)
+      if (!suspect[h]) cleared.push_back(std::to_string(h));
+    std::vector<int> partners(host_count, 0);
+    for (const PairRound& round : plan_retests(suspect_pairs, cleared, plan.peers_per_suspect))
+      for (const auto& [x, y] : round.pairs) {
+        const int a = std::stoi(x), b = std::stoi(y);
+        for (std::size_t r = 0; r < rails; ++r) measure(a, b, r);
+        if (suspect[static_cast<std::size_t>(a)] != suspect[static_cast<std::size_t>(b)]) {
+          ++partners[static_cast<std::size_t>(a)];  // a suspect's partner, or a cleared host's suspect
+          ++partners[static_cast<std::size_t>(b)];
+        }
+      }
+    met.assign(static_cast<std::size_t>(std::max(0, plan.peers_per_suspect)) + 1, 0.0);
+    met_by_cleared.assign(kMaxPartnerRounds + 1, 0.0);
+    const auto suspects = std::count(suspect.begin(), suspect.end(), true);
+    const auto cleared_count = static_cast<std::ptrdiff_t>(host_count) - suspects;
+    for (std::size_t h = 0; h < host_count; ++h) {
+      auto& into = suspect[h] ? met : met_by_cleared;
+      into[std::min(into.size() - 1, static_cast<std::size_t>(partners[h]))] +=
+          1.0 / static_cast<double>(suspect[h] ? suspects : cleared_count);
     }
-    for (int k = 0; k < extra; ++k) of_host[static_cast<std::size_t>(h)].push_back(sigma * normals.next());
   }
   const double reference = *good_quartile(value);
   const double widest = std::log(rules.bw_fraction_widest);
   std::vector<double> end_quartile;
-  for (auto& v : of_host) end_quartile.push_back(v.empty() ? reference : quantile(std::move(v), 0.75));
+  end_quartile.reserve(of_unit.size());
+  for (auto& v : of_unit) end_quartile.push_back(v.empty() ? reference : quantile(std::move(v), 0.75));
   std::vector<double> shortfalls;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const double could = std::min(end_quartile[static_cast<std::size_t>(pairs[i].first)],
-                                  end_quartile[static_cast<std::size_t>(pairs[i].second)]);
-    if (could >= reference + widest) shortfalls.push_back(value[i] - could);
-  }
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    for (std::size_t r = 0; r < rails; ++r) {
+      const double could = std::min(end_quartile[unit(pairs[i].first, r)], end_quartile[unit(pairs[i].second, r)]);
+      if (could >= reference + widest) shortfalls.push_back(value[i * rails + r] - could);
+    }
   const double allowed = std::min(std::log(rules.bw_fraction), std::max(noise_fence(shortfalls), widest));
-  return {reference + allowed, noise_sigma(shortfalls)};
+  // The limit from a healthy pair's median, which the slowed hosts' pairs are not.
+  return {reference + allowed, noise_sigma(shortfalls), std::move(met), std::move(met_by_cleared)};
 }
 
-// The same over enough noise-only fleets that their reference is the expected one (a fleet of 256
+// The same over enough modelled fleets that their reference is the expected one (a fleet of 256
 // hosts with one peer each has 128 pairs, whose upper quartile is itself noisy): the mean.
-RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, double sigma, double retested = 0) {
+RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed,
+                          std::optional<double> first_limit) {
   constexpr int kHosts = 1024, kPeers = 64;  // the allowance has settled by this size
-  constexpr std::size_t kValues = 32768;     // pairs in all, over the fleets
+  constexpr std::size_t kValues = 131072;    // measurements in all, over the fleets
   const int hosts = std::clamp(plan.hosts, 2, kHosts);
   const int peers = std::clamp(plan.peers, 1, std::min(kPeers, hosts - 1));
   const auto pairs = noise_fleet_pairs(hosts, peers);
-  const std::size_t fleets = std::clamp<std::size_t>(kValues / std::max<std::size_t>(1, pairs.size()), 1, 64);
+  const std::size_t values = pairs.size() * static_cast<std::size_t>(std::max(1, plan.rails));
+  const std::size_t fleets = std::clamp<std::size_t>(kValues / std::max<std::size_t>(1, values), 1, 256);
   Normals normals;
   RuleAtNoise mean;
   for (std::size_t i = 0; i < fleets; ++i) {
-    const RuleAtNoise one = one_noise_fleet(pairs, hosts, plan, rules, sigma, retested, normals);
+    const RuleAtNoise one = one_noise_fleet(pairs, hosts, plan, rules, noise, slowed, first_limit, normals);
     mean.limit += one.limit / static_cast<double>(fleets);
     mean.run_sigma += one.run_sigma / static_cast<double>(fleets);
+    for (auto [into, from] : {std::pair{&mean.partners, &one.partners}, std::pair{&mean.cleared, &one.cleared}}) {
+      into->resize(std::max(into->size(), from->size()), 0.0);
+      for (std::size_t k = 0; k < from->size(); ++k) (*into)[k] += (*from)[k] / static_cast<double>(fleets);
+    }
   }
   return mean;
-}
-
-// One pair of a unit that carries `carries` reads under the limit `limit` (log space).
-double pair_bad(double limit, double carries, const NoiseModel& noise) {
-  const double sigma = std::max(noise.sigma, 1e-9);
-  const double clean = normal_cdf((limit - std::log(carries)) / sigma);
-  const double transient = normal_cdf((limit - std::log(carries * noise.transient_factor)) / sigma);
-  return (1 - noise.transient_rate) * clean + noise.transient_rate * transient;
 }
 
 // The chances of 0..n bad of n pairs, each bad with chance p.
@@ -207,10 +246,12 @@ bool suspect(int bad, int total) { return bad > 0 && !(culprit(bad, total) && ba
 // where the same host pair is bad on another rail that is no culprit, the host pair is measured
 // again on every rail. A known-good partner's pair is bad as any pair.
 struct RetestChances {
-  double kept = 0;          // a first-pass bad pair is bad after its re-test
-  double culprit_kept = 1;  // ... of a culprit (measured again only where the host pair is suspect on another rail)
-  double partner = 0;       // a new partner's pair is bad
+  double first = 0;              // a pair is bad in the first pass (its limit picks the suspects)
+  double kept = 0;               // a first-pass bad pair is bad after its re-test
+  double culprit_kept = 1;       // ... of a culprit (measured again only where its other end is not cleared)
+  double partner = 0;            // a new partner's pair is bad (at the final limit)
   std::vector<double> partners;  // the chances of meeting 0, 1, ... partners in the first pass
+  std::vector<double> cleared;   // a cleared host's chances of meeting 0, 1, ... suspects there
 };
 
 // `u` re-tested where `retested(b, total)`: its bad pairs measured again, and `partners` more peers.
@@ -262,27 +303,33 @@ std::vector<double> culprit_counts(double no, double yes, int units) {
 }
 
 // The chances of 0..units culprit units of a host whose `units` rails each carry `carries`.
-std::vector<double> host_culprits(const PlanShape& plan, int units, double p, const RetestChances& retested) {
-  const UnitCounts first{binomial(plan.peers, p), plan.peers};
-  auto first_pass_culprit = [&](bool only_settled) {
-    double yes = 0, no = 0;
-    for (std::size_t b = 0; b < first.bad.size(); ++b) {
-      const int bad = static_cast<int>(b);
-      if (only_settled && suspect(bad, first.total)) continue;
-      (culprit(bad, first.total) ? yes : no) += first.bad[b];
-    }
-    return std::pair{yes, no};
-  };
+std::vector<double> host_culprits(const PlanShape& plan, int units, const RetestChances& retested) {
+  const UnitCounts first{binomial(plan.peers, retested.first), plan.peers};
   if (plan.retest_passes <= 0) {
-    const auto [yes, no] = first_pass_culprit(false);
+    double yes = 0, no = 0;
+    for (std::size_t b = 0; b < first.bad.size(); ++b)
+      (culprit(static_cast<int>(b), first.total) ? yes : no) += first.bad[b];
     return culprit_counts(no, yes, units);
   }
-  // Without a re-test: every unit settled in the first pass.
-  const auto [settled_yes, settled_no] = first_pass_culprit(true);
-  std::vector<double> out = culprit_counts(settled_no, settled_yes, units);
-  // With one: every outcome, less those where every unit was settled, at the re-tested counts.
   std::vector<bool> all(first.bad.size(), true), settled(first.bad.size());
   for (std::size_t b = 0; b < first.bad.size(); ++b) settled[b] = !suspect(static_cast<int>(b), first.total);
+  // Without a re-test: every unit settled in the first pass. The host is cleared, and meets the
+  // suspects the pass has for it: a pair more with each, on every rail, which may be bad.
+  std::vector<double> out(static_cast<std::size_t>(units) + 1, 0.0);
+  const std::vector<double> none{1.0};
+  const std::vector<double>& cleared = retested.cleared.empty() ? none : retested.cleared;
+  for (std::size_t j = 0; j < cleared.size(); ++j) {
+    if (cleared[j] < kNegligible) continue;
+    const std::vector<double> added = binomial(static_cast<int>(j), retested.partner);
+    UnitCounts u{std::vector<double>(first.bad.size() + j, 0.0), first.total + static_cast<int>(j)};
+    for (std::size_t b = 0; b < first.bad.size(); ++b)
+      for (std::size_t a = 0; a < added.size() && settled[b]; ++a) u.bad[b + a] += first.bad[b] * added[a];
+    double yes = 0, no = 0;
+    for (std::size_t b = 0; b < u.bad.size(); ++b) (culprit(static_cast<int>(b), u.total) ? yes : no) += u.bad[b];
+    const std::vector<double> counts = culprit_counts(no, yes, units);
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] += cleared[j] * counts[k];
+  }
+  // With one: every outcome, less those where every unit was settled, at the re-tested counts.
   // The host meets as many partners as the pass has for it, on every rail alike.
   for (std::size_t j = 0; j < retested.partners.size(); ++j) {
     const int partners = static_cast<int>(j);
@@ -306,6 +353,20 @@ double blamed(const std::vector<double>& culprits) {
   return std::clamp(sum, 0.0, 1.0);
 }
 
+// The rules a fault is judged by, in a fleet where `slowed` of the hosts carry it: the first pass's
+// limit picks the suspects, the final one also reads the re-tests' pairs.
+struct JudgedRule {
+  RuleAtNoise rule;        // the final judgement's
+  double first_limit = 0;  // the first pass's, log space
+};
+JudgedRule judged_rule(const PlanShape& model, const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed) {
+  JudgedRule out{rule_at_noise(model, rules, noise, slowed, std::nullopt)};
+  out.first_limit = out.rule.limit;
+  if (model.retest_passes <= 0) return out;
+  out.rule = rule_at_noise(model, rules, noise, slowed, out.first_limit);
+  return out;
+}
+
 }  // namespace
 
 PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const NoiseModel& noise,
@@ -314,40 +375,42 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
   out.plan = plan;
   out.plan.rails = std::max(1, plan.rails);
   out.plan.peers = std::clamp(plan.peers, 1, std::max(1, plan.hosts - 1));
+  out.plan.slowed_share = std::clamp(plan.slowed_share, 0.0, 1.0);
   PlanShape model = out.plan;  // what the sums run over
   model.peers = std::min(model.peers, kModelPeers);
   out.noise = noise;
-  // The first pass's limit picks the suspects; the final one also reads the re-tests' pairs.
-  RuleAtNoise rule = rule_at_noise(model, rules, noise.sigma);
-  double suspects = 0;  // the share of the fleet's hosts the first pass leaves suspect
-  if (model.retest_passes > 0) {
-    const std::vector<double> first = binomial(model.peers, pair_bad(rule.limit, 1, noise));
-    double settled = 0;
-    for (std::size_t b = 0; b < first.size(); ++b)
-      if (!suspect(static_cast<int>(b), model.peers)) settled += first[b];
-    suspects = 1 - std::pow(settled, model.rails);
-    rule = rule_at_noise(model, rules, noise.sigma, suspects);
-  }
-  const std::vector<double> partners = partners_met(suspects, model.peers_per_suspect).chance;
-  const double limit = rule.limit;
-  out.limit = std::exp(limit);
-  // A re-tested pair's figures must lie past the limit by the noise of a mean of two, as the run
-  // measures its noise.
-  const double confirmed = limit - rule.run_sigma / std::sqrt(2.0);
-  // `rails` of the host slowed to `fraction` (the others healthy enough to leave alone).
-  auto chances = [&](double fraction, int rails) {
-    const double p = pair_bad(limit, fraction, noise), p2 = pair_bad(confirmed, fraction, noise);
-    const double kept = p > 0 ? std::min(1.0, p2 * p2 / p) : 0;
+  // The chances of one unit's re-tests under `judged`, `rails` of its host slowed to `fraction`
+  // (the others healthy enough to leave alone).
+  auto chances = [&](const JudgedRule& judged, double fraction, int rails) {
+    const double limit = judged.rule.limit;
+    // A re-tested pair's figures must lie past the final limit by the noise of a mean of two, as
+    // the run measures its noise; the first figure was under the first pass's limit.
+    const double confirmed = limit - judged.rule.run_sigma / std::sqrt(2.0);
+    const double first = pair_bad(judged.first_limit, fraction, noise), p = pair_bad(limit, fraction, noise);
+    const double p2 = pair_bad(confirmed, fraction, noise);
+    const double kept = first > 0 ? std::min(1.0, p2 * p2 / first) : 0;
+    const double stands = first > 0 ? std::min(1.0, p / first) : 0;  // not measured again: at the final limit
     double culprit_first = 0;
-    const std::vector<double> first = binomial(model.peers, p);
-    for (std::size_t b = 0; b < first.size(); ++b)
-      if (culprit(static_cast<int>(b), model.peers)) culprit_first += first[b];
-    // The host pair suspect on another rail: bad there, and that rail no culprit.
-    const double again = 1 - std::pow(1 - p * (1 - culprit_first), rails - 1);
-    return RetestChances{kept, 1 - again + again * kept, p, partners};
+    const std::vector<double> counts = binomial(model.peers, first);
+    for (std::size_t b = 0; b < counts.size(); ++b)
+      if (culprit(static_cast<int>(b), model.peers)) culprit_first += counts[b];
+    // A culprit's bad pair is measured again where its other end is not cleared: the host pair is
+    // suspect on another slowed rail (bad there, and that rail no culprit), or the other end has a
+    // bad pair of its own, with this host on a healthy rail or with any other peer (a healthy
+    // pair's chance; at fleet scale a host's peers on every rail make that common).
+    const double healthy = pair_bad(judged.first_limit, 1, noise);
+    const double again = 1 - std::pow(1 - first * (1 - culprit_first), rails - 1) *
+                                 std::pow(1 - healthy, model.rails * model.peers - rails);
+    return RetestChances{
+        first, kept, (1 - again) * stands + again * kept, p, judged.rule.partners, judged.rule.cleared};
   };
-  out.healthy_pair_bad = pair_bad(limit, 1, noise);
-  out.healthy_node_flagged = found(host_culprits(model, model.rails, out.healthy_pair_bad, chances(1, model.rails)));
+  auto healthy_flagged = [&](const JudgedRule& judged) {
+    return found(host_culprits(model, model.rails, chances(judged, 1, model.rails)));
+  };
+  const JudgedRule noise_only = judged_rule(model, rules, noise, {});
+  out.limit = std::exp(noise_only.rule.limit);
+  out.healthy_pair_bad = pair_bad(noise_only.rule.limit, 1, noise);
+  out.healthy_node_flagged = healthy_flagged(noise_only);
   out.expected_flagged = out.healthy_node_flagged * model.hosts;
   // Of two hosts, a slowed one slows every pair (the reference with them), and no host is left
   // to clear it: nothing is found.
@@ -355,15 +418,22 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
   for (const double c : carries) {
     FaultPower f;
     f.carries = c;
-    f.pair_bad = pair_bad(limit, c, noise);
+    // The fleet the fault is judged in: its share of the hosts slowed on every rail, or on one.
+    const Slowed nodes{model.slowed_share, std::log(c), model.rails},
+        rails{model.slowed_share / model.rails, std::log(c), 1};
+    const JudgedRule by_node = nodes.share > 0 ? judged_rule(model, rules, noise, nodes) : noise_only;
+    f.limit = std::exp(by_node.rule.limit);
+    f.pair_bad = pair_bad(by_node.rule.limit, c, noise);
+    f.expected_flagged = healthy_flagged(by_node) * model.hosts * (1 - model.slowed_share);
     if (!findable) {
       out.faults.push_back(f);
       continue;
     }
-    const std::vector<double> node = host_culprits(model, model.rails, f.pair_bad, chances(c, model.rails));
+    const std::vector<double> node = host_culprits(model, model.rails, chances(by_node, c, model.rails));
     f.node_found = found(node);
     f.node_blamed = blamed(node);
-    f.rail_found = found(host_culprits(model, 1, f.pair_bad, chances(c, 1)));
+    const JudgedRule by_rail = rails.share > 0 ? judged_rule(model, rules, noise, rails) : noise_only;
+    f.rail_found = found(host_culprits(model, 1, chances(by_rail, c, 1)));
     out.faults.push_back(f);
   }
   return out;

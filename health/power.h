@@ -4,25 +4,34 @@
 // fleet simulator draws from (app/fleet_sim.h): every pair's bandwidth lognormal with spread
 // `sigma`, and rarely a transient bad sample. Pure.
 //
-// 1. The limit. The fleet rule (health/fleet.h) holds each pair against the good quartile less an
+// 1. The limits. The fleet rule (health/fleet.h) holds each pair against the good quartile less an
 //    allowance the run's own shortfalls widen. The allowance depends on the plan (an end's good
-//    quartile of one pair is the pair itself; of sixty-four, near its true quartile) and on the
-//    re-tests (their pairs join the ends' quartiles), so it is read off the rule's own statistics
-//    (core/statistics.h) over seeded noise-only fleets of the plan's shape (up to 1,024 hosts and
-//    64 peers each, enough fleets for 32,768 pairs), and so is the noise the run would measure.
-// 2. One pair. A pair of a unit slowed to `f` reads under the limit with
+//    quartile of one pair is the pair itself; of sixty-four, near its true quartile), on the
+//    re-tests (their pairs join the ends' quartiles) and on the other slowed hosts (their pairs
+//    widen the shortfalls), so it is read off the rule's own statistics (core/statistics.h) over
+//    seeded modelled fleets of the plan's shape: up to 1,024 hosts and 64 peers each, every pair on
+//    every rail, enough fleets for 131,072 measurements. Twice: the first pass's limit, whose bad
+//    pairs make the suspects, and the final one, after the re-test pass the planner itself
+//    (health/localise.h plan_retests) lays out for those suspects; with it the noise the run would
+//    measure and how many partners a suspect meets.
+// 2. One pair. A pair of a unit slowed to `f` reads under a limit with
 //        p = (1 - t) Phi((l - ln f) / sigma) + t Phi((l - ln f - ln tf) / sigma)
 //    (l: the limit in log space from a healthy pair's median; t, tf: the transient rate and factor).
 // 3. The unit. Localisation (health/localise.h) blames a unit (a host's rail) bad with at least two
-//    peers and a majority of them: in the first pass, a binomial over its K peers. A suspect that
-//    fewer than kConfirmedByPeers peers confirm is re-tested: its bad pairs are measured again and
-//    stay bad when both figures lie past the limit by the run's noise of their mean (a culprit's
-//    stand unless the host pair is suspect on another rail), and its host meets up to two
-//    known-good partners, as many as the cleared hosts have rounds for. A host is re-tested when any
-//    rail of it is a suspect, so its rails' outcomes are joined through that (an exact sum over the
-//    branches with and without the re-test, and over the partners met); later passes are per rail.
+//    peers and a majority of them: in the first pass, a binomial over its K peers at the first
+//    limit. A suspect that fewer than kConfirmedByPeers peers confirm is re-tested: its bad pairs are
+//    measured again and stay bad when both figures lie past the final limit by the run's noise of
+//    their mean. A culprit's stand (at the final limit) unless its other end is not cleared: the
+//    host pair suspect on another rail, or the other end bad with someone else. Its host meets the
+//    partners the pass has for it. A host is re-tested when any rail of it is a suspect, so its
+//    rails' outcomes are joined through that (an exact sum over the branches with and without the
+//    re-test, and over the partners met); later passes are per rail. A cleared host is a partner:
+//    it meets the suspects the pass has for it, a pair more with each (on one quick round, where
+//    about half the fleet is re-tested, that is how most healthy nodes get flagged).
 // 4. The node. Found (not admitted as healthy) when a rail of it is a culprit; blamed as a node when
 //    localise's host_is_culprit holds over its rails.
+// A fault is stated among as many slowed hosts as the plan says (PlanShape::slowed_share): simulate
+// states it among those it injected, check for a node alone.
 // The simulator checks it: ci/bench/plan_power.sh runs seeded fleets and sets the rate found beside
 // the stated power (docs/burn-in-and-simulate.md has the tables).
 #include <string>
@@ -39,6 +48,9 @@ struct PlanShape {
   int peers = 1;              // distinct peers a host meets in the plan's rounds
   int retest_passes = 1;      // re-test passes (check --retests)
   int peers_per_suspect = 2;  // known-good partners a suspect meets in each pass
+  // The share of the hosts that carry the fault alike, the one whose power is stated among them
+  // (simulate: those it injected). 0: the fault alone, as check states it.
+  double slowed_share = 0;
 };
 
 // The measurement noise the power is stated at.
@@ -50,11 +62,13 @@ struct NoiseModel {
 
 // The power against one kind of fault.
 struct FaultPower {
-  double carries = 1;      // the slowed unit's fraction of a healthy pair's bandwidth (0.8: 20% slow)
-  double pair_bad = 0;     // one of its pairs reads under the limit
-  double node_found = 0;   // a node slowed on every rail is not admitted as healthy
-  double node_blamed = 0;  // ... and is blamed as a node
-  double rail_found = 0;   // one rail (its HCA port or cable) slowed is blamed
+  double carries = 1;           // the slowed unit's fraction of a healthy pair's bandwidth (0.8: 20% slow)
+  double pair_bad = 0;          // one of its pairs reads under the limit
+  double node_found = 0;        // a node slowed on every rail is not admitted as healthy
+  double node_blamed = 0;       // ... and is blamed as a node
+  double rail_found = 0;        // one rail (its HCA port or cable) slowed is blamed
+  double limit = 1;             // the fleet limit where the plan's slowed share carries this fault
+  double expected_flagged = 0;  // the fleet's healthy nodes not admitted as healthy there, per run
 };
 
 struct PlanPower {

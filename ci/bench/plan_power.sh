@@ -6,7 +6,8 @@
 #   healthy flagged (drained + degraded, summed over the seeds) / expected (summed likewise)
 # Usage: ci/bench/plan_power.sh            # 256, 1,024 and 4,096 nodes, 50 seeds, 4 rails
 # Environment: IBGPU (build/ibgpu), SIZES ("256 1024 4096"), SEEDS (50), RAILS (4), NOISE (0.1),
-# SLOWS ("0.9 0.8 0.5"), PLANS ("peers:4,peers:16"; at 256 nodes "all" is added), BAD (2%).
+# SLOWS ("0.9 0.8 0.5"), PLANS ("peers:4,peers:16"; at 256 nodes "all" is added unless ALL=0), BAD
+# (2%).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 IBGPU=${IBGPU:-$root/build/ibgpu} SIZES=${SIZES:-256 1024 4096} SEEDS=${SEEDS:-50} RAILS=${RAILS:-4}
@@ -15,7 +16,7 @@ NOISE=${NOISE:-0.1} SLOWS=${SLOWS:-0.9 0.8 0.5} PLANS=${PLANS:-peers:4,peers:16}
 printf '%-6s %-9s %-5s %-18s %-7s %s\n' nodes plan slow "found (rate)" power "healthy flagged / expected"
 for nodes in $SIZES; do
   plans=$PLANS
-  [ "$nodes" -le 256 ] && plans="all,$plans"
+  [ "$nodes" -le 256 ] && [ "${ALL:-1}" != 0 ] && plans="all,$plans"
   for slow in $SLOWS; do
     for seed in $(seq 1 "$SEEDS"); do
       "$IBGPU" simulate --nodes "$nodes" --rails "$RAILS" --plan "$plans" --bad-nodes "$BAD" --noise "$NOISE" \

@@ -140,10 +140,19 @@ TEST(FleetSimulation, PeerPlansFindEveryNodeAndRailFaultWithoutFalseDrains) {
 }
 
 // The stated power (health/power.h) against what the verdicts found, over seeded fleets where the
-// slowdown sits at the edge of the noise (10% at 5%): neither always nor never found. The full
-// table at 256 to 4,096 nodes is ci/bench/plan_power.sh's.
+// slowdown sits at the edge of the noise: neither always nor never found. 10% at noise 0.05 (the
+// profiles' default), and 20% at 0.1 on a plan of four peers, where the other slowed nodes' pairs
+// widen the run's limit (stated as the fleet's alone, it was 0.49 against 0.28 found here). The
+// full table at 256 to 4,096 nodes is ci/bench/plan_power.sh's.
 TEST(FleetSimulation, TheStatedPowerIsTheRateTheVerdictsFind) {
-  for (const PairPlan& pairs : {PairPlan{PairMode::quick, 0, {}, false}, PairPlan{PairMode::peers, 4, {}, false}}) {
+  struct Case {
+    PairPlan pairs;
+    double noise, slow;
+  };
+  const Case cases[] = {{PairPlan{PairMode::quick, 0, {}, false}, 0.05, 0.9},
+                        {PairPlan{PairMode::peers, 4, {}, false}, 0.05, 0.9},
+                        {PairPlan{PairMode::peers, 4, {}, false}, 0.1, 0.8}};
+  for (const Case& k : cases) {
     int found = 0, injected = 0;
     double stated = 0;
     constexpr int kSeeds = 20;
@@ -151,19 +160,20 @@ TEST(FleetSimulation, TheStatedPowerIsTheRateTheVerdictsFind) {
       FleetModel m;
       m.hosts = 256;
       m.rails = 4;
-      m.noise_sigma = 0.05;
-      m.slow_factor = 0.9;
+      m.noise_sigma = k.noise;
+      m.slow_factor = k.slow;
       m.seed = seed;
       FaultCounts c;
       c.slow_nodes = 5;
-      const SimOutcome r = simulate(m, draw_faults(m, c), plan_of(pairs));
+      const SimOutcome r = simulate(m, draw_faults(m, c), plan_of(k.pairs));
       ASSERT_TRUE(r.judged);
       found += r.nodes_flagged;
       injected += r.nodes_slowed;
       stated += r.power.faults.front().node_found / kSeeds;
     }
     const double observed = static_cast<double>(found) / injected;
-    EXPECT_NEAR(observed, stated, 0.15) << pair_plan_name(pairs) << ": " << found << " of " << injected;
+    EXPECT_NEAR(observed, stated, 0.1) << pair_plan_name(k.pairs) << " at noise " << k.noise << ": " << found << " of "
+                                       << injected;
   }
 }
 

@@ -63,6 +63,24 @@ TEST(PlanPower, WithoutReTestsOneQuickRoundBlamesNoOne) {
   EXPECT_EQ(p.expected_flagged, 0.0);
 }
 
+TEST(PlanPower, OtherSlowedNodesWidenTheLimitTheFaultIsJudgedBy) {
+  // Four peers at noise 0.1: a node slowed 20% sits at the limit. Among 10% of the fleet slowed
+  // alike, their pairs widen the shortfalls, the limit falls and the node is found less often; the
+  // fleet's own figures (the limit by noise alone, its healthy flags) stay as they were.
+  PlanShape alone = fleet(256, 4, 5);
+  PlanShape among = alone;
+  among.slowed_share = 0.1;
+  const PlanPower a = plan_power(alone, FleetRules{}, NoiseModel{0.1}, {0.8});
+  const PlanPower b = plan_power(among, FleetRules{}, NoiseModel{0.1}, {0.8});
+  EXPECT_NEAR(a.faults.front().limit, a.limit, 1e-12);                        // alone: the fleet's limit
+  EXPECT_LT(b.faults.front().limit, a.faults.front().limit - 0.01);           // 0.783 against 0.803
+  EXPECT_LT(b.faults.front().node_found, a.faults.front().node_found - 0.1);  // 0.17 against 0.36
+  EXPECT_EQ(b.limit, a.limit);
+  EXPECT_EQ(b.expected_flagged, a.expected_flagged);
+  // The healthy nodes among them: 90% of the fleet, at the lower limit.
+  EXPECT_LE(b.faults.front().expected_flagged, a.expected_flagged * 0.9 + 1e-12);
+}
+
 TEST(PlanPower, ThePlanLineSaysEachSlowdownAndTheExpectedFlags) {
   const PlanPower p = plan_power(fleet(64, 8, 16), FleetRules{}, NoiseModel{0.05}, {0.9, 0.8, 0.5});
   const std::string text = power_text(p);
