@@ -127,7 +127,7 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
   };
   for (std::size_t i = 0; i < pairs.size(); ++i)
     for (std::size_t r = 0; r < rails; ++r) value[i * rails + r] = measure(pairs[i].first, pairs[i].second, r);
-  // The suspects' partners and the cleared hosts' suspects, as chances.
+  // How many suspects met 0, 1, ... partners, and how many cleared hosts met 0, 1, ... suspects.
   std::vector<double> met, met_by_cleared;
   if (first_limit) {
     std::vector<int> bad(host_count * rails, 0), total(host_count * rails, 0);
@@ -140,8 +140,11 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
     auto confirmed = [&](std::size_t u) {
       return bad_with_most_peers(bad[u], total[u]) && bad[u] >= kConfirmedByPeers;
     };
-    std::vector<bool> suspect(host_count, false);
-    std::vector<std::string> name(host_count), cleared;
+    // Suspects; the cleared hosts are the rest, but those with a confirmed culprit (blamed).
+    std::vector<bool> suspect(host_count, false), blamed(host_count, false);
+    for (std::size_t h = 0; h < host_count; ++h)
+      for (std::size_t r = 0; r < rails; ++r) blamed[h] = blamed[h] || confirmed(h * rails + r);
+    std::vector<std::string> cleared;
     std::vector<HostPair> suspect_pairs;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const auto [a, b] = pairs[i];
@@ -154,7 +157,7 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
       suspect_pairs.emplace_back(std::to_string(a), std::to_string(b));
     }
     for (std::size_t h = 0; h < host_count; ++h)
-      if (!suspect[h]) cleared.push_back(std::to_string(h));
+      if (!suspect[h] && !blamed[h]) cleared.push_back(std::to_string(h));
     std::vector<int> partners(host_count, 0);
     for (const PairRound& round : plan_retests(suspect_pairs, cleared, plan.peers_per_suspect))
       for (const auto& [x, y] : round.pairs) {
@@ -165,14 +168,14 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
           ++partners[static_cast<std::size_t>(b)];
         }
       }
-    met.assign(static_cast<std::size_t>(std::max(0, plan.peers_per_suspect)) + 1, 0.0);
-    met_by_cleared.assign(kMaxPartnerRounds + 1, 0.0);
-    const auto suspects = std::count(suspect.begin(), suspect.end(), true);
-    const auto cleared_count = static_cast<std::ptrdiff_t>(host_count) - suspects;
+    // Counted here, made chances over every modelled fleet (rule_at_noise).
+    met.assign(static_cast<std::size_t>(plan.peers_per_suspect) + 1, 0.0);
     for (std::size_t h = 0; h < host_count; ++h) {
+      if (blamed[h] && !suspect[h]) continue;
       auto& into = suspect[h] ? met : met_by_cleared;
-      into[std::min(into.size() - 1, static_cast<std::size_t>(partners[h]))] +=
-          1.0 / static_cast<double>(suspect[h] ? suspects : cleared_count);
+      const auto k = static_cast<std::size_t>(partners[h]);
+      if (!suspect[h] && k >= into.size()) into.resize(k + 1, 0.0);
+      into[std::min(into.size() - 1, k)] += 1;
     }
   }
   const double reference = *good_quartile(value);
@@ -210,9 +213,25 @@ RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, const 
     mean.run_sigma += one.run_sigma / static_cast<double>(fleets);
     for (auto [into, from] : {std::pair{&mean.partners, &one.partners}, std::pair{&mean.cleared, &one.cleared}}) {
       into->resize(std::max(into->size(), from->size()), 0.0);
-      for (std::size_t k = 0; k < from->size(); ++k) (*into)[k] += (*from)[k] / static_cast<double>(fleets);
+      for (std::size_t k = 0; k < from->size(); ++k) (*into)[k] += (*from)[k];
     }
   }
+  if (!first_limit) return mean;
+  // The counts over every fleet, made chances. Where no fleet had a suspect, the one the fault
+  // makes is alone: it meets every partner it asks for that the fleet has; where none had a
+  // cleared host, none meets a suspect.
+  auto chances_of = [](std::vector<double>& counts, std::size_t otherwise) {
+    double total = 0;
+    for (const double c : counts) total += c;
+    if (total <= 0) {
+      counts.assign(otherwise + 1, 0.0);
+      counts[otherwise] = 1;
+      return;
+    }
+    for (double& c : counts) c /= total;
+  };
+  chances_of(mean.partners, static_cast<std::size_t>(std::min(plan.peers_per_suspect, hosts - 1)));
+  chances_of(mean.cleared, 0);
   return mean;
 }
 
@@ -236,19 +255,21 @@ struct UnitCounts {
 };
 
 bool culprit(int bad, int total) { return bad_with_most_peers(bad, total); }
+bool confirmed_culprit(int bad, int total) { return culprit(bad, total) && bad >= kConfirmedByPeers; }
 // A suspect left for re-tests: bad with someone, and not confirmed by kConfirmedByPeers peers.
-bool suspect(int bad, int total) { return bad > 0 && !(culprit(bad, total) && bad >= kConfirmedByPeers); }
+bool suspect(int bad, int total) { return bad > 0 && !confirmed_culprit(bad, total); }
 
 // What a re-test does to one pair of a unit. A suspect that is not a culprit has its bad pairs
 // measured again (their other ends are not cleared), and such a pair stays bad when both figures
 // lie beyond the limit by the noise of their mean (health/localise.h pair_edges: twice just under
-// the limit is a lower number, not a deficit). A culprit's bad pairs clear its peers and stand, but
-// where the same host pair is bad on another rail that is no culprit, the host pair is measured
-// again on every rail. A known-good partner's pair is bad as any pair.
+// the limit is a lower number, not a deficit). A culprit's bad pairs stand (at the final limit)
+// where its other ends are cleared, and are measured again where they are not (chances() says
+// when). A known-good partner's pair is bad as any pair.
 struct RetestChances {
   double first = 0;              // a pair is bad in the first pass (its limit picks the suspects)
   double kept = 0;               // a first-pass bad pair is bad after its re-test
   double culprit_kept = 1;       // ... of a culprit (measured again only where its other end is not cleared)
+  double confirmed_kept = 1;     // ... of a culprit kConfirmedByPeers peers confirm
   double partner = 0;            // a new partner's pair is bad (at the final limit)
   std::vector<double> partners;  // the chances of meeting 0, 1, ... partners in the first pass
   std::vector<double> cleared;   // a cleared host's chances of meeting 0, 1, ... suspects there
@@ -266,7 +287,9 @@ UnitCounts retest(const UnitCounts& u, int partners, const RetestChances& c, boo
     }
     // A culprit's bad pairs clear its peers and stand; another suspect's are measured again.
     const std::vector<double> kept =
-        binomial(static_cast<int>(b), culprit(static_cast<int>(b), u.total) ? c.culprit_kept : c.kept);
+        binomial(static_cast<int>(b), confirmed_culprit(static_cast<int>(b), u.total) ? c.confirmed_kept
+                                      : culprit(static_cast<int>(b), u.total)         ? c.culprit_kept
+                                                                                      : c.kept);
     for (std::size_t k = 0; k < kept.size(); ++k)
       for (std::size_t a = 0; a < added.size(); ++a) out.bad[k + a] += u.bad[b] * kept[k] * added[a];
   }
@@ -287,8 +310,8 @@ std::pair<double, double> after_retests(UnitCounts u, const PlanShape& plan, con
   return {yes, no};
 }
 
-// The chances of 0..units culprits among `units` independent units each a culprit with chance c
-// (weights: not culprit, culprit; not normalised).
+// The chances of 0..units culprits among `units` independent units, each a culprit with weight
+// `yes` and not with `no` (not normalised).
 std::vector<double> culprit_counts(double no, double yes, int units) {
   std::vector<double> out{1.0};
   for (int i = 0; i < units; ++i) {
@@ -302,7 +325,8 @@ std::vector<double> culprit_counts(double no, double yes, int units) {
   return out;
 }
 
-// The chances of 0..units culprit units of a host whose `units` rails each carry `carries`.
+// The chances of 0..units culprit units of a host whose `units` rails are alike, each with the
+// chances `retested` (chances() below: its pairs' carried fraction is in them).
 std::vector<double> host_culprits(const PlanShape& plan, int units, const RetestChances& retested) {
   const UnitCounts first{binomial(plan.peers, retested.first), plan.peers};
   if (plan.retest_passes <= 0) {
@@ -375,6 +399,8 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
   out.plan = plan;
   out.plan.rails = std::max(1, plan.rails);
   out.plan.peers = std::clamp(plan.peers, 1, std::max(1, plan.hosts - 1));
+  out.plan.peers_per_suspect = std::max(0, plan.peers_per_suspect);
+  out.plan.retest_passes = std::max(0, plan.retest_passes);
   out.plan.slowed_share = std::clamp(plan.slowed_share, 0.0, 1.0);
   PlanShape model = out.plan;  // what the sums run over
   model.peers = std::min(model.peers, kModelPeers);
@@ -388,21 +414,38 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     const double confirmed = limit - judged.rule.run_sigma / std::sqrt(2.0);
     const double first = pair_bad(judged.first_limit, fraction, noise), p = pair_bad(limit, fraction, noise);
     const double p2 = pair_bad(confirmed, fraction, noise);
-    const double kept = first > 0 ? std::min(1.0, p2 * p2 / first) : 0;
+    const double kept =
+        first > 0 ? std::min(1.0, pair_bad(std::min(confirmed, judged.first_limit), fraction, noise) * p2 / first) : 0;
     const double stands = first > 0 ? std::min(1.0, p / first) : 0;  // not measured again: at the final limit
-    double culprit_first = 0;
+    double culprit_first = 0, confirmed_first = 0;
     const std::vector<double> counts = binomial(model.peers, first);
-    for (std::size_t b = 0; b < counts.size(); ++b)
+    for (std::size_t b = 0; b < counts.size(); ++b) {
       if (culprit(static_cast<int>(b), model.peers)) culprit_first += counts[b];
-    // A culprit's bad pair is measured again where its other end is not cleared: the host pair is
-    // suspect on another slowed rail (bad there, and that rail no culprit), or the other end has a
-    // bad pair of its own, with this host on a healthy rail or with any other peer (a healthy
-    // pair's chance; at fleet scale a host's peers on every rail make that common).
+      if (confirmed_culprit(static_cast<int>(b), model.peers)) confirmed_first += counts[b];
+    }
+    // The host pair is suspect through another rail where it is bad there and that rail's end is no
+    // culprit (`explained`: any culprit clears the other end; a confirmed one keeps the pair out of
+    // the re-tests): on the host's other slowed rails, or by a healthy pair's chance on the rest.
     const double healthy = pair_bad(judged.first_limit, 1, noise);
-    const double again = 1 - std::pow(1 - first * (1 - culprit_first), rails - 1) *
-                                 std::pow(1 - healthy, model.rails * model.peers - rails);
-    return RetestChances{
-        first, kept, (1 - again) * stands + again * kept, p, judged.rule.partners, judged.rule.cleared};
+    auto through_other_rails = [&](double explained) {
+      return std::pow(1 - first * (1 - explained), rails - 1) * std::pow(1 - healthy, model.rails - rails);
+    };
+    // A culprit's bad pair is measured again where its other end is not cleared: the host pair is
+    // suspect through another rail, or the other end has a bad pair of its own with any other peer
+    // (at fleet scale, a host's peers on every rail make that common). A confirmed culprit's pair is
+    // no suspect pair: only the host pair's being suspect through another rail measures it again.
+    const double again =
+        1 - through_other_rails(culprit_first) * std::pow(1 - healthy, model.rails * (model.peers - 1));
+    const double confirmed_again = 1 - through_other_rails(confirmed_first);
+    RetestChances c;
+    c.first = first;
+    c.kept = kept;
+    c.culprit_kept = (1 - again) * stands + again * kept;
+    c.confirmed_kept = (1 - confirmed_again) * stands + confirmed_again * kept;
+    c.partner = p;
+    c.partners = judged.rule.partners;
+    c.cleared = judged.rule.cleared;
+    return c;
   };
   auto healthy_flagged = [&](const JudgedRule& judged) {
     return found(host_culprits(model, model.rails, chances(judged, 1, model.rails)));

@@ -10,7 +10,7 @@
 //    re-tests (their pairs join the ends' quartiles) and on the other slowed hosts (their pairs
 //    widen the shortfalls), so it is read off the rule's own statistics (core/statistics.h) over
 //    seeded modelled fleets of the plan's shape: up to 1,024 hosts and 64 peers each, every pair on
-//    every rail, enough fleets for 131,072 measurements. Twice: the first pass's limit, whose bad
+//    every rail, enough fleets for 131,072 measurements (1 to 256 fleets). Twice: the first pass's limit, whose bad
 //    pairs make the suspects, and the final one, after the re-test pass the planner itself
 //    (health/localise.h plan_retests) lays out for those suspects; with it the noise the run would
 //    measure and how many partners a suspect meets.
