@@ -255,6 +255,12 @@ struct UnitCounts {
 };
 
 bool culprit(int bad, int total) { return bad_with_most_peers(bad, total); }
+// A unit's chances to be a culprit and not to, as its counts stand (weights: yes, no).
+std::pair<double, double> culprit_weights(const UnitCounts& u) {
+  double yes = 0, no = 0;
+  for (std::size_t b = 0; b < u.bad.size(); ++b) (culprit(static_cast<int>(b), u.total) ? yes : no) += u.bad[b];
+  return {yes, no};
+}
 bool confirmed_culprit(int bad, int total) { return culprit(bad, total) && bad >= kConfirmedByPeers; }
 // A suspect left for re-tests: bad with someone, and not confirmed by kConfirmedByPeers peers.
 bool suspect(int bad, int total) { return bad > 0 && !confirmed_culprit(bad, total); }
@@ -285,7 +291,7 @@ UnitCounts retest(const UnitCounts& u, int partners, const RetestChances& c, boo
       out.bad[b] += u.bad[b];  // settled: a culprit or clear as it stands
       continue;
     }
-    // A culprit's bad pairs clear its peers and stand; another suspect's are measured again.
+    // A culprit's bad pairs stand where its other ends are cleared; another suspect's are measured again.
     const std::vector<double> kept =
         binomial(static_cast<int>(b), confirmed_culprit(static_cast<int>(b), u.total) ? c.confirmed_kept
                                       : culprit(static_cast<int>(b), u.total)         ? c.culprit_kept
@@ -305,9 +311,7 @@ std::pair<double, double> after_retests(UnitCounts u, const PlanShape& plan, con
     if (!among[b]) u.bad[b] = 0;
   u = retest(u, partners, c, [](int, int) { return true; });
   for (int pass = 2; pass <= plan.retest_passes; ++pass) u = retest(u, plan.peers_per_suspect, c, suspect);
-  double yes = 0, no = 0;
-  for (std::size_t b = 0; b < u.bad.size(); ++b) (culprit(static_cast<int>(b), u.total) ? yes : no) += u.bad[b];
-  return {yes, no};
+  return culprit_weights(u);
 }
 
 // The chances of 0..units culprits among `units` independent units, each a culprit with weight
@@ -330,9 +334,7 @@ std::vector<double> culprit_counts(double no, double yes, int units) {
 std::vector<double> host_culprits(const PlanShape& plan, int units, const RetestChances& retested) {
   const UnitCounts first{binomial(plan.peers, retested.first), plan.peers};
   if (plan.retest_passes <= 0) {
-    double yes = 0, no = 0;
-    for (std::size_t b = 0; b < first.bad.size(); ++b)
-      (culprit(static_cast<int>(b), first.total) ? yes : no) += first.bad[b];
+    const auto [yes, no] = culprit_weights(first);
     return culprit_counts(no, yes, units);
   }
   std::vector<bool> all(first.bad.size(), true), settled(first.bad.size());
@@ -346,10 +348,11 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
     if (cleared[j] < kNegligible) continue;
     const std::vector<double> added = binomial(static_cast<int>(j), retested.partner);
     UnitCounts u{std::vector<double>(first.bad.size() + j, 0.0), first.total + static_cast<int>(j)};
-    for (std::size_t b = 0; b < first.bad.size(); ++b)
-      for (std::size_t a = 0; a < added.size() && settled[b]; ++a) u.bad[b + a] += first.bad[b] * added[a];
-    double yes = 0, no = 0;
-    for (std::size_t b = 0; b < u.bad.size(); ++b) (culprit(static_cast<int>(b), u.total) ? yes : no) += u.bad[b];
+    for (std::size_t b = 0; b < first.bad.size(); ++b) {
+      if (!settled[b]) continue;
+      for (std::size_t a = 0; a < added.size(); ++a) u.bad[b + a] += first.bad[b] * added[a];
+    }
+    const auto [yes, no] = culprit_weights(u);
     const std::vector<double> counts = culprit_counts(no, yes, units);
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += cleared[j] * counts[k];
   }
