@@ -296,19 +296,16 @@ AllReduceSettings control_settings(const AllReduceSettings& swept) {
 }
 
 // After the last placement (health/controls.h): every rank tells rank 0 which of its groups ended
-// in its own error, rank 0 orders a control for each such group across hosts, and the group's
+// in its own error, rank 0 orders a control for each such group, and the group's
 // ranks run it by a ring of point-to-point messages. A rank that left the all-reduce (`took_part`
 // false) answers, with nothing to control, and runs none: its groups' controls then tell nothing.
 void run_group_controls(MpiSession& session, const std::vector<GroupControlOrder>& errored, bool took_part,
                         const CollectiveOptions& options, std::vector<ProbeResult>& results) {
   const World& world = session.world();
   if (took_part) set_phase(kPhaseControls);
-  std::vector<std::string> rank_hosts;
-  for (const RankPlace& place : world.places) rank_hosts.push_back(place.host);
-  const auto answer = consult(session.comm(), kTagControls, to_text(errored), options.settings.timeout,
-                              [&](const std::vector<std::optional<std::string>>& payloads) {
-                                return to_text(plan_group_controls(payloads, rank_hosts));
-                              });
+  const auto answer = consult(
+      session.comm(), kTagControls, to_text(errored), options.settings.timeout,
+      [&](const std::vector<std::optional<std::string>>& payloads) { return to_text(plan_group_controls(payloads)); });
   const auto orders = answer ? group_controls_from_text(*answer) : std::nullopt;
   if (!took_part || !orders) return;
   for (const GroupControlOrder& order : *orders) {

@@ -133,25 +133,13 @@ std::optional<std::vector<GroupControlOrder>> group_controls_from_text(const std
   return out;
 }
 
-std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads,
-                                                   const std::vector<std::string>& rank_hosts) {
-  // Whether the group's ranks sit on two hosts or more: read up to its second host.
-  const auto across_hosts = [&rank_hosts](const std::vector<int>& ranks) {
-    const std::string* first = nullptr;
-    for (int r : ranks) {
-      if (r < 0 || static_cast<std::size_t>(r) >= rank_hosts.size()) continue;
-      const std::string& host = rank_hosts[static_cast<std::size_t>(r)];
-      if (!first) first = &host;
-      if (host != *first) return true;
-    }
-    return false;
-  };
+std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads) {
   std::vector<GroupControlOrder> out;
   for (const auto& payload : payloads) {
     if (!payload) continue;
     // Every rank of a group that failed whole names it: it is read once, not once per rank.
     for (GroupControlOrder& o : group_controls_from_text(*payload).value_or(std::vector<GroupControlOrder>{})) {
-      if (o.ranks.empty() || std::find(out.begin(), out.end(), o) != out.end() || !across_hosts(o.ranks)) continue;
+      if (o.ranks.empty() || std::find(out.begin(), out.end(), o) != out.end()) continue;
       out.push_back(std::move(o));
     }
   }

@@ -14,9 +14,11 @@
 // memory (probes/collective/ring_allreduce.h), which uses neither NCCL, nor GPU memory, nor MPI's
 // collectives. After the last placement each rank tells rank 0 which of its groups ended in its
 // own error, rank 0 orders one control per such group, and its ranks run it (app/collectives.cpp).
-// Only groups across two hosts or more: there the error may be the path's or the instrument's,
-// which no node's verdict should carry. A control result carries params.control_of: {placement,
-// ranks}.
+// Not reproduced across two hosts or more, the error may be the path's or the instrument's, which
+// no node's verdict should carry: the group's link or pseudo-link is unknown, its nodes admitted.
+// On one host it may be the instrument's or that node's GPUs' (the ring uses neither): the node is
+// unknown, not decided (health/decision.h), never failed. A control result carries
+// params.control_of: {placement, ranks}.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -53,10 +55,9 @@ std::string to_text(const std::vector<GroupControlOrder>& orders);  // JSON, for
 std::optional<std::vector<GroupControlOrder>> group_controls_from_text(const std::string& text);
 
 // Rank 0, from each rank's word after the all-reduce (to_text of the groups that ended in its own
-// error; nullopt: the rank did not check in) and the host of each rank: each group once, those on
-// two hosts or more, in order of placement, then of first rank. Pure.
-std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads,
-                                                   const std::vector<std::string>& rank_hosts);
+// error; nullopt: the rank did not check in): each group once, in order of placement, then of
+// first rank. Pure.
+std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads);
 void mark_control(ProbeResult& control, const GroupControlOrder& order);
 
 // Rank 0, once every result is in: each verbs pair error whose ends' controls both ran gets

@@ -106,6 +106,9 @@ void judge_outcomes(VerdictBook& book, const std::vector<ProbeResult>& probes, c
     if (const auto group_hosts = not_reproduced_in_group(p); !pair[i] && group_hosts.size() > 1) {
       // An all-reduce error its group's control did not reproduce: the group's, never a node's.
       book.add(Entity::hosts_group(group_hosts), found.state, found.reason);
+    } else if (!pair[i] && group_hosts.size() == 1) {
+      // The same on one host: that node's or the instrument's; no GPU carries it, the node is not decided.
+      book.add(Entity::node(group_hosts.front()), found.state, found.reason);
     } else if (!pair[i]) {
       for (const auto& e : local_entities(p)) book.add(e, found.state, found.reason);
     } else if (p.status == ProbeStatus::ok || p.status == ProbeStatus::skipped || not_reproduced(p)) {

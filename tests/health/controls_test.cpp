@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "health/admission.h"
 #include "health/judge.h"
 #include "health/profile_file.h"
 #include "probes/collective/nccl_log.h"
@@ -158,14 +159,13 @@ TEST(Controls, AnErrorWithAControlMissingIsJudgedAsBefore) {
 
 // --- The control of an all-reduce group: a ring of MPI point-to-point messages on host memory.
 
-TEST(Controls, RankZeroOrdersOneControlPerGroupAcrossHostsInPlacementOrder) {
-  const std::vector<std::string> hosts{"a", "a", "b", "b"};
+TEST(Controls, RankZeroOrdersOneControlPerGroupInPlacementOrder) {
   const GroupControlOrder job{0, "job", {0, 1, 2, 3}}, rail{2, "rail", {1, 3}}, node{1, "node", {2, 3}};
-  // Ranks 1 and 3 both saw the rail group end in their error; rank 2 its node group (one host:
-  // no control) and the job; rank 3's word never came; one rank sent words that are no orders.
+  // Ranks 1 and 3 both saw the rail group end in their error; rank 2 its node group (one host)
+  // and the job; rank 3's word never came; one rank sent words that are no orders.
   const std::vector<std::optional<std::string>> payloads{to_text({}),          to_text({rail}), to_text({job, node}),
                                                          to_text({rail, job}), std::nullopt,    "[{\"index\": -1}]"};
-  EXPECT_EQ(plan_group_controls(payloads, hosts), (std::vector<GroupControlOrder>{job, rail}));
+  EXPECT_EQ(plan_group_controls(payloads), (std::vector<GroupControlOrder>{job, node, rail}));
   EXPECT_EQ(group_controls_from_text(to_text({job, rail})), (std::vector<GroupControlOrder>{job, rail}));
   EXPECT_FALSE(group_controls_from_text("not json"));
   EXPECT_FALSE(group_controls_from_text("[{\"index\": 0, \"placement\": \"job\", \"ranks\": [\"x\"]}]"));
@@ -302,6 +302,90 @@ TEST(Controls, AGroupControlThatTimedOutTellsNothing) {
   }
   EXPECT_EQ(unhealthy_entities(j), unhealthy_entities(without));
   EXPECT_EQ(j.summary.exit_code, without.summary.exit_code);
+}
+
+// The all-reduce of node03's eight GPUs (placement "node"), in which rank 25 ended in NCCL's error
+// and the others gave up waiting; then the group's control (the ring on the same ranks) as given.
+std::vector<int> node03_ranks() {
+  std::vector<int> ranks;
+  for (int local = 0; local < 8; ++local) ranks.push_back(kHostA * 8 + local);
+  return ranks;
+}
+
+Controlled judged_with_node_group_control(std::optional<ProbeStatus> control) {
+  FleetShape f;
+  f.hosts = 8;
+  f.rounds = 1;
+  Controlled c{testing::synthetic_run(f), {}};
+  const std::string host = testing::host_name(kHostA);
+  for (int rank : node03_ranks()) {
+    ProbeResult r;
+    r.id = "collective.nccl.all_reduce";
+    const bool erred = rank == kHostA * 8 + kRailRank;
+    r.status = erred ? ProbeStatus::error : ProbeStatus::timeout;
+    r.scope = Scope{{host}, {rank}, {"cuda:" + std::to_string(rank - kHostA * 8)}};
+    r.error = erred ? nccl_remote_error() : "no completion of ncclAllReduce within 30 s";
+    r.params = {{"size_B", 16 << 20}, {"placement", "node"}, {"group", host}};
+    c.run.probes.push_back(std::move(r));
+  }
+  if (control) {
+    const GroupControlOrder order{1, "node", node03_ranks()};
+    ProbeResult summary;
+    summary.id = "collective.mpi.all_reduce";
+    summary.scope = Scope{{host}, node03_ranks(), {}};
+    summary.params = {{"size_B", 16 << 20}, {"call", "ring of MPI_Isend/MPI_Irecv"}};
+    summary.metrics["busbw_GBps"] = Metric::of(3.1);
+    std::vector<ProbeResult> ran{summary};
+    if (*control != ProbeStatus::ok) {
+      ProbeResult mine;
+      mine.id = "collective.mpi.all_reduce";
+      mine.status = *control;
+      mine.scope = Scope{{host}, {kHostA * 8 + kRailRank}, {}};
+      mine.error = "MPI_Irecv: MPI_ERR_TRUNCATE: message truncated";
+      ran.push_back(mine);
+    }
+    for (ProbeResult& r : ran) {
+      mark_control(r, order);
+      r.params["placement"] = "node";
+      c.run.probes.push_back(std::move(r));
+    }
+  }
+  settle_by_controls(c.run.probes);
+  c.j = judge(c.run.hosts, c.run.probes, h100_profile_for_controls());
+  return c;
+}
+
+TEST(Controls, AnNcclErrorOnOneHostTheRingDoesNotReproduceLeavesTheNodeNotDecided) {
+  const auto [run, j] = judged_with_node_group_control(ProbeStatus::ok);
+  // Not the GPU's finding, nor clear of it: the ring used neither NCCL nor GPU memory. The node is
+  // not decided (not admitted, not failed: exit 3, re-run), and no GPU of it carries the error.
+  EXPECT_EQ(unhealthy_entities(j), (std::map<std::string, HealthState>{{"node node03", HealthState::unknown}}));
+  const Verdict* v = verdict_named(j, "node node03");
+  ASSERT_NE(v, nullptr);
+  ASSERT_EQ(v->reasons.size(), 8u);  // rank 25's error and the seven waits it ended
+  for (const Reason& r : v->reasons) EXPECT_EQ(r.code, ReasonCode::PROBE_ERROR_NOT_REPRODUCED) << r.message;
+  EXPECT_NE(v->reasons.front().message.find("not reproduced: the same all-reduce by a ring of MPI point-to-point "
+                                            "messages on host memory (ranks 24,25,26,27,28,29,30,31) passed"),
+            std::string::npos)
+      << v->reasons.front().message;
+  EXPECT_EQ(v->action, Action::drain);
+  EXPECT_EQ(short_reasons(*v), "unknown; not checked: PROBE_ERROR_NOT_REPRODUCED");  // the drain reason
+  EXPECT_TRUE(v->excluded.empty());                                                  // no GPU blamed
+  EXPECT_EQ(j.summary.drain, std::vector<std::string>{"node03"});
+  EXPECT_EQ(j.summary.admit.size(), 7u);
+  EXPECT_EQ(j.summary.exit_code, 3);  // not decided: never 2, a finding, for an error no control reproduced
+}
+
+TEST(Controls, AnNcclErrorOnOneHostTheRingReproducesOrNoControlStandsOnTheGpu) {
+  const auto [none, without] = judged_with_node_group_control(std::nullopt);
+  EXPECT_EQ(unhealthy_entities(without).at("gpu node03/gpu1"), HealthState::failed);
+  EXPECT_EQ(without.summary.exit_code, 2);
+  for (const ProbeStatus at : {ProbeStatus::error, ProbeStatus::failed}) {
+    const auto [run, with] = judged_with_node_group_control(at);
+    EXPECT_EQ(unhealthy_entities(with), unhealthy_entities(without));
+    EXPECT_EQ(with.summary.drain, without.summary.drain);
+    EXPECT_EQ(with.summary.exit_code, without.summary.exit_code);
+  }
 }
 
 }  // namespace
