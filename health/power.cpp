@@ -75,8 +75,9 @@ double pair_bad(double limit, double carries, const NoiseModel& noise) {
 // The fleet limit in log space from a healthy pair's median, and the noise the run would measure
 // (0 where its shortfalls cannot show it: one peer each, whose ends' quartile is the pair itself).
 struct RuleAtNoise {
-  double limit = 0;      // log space, from a healthy pair's median
-  double run_sigma = 0;  // health/fleet.h FleetReference::sigma
+  double limit = 0;        // log space, from a healthy pair's median
+  double run_sigma = 0;    // health/fleet.h FleetReference::sigma
+  double first_limit = 0;  // the first pass's limit, as `limit` (the same where nothing is re-tested)
   // A final rule's: the chances that a suspect meets 0, 1, ... known-good partners in the first
   // re-test pass, as the re-test planner pairs them, and that a cleared host meets 0, 1, ...
   // suspects (each a pair more for it).
@@ -92,17 +93,41 @@ struct Slowed {
   int rails = 0;           // of the host's rails, this many carry it (the modelled one among them)
 };
 
-// The fleet rule's reference, allowance and sigma (health/fleet.h) over one modelled fleet of the
-// plan's shape: its host `pairs`, each measured on every rail (the rails' pairs are one kind, each
-// rail of a host one end), at noise, the `slowed` hosts' pairs at what the slower end carries. With
-// `first_limit` (the first pass's), the final judgement's: the ends also hold the re-tests' pairs.
-// A host pair is suspect when it is bad on a rail in the first pass and no end there is a culprit
-// that kConfirmedByPeers peers confirm; its ends are the suspects. The re-test pass is the
-// planner's own (health/localise.h plan_retests): a pair of two suspects measured again, each
-// suspect with its cleared partners, on every rail.
+// The fleet rule (health/fleet.h) over a modelled fleet's first-pass measurements, `value` (pair i
+// of `pairs` on rail r at i * rails + r), whose ends hold `of_unit` (re-tests included): its limit
+// in log space from a healthy pair's median, and the run's noise.
+std::pair<double, double> fleet_rule(const std::vector<std::pair<int, int>>& pairs, std::size_t rails,
+                                     const std::vector<double>& value, std::vector<std::vector<double>> of_unit,
+                                     const FleetRules& rules) {
+  const double reference = *good_quartile(value);
+  const double widest = std::log(rules.bw_fraction_widest);
+  std::vector<double> end_quartile;
+  end_quartile.reserve(of_unit.size());
+  for (auto& v : of_unit) end_quartile.push_back(v.empty() ? reference : quantile(std::move(v), 0.75));
+  auto end = [&](int h, std::size_t rail) { return end_quartile[static_cast<std::size_t>(h) * rails + rail]; };
+  std::vector<double> shortfalls;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    for (std::size_t r = 0; r < rails; ++r) {
+      const double could = std::min(end(pairs[i].first, r), end(pairs[i].second, r));
+      if (could >= reference + widest) shortfalls.push_back(value[i * rails + r] - could);
+    }
+  const double allowed = std::min(std::log(rules.bw_fraction), std::max(noise_fence(shortfalls), widest));
+  // The limit from a healthy pair's median, which the slowed hosts' pairs are not.
+  return {reference + allowed, noise_sigma(shortfalls)};
+}
+
+// The fleet rule's limit and sigma over one modelled fleet of the plan's shape: its host `pairs`,
+// each measured on every rail (the rails' pairs are one kind, each rail of a host one end), at
+// noise, the `slowed` hosts' pairs at what the slower end carries. The first pass's rule; with
+// `retests`, also the final judgement's, whose ends hold the re-tests' pairs too. A host pair is
+// suspect when it is bad on a rail at this fleet's own first-pass limit (a run's reference moves
+// with its pairs, and how many suspects there are with it) and no end there is a culprit that
+// kConfirmedByPeers peers confirm; its ends are the suspects. The re-test pass is the planner's own
+// (health/localise.h plan_retests): a pair of two suspects measured again, each suspect with its
+// cleared partners, on every rail.
 RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int hosts, const PlanShape& plan,
-                            const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed,
-                            std::optional<double> first_limit, Normals& normals) {
+                            const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed, bool retests,
+                            Normals& normals) {
   const auto rails = static_cast<std::size_t>(std::max(1, plan.rails));
   const auto host_count = static_cast<std::size_t>(hosts);
   // Who is slowed, on which rails: spread evenly over the fleet (a low-discrepancy sequence).
@@ -110,11 +135,14 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
   for (std::size_t h = 0; h < host_count; ++h)
     if (std::fmod(static_cast<double>(h + 1) * 0.5698402909980532, 1.0) < slowed.share) carried[h] = slowed.log_carries;
   const auto slowed_rails = static_cast<std::size_t>(std::max(0, slowed.rails));
-  // A pair goes no faster than its slower end.
+  // A pair goes no faster than its slower end; now and then a sample is a transient bad one (a run's
+  // few move its re-tests and its ends' quartiles as much as its noise does).
+  const double transient = std::log(std::max(noise.transient_factor, 1e-9));
   auto value_of = [&](int a, int b, std::size_t rail) {
     const double c =
         rail < slowed_rails ? std::min(carried[static_cast<std::size_t>(a)], carried[static_cast<std::size_t>(b)]) : 0;
-    return noise.sigma * normals.next() + c;
+    const double v = noise.sigma * normals.next() + c;
+    return noise.transient_rate > 0 && unit_interval(normals.bits()) < noise.transient_rate ? v + transient : v;
   };
   auto unit = [&](int h, std::size_t rail) { return static_cast<std::size_t>(h) * rails + rail; };
   std::vector<double> value(pairs.size() * rails);  // pair i on rail r: value[i * rails + r]
@@ -127,77 +155,63 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
   };
   for (std::size_t i = 0; i < pairs.size(); ++i)
     for (std::size_t r = 0; r < rails; ++r) value[i * rails + r] = measure(pairs[i].first, pairs[i].second, r);
+  const auto [first_limit, first_sigma] = fleet_rule(pairs, rails, value, of_unit, rules);
+  if (!retests) return {first_limit, first_sigma, first_limit, {}, {}};
   // How many suspects met 0, 1, ... partners, and how many cleared hosts met 0, 1, ... suspects.
   std::vector<double> met, met_by_cleared;
-  if (first_limit) {
-    std::vector<int> bad(host_count * rails, 0), total(host_count * rails, 0);
-    for (std::size_t i = 0; i < pairs.size(); ++i)
-      for (std::size_t r = 0; r < rails; ++r)
-        for (const int h : {pairs[i].first, pairs[i].second}) {
-          ++total[unit(h, r)];
-          bad[unit(h, r)] += value[i * rails + r] < *first_limit;
-        }
-    auto confirmed = [&](std::size_t u) {
-      return bad_with_most_peers(bad[u], total[u]) && bad[u] >= kConfirmedByPeers;
-    };
-    // Suspects; the cleared hosts are the rest, but those with a confirmed culprit (blamed).
-    std::vector<bool> suspect(host_count, false), blamed(host_count, false);
-    for (std::size_t h = 0; h < host_count; ++h)
-      for (std::size_t r = 0; r < rails; ++r) blamed[h] = blamed[h] || confirmed(h * rails + r);
-    std::vector<std::string> cleared;
-    std::vector<HostPair> suspect_pairs;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      const auto [a, b] = pairs[i];
-      bool is_suspect = false;
-      for (std::size_t r = 0; r < rails; ++r)
-        is_suspect =
-            is_suspect || (value[i * rails + r] < *first_limit && !confirmed(unit(a, r)) && !confirmed(unit(b, r)));
-      if (!is_suspect) continue;
-      suspect[static_cast<std::size_t>(a)] = suspect[static_cast<std::size_t>(b)] = true;
-      suspect_pairs.emplace_back(std::to_string(a), std::to_string(b));
-    }
-    for (std::size_t h = 0; h < host_count; ++h)
-      if (!suspect[h] && !blamed[h]) cleared.push_back(std::to_string(h));
-    std::vector<int> partners(host_count, 0);
-    for (const PairRound& round : plan_retests(suspect_pairs, cleared, plan.peers_per_suspect))
-      for (const auto& [x, y] : round.pairs) {
-        const int a = std::stoi(x), b = std::stoi(y);
-        for (std::size_t r = 0; r < rails; ++r) measure(a, b, r);
-        if (suspect[static_cast<std::size_t>(a)] != suspect[static_cast<std::size_t>(b)]) {
-          ++partners[static_cast<std::size_t>(a)];  // a suspect's partner, or a cleared host's suspect
-          ++partners[static_cast<std::size_t>(b)];
-        }
-      }
-    // Counted here, made chances over every modelled fleet (rule_at_noise).
-    met.assign(static_cast<std::size_t>(plan.peers_per_suspect) + 1, 0.0);
-    for (std::size_t h = 0; h < host_count; ++h) {
-      if (blamed[h] && !suspect[h]) continue;
-      auto& into = suspect[h] ? met : met_by_cleared;
-      const auto k = static_cast<std::size_t>(partners[h]);
-      if (!suspect[h] && k >= into.size()) into.resize(k + 1, 0.0);
-      into[std::min(into.size() - 1, k)] += 1;
-    }
-  }
-  const double reference = *good_quartile(value);
-  const double widest = std::log(rules.bw_fraction_widest);
-  std::vector<double> end_quartile;
-  end_quartile.reserve(of_unit.size());
-  for (auto& v : of_unit) end_quartile.push_back(v.empty() ? reference : quantile(std::move(v), 0.75));
-  std::vector<double> shortfalls;
+  std::vector<int> bad(host_count * rails, 0), total(host_count * rails, 0);
   for (std::size_t i = 0; i < pairs.size(); ++i)
-    for (std::size_t r = 0; r < rails; ++r) {
-      const double could = std::min(end_quartile[unit(pairs[i].first, r)], end_quartile[unit(pairs[i].second, r)]);
-      if (could >= reference + widest) shortfalls.push_back(value[i * rails + r] - could);
+    for (std::size_t r = 0; r < rails; ++r)
+      for (const int h : {pairs[i].first, pairs[i].second}) {
+        ++total[unit(h, r)];
+        bad[unit(h, r)] += value[i * rails + r] < first_limit;
+      }
+  auto confirmed = [&](std::size_t u) { return bad_with_most_peers(bad[u], total[u]) && bad[u] >= kConfirmedByPeers; };
+  // Suspects; the cleared hosts are the rest, but those with a confirmed culprit (blamed).
+  std::vector<bool> suspect(host_count, false), blamed(host_count, false);
+  for (std::size_t h = 0; h < host_count; ++h)
+    for (std::size_t r = 0; r < rails; ++r) blamed[h] = blamed[h] || confirmed(h * rails + r);
+  std::vector<std::string> cleared;
+  std::vector<HostPair> suspect_pairs;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto [a, b] = pairs[i];
+    bool is_suspect = false;
+    for (std::size_t r = 0; r < rails; ++r)
+      is_suspect =
+          is_suspect || (value[i * rails + r] < first_limit && !confirmed(unit(a, r)) && !confirmed(unit(b, r)));
+    if (!is_suspect) continue;
+    suspect[static_cast<std::size_t>(a)] = suspect[static_cast<std::size_t>(b)] = true;
+    suspect_pairs.emplace_back(std::to_string(a), std::to_string(b));
+  }
+  for (std::size_t h = 0; h < host_count; ++h)
+    if (!suspect[h] && !blamed[h]) cleared.push_back(std::to_string(h));
+  std::vector<int> partners(host_count, 0);
+  for (const PairRound& round : plan_retests(suspect_pairs, cleared, plan.peers_per_suspect))
+    for (const auto& [x, y] : round.pairs) {
+      const int a = std::stoi(x), b = std::stoi(y);
+      for (std::size_t r = 0; r < rails; ++r) measure(a, b, r);
+      if (suspect[static_cast<std::size_t>(a)] != suspect[static_cast<std::size_t>(b)]) {
+        ++partners[static_cast<std::size_t>(a)];  // a suspect's partner, or a cleared host's suspect
+        ++partners[static_cast<std::size_t>(b)];
+      }
     }
-  const double allowed = std::min(std::log(rules.bw_fraction), std::max(noise_fence(shortfalls), widest));
-  // The limit from a healthy pair's median, which the slowed hosts' pairs are not.
-  return {reference + allowed, noise_sigma(shortfalls), std::move(met), std::move(met_by_cleared)};
+  // Counted here, made chances over every modelled fleet (rule_at_noise).
+  met.assign(static_cast<std::size_t>(plan.peers_per_suspect) + 1, 0.0);
+  for (std::size_t h = 0; h < host_count; ++h) {
+    if (blamed[h] && !suspect[h]) continue;
+    auto& into = suspect[h] ? met : met_by_cleared;
+    const auto k = static_cast<std::size_t>(partners[h]);
+    if (!suspect[h] && k >= into.size()) into.resize(k + 1, 0.0);
+    into[std::min(into.size() - 1, k)] += 1;
+  }
+  const auto [limit, sigma] = fleet_rule(pairs, rails, value, std::move(of_unit), rules);
+  return {limit, sigma, first_limit, std::move(met), std::move(met_by_cleared)};
 }
 
 // The same over enough modelled fleets that their reference is the expected one (a fleet of 256
 // hosts with one peer each has 128 pairs, whose upper quartile is itself noisy): the mean.
 RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed,
-                          std::optional<double> first_limit) {
+                          bool retests) {
   constexpr int kHosts = 1024, kPeers = 64;  // the allowance has settled by this size
   constexpr std::size_t kValues = 131072;    // measurements in all, over the fleets
   const int hosts = std::clamp(plan.hosts, 2, kHosts);
@@ -208,15 +222,16 @@ RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, const 
   Normals normals;
   RuleAtNoise mean;
   for (std::size_t i = 0; i < fleets; ++i) {
-    const RuleAtNoise one = one_noise_fleet(pairs, hosts, plan, rules, noise, slowed, first_limit, normals);
+    const RuleAtNoise one = one_noise_fleet(pairs, hosts, plan, rules, noise, slowed, retests, normals);
     mean.limit += one.limit / static_cast<double>(fleets);
     mean.run_sigma += one.run_sigma / static_cast<double>(fleets);
+    mean.first_limit += one.first_limit / static_cast<double>(fleets);
     for (auto [into, from] : {std::pair{&mean.partners, &one.partners}, std::pair{&mean.cleared, &one.cleared}}) {
       into->resize(std::max(into->size(), from->size()), 0.0);
       for (std::size_t k = 0; k < from->size(); ++k) (*into)[k] += (*from)[k];
     }
   }
-  if (!first_limit) return mean;
+  if (!retests) return mean;
   // The counts over every fleet, made chances. Where no fleet had a suspect, the one the fault
   // makes is alone: it meets every partner it asks for that the fleet has; where none had a
   // cleared host, none meets a suspect.
@@ -382,16 +397,9 @@ double blamed(const std::vector<double>& culprits) {
 
 // The rules a fault is judged by, in a fleet where `slowed` of the hosts carry it: the first pass's
 // limit picks the suspects, the final one also reads the re-tests' pairs.
-struct JudgedRule {
-  RuleAtNoise rule;        // the final judgement's
-  double first_limit = 0;  // the first pass's, log space
-};
-JudgedRule judged_rule(const PlanShape& model, const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed) {
-  JudgedRule out{rule_at_noise(model, rules, noise, slowed, std::nullopt)};
-  out.first_limit = out.rule.limit;
-  if (model.retest_passes <= 0) return out;
-  out.rule = rule_at_noise(model, rules, noise, slowed, out.first_limit);
-  return out;
+RuleAtNoise judged_rule(const PlanShape& model, const FleetRules& rules, const NoiseModel& noise,
+                        const Slowed& slowed) {
+  return rule_at_noise(model, rules, noise, slowed, model.retest_passes > 0);
 }
 
 }  // namespace
@@ -410,11 +418,11 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
   out.noise = noise;
   // The chances of one unit's re-tests under `judged`, `rails` of its host slowed to `fraction`
   // (the others healthy enough to leave alone).
-  auto chances = [&](const JudgedRule& judged, double fraction, int rails) {
-    const double limit = judged.rule.limit;
+  auto chances = [&](const RuleAtNoise& judged, double fraction, int rails) {
+    const double limit = judged.limit;
     // A re-tested pair's figures must lie past the final limit by the noise of a mean of two, as
     // the run measures its noise; the first figure was under the first pass's limit.
-    const double confirmed = limit - judged.rule.run_sigma / std::sqrt(2.0);
+    const double confirmed = limit - judged.run_sigma / std::sqrt(2.0);
     const double first = pair_bad(judged.first_limit, fraction, noise), p = pair_bad(limit, fraction, noise);
     const double p2 = pair_bad(confirmed, fraction, noise);
     const double kept =
@@ -446,16 +454,16 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     c.culprit_kept = (1 - again) * stands + again * kept;
     c.confirmed_kept = (1 - confirmed_again) * stands + confirmed_again * kept;
     c.partner = p;
-    c.partners = judged.rule.partners;
-    c.cleared = judged.rule.cleared;
+    c.partners = judged.partners;
+    c.cleared = judged.cleared;
     return c;
   };
-  auto healthy_flagged = [&](const JudgedRule& judged) {
+  auto healthy_flagged = [&](const RuleAtNoise& judged) {
     return found(host_culprits(model, model.rails, chances(judged, 1, model.rails)));
   };
-  const JudgedRule noise_only = judged_rule(model, rules, noise, {});
-  out.limit = std::exp(noise_only.rule.limit);
-  out.healthy_pair_bad = pair_bad(noise_only.rule.limit, 1, noise);
+  const RuleAtNoise noise_only = judged_rule(model, rules, noise, {});
+  out.limit = std::exp(noise_only.limit);
+  out.healthy_pair_bad = pair_bad(noise_only.limit, 1, noise);
   out.healthy_node_flagged = healthy_flagged(noise_only);
   out.expected_flagged = out.healthy_node_flagged * model.hosts;
   // Of two hosts, a slowed one slows every pair (the reference with them), and no host is left
@@ -467,9 +475,9 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     // The fleet the fault is judged in: its share of the hosts slowed on every rail, or on one.
     const Slowed nodes{model.slowed_share, std::log(c), model.rails},
         rails{model.slowed_share / model.rails, std::log(c), 1};
-    const JudgedRule by_node = nodes.share > 0 ? judged_rule(model, rules, noise, nodes) : noise_only;
-    f.limit = std::exp(by_node.rule.limit);
-    f.pair_bad = pair_bad(by_node.rule.limit, c, noise);
+    const RuleAtNoise by_node = nodes.share > 0 ? judged_rule(model, rules, noise, nodes) : noise_only;
+    f.limit = std::exp(by_node.limit);
+    f.pair_bad = pair_bad(by_node.limit, c, noise);
     f.expected_flagged = healthy_flagged(by_node) * model.hosts * (1 - model.slowed_share);
     if (!findable) {
       out.faults.push_back(f);
@@ -478,7 +486,7 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     const std::vector<double> node = host_culprits(model, model.rails, chances(by_node, c, model.rails));
     f.node_found = found(node);
     f.node_blamed = blamed(node);
-    const JudgedRule by_rail = rails.share > 0 ? judged_rule(model, rules, noise, rails) : noise_only;
+    const RuleAtNoise by_rail = rails.share > 0 ? judged_rule(model, rules, noise, rails) : noise_only;
     f.rail_found = found(host_culprits(model, 1, chances(by_rail, c, 1)));
     out.faults.push_back(f);
   }

@@ -10,10 +10,11 @@
 //    re-tests (their pairs join the ends' quartiles) and on the other slowed hosts (their pairs
 //    widen the shortfalls), so it is read off the rule's own statistics (core/statistics.h) over
 //    seeded modelled fleets of the plan's shape: up to 1,024 hosts and 64 peers each, every pair on
-//    every rail, enough fleets for 131,072 measurements (1 to 256 fleets). Twice: the first pass's limit, whose bad
-//    pairs make the suspects, and the final one, after the re-test pass the planner itself
-//    (health/localise.h plan_retests) lays out for those suspects; with it the noise the run would
-//    measure and how many partners a suspect meets.
+//    every rail with its transient bad samples, enough fleets for 131,072 measurements (1 to 256
+//    fleets). Twice in each fleet: the first pass's limit, whose bad pairs make that fleet's
+//    suspects (as a run's own reference moves, so does how many it re-tests), and the final one,
+//    after the re-test pass the planner itself (health/localise.h plan_retests) lays out for those
+//    suspects; with it the noise the run would measure and how many partners a suspect meets.
 // 2. One pair. A pair of a unit slowed to `f` reads under a limit with
 //        p = (1 - t) Phi((l - ln f) / sigma) + t Phi((l - ln f - ln tf) / sigma)
 //    (l: the limit in log space from a healthy pair's median; t, tf: the transient rate and factor).
