@@ -287,13 +287,15 @@ bool suspect(int bad, int total) { return bad > 0 && !confirmed_culprit(bad, tot
 // where its other ends are cleared, and are measured again where they are not (chances() says
 // when). A known-good partner's pair is bad as any pair.
 struct RetestChances {
-  double first = 0;              // a pair is bad in the first pass (its limit picks the suspects)
-  double kept = 0;               // a first-pass bad pair is bad after its re-test
-  double culprit_kept = 1;       // ... of a culprit (measured again only where its other end is not cleared)
-  double confirmed_kept = 1;     // ... of a culprit kConfirmedByPeers peers confirm
-  double partner = 0;            // a new partner's pair is bad (at the final limit)
-  std::vector<double> partners;  // the chances of meeting 0, 1, ... partners in the first pass
-  std::vector<double> cleared;   // a cleared host's chances of meeting 0, 1, ... suspects there
+  double first = 0;                // a pair is bad in the first pass (its limit picks the suspects)
+  double kept = 0;                 // a first-pass bad pair is bad after its re-test
+  double culprit_kept = 1;         // ... of a culprit (measured again only where its other end is not cleared)
+  double confirmed_kept = 1;       // ... of a culprit kConfirmedByPeers peers confirm (host_culprits sets it)
+  double stands = 1;               // a first-pass bad pair not measured again is bad at the final limit
+  double healthy_rails_clear = 1;  // a host pair is bad on none of the host's healthy rails
+  double partner = 0;              // a new partner's pair is bad (at the final limit)
+  std::vector<double> partners;    // the chances of meeting 0, 1, ... partners in the first pass
+  std::vector<double> cleared;     // a cleared host's chances of meeting 0, 1, ... suspects there
 };
 
 // `u` re-tested where `retested(b, total)`: its bad pairs measured again, and `partners` more peers.
@@ -352,7 +354,7 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
     const auto [yes, no] = culprit_weights(first);
     return culprit_counts(no, yes, units);
   }
-  std::vector<bool> all(first.bad.size(), true), settled(first.bad.size());
+  std::vector<bool> settled(first.bad.size());
   for (std::size_t b = 0; b < first.bad.size(); ++b) settled[b] = !suspect(static_cast<int>(b), first.total);
   // Without a re-test: every unit settled in the first pass. The host is cleared, and meets the
   // suspects the pass has for it: a pair more with each, on every rail, which may be bad.
@@ -371,15 +373,36 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
     const std::vector<double> counts = culprit_counts(no, yes, units);
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += cleared[j] * counts[k];
   }
-  // With one: every outcome, less those where every unit was settled, at the re-tested counts.
-  // The host meets as many partners as the pass has for it, on every rail alike.
+  // With one: the host is re-tested because u >= 1 of its units are suspects, which sends each host
+  // pair bad on one of their rails to re-test on every rail. So the units are not independent there:
+  // a confirmed unit's bad pair is measured again where the host pair is bad on one of those u rails
+  // (a suspect is bad with a share of its peers), or on a healthy rail by chance; a slowed node whose
+  // rail went unconfirmed loses pairs on its confirmed rails with it. The host meets as many
+  // partners as the pass has for it, on every rail alike.
+  std::vector<bool> unsettled(first.bad.size());
+  double suspect_mass = 0, suspect_bad = 0;
+  for (std::size_t b = 0; b < first.bad.size(); ++b) {
+    unsettled[b] = !settled[b];
+    if (!unsettled[b]) continue;
+    suspect_mass += first.bad[b];
+    suspect_bad += static_cast<double>(b) * first.bad[b];
+  }
+  const double suspect_pair_bad = suspect_mass > 0 ? suspect_bad / (suspect_mass * first.total) : 0;
   for (std::size_t j = 0; j < retested.partners.size(); ++j) {
-    const int partners = static_cast<int>(j);
-    const auto [any_yes, any_no] = after_retests(first, plan, retested, all, partners);
-    const auto [s_yes, s_no] = after_retests(first, plan, retested, settled, partners);
-    const std::vector<double> every = culprit_counts(any_no, any_yes, units);
-    const std::vector<double> only_settled = culprit_counts(s_no, s_yes, units);
-    for (std::size_t k = 0; k < out.size(); ++k) out[k] += retested.partners[j] * (every[k] - only_settled[k]);
+    if (retested.partners[j] < kNegligible) continue;
+    for (int u = 1; u <= units; ++u) {
+      RetestChances c = retested;
+      const double again = 1 - std::pow(1 - suspect_pair_bad, u) * retested.healthy_rails_clear;
+      c.confirmed_kept = (1 - again) * retested.stands + again * retested.kept;
+      const auto [u_yes, u_no] = after_retests(first, plan, c, unsettled, static_cast<int>(j));
+      const auto [s_yes, s_no] = after_retests(first, plan, c, settled, static_cast<int>(j));
+      const std::vector<double> suspects = culprit_counts(u_no, u_yes, u);
+      const std::vector<double> others = culprit_counts(s_no, s_yes, units - u);
+      const double ways = std::exp(std::lgamma(units + 1.0) - std::lgamma(u + 1.0) - std::lgamma(units - u + 1.0));
+      for (std::size_t a = 0; a < suspects.size(); ++a)
+        for (std::size_t b = 0; b < others.size(); ++b)
+          out[a + b] += retested.partners[j] * ways * suspects[a] * others[b];
+    }
   }
   for (double& c : out) c = std::max(0.0, c);
   return out;
@@ -428,12 +451,10 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     const double kept =
         first > 0 ? std::min(1.0, pair_bad(std::min(confirmed, judged.first_limit), fraction, noise) * p2 / first) : 0;
     const double stands = first > 0 ? std::min(1.0, p / first) : 0;  // not measured again: at the final limit
-    double culprit_first = 0, confirmed_first = 0;
+    double culprit_first = 0;
     const std::vector<double> counts = binomial(model.peers, first);
-    for (std::size_t b = 0; b < counts.size(); ++b) {
+    for (std::size_t b = 0; b < counts.size(); ++b)
       if (culprit(static_cast<int>(b), model.peers)) culprit_first += counts[b];
-      if (confirmed_culprit(static_cast<int>(b), model.peers)) confirmed_first += counts[b];
-    }
     // The host pair is suspect through another rail where it is bad there and that rail's end is no
     // culprit (`explained`: any culprit clears the other end; a confirmed one keeps the pair out of
     // the re-tests): on the host's other slowed rails, or by a healthy pair's chance on the rest.
@@ -444,15 +465,16 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     // A culprit's bad pair is measured again where its other end is not cleared: the host pair is
     // suspect through another rail, or the other end has a bad pair of its own with any other peer
     // (at fleet scale, a host's peers on every rail make that common). A confirmed culprit's pair is
-    // no suspect pair: only the host pair's being suspect through another rail measures it again.
+    // no suspect pair: only the host pair's being suspect through another rail measures it again
+    // (host_culprits, given how many of the host's rails are suspects).
     const double again =
         1 - through_other_rails(culprit_first) * std::pow(1 - healthy, model.rails * (model.peers - 1));
-    const double confirmed_again = 1 - through_other_rails(confirmed_first);
     RetestChances c;
     c.first = first;
     c.kept = kept;
     c.culprit_kept = (1 - again) * stands + again * kept;
-    c.confirmed_kept = (1 - confirmed_again) * stands + confirmed_again * kept;
+    c.stands = stands;
+    c.healthy_rails_clear = std::pow(1 - healthy, model.rails - rails);
     c.partner = p;
     c.partners = judged.partners;
     c.cleared = judged.cleared;

@@ -26,7 +26,9 @@
 //    host pair suspect on another rail, or the other end bad with someone else. Its host meets the
 //    partners the pass has for it. A host is re-tested when any rail of it is a suspect, so its
 //    rails' outcomes are joined through that (an exact sum over the branches with and without the
-//    re-test, and over the partners met); later passes are per rail. A cleared host is a partner:
+//    re-test, over how many of its rails are suspects, and over the partners met): each host pair
+//    bad on a suspect rail is measured again on every rail, so the more rails go unconfirmed, the
+//    more pairs the confirmed ones lose with them; later passes are per rail. A cleared host is a partner:
 //    it meets the suspects the pass has for it, a pair more with each (on one quick round, where
 //    about half the fleet is re-tested, that is how most healthy nodes get flagged).
 // 4. The node. Found (not admitted as healthy) when a rail of it is a culprit; blamed as a node when

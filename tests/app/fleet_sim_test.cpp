@@ -142,16 +142,19 @@ TEST(FleetSimulation, PeerPlansFindEveryNodeAndRailFaultWithoutFalseDrains) {
 // The stated power (health/power.h) against what the verdicts found, over seeded fleets where the
 // slowdown sits at the edge of the noise: neither always nor never found. 10% at noise 0.05 (the
 // profiles' default), and 20% at 0.1 on a plan of four peers, where the other slowed nodes' pairs
-// widen the run's limit (stated as the fleet's alone, it was 0.49 against 0.28 found here). The
-// full table at 256 to 4,096 nodes is ci/bench/plan_power.sh's.
+// widen the run's limit (stated as the fleet's alone, it was 0.49 against 0.28 found here). 25% at
+// 0.1 on sixteen peers, where a rail that goes unconfirmed sends its node's pairs to re-test on
+// every rail, and its confirmed rails lose pairs with it (with the rails taken apart, it was stated
+// 0.99). The full table at 256 to 4,096 nodes is ci/bench/plan_power.sh's.
 TEST(FleetSimulation, TheStatedPowerIsTheRateTheVerdictsFind) {
   struct Case {
     PairPlan pairs;
-    double noise, slow;
+    double noise, slow, within;
   };
-  const Case cases[] = {{PairPlan{PairMode::quick, 0, {}, false}, 0.05, 0.9},
-                        {PairPlan{PairMode::peers, 4, {}, false}, 0.05, 0.9},
-                        {PairPlan{PairMode::peers, 4, {}, false}, 0.1, 0.8}};
+  const Case cases[] = {{PairPlan{PairMode::quick, 0, {}, false}, 0.05, 0.9, 0.1},
+                        {PairPlan{PairMode::peers, 4, {}, false}, 0.05, 0.9, 0.1},
+                        {PairPlan{PairMode::peers, 4, {}, false}, 0.1, 0.8, 0.1},
+                        {PairPlan{PairMode::peers, 16, {}, false}, 0.1, 0.75, 0.06}};
   for (const Case& k : cases) {
     int found = 0, injected = 0;
     double stated = 0;
@@ -172,8 +175,8 @@ TEST(FleetSimulation, TheStatedPowerIsTheRateTheVerdictsFind) {
       stated += r.power.faults.front().node_found / kSeeds;
     }
     const double observed = static_cast<double>(found) / injected;
-    EXPECT_NEAR(observed, stated, 0.1) << pair_plan_name(k.pairs) << " at noise " << k.noise << ": " << found << " of "
-                                       << injected;
+    EXPECT_NEAR(observed, stated, k.within)
+        << pair_plan_name(k.pairs) << " at noise " << k.noise << ": " << found << " of " << injected;
   }
 }
 
