@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/probe_kind.h"
@@ -89,19 +90,41 @@ std::map<std::pair<std::string, std::vector<int>>, GroupOutcome> group_outcomes(
   return out;
 }
 
+// An error on the GPU's side of an all-reduce: a CUDA call's (params.error_call), or NCCL's own
+// "unhandled cuda error". A ring on host memory uses no GPU, so it cannot speak for one.
+bool gpu_side_error(const ProbeResult& p) {
+  return p.status == ProbeStatus::error && (p.params.value("error_call", std::string()).starts_with("cuda") ||
+                                            (p.error && p.error->find("unhandled cuda error") != std::string::npos));
+}
+
 void settle_groups(std::vector<ProbeResult>& results) {
   const auto outcomes = group_outcomes(results);
   if (outcomes.empty()) return;
-  for (ProbeResult& p : results) {
+  // The group's error and the waits it ended, by position in `results`; a group with an error on a
+  // GPU's side is left as it was, its waits with it (as without a control).
+  std::map<std::pair<std::string, std::vector<int>>, std::vector<std::size_t>> members;
+  std::set<std::pair<std::string, std::vector<int>>> gpu_side;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const ProbeResult& p = results[i];
     if (!allreduce_error(p) || p.scope.ranks.empty()) continue;
     const std::string placement = p.params.value("placement", std::string());
-    for (const auto& [group, outcome] : outcomes) {
-      const std::vector<int>& ranks = group.second;  // clang 14 takes no structured binding into a lambda
+    for (const auto& entry : outcomes) {
+      const std::vector<int>& ranks = entry.first.second;
       const auto in_group = [&ranks](int rank) { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); };
-      if (group.first != placement || !std::all_of(p.scope.ranks.begin(), p.scope.ranks.end(), in_group)) continue;
-      p.params["control"] = json{{"reproduced", outcome.reproduced}, {"by", outcome.by}};
-      if (!outcome.reproduced) p.params["control"]["hosts"] = outcome.hosts;
+      if (entry.first.first != placement || !std::all_of(p.scope.ranks.begin(), p.scope.ranks.end(), in_group))
+        continue;
+      members[entry.first].push_back(i);
+      if (gpu_side_error(p)) gpu_side.insert(entry.first);
       break;
+    }
+  }
+  for (const auto& [group, positions] : members) {
+    if (gpu_side.count(group)) continue;
+    const GroupOutcome& outcome = outcomes.at(group);
+    for (const std::size_t i : positions) {
+      json& control = results[i].params["control"];
+      control = json{{"reproduced", outcome.reproduced}, {"by", outcome.by}};
+      if (!outcome.reproduced) control["hosts"] = outcome.hosts;
     }
   }
 }
@@ -139,7 +162,11 @@ std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::option
     if (!payload) continue;
     // Every rank of a group that failed whole names it: it is read once, not once per rank.
     for (GroupControlOrder& o : group_controls_from_text(*payload).value_or(std::vector<GroupControlOrder>{})) {
-      if (o.ranks.empty() || std::find(out.begin(), out.end(), o) != out.end()) continue;
+      // Ranks of the job only: a payload is one per rank.
+      const auto in_job = [&payloads](int r) { return r >= 0 && static_cast<std::size_t>(r) < payloads.size(); };
+      if (o.ranks.empty() || !std::all_of(o.ranks.begin(), o.ranks.end(), in_job) ||
+          std::find(out.begin(), out.end(), o) != out.end())
+        continue;
       out.push_back(std::move(o));
     }
   }

@@ -17,8 +17,9 @@
 // Not reproduced across two hosts or more, the error may be the path's or the instrument's, which
 // no node's verdict should carry: the group's link or pseudo-link is unknown, its nodes admitted.
 // On one host it may be the instrument's or that node's GPUs' (the ring uses neither): the node is
-// unknown, not decided (health/decision.h), never failed. A control result carries
-// params.control_of: {placement, ranks}.
+// unknown, not decided (health/decision.h), never failed. An error on a GPU's side (a CUDA call's,
+// params.error_call, or NCCL's "unhandled cuda error") is one the ring cannot speak for: its group
+// is judged as without a control. A control result carries params.control_of: {placement, ranks}.
 #include <cstddef>
 #include <optional>
 #include <string>

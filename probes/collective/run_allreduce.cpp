@@ -113,6 +113,16 @@ ProbeResult own_result(const std::string& id, ProbeStatus status, const World& w
   return r;
 }
 
+// A rank's own error: params.error_call names the call that failed, where one did (a CUDA call's
+// error is the GPU's side, which a group's control on host memory cannot speak for:
+// health/controls.h).
+ProbeResult error_result(const std::string& id, const World& world, const std::string& device, nlohmann::json params,
+                         const std::exception& e) {
+  ProbeResult r = own_result(id, ProbeStatus::error, world, device, std::move(params), e.what());
+  if (const auto* call = dynamic_cast<const CallError*>(&e)) r.params["error_call"] = call->call();
+  return r;
+}
+
 std::string not_agreed(const char* stage, Seconds timeout) {
   return std::string("not every rank reached the all-reduce ") + stage + " within " + duration_text(timeout) + " (" +
          error_origin() + "): a rank is stopped, dead or stuck";
@@ -168,7 +178,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
   } catch (const CollectiveTimeout& e) {
     prepare_failure = own_result(id, ProbeStatus::timeout, world, device, sweep, e.what());
   } catch (const std::exception& e) {
-    prepare_failure = own_result(id, ProbeStatus::error, world, device, sweep, e.what());
+    prepare_failure = error_result(id, world, device, sweep, e);
   }
   const auto unprepared = count_flags(channel, world, prepare_failure.has_value(), timeout);
   if (prepare_failure) {
@@ -237,7 +247,7 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
         results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c), e.what()));
         return results;
       } catch (const std::exception& e) {
-        results.push_back(own_result(id, ProbeStatus::error, world, device, allreduce_params(c), e.what()));
+        results.push_back(error_result(id, world, device, allreduce_params(c), e));
         return results;
       }
       const auto outcomes = gather_outcomes(channel, world, mine, timeout);

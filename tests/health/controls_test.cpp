@@ -162,9 +162,12 @@ TEST(Controls, AnErrorWithAControlMissingIsJudgedAsBefore) {
 TEST(Controls, RankZeroOrdersOneControlPerGroupInPlacementOrder) {
   const GroupControlOrder job{0, "job", {0, 1, 2, 3}}, rail{2, "rail", {1, 3}}, node{1, "node", {2, 3}};
   // Ranks 1 and 3 both saw the rail group end in their error; rank 2 its node group (one host)
-  // and the job; rank 3's word never came; one rank sent words that are no orders.
+  // and the job; rank 4's word never came; rank 5 sent words that are no orders; rank 6 names a
+  // group with a rank the job of seven does not have.
+  const GroupControlOrder outside{1, "node", {4, 9}};
   const std::vector<std::optional<std::string>> payloads{to_text({}),          to_text({rail}), to_text({job, node}),
-                                                         to_text({rail, job}), std::nullopt,    "[{\"index\": -1}]"};
+                                                         to_text({rail, job}), std::nullopt,    "[{\"index\": -1}]",
+                                                         to_text({outside})};
   EXPECT_EQ(plan_group_controls(payloads), (std::vector<GroupControlOrder>{job, node, rail}));
   EXPECT_EQ(group_controls_from_text(to_text({job, rail})), (std::vector<GroupControlOrder>{job, rail}));
   EXPECT_FALSE(group_controls_from_text("not json"));
@@ -312,7 +315,7 @@ std::vector<int> node03_ranks() {
   return ranks;
 }
 
-Controlled judged_with_node_group_control(std::optional<ProbeStatus> control) {
+Controlled judged_with_node_group_control(std::optional<ProbeStatus> control, bool gpu_side = false) {
   FleetShape f;
   f.hosts = 8;
   f.rounds = 1;
@@ -326,6 +329,10 @@ Controlled judged_with_node_group_control(std::optional<ProbeStatus> control) {
     r.scope = Scope{{host}, {rank}, {"cuda:" + std::to_string(rank - kHostA * 8)}};
     r.error = erred ? nccl_remote_error() : "no completion of ncclAllReduce within 30 s";
     r.params = {{"size_B", 16 << 20}, {"placement", "node"}, {"group", host}};
+    if (erred && gpu_side) {
+      r.error = "cudaEventQuery: an illegal memory access was encountered (700)";
+      r.params["error_call"] = "cudaEventQuery";
+    }
     c.run.probes.push_back(std::move(r));
   }
   if (control) {
@@ -386,6 +393,22 @@ TEST(Controls, AnNcclErrorOnOneHostTheRingReproducesOrNoControlStandsOnTheGpu) {
     EXPECT_EQ(with.summary.drain, without.summary.drain);
     EXPECT_EQ(with.summary.exit_code, without.summary.exit_code);
   }
+}
+
+TEST(Controls, AnErrorOnTheGpusSideIsNotTheRingsToExcuse) {
+  // A CUDA call's error (the ring on host memory uses no GPU): the group is judged as without a
+  // control, the erring GPU failed and its node with the waits it ended, exit 2; not unknown.
+  const auto [run, j] = judged_with_node_group_control(ProbeStatus::ok, true);
+  const auto [none, without] = judged_with_node_group_control(std::nullopt, true);
+  for (const auto& p : run.probes) {
+    if (p.id == "collective.nccl.all_reduce") {
+      EXPECT_FALSE(p.params.contains("control")) << p.params.dump();
+    }
+  }
+  EXPECT_EQ(unhealthy_entities(j), unhealthy_entities(without));
+  EXPECT_EQ(unhealthy_entities(j).at("gpu node03/gpu1"), HealthState::failed);
+  EXPECT_EQ(j.summary.drain, std::vector<std::string>{"node03"});
+  EXPECT_EQ(j.summary.exit_code, 2);
 }
 
 }  // namespace

@@ -70,16 +70,19 @@ def control_passed(r, command):
         assert not r['summary']['admit_degraded'], r['summary']
 
 
-def control_passed_on_one_host(r):
+def control_passed_on_one_host(r, command):
     """Rank 1 of host a's two reported an error in the all-reduce and the ring on ranks 0-1 passed:
-    node a is not decided (unknown for PROBE_ERROR_NOT_REPRODUCED, not admitted, the drain reason
-    says so), no GPU or other entity carries the error; exit 3, never 2."""
+    (check) node a is not decided (unknown for PROBE_ERROR_NOT_REPRODUCED, not admitted), no GPU or
+    other entity carries the error; exit 3, never 2."""
     errors = [p for p in r['probes'] if p['id'].startswith('collective.') and p['status'] not in ('ok', 'skipped')
               and 'control_of' not in p['params']]
     assert len(errors) == 1 and errors[0]['scope']['ranks'] == [1], errors
     control = errors[0]['params']['control']
     assert control['reproduced'] is False and control['hosts'] == ['a'], control
     assert 'on host memory (ranks 0,1) passed' in control['by'], control
+    assert r['summary']['exit_code'] == 3 and r['summary']['state'] == 'unknown', r['summary']
+    if command != 'check':
+        return
     bad = {(v['entity']['kind'], v['entity']['id']): v for v in r['verdicts'] if v['state'] != 'healthy'}
     assert list(bad) == [('node', 'a')], list(bad)
     node = bad[('node', 'a')]

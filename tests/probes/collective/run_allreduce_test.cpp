@@ -222,6 +222,7 @@ TEST(RunAllReduce, CallErrorEndsTheSweep) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, ProbeStatus::error);
   EXPECT_NE(results[0].error->find("fakeCopy: device lost"), std::string::npos) << *results[0].error;
+  EXPECT_EQ(results[0].params.value("error_call", ""), "fakeCopy");  // what a group control reads (health/controls.h)
   EXPECT_EQ(results[0].scope.devices, (std::vector<std::string>{"dev:0"}));
 }
 
