@@ -387,18 +387,20 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
     suspect_mass += first.bad[b];
     suspect_bad += static_cast<double>(b) * first.bad[b];
   }
-  const double suspect_pair_bad = suspect_mass > 0 ? suspect_bad / (suspect_mass * first.total) : 0;
+  const double suspect_pair_bad = suspect_mass > 0 ? std::min(1.0, suspect_bad / (suspect_mass * first.total)) : 0;
   for (std::size_t j = 0; j < retested.partners.size(); ++j) {
     if (retested.partners[j] < kNegligible) continue;
+    // A suspect's own pairs do not depend on how many others there are (no confirmed_kept).
+    const auto [u_yes, u_no] = after_retests(first, plan, retested, unsettled, static_cast<int>(j));
+    double ways = 1;  // units choose u
     for (int u = 1; u <= units; ++u) {
+      ways = ways * (units - u + 1) / u;
       RetestChances c = retested;
       const double again = 1 - std::pow(1 - suspect_pair_bad, u) * retested.healthy_rails_clear;
       c.confirmed_kept = (1 - again) * retested.stands + again * retested.kept;
-      const auto [u_yes, u_no] = after_retests(first, plan, c, unsettled, static_cast<int>(j));
       const auto [s_yes, s_no] = after_retests(first, plan, c, settled, static_cast<int>(j));
       const std::vector<double> suspects = culprit_counts(u_no, u_yes, u);
       const std::vector<double> others = culprit_counts(s_no, s_yes, units - u);
-      const double ways = std::exp(std::lgamma(units + 1.0) - std::lgamma(u + 1.0) - std::lgamma(units - u + 1.0));
       for (std::size_t a = 0; a < suspects.size(); ++a)
         for (std::size_t b = 0; b < others.size(); ++b)
           out[a + b] += retested.partners[j] * ways * suspects[a] * others[b];
