@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "core/probe_kind.h"
@@ -102,8 +101,11 @@ void settle_groups(std::vector<ProbeResult>& results) {
   if (outcomes.empty()) return;
   // The group's error and the waits it ended, by position in `results`; a group with an error on a
   // GPU's side is left as it was, its waits with it (as without a control).
-  std::map<std::pair<std::string, std::vector<int>>, std::vector<std::size_t>> members;
-  std::set<std::pair<std::string, std::vector<int>>> gpu_side;
+  struct Members {
+    std::vector<std::size_t> positions;
+    bool gpu_side = false;
+  };
+  std::map<std::pair<std::string, std::vector<int>>, Members> members;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const ProbeResult& p = results[i];
     if (!allreduce_error(p) || p.scope.ranks.empty()) continue;
@@ -113,15 +115,16 @@ void settle_groups(std::vector<ProbeResult>& results) {
       const auto in_group = [&ranks](int rank) { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); };
       if (entry.first.first != placement || !std::all_of(p.scope.ranks.begin(), p.scope.ranks.end(), in_group))
         continue;
-      members[entry.first].push_back(i);
-      if (gpu_side_error(p)) gpu_side.insert(entry.first);
+      Members& m = members[entry.first];
+      m.positions.push_back(i);
+      m.gpu_side = m.gpu_side || gpu_side_error(p);
       break;
     }
   }
-  for (const auto& [group, positions] : members) {
-    if (gpu_side.count(group)) continue;
+  for (const auto& [group, m] : members) {
+    if (m.gpu_side) continue;
     const GroupOutcome& outcome = outcomes.at(group);
-    for (const std::size_t i : positions) {
+    for (const std::size_t i : m.positions) {
       json& control = results[i].params["control"];
       control = json{{"reproduced", outcome.reproduced}, {"by", outcome.by}};
       if (!outcome.reproduced) control["hosts"] = outcome.hosts;
@@ -157,13 +160,13 @@ std::optional<std::vector<GroupControlOrder>> group_controls_from_text(const std
 }
 
 std::vector<GroupControlOrder> plan_group_controls(const std::vector<std::optional<std::string>>& payloads) {
+  // Ranks of the job only: a payload is one per rank.
+  const auto in_job = [&payloads](int r) { return r >= 0 && static_cast<std::size_t>(r) < payloads.size(); };
   std::vector<GroupControlOrder> out;
   for (const auto& payload : payloads) {
     if (!payload) continue;
     // Every rank of a group that failed whole names it: it is read once, not once per rank.
     for (GroupControlOrder& o : group_controls_from_text(*payload).value_or(std::vector<GroupControlOrder>{})) {
-      // Ranks of the job only: a payload is one per rank.
-      const auto in_job = [&payloads](int r) { return r >= 0 && static_cast<std::size_t>(r) < payloads.size(); };
       if (o.ranks.empty() || !std::all_of(o.ranks.begin(), o.ranks.end(), in_job) ||
           std::find(out.begin(), out.end(), o) != out.end())
         continue;

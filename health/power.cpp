@@ -287,15 +287,14 @@ bool suspect(int bad, int total) { return bad > 0 && !confirmed_culprit(bad, tot
 // where its other ends are cleared, and are measured again where they are not (chances() says
 // when). A known-good partner's pair is bad as any pair.
 struct RetestChances {
-  double first = 0;                // a pair is bad in the first pass (its limit picks the suspects)
-  double kept = 0;                 // a first-pass bad pair is bad after its re-test
-  double culprit_kept = 1;         // ... of a culprit (measured again only where its other end is not cleared)
-  double confirmed_kept = 1;       // ... of a culprit kConfirmedByPeers peers confirm (host_culprits sets it)
-  double stands = 1;               // a first-pass bad pair not measured again is bad at the final limit
-  double healthy_rails_clear = 1;  // a host pair is bad on none of the host's healthy rails
-  double partner = 0;              // a new partner's pair is bad (at the final limit)
-  std::vector<double> partners;    // the chances of meeting 0, 1, ... partners in the first pass
-  std::vector<double> cleared;     // a cleared host's chances of meeting 0, 1, ... suspects there
+  double first = 0;              // a pair is bad in the first pass (its limit picks the suspects)
+  double kept = 0;               // a first-pass bad pair is bad after its re-test
+  double culprit_kept = 1;       // ... of a culprit (measured again only where its other end is not cleared)
+  double confirmed_kept = 1;     // ... of a culprit kConfirmedByPeers peers confirm (host_culprits sets it)
+  double stands = 1;             // a first-pass bad pair not measured again is bad at the final limit
+  double partner = 0;            // a new partner's pair is bad (at the final limit)
+  std::vector<double> partners;  // the chances of meeting 0, 1, ... partners in the first pass
+  std::vector<double> cleared;   // a cleared host's chances of meeting 0, 1, ... suspects there
 };
 
 // `u` re-tested where `retested(b, total)`: its bad pairs measured again, and `partners` more peers.
@@ -331,9 +330,10 @@ std::pair<double, double> after_retests(UnitCounts u, const PlanShape& plan, con
   return culprit_weights(u);
 }
 
-// The chances of 0..units culprits among `units` independent units, each a culprit with weight
-// `yes` and not with `no` (not normalised).
-std::vector<double> culprit_counts(double no, double yes, int units) {
+// The chances of 0..units culprits among `units` independent units, each with culprit_weights'
+// (yes, no): not normalised.
+std::vector<double> culprit_counts(const std::pair<double, double>& weights, int units) {
+  const auto [yes, no] = weights;
   std::vector<double> out{1.0};
   for (int i = 0; i < units; ++i) {
     std::vector<double> next(out.size() + 1, 0.0);
@@ -350,10 +350,7 @@ std::vector<double> culprit_counts(double no, double yes, int units) {
 // chances `retested` (chances() below: its pairs' carried fraction is in them).
 std::vector<double> host_culprits(const PlanShape& plan, int units, const RetestChances& retested) {
   const UnitCounts first{binomial(plan.peers, retested.first), plan.peers};
-  if (plan.retest_passes <= 0) {
-    const auto [yes, no] = culprit_weights(first);
-    return culprit_counts(no, yes, units);
-  }
+  if (plan.retest_passes <= 0) return culprit_counts(culprit_weights(first), units);
   std::vector<bool> settled(first.bad.size());
   for (std::size_t b = 0; b < first.bad.size(); ++b) settled[b] = !suspect(static_cast<int>(b), first.total);
   // Without a re-test: every unit settled in the first pass. The host is cleared, and meets the
@@ -369,16 +366,16 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
       if (!settled[b]) continue;
       for (std::size_t a = 0; a < added.size(); ++a) u.bad[b + a] += first.bad[b] * added[a];
     }
-    const auto [yes, no] = culprit_weights(u);
-    const std::vector<double> counts = culprit_counts(no, yes, units);
+    const std::vector<double> counts = culprit_counts(culprit_weights(u), units);
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += cleared[j] * counts[k];
   }
   // With one: the host is re-tested because u >= 1 of its units are suspects, which sends each host
   // pair bad on one of their rails to re-test on every rail. So the units are not independent there:
   // a confirmed unit's bad pair is measured again where the host pair is bad on one of those u rails
-  // (a suspect is bad with a share of its peers), or on a healthy rail by chance; a slowed node whose
-  // rail went unconfirmed loses pairs on its confirmed rails with it. The host meets as many
-  // partners as the pass has for it, on every rail alike.
+  // (a suspect is bad with a share of its peers); a slowed node whose rail went unconfirmed loses
+  // pairs on its confirmed rails with it. (The units are the host's every rail, or one rail alone,
+  // which has no confirmed unit beside a suspect: the host's other rails take no part here.) The
+  // host meets as many partners as the pass has for it, on every rail alike.
   std::vector<bool> unsettled(first.bad.size());
   double suspect_mass = 0, suspect_bad = 0;
   for (std::size_t b = 0; b < first.bad.size(); ++b) {
@@ -391,16 +388,16 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
   for (std::size_t j = 0; j < retested.partners.size(); ++j) {
     if (retested.partners[j] < kNegligible) continue;
     // A suspect's own pairs do not depend on how many others there are (no confirmed_kept).
-    const auto [u_yes, u_no] = after_retests(first, plan, retested, unsettled, static_cast<int>(j));
+    const auto suspect_weights = after_retests(first, plan, retested, unsettled, static_cast<int>(j));
     double ways = 1;  // units choose u
     for (int u = 1; u <= units; ++u) {
       ways = ways * (units - u + 1) / u;
       RetestChances c = retested;
-      const double again = 1 - std::pow(1 - suspect_pair_bad, u) * retested.healthy_rails_clear;
+      const double again = 1 - std::pow(1 - suspect_pair_bad, u);
       c.confirmed_kept = (1 - again) * retested.stands + again * retested.kept;
-      const auto [s_yes, s_no] = after_retests(first, plan, c, settled, static_cast<int>(j));
-      const std::vector<double> suspects = culprit_counts(u_no, u_yes, u);
-      const std::vector<double> others = culprit_counts(s_no, s_yes, units - u);
+      const std::vector<double> suspects = culprit_counts(suspect_weights, u);
+      const std::vector<double> others =
+          culprit_counts(after_retests(first, plan, c, settled, static_cast<int>(j)), units - u);
       for (std::size_t a = 0; a < suspects.size(); ++a)
         for (std::size_t b = 0; b < others.size(); ++b)
           out[a + b] += retested.partners[j] * ways * suspects[a] * others[b];
@@ -457,26 +454,21 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     const std::vector<double> counts = binomial(model.peers, first);
     for (std::size_t b = 0; b < counts.size(); ++b)
       if (culprit(static_cast<int>(b), model.peers)) culprit_first += counts[b];
-    // The host pair is suspect through another rail where it is bad there and that rail's end is no
-    // culprit (`explained`: any culprit clears the other end; a confirmed one keeps the pair out of
-    // the re-tests): on the host's other slowed rails, or by a healthy pair's chance on the rest.
-    const double healthy = pair_bad(judged.first_limit, 1, noise);
-    auto through_other_rails = [&](double explained) {
-      return std::pow(1 - first * (1 - explained), rails - 1) * std::pow(1 - healthy, model.rails - rails);
-    };
     // A culprit's bad pair is measured again where its other end is not cleared: the host pair is
-    // suspect through another rail, or the other end has a bad pair of its own with any other peer
-    // (at fleet scale, a host's peers on every rail make that common). A confirmed culprit's pair is
-    // no suspect pair: only the host pair's being suspect through another rail measures it again
-    // (host_culprits, given how many of the host's rails are suspects).
-    const double again =
-        1 - through_other_rails(culprit_first) * std::pow(1 - healthy, model.rails * (model.peers - 1));
+    // suspect through another rail (bad there, and that rail's end no culprit: on the host's other
+    // slowed rails, or by a healthy pair's chance on the rest), or the other end has a bad pair of
+    // its own with any other peer (at fleet scale, a host's peers on every rail make that common). A
+    // confirmed culprit's pair is no suspect pair: only the host pair's being suspect through another
+    // rail measures it again (host_culprits, given how many of the host's rails are suspects).
+    const double healthy = pair_bad(judged.first_limit, 1, noise);
+    const double again = 1 - std::pow(1 - first * (1 - culprit_first), rails - 1) *
+                                 std::pow(1 - healthy, model.rails - rails) *
+                                 std::pow(1 - healthy, model.rails * (model.peers - 1));
     RetestChances c;
     c.first = first;
     c.kept = kept;
     c.culprit_kept = (1 - again) * stands + again * kept;
     c.stands = stands;
-    c.healthy_rails_clear = std::pow(1 - healthy, model.rails - rails);
     c.partner = p;
     c.partners = judged.partners;
     c.cleared = judged.cleared;

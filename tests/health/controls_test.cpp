@@ -209,13 +209,15 @@ std::string nccl_remote_error() {
   return *r.error;
 }
 
-std::vector<ProbeResult> rail_control(ProbeStatus at_node03) {
-  const GroupControlOrder order{2, "rail", rail_group()};
+// The results of a group's control as its ranks on `hosts` report them: the ring's summary, and
+// where `at_node03` is not ok, node03's rank of rail 1 in that state.
+std::vector<ProbeResult> group_control(const GroupControlOrder& order, const std::vector<std::string>& hosts,
+                                       ProbeStatus at_node03) {
   std::vector<ProbeResult> out;
   ProbeResult summary;
   summary.id = "collective.mpi.all_reduce";
-  for (int h = 0; h < 8; ++h) summary.scope.hosts.push_back(testing::host_name(h));
-  summary.scope.ranks = rail_group();
+  summary.scope.hosts = hosts;
+  summary.scope.ranks = order.ranks;
   summary.params = {{"size_B", 16 << 20}, {"call", "ring of MPI_Isend/MPI_Irecv"}};
   summary.metrics["busbw_GBps"] = Metric::of(0.8);
   out.push_back(summary);
@@ -229,9 +231,15 @@ std::vector<ProbeResult> rail_control(ProbeStatus at_node03) {
   }
   for (ProbeResult& r : out) {
     mark_control(r, order);
-    r.params["placement"] = "rail";
+    r.params["placement"] = order.placement;
   }
   return out;
+}
+
+std::vector<ProbeResult> rail_control(ProbeStatus at_node03) {
+  std::vector<std::string> hosts;
+  for (int h = 0; h < 8; ++h) hosts.push_back(testing::host_name(h));
+  return group_control(GroupControlOrder{2, "rail", rail_group()}, hosts, at_node03);
 }
 
 Controlled judged_with_group_control(std::optional<ProbeStatus> control_at_node03) {
@@ -335,28 +343,9 @@ Controlled judged_with_node_group_control(std::optional<ProbeStatus> control, bo
     }
     c.run.probes.push_back(std::move(r));
   }
-  if (control) {
-    const GroupControlOrder order{1, "node", node03_ranks()};
-    ProbeResult summary;
-    summary.id = "collective.mpi.all_reduce";
-    summary.scope = Scope{{host}, node03_ranks(), {}};
-    summary.params = {{"size_B", 16 << 20}, {"call", "ring of MPI_Isend/MPI_Irecv"}};
-    summary.metrics["busbw_GBps"] = Metric::of(3.1);
-    std::vector<ProbeResult> ran{summary};
-    if (*control != ProbeStatus::ok) {
-      ProbeResult mine;
-      mine.id = "collective.mpi.all_reduce";
-      mine.status = *control;
-      mine.scope = Scope{{host}, {kHostA * 8 + kRailRank}, {}};
-      mine.error = "MPI_Irecv: MPI_ERR_TRUNCATE: message truncated";
-      ran.push_back(mine);
-    }
-    for (ProbeResult& r : ran) {
-      mark_control(r, order);
-      r.params["placement"] = "node";
+  if (control)
+    for (ProbeResult& r : group_control(GroupControlOrder{1, "node", node03_ranks()}, {host}, *control))
       c.run.probes.push_back(std::move(r));
-    }
-  }
   settle_by_controls(c.run.probes);
   c.j = judge(c.run.hosts, c.run.probes, h100_profile_for_controls());
   return c;
