@@ -204,10 +204,11 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
   const double pair_worst_s = worst_case_seconds(only_network, one_round, cost_);
   NetOptions net_options = steps.net;
   net_options.sysfs_root = options_.common.sysfs_root;
+  // With a budget: measuring ends by here, the rest is the report's (kBudgetForMeasuring).
+  std::optional<Clock::time_point> measuring_end;
   if (options_.budget)
-    net_options.budget =
-        PairBudget{started + std::chrono::duration_cast<Clock::duration>(kBudgetForMeasuring * *options_.budget),
-                   options_.budget->count(), pair_worst_s};
+    measuring_end = started + std::chrono::duration_cast<Clock::duration>(kBudgetForMeasuring * *options_.budget);
+  if (measuring_end) net_options.budget = PairBudget{*measuring_end, options_.budget->count(), pair_worst_s};
   auto net = run_network(s, net_options, options_.common.timeout, live);
   stamp_time(net);  // what the pairs' rounds did not stamp (a step skipped whole)
   mine.probes.insert(mine.probes.end(), net.begin(), net.end());
@@ -232,6 +233,7 @@ RankResult CheckRound::run(MpiSession& s, LiveChannel& live) {
   if (outcome.collectives) {
     CollectiveOptions allreduce = steps.allreduce;
     allreduce.settings.timeout = options_.common.timeout;
+    allreduce.settings.end = measuring_end;
     auto sums = run_collectives(s, allreduce, live);
     mine.probes.insert(mine.probes.end(), sums.begin(), sums.end());
     stamp_time(mine.probes);
@@ -256,13 +258,18 @@ void CheckRound::judge_report(Report& report) const {
   if (!options_.skip.names.empty())
     report.run.notes.push_back("not checked (--skip): " + options_.skip.text() +
                                "; the verdicts and the admission do not cover them");
-  const auto unstarted = std::count_if(report.probes.begin(), report.probes.end(), [](const ProbeResult& p) {
-    return p.status == ProbeStatus::skipped && p.skipped_by == SkippedBy::ibgpu && p.reason &&
-           p.reason->starts_with("budget: not measured");
-  });
-  if (unstarted > 0)
-    report.run.notes.push_back("budget: " + count_text(unstarted, "pair measurement") +
+  auto not_started = [&](std::string_view reason) {
+    return std::count_if(report.probes.begin(), report.probes.end(), [&](const ProbeResult& p) {
+      return p.status == ProbeStatus::skipped && p.skipped_by == SkippedBy::ibgpu && p.reason &&
+             p.reason->starts_with(reason);
+    });
+  };
+  if (const auto pairs = not_started("budget: not measured"); pairs > 0)
+    report.run.notes.push_back("budget: " + count_text(pairs, "pair measurement") +
                                " not started, the budget would have run out (not judged)");
+  if (const auto cases = not_started("budget: not run"); cases > 0)
+    report.run.notes.push_back("budget: " + count_text(cases, "all-reduce case") +
+                               " not run, the budget would have run out (not judged)");
   if (options_.baseline) {
     report.run.profile["baseline"] = {{"file", options_.baseline_path},
                                       {"runs", options_.baseline->runs.size()},

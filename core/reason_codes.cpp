@@ -375,7 +375,7 @@ constexpr std::array kCodes{
     ReasonCodeInfo{ReasonCode::CHECK_NOT_RUN, "CHECK_NOT_RUN", ReasonGroup::probe_outcome,
         "what the probe speaks for, as `CHECK_SKIPPED`",
         "none (evidence `not_judged`: recorded, changes no state)",
-        "ibgpu itself did not run the check (`skipped_by` `ibgpu`): its time cap (an all-reduce size one iteration of which would take longer than the cap), the `--budget` (a pair or the all-reduce dropped to fit), a stop signal, or a rank of another host that was lost before or during it (that host is blamed by its own `PROBE_TIMEOUT`). Never drains a node nor makes it `unknown` (docs/verdicts.md).",
+        "ibgpu itself did not run the check (`skipped_by` `ibgpu`): its time cap (an all-reduce size one iteration of which would take longer than the cap), the `--budget` (a pair, an all-reduce case or the whole all-reduce dropped to fit), a stop signal, or a rank of another host that was lost before or during it (that host is blamed by its own `PROBE_TIMEOUT`). Never drains a node nor makes it `unknown` (docs/verdicts.md).",
         "Nothing to fix on the node. For a verdict on what was not run: give the run the time it needs (a longer `--budget` or `--timeout`), or re-check once the lost host is back.",
         "not a finding; for a verdict: a longer --budget, re-check"},
     ReasonCodeInfo{ReasonCode::NOT_JUDGED, "NOT_JUDGED", ReasonGroup::probe_outcome,

@@ -84,8 +84,7 @@ std::string MpiAllReduce::timed_call() const { return blocking_ ? "MPI_Allreduce
 MpiAllReduce::~MpiAllReduce() {
   if (!abandoned_) return;
   // MPI may still complete the abandoned all-reduce into these buffers (cluster/kept_memory.h).
-  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(send_)));
-  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(recv_)));
+  buffers_.keep_until_exit();
 }
 
 std::string MpiAllReduce::unavailable_reason() { return mpi_unavailable(comm_); }
@@ -106,24 +105,23 @@ void MpiAllReduce::prepare(std::size_t max_bytes, DType type) {
     }
     MPI_Comm_set_errhandler(own_, MPI_ERRORS_RETURN);
   }
-  // Zeros: timed in-place sums of zeros stay zero, never denormal or inf (both slow on some CPUs).
-  if (send_.size() < max_bytes) send_.assign(max_bytes, std::byte{0});
-  if (recv_.size() < max_bytes) recv_.assign(max_bytes, std::byte{0});
+  buffers_.reserve(max_bytes);
 }
 
 void MpiAllReduce::require(std::size_t count, DType type) const {
   if (abandoned_) throw std::logic_error("mpi all-reduce used again after a timeout");
   if (std::string why = unsupported(type, count); !why.empty()) throw UsageError(why);
-  if (count * dtype_size(type) > recv_.size())
+  if (count * dtype_size(type) > buffers_.size())
     throw std::logic_error("mpi all-reduce of " + std::to_string(count * dtype_size(type)) +
-                           " B exceeds the prepared " + std::to_string(recv_.size()) + " B");
+                           " B exceeds the prepared " + std::to_string(buffers_.size()) + " B");
 }
 
 MPI_Request MpiAllReduce::start(bool in_place, std::size_t count, DType type) {
   MPI_Request request = MPI_REQUEST_NULL;
-  const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
-  mpi_check(MPI_Iallreduce(input, recv_.data(), static_cast<int>(count), mpi_sum_type(type), MPI_SUM, own_, &request),
-            "MPI_Iallreduce");
+  const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(buffers_.send.data());
+  mpi_check(
+      MPI_Iallreduce(input, buffers_.recv.data(), static_cast<int>(count), mpi_sum_type(type), MPI_SUM, own_, &request),
+      "MPI_Iallreduce");
   return request;
 }
 
@@ -136,14 +134,15 @@ double MpiAllReduce::run_timed(bool in_place, std::size_t count, DType type, int
     throw CollectiveTimeout(describe_allreduce(blocking_ ? "MPI_Allreduce" : "MPI_Iallreduce", in_place, count, type) +
                                 " (before a run of " + std::to_string(warmup + iters) + " calls)",
                             timeout_);
+  buffers_.zero(count * dtype_size(type));
   return blocking_ ? run_blocking(in_place, count, type, warmup, iters)
                    : run_polled(in_place, count, type, warmup, iters);
 }
 
 double MpiAllReduce::run_blocking(bool in_place, std::size_t count, DType type, int warmup, int iters) {
   // What the work thread touches: values, and buffers the destructor keeps if it is given up on.
-  const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
-  void* output = recv_.data();
+  const void* input = in_place ? MPI_IN_PLACE : static_cast<const void*>(buffers_.send.data());
+  void* output = buffers_.recv.data();
   const int n = static_cast<int>(count);
   const MPI_Datatype datatype = mpi_sum_type(type);
   const MPI_Comm comm = own_;
@@ -196,19 +195,20 @@ double MpiAllReduce::run_polled(bool in_place, std::size_t count, DType type, in
 
 std::uint64_t MpiAllReduce::check(bool in_place, std::size_t count, DType type) {
   require(count, type);
-  std::byte* input = in_place ? recv_.data() : send_.data();
+  buffers_.patterned();
+  std::byte* input = in_place ? buffers_.recv.data() : buffers_.send.data();
   fill_pattern(type, rank_, size_, count, input);
   if (rank_ == faults.corrupt_input_rank && count > 0) negate_element(type, input, count / 2);
   // Poisoned (NaN, or -1 for int32): an all-reduce that writes nothing cannot pass.
-  if (!in_place) std::memset(recv_.data(), 0xff, count * dtype_size(type));
+  if (!in_place) std::memset(buffers_.recv.data(), 0xff, count * dtype_size(type));
   MPI_Request request = start(in_place, count, type);
   if (!wait_with_deadline(request, Deadline(timeout_))) {
     abandoned_ = true;
     throw CollectiveTimeout(describe_allreduce("MPI_Iallreduce", in_place, count, type) + " (correctness check)",
                             timeout_);
   }
-  if (rank_ == faults.corrupt_result_rank && count > 0) flip_lowest_bit(type, recv_.data(), count / 2);
-  return count_wrong(type, recv_.data(), size_, count);
+  if (rank_ == faults.corrupt_result_rank && count > 0) flip_lowest_bit(type, buffers_.recv.data(), count / 2);
+  return count_wrong(type, buffers_.recv.data(), size_, count);
 }
 
 }  // namespace ibgpu

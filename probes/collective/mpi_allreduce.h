@@ -15,9 +15,9 @@
 
 #include <cstddef>
 #include <string>
-#include <vector>
 
 #include "probes/collective/backend.h"
+#include "probes/collective/host_buffers.h"
 
 namespace ibgpu {
 
@@ -58,7 +58,7 @@ class MpiAllReduce final : public AllReduceBackend {
   MPI_Comm comm_;
   Seconds timeout_;
   int rank_ = 0, size_ = 1;
-  std::vector<std::byte> send_, recv_;
+  SumBuffers buffers_;
   // A wait timed out and its request is still in MPI's hands; the buffers must outlive it.
   bool abandoned_ = false;
   // A duplicate of comm_ for the all-reduce's own calls, apart from ibgpu's other messages.

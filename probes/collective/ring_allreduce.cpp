@@ -50,9 +50,8 @@ RingAllReduce::RingAllReduce(MPI_Comm parent, std::vector<int> members, int tag,
 RingAllReduce::~RingAllReduce() {
   if (!abandoned_) return;
   // MPI may still move data of the step given up on (cluster/kept_memory.h).
-  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(send_)));
-  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(recv_)));
-  keep_until_exit(std::make_shared<std::vector<std::byte>>(std::move(incoming_)));
+  buffers_.keep_until_exit();
+  incoming_.keep_until_exit();
 }
 
 std::string RingAllReduce::unavailable_reason() { return mpi_unavailable(parent_); }
@@ -67,20 +66,17 @@ void RingAllReduce::prepare(std::size_t max_bytes, DType type) {
   const auto it = std::find(members_.begin(), members_.end(), rank);
   if (it == members_.end()) throw std::logic_error("ring all-reduce: this rank is not a member");
   me_ = static_cast<std::size_t>(it - members_.begin());
-  // Zeros: timed sums of zeros stay zero, never denormal or inf (both slow on some CPUs).
-  if (send_.size() < max_bytes) send_.assign(max_bytes, std::byte{0});
-  if (recv_.size() < max_bytes) recv_.assign(max_bytes, std::byte{0});
+  buffers_.reserve(max_bytes);
   // The largest chunk a step receives: a member's share, rounded up.
-  const std::size_t chunk = max_bytes / members_.size() + dtype_size(type);
-  if (incoming_.size() < chunk) incoming_.assign(chunk, std::byte{0});
+  incoming_.reserve(max_bytes / members_.size() + dtype_size(type));
 }
 
 void RingAllReduce::require(std::size_t count, DType type) const {
   if (abandoned_) throw std::logic_error("ring all-reduce used again after a timeout");
   if (std::string why = unsupported(type, count); !why.empty()) throw UsageError(why);
-  if (count * dtype_size(type) > recv_.size())
+  if (count * dtype_size(type) > buffers_.size())
     throw std::logic_error("ring all-reduce of " + std::to_string(count * dtype_size(type)) +
-                           " B exceeds the prepared " + std::to_string(recv_.size()) + " B");
+                           " B exceeds the prepared " + std::to_string(buffers_.size()) + " B");
 }
 
 bool RingAllReduce::exchange(const std::byte* out, int send_count, std::byte* in, int recv_count, DType type) {
@@ -107,8 +103,8 @@ bool RingAllReduce::exchange(const std::byte* out, int send_count, std::byte* in
 std::string RingAllReduce::reduce(bool in_place, std::size_t count, DType type) {
   const std::size_t n = members_.size();
   const std::size_t size = dtype_size(type);
-  std::byte* data = recv_.data();
-  if (!in_place) std::memcpy(data, send_.data(), count * size);
+  std::byte* data = buffers_.recv.data();
+  if (!in_place) std::memcpy(data, buffers_.send.data(), count * size);
   // Chunk c: elements [c * count / n, (c + 1) * count / n).
   auto first = [&](std::size_t c) { return c * count / n; };
   auto length = [&](std::size_t c) { return static_cast<int>(first(c + 1) - first(c)); };
@@ -129,6 +125,7 @@ std::string RingAllReduce::reduce(bool in_place, std::size_t count, DType type) 
 double RingAllReduce::run_timed(bool in_place, std::size_t count, DType type, int warmup, int iters) {
   require(count, type);
   if (iters < 1 || warmup < 0) throw std::invalid_argument("run_timed: iters >= 1 and warmup >= 0 required");
+  buffers_.zero(count * dtype_size(type));
   Clock::time_point started{};
   for (int it = 0; it < warmup + iters; ++it) {
     if (it == warmup) started = Clock::now();
@@ -144,17 +141,18 @@ double RingAllReduce::run_timed(bool in_place, std::size_t count, DType type, in
 
 std::uint64_t RingAllReduce::check(bool in_place, std::size_t count, DType type) {
   require(count, type);
+  buffers_.patterned();
   const int rank = static_cast<int>(me_), nranks = static_cast<int>(members_.size());
-  std::byte* input = in_place ? recv_.data() : send_.data();
+  std::byte* input = in_place ? buffers_.recv.data() : buffers_.send.data();
   fill_pattern(type, rank, nranks, count, input);
   if (rank == faults.corrupt_input_rank && count > 0) negate_element(type, input, count / 2);
-  if (!in_place) std::memset(recv_.data(), 0xff, count * dtype_size(type));
+  if (!in_place) std::memset(buffers_.recv.data(), 0xff, count * dtype_size(type));
   if (const std::string failed = reduce(in_place, count, type); !failed.empty())
     throw CollectiveTimeout(
         describe_allreduce("ring all-reduce", in_place, count, type) + " (correctness check, " + failed + ")",
         timeout_);
-  if (rank == faults.corrupt_result_rank && count > 0) flip_lowest_bit(type, recv_.data(), count / 2);
-  return count_wrong(type, recv_.data(), nranks, count);
+  if (rank == faults.corrupt_result_rank && count > 0) flip_lowest_bit(type, buffers_.recv.data(), count / 2);
+  return count_wrong(type, buffers_.recv.data(), nranks, count);
 }
 
 }  // namespace ibgpu

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "probes/collective/backend.h"
+#include "probes/collective/host_buffers.h"
 
 namespace ibgpu {
 
@@ -41,7 +42,8 @@ class RingAllReduce final : public AllReduceBackend {
 
  private:
   void require(std::size_t count, DType type) const;
-  // One all-reduce of send_ (or recv_ in place) into recv_: empty, or the step it gave up at.
+  // One all-reduce of the send buffer (or the receive buffer in place) into the receive buffer:
+  // empty, or the step it gave up at.
   std::string reduce(bool in_place, std::size_t count, DType type);
   // One step: `send_count` elements at `out` to the next member, `recv_count` from the previous
   // one into `in`; false when a wait gave up.
@@ -52,7 +54,8 @@ class RingAllReduce final : public AllReduceBackend {
   std::size_t me_ = 0;
   int tag_;
   Seconds timeout_;
-  std::vector<std::byte> send_, recv_, incoming_;
+  SumBuffers buffers_;
+  HostBuffer incoming_;
   // A wait gave up with a transfer still in MPI's hands: the buffers must outlive it.
   bool abandoned_ = false;
   std::optional<int> given_up_on_;

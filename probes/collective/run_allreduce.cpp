@@ -52,11 +52,13 @@ std::optional<int> count_flags(GroupChannel& channel, const World& world, bool m
   return static_cast<int>(*total);
 }
 
-// How a case kept to its time cap: whether the cap cut its iterations, and the slowest rank's
-// time of its first warmup iteration (every rank has the same: it is agreed).
+// How a case kept to its time cap: whether the cap cut its iterations, the slowest rank's
+// time of its first warmup iteration (every rank has the same: it is agreed), and this rank's
+// wall time of the run after it (the capped part).
 struct CapOutcome {
   bool capped = false;
   std::optional<double> first_iteration_s;
+  double capped_run_s = 0;
 };
 
 // Runs the first warmup iteration alone: the slowest rank's pace at it decides what else fits the
@@ -66,7 +68,7 @@ struct CapOutcome {
 std::optional<double> timed_within_cap(AllReduceBackend& backend, GroupChannel& channel, const World& world,
                                        const AllReduceSettings& settings, AllReduceCase& c, CapOutcome& out) {
   out = {};
-  if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);
+  if (c.warmup == 0) return backend.run_timed(c.in_place, c.count, c.dtype, 0, c.iters);  // no cap
   const double first = backend.run_timed(c.in_place, c.count, c.dtype, 0, 1);
   const auto pace = agreed(channel, world, first, Combine::max, settings.timeout);
   if (!pace) return std::nullopt;
@@ -79,7 +81,20 @@ std::optional<double> timed_within_cap(AllReduceBackend& backend, GroupChannel& 
     c.warmup = 1;
     c.iters = static_cast<int>(std::clamp(std::floor(left / *pace), 1.0, static_cast<double>(c.iters)));
   }
-  return backend.run_timed(c.in_place, c.count, c.dtype, c.warmup - 1, c.iters);
+  const auto started = Clock::now();
+  const double seconds = backend.run_timed(c.in_place, c.count, c.dtype, c.warmup - 1, c.iters);
+  out.capped_run_s = Seconds(Clock::now() - started).count();
+  return seconds;
+}
+
+// With settings.end: how far past it the slowest rank would end the case of `bytes` (<= 0: it
+// fits), on each rank's clock, at its untimed pace so far (seconds per byte, 0 before the first
+// case); nullopt when not every rank answered in time.
+std::optional<double> past_budget_end(GroupChannel& channel, const World& world, const AllReduceSettings& settings,
+                                      double untimed_s_per_byte, double bytes) {
+  const double need = untimed_s_per_byte * bytes + settings.time_cap_s;
+  const double left = Seconds(*settings.end - Clock::now()).count();
+  return agreed(channel, world, need - left, Combine::max, settings.timeout);
 }
 
 // Every rank's outcome at rank 0 (other ranks get an empty vector); nullopt on timeout.
@@ -209,6 +224,13 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
   // every rank skips the same sizes): a size whose one iteration would take longer than the whole
   // time cap at that pace is not run (64 MiB of all-reduce through a 50 mbit host takes a minute).
   std::optional<double> pace_per_byte;
+  // This rank's seconds per byte of the work outside the time cap (the buffers' first use, the
+  // first iteration, the check), the most of the last size's cases: what the budget's end is held
+  // against. The first use of 256 MiB buffers by four ranks on one CPU took 7 s and the first
+  // iteration 7 s more, four times what the 16 MiB iteration's pace foretold; the untimed work of
+  // the first 16 MiB case foretold the whole 20 s (the second finds its buffers in use).
+  double untimed_s_per_byte = 0;
+  double untimed_size = 0;              // the size it was measured at
   std::optional<ProbeResult> injected;  // the test hook's error (faults.error_rank), told at the end
   for (std::size_t i = 0; i < settings.sizes.size(); ++i) {
     for (bool in_place : modes) {
@@ -228,8 +250,29 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
         }
         continue;
       }
+      if (settings.end) {
+        const auto past = past_budget_end(channel, world, settings, untimed_s_per_byte, bytes);
+        if (!past) {
+          results.push_back(own_result(id, ProbeStatus::timeout, world, device, allreduce_params(c),
+                                       not_agreed("budget check", timeout)));
+          return results;
+        }
+        if (*past > 0) {
+          if (world.rank == 0) {
+            ProbeResult r = skipped(id, world_scope(world),
+                                    "budget: not run, the budget would run out (the case would end about " +
+                                        duration_text(Seconds(std::round(*past * 10) / 10)) +
+                                        " past its measuring part, at the pace measured so far)",
+                                    SkippedBy::ibgpu);
+            r.params = allreduce_params(c);
+            results.push_back(std::move(r));
+          }
+          continue;
+        }
+      }
       RankOutcome mine;
       CapOutcome cap;
+      const auto case_started = Clock::now();
       try {
         const auto seconds = timed_within_cap(backend, channel, world, settings, c, cap);
         if (cap.first_iteration_s) pace_per_byte = *cap.first_iteration_s / bytes;
@@ -240,6 +283,11 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
         }
         mine.seconds = *seconds;
         if (settings.check) mine.wrong = backend.check(in_place, c.count, c.dtype);
+        if (bytes > 0) {
+          const double untimed = (Seconds(Clock::now() - case_started).count() - cap.capped_run_s) / bytes;
+          untimed_s_per_byte = bytes == untimed_size ? std::max(untimed_s_per_byte, untimed) : untimed;
+          untimed_size = bytes;
+        }
         if (world.rank == backend.faults.error_rank && !injected)
           injected = own_result(id, ProbeStatus::error, world, device, allreduce_params(c),
                                 "an error after the all-reduce completed (a test's injected fault)");

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "cluster/group_channel.h"
 #include "cluster/world.h"
+#include "core/deadline.h"
 #include "core/result.h"
 #include "core/waits.h"
 #include "probes/collective/backend.h"
@@ -27,6 +29,11 @@ struct AllReduceSettings {
   // Longest run of one case: after the warmup the ranks agree on the iterations that fit it
   // (the slowest rank's warmup speaks), never fewer than one; no warmup, no cap.
   double time_cap_s = 3;
+  // With a budget (check --budget): the end of its measuring part, on this rank's clock. A case
+  // starts only if it would end by then on every rank: its time cap, and its untimed work (the
+  // buffers' first use, the first iteration, the check) at the last case's pace per byte on each
+  // rank. A case that would not is `skipped` (reason "budget: ...").
+  std::optional<Clock::time_point> end;
   // Called on every rank after each case (size, in-place or not) is gathered:
   // cases done so far and in all, and on rank 0 the case's summary result (else
   // null). The caller may print progress; probes never do.

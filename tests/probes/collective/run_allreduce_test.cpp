@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "core/errors.h"
 #include "probes/collective/pattern.h"
@@ -18,11 +19,12 @@ namespace {
 // one rank) and checks, with scripted times and failures.
 class FakeBackend : public AllReduceBackend {
  public:
-  std::string reason;                  // unavailable_reason()
-  std::set<DType> cannot_sum;          // unsupported()
-  std::map<std::size_t, double> time;  // seconds per iteration by count (default 1 ms)
-  std::size_t timeout_at = SIZE_MAX;   // run_timed throws CollectiveTimeout at this count
-  std::size_t error_at = SIZE_MAX;     // check throws CallError at this count
+  std::string reason;                     // unavailable_reason()
+  std::set<DType> cannot_sum;             // unsupported()
+  std::map<std::size_t, double> time;     // seconds per iteration by count (default 1 ms)
+  std::size_t timeout_at = SIZE_MAX;      // run_timed throws CollectiveTimeout at this count
+  std::size_t error_at = SIZE_MAX;        // check throws CallError at this count
+  std::map<std::size_t, double> check_s;  // check sleeps this long by count (untimed work, really spent)
   bool fail_prepare = false;
   std::vector<std::string> calls;
 
@@ -46,6 +48,7 @@ class FakeBackend : public AllReduceBackend {
   std::uint64_t check(bool in_place, std::size_t count, DType type) override {
     calls.push_back("check " + std::to_string(count) + (in_place ? " in" : " out"));
     if (count == error_at) throw CallError("fakeCopy", "device lost");
+    if (check_s.count(count)) std::this_thread::sleep_for(Seconds(check_s[count]));
     fill_pattern(type, 0, 1, count, buffer_.data());
     if (faults.corrupt_result_rank == 0 && count > 0) flip_lowest_bit(type, buffer_.data(), count / 2);
     return count_wrong(type, buffer_.data(), 1, count);
@@ -213,6 +216,48 @@ TEST(RunAllReduce, ASizeThatCannotFitOneIterationIsSkipped) {
   EXPECT_EQ(*results[1].reason,
             "not run: one iteration would take about 0.6 s at the pace measured so far, past the 0.5 s time cap");
   for (const auto& call : backend.calls) EXPECT_EQ(call.find("16384"), std::string::npos) << call;
+}
+
+// With a budget's end (check --budget): a case starts only if its time cap still fits before it.
+// Every case is ibgpu's choice not run, said so, none of it timed.
+TEST(RunAllReduce, NoCaseStartsPastTheBudgetsEnd) {
+  FakeBackend backend;
+  auto settings = small_sweep();
+  settings.end = Clock::now() + std::chrono::milliseconds(200);  // less than the 0.5 s cap
+  settings.time_cap_s = 0.5;
+  const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, ProbeStatus::skipped);
+    EXPECT_EQ(r.skipped_by, SkippedBy::ibgpu);
+    EXPECT_TRUE(r.reason->starts_with("budget: not run, the budget would run out (the case would end about 0.3 s"))
+        << *r.reason;
+  }
+  EXPECT_EQ(backend.calls, (std::vector<std::string>{"prepare 65536"}));
+}
+
+// The work outside the time cap (the buffers' first use, the first iteration, the check) grows with
+// the size: at the last size's pace per byte, a 64 KiB case after a 1 KiB check of 50 ms needs
+// 3.2 s more than its cap, which a budget's end 2 s away cannot hold. Without a budget it runs.
+TEST(RunAllReduce, TheUntimedWorkOfTheLastSizeForetellsTheNext) {
+  auto settings = small_sweep();
+  settings.in_place = false;
+  settings.time_cap_s = 0.5;
+  FakeBackend unbudgeted;
+  unbudgeted.check_s[256] = 0.05;
+  for (const auto& r : run_allreduce(unbudgeted, MPI_COMM_NULL, single_process(), settings))
+    EXPECT_EQ(r.status, ProbeStatus::ok);
+
+  FakeBackend backend;
+  backend.check_s[256] = 0.05;
+  settings.end = Clock::now() + std::chrono::seconds(2);
+  const auto results = run_allreduce(backend, MPI_COMM_NULL, single_process(), settings);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, ProbeStatus::ok);
+  EXPECT_EQ(results[1].status, ProbeStatus::skipped);
+  EXPECT_EQ(results[1].params["size_B"], 65536);
+  EXPECT_TRUE(results[1].reason->starts_with("budget: not run")) << *results[1].reason;
+  EXPECT_EQ(backend.calls.back(), "check 256 out");
 }
 
 TEST(RunAllReduce, CallErrorEndsTheSweep) {
