@@ -237,17 +237,17 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
       AllReduceCase c{settings.sizes[i], counts[i],       settings.dtype, in_place,
                       settings.iters,    settings.warmup, world.size};
       const double bytes = static_cast<double>(settings.sizes[i]);
+      // A case ibgpu does not run (every rank decided alike): rank 0 records why.
+      auto not_run = [&](const std::string& why) {
+        if (world.rank != 0) return;
+        ProbeResult r = skipped(id, world_scope(world), why, SkippedBy::ibgpu);
+        r.params = allreduce_params(c);
+        results.push_back(std::move(r));
+      };
       if (pace_per_byte && *pace_per_byte * bytes > settings.time_cap_s) {
-        if (world.rank == 0) {
-          ProbeResult r = skipped(id, world_scope(world),
-                                  "not run: one iteration would take about " +
-                                      duration_text(Seconds(std::round(*pace_per_byte * bytes * 10) / 10)) +
-                                      " at the pace measured so far, past the " +
-                                      duration_text(Seconds(settings.time_cap_s)) + " time cap",
-                                  SkippedBy::ibgpu);
-          r.params = allreduce_params(c);
-          results.push_back(std::move(r));
-        }
+        not_run("not run: one iteration would take about " +
+                duration_text(Seconds(std::round(*pace_per_byte * bytes * 10) / 10)) +
+                " at the pace measured so far, past the " + duration_text(Seconds(settings.time_cap_s)) + " time cap");
         continue;
       }
       if (settings.end) {
@@ -258,15 +258,9 @@ std::vector<ProbeResult> run_allreduce(AllReduceBackend& backend, GroupChannel& 
           return results;
         }
         if (*past > 0) {
-          if (world.rank == 0) {
-            ProbeResult r = skipped(id, world_scope(world),
-                                    "budget: not run, the budget would run out (the case would end about " +
-                                        duration_text(Seconds(std::round(*past * 10) / 10)) +
-                                        " past its measuring part, at the pace measured so far)",
-                                    SkippedBy::ibgpu);
-            r.params = allreduce_params(c);
-            results.push_back(std::move(r));
-          }
+          not_run("budget: not run, the budget would run out (the case would end about " +
+                  duration_text(Seconds(std::round(*past * 10) / 10)) +
+                  " past its measuring part, at the pace measured so far)");
           continue;
         }
       }
