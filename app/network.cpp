@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -361,38 +362,46 @@ bool is_pair_in_round(const ProbeResult& r) {
   return r.id.starts_with("net.") && r.scope.ranks.size() == 2 && r.params.contains("round");
 }
 
-// The pairs measured in round `from` or later are recorded, not judged, for `why` (a pair already
-// marked keeps the reason it has).
-void mark_rounds_from(std::vector<ProbeResult>& results, int from, const std::string& why) {
+// The pairs measured in round `from` or later (those `which` picks: all by default) are recorded,
+// not judged, for `why` (a pair already marked keeps the reason it has).
+void mark_rounds_from(std::vector<ProbeResult>& results, int from, const std::string& why,
+                      const std::function<bool(const ProbeResult&)>& which = {}) {
   for (auto& r : results)
     if (is_pair_in_round(r) && r.status == ProbeStatus::ok && r.params["round"].get<int>() >= from &&
-        !r.params.contains("not_judged"))
+        !r.params.contains("not_judged") && (!which || which(r)))
       r.params["not_judged"] = why;
 }
 
 }  // namespace
 
-void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
-  if (lost.empty()) return;
-  const std::set<int> gone(lost.begin(), lost.end());
-  // The first round in which a transfer with a lost rank broke (the result carries a size: data
-  // was moving; a meeting that got no answer does not), and with whom.
-  std::optional<std::pair<int, int>> first;  // round, lost rank
-  for (const auto& r : results) {
-    if (!is_pair_in_round(r) || r.status == ProbeStatus::ok || r.status == ProbeStatus::skipped) continue;
-    if (!r.params.contains("size_B")) continue;
-    const int round = r.params["round"].get<int>();
-    for (int rank : r.scope.ranks)
-      if (gone.count(rank) && (!first || round < first->first)) first = {round, rank};
+void mark_after_lost_rank(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
+  auto round_of = [](const ProbeResult& r) { return r.params["round"].get<int>(); };
+  for (int gone : lost) {
+    auto with_it = [gone](const ProbeResult& r) {
+      return std::find(r.scope.ranks.begin(), r.scope.ranks.end(), gone) != r.scope.ranks.end();
+    };
+    // The first round in which a pair with the lost rank did not come back: it was gone by then.
+    std::optional<int> first;
+    for (const auto& r : results)
+      if (is_pair_in_round(r) && with_it(r) && r.status != ProbeStatus::ok && r.status != ProbeStatus::skipped)
+        first = std::min(first.value_or(round_of(r)), round_of(r));
+    if (!first) continue;
+    // Who sent to it after: its partners from that round on (their meetings, and their heartbeats,
+    // which go to the next partners ahead) and rank 0 (it answers every rank).
+    std::set<int> senders{0};
+    for (const auto& r : results)
+      if (is_pair_in_round(r) && with_it(r) && round_of(r) >= *first)
+        senders.insert(r.scope.ranks.begin(), r.scope.ranks.end());
+    senders.erase(gone);
+    const std::string host = gone < static_cast<int>(world.places.size()) ? world.places[gone].host : "?";
+    const std::string why = "measured after host " + host + " (rank " + std::to_string(gone) + ") was lost in round " +
+                            std::to_string(*first) +
+                            " by a rank that sent to it after: OpenMPI's TCP transport slows what such a rank "
+                            "measures";
+    mark_rounds_from(results, *first, why, [&](const ProbeResult& r) {
+      return std::any_of(r.scope.ranks.begin(), r.scope.ranks.end(), [&](int rank) { return senders.count(rank) > 0; });
+    });
   }
-  if (!first) return;
-  const auto& [broke, peer] = *first;
-  const std::string host = peer < static_cast<int>(world.places.size()) ? world.places[peer].host : "?";
-  const std::string why = "measured after host " + host + " (rank " + std::to_string(peer) +
-                          ") was lost mid-transfer in round " + std::to_string(broke) +
-                          ": MPI's TCP transport retries what was queued for a dead peer, which slows what the "
-                          "others measure after";
-  mark_rounds_from(results, broke + 1, why);
 }
 
 void mark_after_stop(std::vector<ProbeResult>& results) {

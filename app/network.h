@@ -61,14 +61,17 @@ std::string round_progress(const World& world, const std::string& label, std::si
 // --gid-index its ports lack, is a usage error (empty answer when fine).
 std::string network_preflight(const World& world, const NetOptions& options);
 
-// Rank 0, once the results are in: after a pair transfer broke because its peer was lost (`lost`:
-// ranks that sent no results; the result carries a size, so data was moving), OpenMPI's TCP
-// transport keeps retrying what was queued for the dead peer, which slows what the survivors
-// measure after (seen under srun --kill-on-bad-exit=0: a third of the clean bandwidth, and more
-// than the one rank that was mid-transfer with it). Pair results of every later round are marked
-// not judged (params.not_judged: why): recorded, held against no one; the next run judges them.
-// Pure.
-void mark_after_broken_transfer(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost);
+// Rank 0, once the results are in, for each rank `lost` (it sent no results): from the first round
+// in which a pair with it did not come back, every rank that sent to the dead process (its
+// partners from that round on: their meetings, and their heartbeats, which go to the next
+// partners ahead; and rank 0, which answers every rank) measures slower than it is. OpenMPI's TCP
+// transport, after a connect to the dead process fails, polls its event loop once per 10 ms
+// (srun --kill-on-bad-exit=0 on namespace hosts: 15 ms latency where it was 0.1 ms); MpiSession
+// sets the tick that keeps it polled, and what is left is still about twice the latency. The
+// pairs of those ranks from that round on are marked not judged (params.not_judged: why):
+// recorded, held against no one; the next run judges them. Pairs of ranks that never sent to it
+// are judged. Pure.
+void mark_after_lost_rank(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost);
 
 // Rank 0, in a run a stop signal interrupted (the launcher tearing the job down after a rank
 // died, scancel, Ctrl-C): the pairs that finished in the first round the stop cut (a meeting or a

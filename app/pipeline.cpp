@@ -485,7 +485,7 @@ std::optional<Report> run_round(MpiSession& session, const CommonOptions& option
   for (std::size_t r = 0; r < payloads.size(); ++r)
     if (!payloads[r]) lost.push_back(static_cast<int>(r));
   excuse_waits_on_lost(report.probes, world, lost);
-  mark_after_broken_transfer(report.probes, world, lost);
+  mark_after_lost_rank(report.probes, world, lost);
   settle_by_controls(report.probes);  // a verbs pair error its ports' loopbacks did not reproduce
   if (ends_over_line()) report.run.notes.push_back(lost_mpi_note(world, line_listener()->arrivals()));
   if (stop_requested()) {

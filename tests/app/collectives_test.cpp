@@ -154,32 +154,53 @@ ProbeResult pair(const World& w, int a, int b, int round, ProbeStatus status, bo
   return r;
 }
 
-TEST(MarkAfterBrokenTransfer, WhatIsMeasuredAfterATransferWithALostPeerBrokeIsNotJudged) {
-  // As srun left it with s3's task killed mid-transfer with s2 in round 1: later rounds crawl.
+TEST(MarkAfterLostRank, TheRanksThatSentToTheDeadOneAreNotJudgedFromTheRoundItWasMissed) {
+  // As srun left it with s3's task killed between its rounds 0 and 1: s1 found no one at their
+  // meeting in round 1 (no data moved), s4 was to meet it in round 2 and sent it heartbeats
+  // meanwhile, so s2-s4 in round 1 crawled too (seen: 15 ms latency, s2 failed for it).
   const World w = testing::mpi_world({"s1", "s2", "s3", "s4"});
-  std::vector<ProbeResult> results{
-      pair(w, 0, 3, 0, ProbeStatus::ok),
-      pair(w, 1, 2, 1, ProbeStatus::timeout),
-      pair(w, 0, 2, 0, ProbeStatus::timeout, false),  // a meeting s3 never answered: no time to place it
-      pair(w, 0, 3, 1, ProbeStatus::ok),
-      pair(w, 0, 1, 2, ProbeStatus::ok),
-      pair(w, 3, 1, 3, ProbeStatus::ok)};
-  mark_after_broken_transfer(results, w, {2});
-  for (std::size_t i : {4u, 5u}) {
+  std::vector<ProbeResult> results{pair(w, 0, 3, 0, ProbeStatus::ok),
+                                   pair(w, 1, 2, 0, ProbeStatus::ok),
+                                   pair(w, 0, 2, 1, ProbeStatus::timeout, false),
+                                   pair(w, 1, 3, 1, ProbeStatus::ok),
+                                   pair(w, 0, 1, 2, ProbeStatus::ok),
+                                   pair(w, 3, 2, 2, ProbeStatus::timeout)};
+  mark_after_lost_rank(results, w, {2});
+  for (std::size_t i : {3u, 4u}) {
     ASSERT_TRUE(results[i].params.contains("not_judged")) << i;
     EXPECT_EQ(results[i].params["not_judged"].get<std::string>().rfind(
-                  "measured after host s3 (rank 2) was lost mid-transfer in round 1", 0),
+                  "measured after host s3 (rank 2) was lost in round 1 by a rank that sent to it after", 0),
               0u)
         << results[i].params.dump();
   }
-  for (std::size_t i : {0u, 1u, 2u, 3u}) EXPECT_FALSE(results[i].params.contains("not_judged")) << i;
-  // Nobody lost: nothing marked; a lost rank that never broke a transfer (the meeting only): nothing.
+  // Before the round it was missed in: judged (the failed pairs are not ok: nothing to mark).
+  for (std::size_t i : {0u, 1u, 2u, 5u}) EXPECT_FALSE(results[i].params.contains("not_judged")) << i;
+
+  // Nobody lost: nothing marked. A lost rank whose pairs all came back (it died after them): nothing.
   std::vector<ProbeResult> clean = results;
   for (auto& r : clean) r.params.erase("not_judged");
-  mark_after_broken_transfer(clean, w, {});
-  clean.erase(clean.begin() + 1);
-  mark_after_broken_transfer(clean, w, {2});
+  mark_after_lost_rank(clean, w, {});
+  clean.erase(clean.begin() + 5);
+  clean.erase(clean.begin() + 2);
+  mark_after_lost_rank(clean, w, {2});
   for (const auto& r : clean) EXPECT_FALSE(r.params.contains("not_judged"));
+}
+
+TEST(MarkAfterLostRank, PairsOfRanksThatNeverSentToItAreJudged) {
+  // Eight hosts: h6 (rank 5) dies; its partners from then on are ranks 4 and 7; rank 0 answers
+  // everyone. Pairs among ranks 1, 2, 3 and 6 stay judged, whatever their round.
+  const World w = testing::mpi_world({"h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8"});
+  std::vector<ProbeResult> results{
+      pair(w, 5, 6, 0, ProbeStatus::ok),      pair(w, 1, 2, 0, ProbeStatus::ok),  // before: judged
+      pair(w, 4, 5, 1, ProbeStatus::timeout), pair(w, 3, 6, 1, ProbeStatus::ok),  // missed in round 1
+      pair(w, 0, 4, 1, ProbeStatus::ok),      pair(w, 7, 5, 2, ProbeStatus::timeout),
+      pair(w, 7, 1, 2, ProbeStatus::ok),      pair(w, 2, 3, 2, ProbeStatus::ok),
+      pair(w, 0, 6, 3, ProbeStatus::ok),      pair(w, 1, 6, 3, ProbeStatus::ok)};
+  mark_after_lost_rank(results, w, {5});
+  std::vector<std::size_t> marked;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].params.contains("not_judged")) marked.push_back(i);
+  EXPECT_EQ(marked, (std::vector<std::size_t>{4, 6, 8})) << "0-4, 7-1, 0-6: rank 0, 4 or 7 sent to h6 after";
 }
 
 TEST(Placement, DefaultsOnlyWhatDiffersFromTheJob) {
