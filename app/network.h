@@ -65,9 +65,10 @@ std::string network_preflight(const World& world, const NetOptions& options);
 // in which a pair with it did not come back, every rank that sent to the dead process (its
 // partners from that round on: their meetings, and their heartbeats, which go to the next
 // partners ahead; and rank 0, which answers every rank) measures slower than it is. OpenMPI's TCP
-// transport, after a connect to the dead process fails, polls its event loop once per 10 ms
-// (srun --kill-on-bad-exit=0 on namespace hosts: 15 ms latency where it was 0.1 ms); MpiSession
-// sets the tick that keeps it polled, and what is left is still about twice the latency. The
+// transport, after a connect to the dead process fails, polls its event loop once per 10 ms, its
+// default tick (srun --kill-on-bad-exit=0 on namespace hosts: 15 ms latency where it was 0.1 ms;
+// with OMPI_MCA_mpi_event_tick_rate=1 about twice the latency is left, but that setting is not
+// ibgpu's to make until a rank 0 that crashed at start-up with it once is understood). The
 // pairs of those ranks from that round on are marked not judged (params.not_judged: why):
 // recorded, held against no one; the next run judges them. Pairs of ranks that never sent to it
 // are judged. Pure.

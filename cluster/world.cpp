@@ -122,22 +122,6 @@ std::string split_launch(const World& world) {
   return text;
 }
 
-namespace {
-// OpenMPI moves TCP traffic from its event loop, which it polls on every progress call only while
-// its TCP transport says it needs it. After a peer dies mid-job, a survivor's first send to it
-// fails to connect ("failed to TCP connect to a peer MPI process"), and from then on the loop is
-// polled once per 10 ms, OpenMPI's default tick (strace: one poll() every 10 ms between yields):
-// every message the survivors exchange waits for it. Measured under srun --kill-on-bad-exit=0 on
-// four namespace hosts (tests/slurm/srun_lost_task_test.sh): 15 ms 8-byte latency where it was
-// 0.1 ms, a sixth of the bandwidth, for the rest of the job, and a healthy survivor failed for it.
-// A tick of 1 us keeps the loop polled (0.08 ms and full bandwidth after the loss; 10 us: 0.14 ms,
-// 100 us: 0.2 ms); between two ranks on one host it cost nothing measurable (ci/bench/plain_mpi.cpp's
-// 8-byte ping-pong and 1 MiB window, with and without it, three rounds: shared memory 0.13 us and
-// 19 GB/s either way, TCP 8.5-9 us and 4.6-6 GB/s either way). A value the launcher's environment sets is kept, and
-// each host's `env` in the report shows it either way.
-void keep_tcp_progress_after_a_loss() { setenv("OMPI_MCA_mpi_event_tick_rate", "1", /*overwrite=*/0); }
-}  // namespace
-
 MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
   const std::string host = local_host_name();
   if (!launched_by_mpi()) {
@@ -146,7 +130,6 @@ MpiSession::MpiSession(int& argc, char**& argv, Seconds startup_timeout) {
     set_error_origin(host, 0);
     return;
   }
-  keep_tcp_progress_after_a_loss();
   int provided = 0;
   mpi_check(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

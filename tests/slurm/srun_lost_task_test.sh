@@ -6,14 +6,13 @@
 # names s3 (silent), decides nothing and blames no other node.
 # Then the same under --kill-on-bad-exit=0 (Slurm's default without KillOnBadExit): the other tasks
 # run on. A survivor that sends to the dead task fails to connect ("failed to TCP connect to a peer
-# MPI process"), and OpenMPI 4.1's TCP transport then polls its event loop once per 10 ms: with
-# OpenMPI's default tick its later measurements crawled (15 ms latency, a sixth of the bandwidth) and
-# s2 was failed for it in one run of ten. ibgpu sets the tick (cluster/world.cpp; about twice the
-# latency is left) and records the pairs of the ranks that sent to the dead one, from the round it
-# was missed in, as not judged (app/network.h). One survivor may hear the all-reduce's roll call
-# late: the ranks that came give up on one that left the all-reduce (cluster/group_channel.h; a
-# communicator of theirs hung in its set-up in one run of three): s3 alone is failed, the others
-# admitted.
+# MPI process"), and OpenMPI 4.1's TCP transport then polls its event loop once per 10 ms: its later
+# measurements crawl (15 ms latency, a sixth of the bandwidth). ibgpu records the pairs of the ranks
+# that sent to the dead one, from the round it was missed in, as not judged (app/network.h; when
+# only transfers that broke counted, s2 was failed for it in one run of ten). One survivor may hear
+# the all-reduce's roll call late: the ranks that came give up on one that left the all-reduce
+# (cluster/group_channel.h; a communicator of theirs hung in its set-up in one run of three): s3
+# alone is failed, the others admitted.
 # IBGPU_SLURM_KILL_ON_BAD_EXIT=0 or 1 runs that one alone.
 source "$(dirname "$0")/lib.sh"
 cluster_up
@@ -82,8 +81,6 @@ assert sorted(nodes) == ['s1', 's2', 's3', 's4'], sorted(nodes)
 named = [p for p in r['probes'] if p['status'] == 'timeout' and 's3' in p['scope']['hosts']]
 named += [p for p in r['probes'] if p['id'] == 'cluster.gather' and p['scope']['hosts'] == ['s3']]
 assert named, [p for p in r['probes'] if p['status'] != 'ok']
-for h in r['hosts']:  # the tick ibgpu set (cluster/world.cpp), in each host's report
-    assert h['name'] == 's3' or h['env'].get('OMPI_MCA_mpi_event_tick_rate') == '1', (h['name'], h['env'])
 for k, v in nodes.items():
     if k != 's3':
         assert v['state'] != 'failed' and v['action'] != 'drain', v
