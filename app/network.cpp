@@ -362,20 +362,21 @@ bool is_pair_in_round(const ProbeResult& r) {
   return r.id.starts_with("net.") && r.scope.ranks.size() == 2 && r.params.contains("round");
 }
 
+int round_of(const ProbeResult& r) { return r.params.at("round").get<int>(); }
+
 // The pairs measured in round `from` or later (those `which` picks: all by default) are recorded,
 // not judged, for `why` (a pair already marked keeps the reason it has).
 void mark_rounds_from(std::vector<ProbeResult>& results, int from, const std::string& why,
                       const std::function<bool(const ProbeResult&)>& which = {}) {
   for (auto& r : results)
-    if (is_pair_in_round(r) && r.status == ProbeStatus::ok && r.params["round"].get<int>() >= from &&
-        !r.params.contains("not_judged") && (!which || which(r)))
+    if (is_pair_in_round(r) && r.status == ProbeStatus::ok && round_of(r) >= from && !r.params.contains("not_judged") &&
+        (!which || which(r)))
       r.params["not_judged"] = why;
 }
 
 }  // namespace
 
 void mark_after_lost_rank(std::vector<ProbeResult>& results, const World& world, const std::vector<int>& lost) {
-  auto round_of = [](const ProbeResult& r) { return r.params["round"].get<int>(); };
   for (int gone : lost) {
     auto with_it = [gone](const ProbeResult& r) {
       return std::find(r.scope.ranks.begin(), r.scope.ranks.end(), gone) != r.scope.ranks.end();
@@ -407,10 +408,7 @@ void mark_after_lost_rank(std::vector<ProbeResult>& results, const World& world,
 void mark_after_stop(std::vector<ProbeResult>& results) {
   std::optional<int> cut;  // the first round with a meeting or a measurement the stop ended
   for (const auto& r : results)
-    if (is_pair_in_round(r) && cut_by_stop(r)) {
-      const int round = r.params["round"].get<int>();
-      cut = std::min(cut.value_or(round), round);
-    }
+    if (is_pair_in_round(r) && cut_by_stop(r)) cut = std::min(cut.value_or(round_of(r)), round_of(r));
   if (!cut) return;
   mark_rounds_from(results, *cut,
                    "measured in round " + std::to_string(*cut) +
