@@ -116,24 +116,44 @@ std::pair<double, double> fleet_rule(const std::vector<std::pair<int, int>>& pai
   return {reference + allowed, noise_sigma(shortfalls)};
 }
 
+// Which of `hosts` carry the slowed fault: `share` of them, spread evenly over the fleet (the first
+// of a low-discrepancy sequence), so that a pair of two is as rare as among a run's hosts. Where the
+// share is not a whole count of hosts its fraction is rounded up when `offset` (in [0, 1)) falls
+// under it: over fleets of evenly spread offsets the mean is the share's count (82 of 4,096 are
+// 20.5 of 1,024 modelled hosts). Each host counts: at 256 hosts, 2% slowed (5) set the first
+// pass's limit 0.001 lower than 4 would, as seeded runs do (docs/burn-in-and-simulate.md).
+std::vector<bool> slowed_hosts(std::size_t hosts, double share, double offset) {
+  const double exact = share * static_cast<double>(hosts);
+  const auto count = std::min(hosts, static_cast<std::size_t>(std::floor(exact + offset)));
+  auto place = [](std::size_t h) { return std::fmod(static_cast<double>(h + 1) * 0.5698402909980532, 1.0); };
+  std::vector<std::size_t> order(hosts);
+  for (std::size_t h = 0; h < hosts; ++h) order[h] = h;
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
+                    [&](std::size_t a, std::size_t b) { return place(a) < place(b); });
+  std::vector<bool> out(hosts, false);
+  for (std::size_t i = 0; i < count; ++i) out[order[i]] = true;
+  return out;
+}
+
 // The fleet rule's limit and sigma over one modelled fleet of the plan's shape: its host `pairs`,
 // each measured on every rail (the rails' pairs are one kind, each rail of a host one end), at
-// noise, the `slowed` hosts' pairs at what the slower end carries. The first pass's rule; with
-// `retests`, also the final judgement's, whose ends hold the re-tests' pairs too. A host pair is
-// suspect when it is bad on a rail at this fleet's own first-pass limit (a run's reference moves
-// with its pairs, and how many suspects there are with it) and no end there is a culprit that
-// kConfirmedByPeers peers confirm; its ends are the suspects. The re-test pass is the planner's own
-// (health/localise.h plan_retests): a pair of two suspects measured again, each suspect with its
-// cleared partners, on every rail.
+// noise, the `slowed` hosts' pairs at what the slower end carries (`offset`: slowed_hosts'). The
+// first pass's rule; with `retests`, also the final judgement's, whose ends hold the re-tests'
+// pairs too. A host pair is suspect when it is bad on a rail at this fleet's own first-pass limit
+// (a run's reference moves with its pairs, and how many suspects there are with it) and no end
+// there is a culprit that kConfirmedByPeers peers confirm; its ends are the suspects. The re-test
+// pass is the planner's own (health/localise.h plan_retests): a pair of two suspects measured
+// again, each suspect with its cleared partners, on every rail.
 RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int hosts, const PlanShape& plan,
                             const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed, bool retests,
-                            Normals& normals) {
+                            double offset, Normals& normals) {
   const auto rails = static_cast<std::size_t>(std::max(1, plan.rails));
   const auto host_count = static_cast<std::size_t>(hosts);
-  // Who is slowed, on which rails: spread evenly over the fleet (a low-discrepancy sequence).
+  // Who is slowed, on which rails.
+  const std::vector<bool> is_slowed = slowed_hosts(host_count, slowed.share, offset);
   std::vector<double> carried(host_count, 0.0);
   for (std::size_t h = 0; h < host_count; ++h)
-    if (std::fmod(static_cast<double>(h + 1) * 0.5698402909980532, 1.0) < slowed.share) carried[h] = slowed.log_carries;
+    if (is_slowed[h]) carried[h] = slowed.log_carries;
   const auto slowed_rails = static_cast<std::size_t>(std::max(0, slowed.rails));
   // A pair goes no faster than its slower end; now and then a sample is a transient bad one (a run's
   // few move its re-tests and its ends' quartiles as much as its noise does).
@@ -222,7 +242,8 @@ RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, const 
   Normals normals;
   RuleAtNoise mean;
   for (std::size_t i = 0; i < fleets; ++i) {
-    const RuleAtNoise one = one_noise_fleet(pairs, hosts, plan, rules, noise, slowed, retests, normals);
+    const double offset = (static_cast<double>(i) + 0.5) / static_cast<double>(fleets);
+    const RuleAtNoise one = one_noise_fleet(pairs, hosts, plan, rules, noise, slowed, retests, offset, normals);
     mean.limit += one.limit / static_cast<double>(fleets);
     mean.run_sigma += one.run_sigma / static_cast<double>(fleets);
     mean.first_limit += one.first_limit / static_cast<double>(fleets);
