@@ -122,7 +122,7 @@ std::pair<double, double> fleet_rule(const std::vector<std::pair<int, int>>& pai
 // under it: over fleets of evenly spread offsets the mean is the share's count (82 of 4,096 are
 // 20.5 of 1,024 modelled hosts). Each host counts: at 256 hosts, 2% slowed (5) set the first
 // pass's limit 0.001 lower than 4 would, as seeded runs do (docs/burn-in-and-simulate.md).
-std::vector<bool> slowed_hosts(std::size_t hosts, double share, double offset) {
+std::vector<std::size_t> slowed_hosts(std::size_t hosts, double share, double offset) {
   const double exact = share * static_cast<double>(hosts);
   const auto count = std::min(hosts, static_cast<std::size_t>(std::floor(exact + offset)));
   auto place = [](std::size_t h) { return std::fmod(static_cast<double>(h + 1) * 0.5698402909980532, 1.0); };
@@ -130,9 +130,8 @@ std::vector<bool> slowed_hosts(std::size_t hosts, double share, double offset) {
   for (std::size_t h = 0; h < hosts; ++h) order[h] = h;
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
                     [&](std::size_t a, std::size_t b) { return place(a) < place(b); });
-  std::vector<bool> out(hosts, false);
-  for (std::size_t i = 0; i < count; ++i) out[order[i]] = true;
-  return out;
+  order.resize(count);
+  return order;
 }
 
 // The fleet rule's limit and sigma over one modelled fleet of the plan's shape: its host `pairs`,
@@ -150,10 +149,8 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
   const auto rails = static_cast<std::size_t>(std::max(1, plan.rails));
   const auto host_count = static_cast<std::size_t>(hosts);
   // Who is slowed, on which rails.
-  const std::vector<bool> is_slowed = slowed_hosts(host_count, slowed.share, offset);
   std::vector<double> carried(host_count, 0.0);
-  for (std::size_t h = 0; h < host_count; ++h)
-    if (is_slowed[h]) carried[h] = slowed.log_carries;
+  for (const std::size_t h : slowed_hosts(host_count, slowed.share, offset)) carried[h] = slowed.log_carries;
   const auto slowed_rails = static_cast<std::size_t>(std::max(0, slowed.rails));
   // A pair goes no faster than its slower end; now and then a sample is a transient bad one (a run's
   // few move its re-tests and its ends' quartiles as much as its noise does).
