@@ -148,12 +148,30 @@ double worst_case_seconds(const CheckSteps& steps, const LaunchShape& shape, con
   return t;
 }
 
+namespace {
+
+// peers:K's host pairs as the planner lays them out, over the hosts the power model has
+// (health/power.h PlanShape::pairs): its spread rounds and leaf round are not the model's ring. None
+// for the plans the ring lays out alike (one quick round, every pair) or has more peers than it.
+std::vector<std::pair<int, int>> power_model_pairs(PairPlan plan, int hosts) {
+  const int n = power_model_hosts(hosts);
+  if (plan.mode != PairMode::peers || plan.peers > kPowerModelPeers || n < 2) return {};
+  if (!plan.leaf_of_host.empty()) plan.leaf_of_host.resize(static_cast<std::size_t>(n));
+  std::vector<std::pair<int, int>> pairs;
+  for (const Round& round : host_rounds(plan, n))
+    for (const NodePair& p : round) pairs.emplace_back(p.a, p.b);
+  return pairs;
+}
+
+}  // namespace
+
 PlanShape power_shape(const CheckSteps& steps, const LaunchShape& shape) {
   PlanShape p;
   p.hosts = shape.hosts;
   p.rails = std::max(1, shape.ranks / std::max(1, shape.hosts));
   p.peers = peers_per_host(steps.net.pairs, shape.hosts);
   p.retest_passes = steps.retests;
+  p.pairs = power_model_pairs(steps.net.pairs, shape.hosts);
   return p;
 }
 

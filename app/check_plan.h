@@ -101,7 +101,8 @@ constexpr double kBudgetForStartingStep = 0.9;
 bool time_left_for_another_step(std::optional<Seconds> budget, Seconds elapsed);
 
 // What the power model (health/power.h) needs of the steps and the launch: its hosts, their rails
-// (ranks per host), the peers each host meets in the pair plan and the re-test passes.
+// (ranks per host), the peers each host meets in the pair plan, peers:K's pairs as the planner lays
+// them out, and the re-test passes.
 PlanShape power_shape(const CheckSteps& steps, const LaunchShape& shape);
 
 // The slowed fractions the plan line states the power for: 10%, 20%, 50%.

@@ -428,11 +428,7 @@ SimOutcome simulate(const FleetModel& model, const FleetFaults& faults, const Si
     return dead ? std::max(t, model.meeting_timeout_s) : t;
   };
 
-  PlanShape power_plan;
-  power_plan.hosts = n;
-  power_plan.rails = model.rails;
-  power_plan.peers = peers_per_host(plan.steps.net.pairs, n);
-  power_plan.retest_passes = plan.steps.retests;
+  PlanShape power_plan = power_shape(plan.steps, shape);
   power_plan.peers_per_suspect = BetweenSteps{}.peers_per_suspect;
   // Stated for the slowed nodes as injected: the others move the fleet's limit as a run's would.
   power_plan.slowed_share = static_cast<double>(faults.slow_nodes.size() + faults.batch.size()) / std::max(1, n);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "core/seeded_draws.h"
@@ -19,6 +20,8 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
 // Chances below this are left out of the sums.
 constexpr double kNegligible = 1e-15;
+// ... and the counts of a mixture under this, each a sum of its own.
+constexpr double kNegligibleMixture = 1e-9;
 
 // The units' counts are modelled over at most this many peers: past a few hundred a unit is bad
 // with most of its peers or with few, as one pair's chance is over or under a half, and the sums
@@ -140,7 +143,8 @@ std::vector<std::size_t> slowed_hosts(std::size_t hosts, double share, double of
 // first pass's rule; with `retests`, also the final judgement's, whose ends hold the re-tests'
 // pairs too. A host pair is suspect when it is bad on a rail at this fleet's own first-pass limit
 // (a run's reference moves with its pairs, and how many suspects there are with it) and no end
-// there is a culprit that kConfirmedByPeers peers confirm; its ends are the suspects. The re-test
+// there is a culprit that kConfirmedByPeers peers confirm (a rail, or a node by its rails); its ends
+// are the suspects. The re-test
 // pass is the planner's own (health/localise.h plan_retests): a pair of two suspects measured
 // again, each suspect with its cleared partners, on every rail.
 RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int hosts, const PlanShape& plan,
@@ -183,19 +187,32 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
         ++total[unit(h, r)];
         bad[unit(h, r)] += value[i * rails + r] < first_limit;
       }
-  auto confirmed = [&](std::size_t u) { return bad_with_most_peers(bad[u], total[u]) && bad[u] >= kConfirmedByPeers; };
-  // Suspects; the cleared hosts are the rest, but those with a confirmed culprit (blamed).
-  std::vector<bool> suspect(host_count, false), blamed(host_count, false);
-  for (std::size_t h = 0; h < host_count; ++h)
-    for (std::size_t r = 0; r < rails; ++r) blamed[h] = blamed[h] || confirmed(h * rails + r);
+  // The pairs a confirmed culprit explains are not re-tested (health/judge.h retest_candidates): a
+  // rail's that kConfirmedByPeers peers confirm, or any of a host blamed as a node whose culprit
+  // rails are each confirmed so (a node blamed on a rail fewer confirm has every pair re-tested).
+  auto culprit = [&](std::size_t u) { return bad_with_most_peers(bad[u], total[u]); };
+  auto confirmed = [&](std::size_t u) { return culprit(u) && bad[u] >= kConfirmedByPeers; };
+  std::vector<bool> explains(host_count * rails, false), blamed(host_count, false);
+  for (std::size_t h = 0; h < host_count; ++h) {
+    std::ptrdiff_t culprits = 0, confirmed_rails = 0;
+    for (std::size_t r = 0; r < rails; ++r) {
+      culprits += culprit(h * rails + r);
+      confirmed_rails += confirmed(h * rails + r);
+    }
+    const bool node = host_is_culprit(culprits, static_cast<std::ptrdiff_t>(rails));
+    for (std::size_t r = 0; r < rails; ++r)
+      explains[h * rails + r] = node ? confirmed_rails == culprits : confirmed(h * rails + r);
+    blamed[h] = culprits > 0;  // not a known-good partner
+  }
+  // Suspects; the cleared hosts are the rest, but the blamed.
+  std::vector<bool> suspect(host_count, false);
   std::vector<std::string> cleared;
   std::vector<HostPair> suspect_pairs;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const auto [a, b] = pairs[i];
     bool is_suspect = false;
     for (std::size_t r = 0; r < rails; ++r)
-      is_suspect =
-          is_suspect || (value[i * rails + r] < first_limit && !confirmed(unit(a, r)) && !confirmed(unit(b, r)));
+      is_suspect = is_suspect || (value[i * rails + r] < first_limit && !explains[unit(a, r)] && !explains[unit(b, r)]);
     if (!is_suspect) continue;
     suspect[static_cast<std::size_t>(a)] = suspect[static_cast<std::size_t>(b)] = true;
     suspect_pairs.emplace_back(std::to_string(a), std::to_string(b));
@@ -229,11 +246,14 @@ RuleAtNoise one_noise_fleet(const std::vector<std::pair<int, int>>& pairs, int h
 // hosts with one peer each has 128 pairs, whose upper quartile is itself noisy): the mean.
 RuleAtNoise rule_at_noise(const PlanShape& plan, const FleetRules& rules, const NoiseModel& noise, const Slowed& slowed,
                           bool retests) {
-  constexpr int kHosts = 1024, kPeers = 64;  // the allowance has settled by this size
-  constexpr std::size_t kValues = 131072;    // measurements in all, over the fleets
-  const int hosts = std::clamp(plan.hosts, 2, kHosts);
-  const int peers = std::clamp(plan.peers, 1, std::min(kPeers, hosts - 1));
-  const auto pairs = noise_fleet_pairs(hosts, peers);
+  constexpr std::size_t kValues = 131072;  // measurements in all, over the fleets
+  const int hosts = std::clamp(plan.hosts, 2, kPowerModelHosts);
+  const int peers = std::clamp(plan.peers, 1, std::min(kPowerModelPeers, hosts - 1));
+  for (const auto& [a, b] : plan.pairs)
+    if (a < 0 || b < 0 || a >= hosts || b >= hosts || a == b)
+      throw std::invalid_argument("plan_power: the pair " + std::to_string(a) + "-" + std::to_string(b) +
+                                  " is not two of the " + std::to_string(hosts) + " modelled hosts");
+  const auto pairs = plan.pairs.empty() ? noise_fleet_pairs(hosts, peers) : plan.pairs;
   const std::size_t values = pairs.size() * static_cast<std::size_t>(std::max(1, plan.rails));
   const std::size_t fleets = std::clamp<std::size_t>(kValues / std::max<std::size_t>(1, values), 1, 256);
   Normals normals;
@@ -288,6 +308,14 @@ struct UnitCounts {
 };
 
 bool culprit(int bad, int total) { return bad_with_most_peers(bad, total); }
+// A unit of `peers` peers, each pair bad with chance `p`, is bad with most of them.
+double culprit_chance(int peers, double p) {
+  double chance = 0;
+  const std::vector<double> counts = binomial(peers, p);
+  for (std::size_t b = 0; b < counts.size(); ++b)
+    if (culprit(static_cast<int>(b), peers)) chance += counts[b];
+  return chance;
+}
 // A unit's chances to be a culprit and not to, as its counts stand (weights: yes, no).
 std::pair<double, double> culprit_weights(const UnitCounts& u) {
   double yes = 0, no = 0;
@@ -364,6 +392,20 @@ std::vector<double> culprit_counts(const std::pair<double, double>& weights, int
   return out;
 }
 
+// The chances of a sum of two independent counts, each given as chances of 0, 1, ...
+std::vector<double> convolved(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> out(a.size() + b.size() - 1, 0.0);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t k = 0; k < b.size(); ++k) out[i + k] += a[i] * b[k];
+  return out;
+}
+
+double choose(int n, int k) {
+  double ways = 1;
+  for (int i = 1; i <= k; ++i) ways = ways * (n - k + i) / i;
+  return ways;
+}
+
 // The chances of 0..units culprit units of a host whose `units` rails are alike, each with the
 // chances `retested` (chances() below: its pairs' carried fraction is in them).
 std::vector<double> host_culprits(const PlanShape& plan, int units, const RetestChances& retested) {
@@ -394,31 +436,63 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
   // pairs on its confirmed rails with it. (The units are the host's every rail, or one rail alone,
   // which has no confirmed unit beside a suspect: the host's other rails take no part here.) The
   // host meets as many partners as the pass has for it, on every rail alike.
-  std::vector<bool> unsettled(first.bad.size());
+  // A host that its confirmed units blame as a node (host_is_culprit over them, and no suspect of it a
+  // culprit) is not re-tested at all (health/judge.h retest_candidates): its units' bad pairs stand
+  // at the final limit. So the units are counted by kind, settled ones confirmed or clear, suspects
+  // culprits or not, and the host re-tested or not by how many of each it has.
+  const std::size_t counts_size = first.bad.size();
+  std::vector<bool> unsettled(counts_size), confirmed(counts_size), clear(counts_size), suspect_culprit(counts_size),
+      suspect_clear(counts_size);
   double suspect_mass = 0, suspect_bad = 0;
-  for (std::size_t b = 0; b < first.bad.size(); ++b) {
+  for (std::size_t b = 0; b < counts_size; ++b) {
+    const bool is_culprit = culprit(static_cast<int>(b), first.total);
     unsettled[b] = !settled[b];
+    confirmed[b] = settled[b] && is_culprit;
+    clear[b] = settled[b] && !is_culprit;
+    suspect_culprit[b] = unsettled[b] && is_culprit;
+    suspect_clear[b] = unsettled[b] && !is_culprit;
     if (!unsettled[b]) continue;
     suspect_mass += first.bad[b];
     suspect_bad += static_cast<double>(b) * first.bad[b];
   }
   const double suspect_pair_bad = suspect_mass > 0 ? std::min(1.0, suspect_bad / (suspect_mass * first.total)) : 0;
+  // Not re-tested, each kind's bad pairs stand (a unit no culprit at the first limit is none at a
+  // lower one).
+  RetestChances standing = retested;
+  standing.kept = standing.culprit_kept = standing.confirmed_kept = retested.stands;
+  auto stand = [&](const std::vector<bool>& among) {
+    UnitCounts u = first;
+    for (std::size_t b = 0; b < counts_size; ++b)
+      if (!among[b]) u.bad[b] = 0;
+    return culprit_weights(retest(u, 0, standing, [](int, int) { return true; }));
+  };
+  const auto stand_confirmed = stand(confirmed), stand_clear = stand(clear), stand_suspect = stand(suspect_clear);
   for (std::size_t j = 0; j < retested.partners.size(); ++j) {
     if (retested.partners[j] < kNegligible) continue;
+    const int partners = static_cast<int>(j);
     // A suspect's own pairs do not depend on how many others there are (no confirmed_kept).
-    const auto suspect_weights = after_retests(first, plan, retested, unsettled, static_cast<int>(j));
-    double ways = 1;  // units choose u
+    const auto suspect_culprit_weights = after_retests(first, plan, retested, suspect_culprit, partners);
+    const auto suspect_clear_weights = after_retests(first, plan, retested, suspect_clear, partners);
     for (int u = 1; u <= units; ++u) {
-      ways = ways * (units - u + 1) / u;
       RetestChances c = retested;
       const double again = 1 - std::pow(1 - suspect_pair_bad, u);
       c.confirmed_kept = (1 - again) * retested.stands + again * retested.kept;
-      const std::vector<double> suspects = culprit_counts(suspect_weights, u);
-      const std::vector<double> others =
-          culprit_counts(after_retests(first, plan, c, settled, static_cast<int>(j)), units - u);
-      for (std::size_t a = 0; a < suspects.size(); ++a)
-        for (std::size_t b = 0; b < others.size(); ++b)
-          out[a + b] += retested.partners[j] * ways * suspects[a] * others[b];
+      const auto confirmed_weights = after_retests(first, plan, c, confirmed, partners);
+      const auto clear_weights = after_retests(first, plan, c, clear, partners);
+      for (int k = 0; k <= units - u; ++k)  // confirmed units among the others
+        for (int s = 0; s <= u; ++s) {      // culprits among the suspects
+          const double ways = choose(units, u) * choose(units - u, k) * choose(u, s);
+          const bool not_retested = s == 0 && host_is_culprit(k, units);
+          const std::vector<double> counts =
+              not_retested
+                  ? convolved(convolved(culprit_counts(stand_confirmed, k), culprit_counts(stand_clear, units - u - k)),
+                              culprit_counts(stand_suspect, u))
+                  : convolved(
+                        convolved(culprit_counts(confirmed_weights, k), culprit_counts(clear_weights, units - u - k)),
+                        convolved(culprit_counts(suspect_culprit_weights, s),
+                                  culprit_counts(suspect_clear_weights, u - s)));
+          for (std::size_t a = 0; a < counts.size(); ++a) out[a] += retested.partners[j] * ways * counts[a];
+        }
     }
   }
   for (double& c : out) c = std::max(0.0, c);
@@ -458,7 +532,7 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
   out.noise = noise;
   // The chances of one unit's re-tests under `judged`, `rails` of its host slowed to `fraction`
   // (the others healthy enough to leave alone).
-  auto chances = [&](const RuleAtNoise& judged, double fraction, int rails) {
+  auto chances = [&](const PlanShape& shape, const RuleAtNoise& judged, double fraction, int rails) {
     const double limit = judged.limit;
     // A re-tested pair's figures must lie past the final limit by the noise of a mean of two, as
     // the run measures its noise; the first figure was under the first pass's limit.
@@ -468,10 +542,7 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     const double kept =
         first > 0 ? std::min(1.0, pair_bad(std::min(confirmed, judged.first_limit), fraction, noise) * p2 / first) : 0;
     const double stands = first > 0 ? std::min(1.0, p / first) : 0;  // not measured again: at the final limit
-    double culprit_first = 0;
-    const std::vector<double> counts = binomial(model.peers, first);
-    for (std::size_t b = 0; b < counts.size(); ++b)
-      if (culprit(static_cast<int>(b), model.peers)) culprit_first += counts[b];
+    const double culprit_first = culprit_chance(shape.peers, first);
     // A culprit's bad pair is measured again where its other end is not cleared: the host pair is
     // suspect through another rail (bad there, and that rail's end no culprit: on the host's other
     // slowed rails, or by a healthy pair's chance on the rest), or the other end has a bad pair of
@@ -480,8 +551,8 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     // rail measures it again (host_culprits, given how many of the host's rails are suspects).
     const double healthy = pair_bad(judged.first_limit, 1, noise);
     const double again = 1 - std::pow(1 - first * (1 - culprit_first), rails - 1) *
-                                 std::pow(1 - healthy, model.rails - rails) *
-                                 std::pow(1 - healthy, model.rails * (model.peers - 1));
+                                 std::pow(1 - healthy, shape.rails - rails) *
+                                 std::pow(1 - healthy, shape.rails * (shape.peers - 1));
     RetestChances c;
     c.first = first;
     c.kept = kept;
@@ -493,7 +564,30 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
     return c;
   };
   auto healthy_flagged = [&](const RuleAtNoise& judged) {
-    return found(host_culprits(model, model.rails, chances(judged, 1, model.rails)));
+    return found(host_culprits(model, model.rails, chances(model, judged, 1, model.rails)));
+  };
+  // The chances of 0..units culprit units of a host `units` of whose rails are slowed to `fraction`,
+  // in a fleet where `share` of the hosts carry it alike. Its peers that do too, and are candidates
+  // (bad with most of their own peers), count neither way: localisation leaves a unit's pairs with
+  // candidates out, so such a host is judged over fewer peers (at 1,024 hosts, 2% slowed, a third of
+  // the slowed hosts meet another among 17 peers).
+  auto fault_culprits = [&](const RuleAtNoise& judged, double fraction, int units, double share) {
+    const double hosts = model.hosts, others = hosts > 1 ? std::max(0.0, (share * hosts - 1) / (hosts - 1)) : 0;
+    const double candidate = culprit_chance(model.peers, pair_bad(judged.first_limit, fraction, noise));
+    const std::vector<double> excluded = binomial(model.peers, others * candidate);
+    std::vector<double> culprits(static_cast<std::size_t>(units) + 1, 0.0);
+    for (std::size_t e = 0; e < excluded.size(); ++e) {
+      if (excluded[e] < kNegligibleMixture) continue;
+      PlanShape fewer = model;
+      fewer.peers = model.peers - static_cast<int>(e);
+      if (fewer.peers < 1) {  // no peer left to judge it by
+        culprits.front() += excluded[e];
+        continue;
+      }
+      const std::vector<double> counts = host_culprits(fewer, units, chances(fewer, judged, fraction, units));
+      for (std::size_t k = 0; k < counts.size(); ++k) culprits[k] += excluded[e] * counts[k];
+    }
+    return culprits;
   };
   const RuleAtNoise noise_only = judged_rule(model, rules, noise, {});
   out.limit = std::exp(noise_only.limit);
@@ -517,11 +611,11 @@ PlanPower plan_power(const PlanShape& plan, const FleetRules& rules, const Noise
       out.faults.push_back(f);
       continue;
     }
-    const std::vector<double> node = host_culprits(model, model.rails, chances(by_node, c, model.rails));
+    const std::vector<double> node = fault_culprits(by_node, c, model.rails, nodes.share);
     f.node_found = found(node);
     f.node_blamed = blamed(node);
     const RuleAtNoise by_rail = rails.share > 0 ? judged_rule(model, rules, noise, rails) : noise_only;
-    f.rail_found = found(host_culprits(model, 1, chances(by_rail, c, 1)));
+    f.rail_found = found(fault_culprits(by_rail, c, 1, rails.share));
     out.faults.push_back(f);
   }
   return out;

@@ -9,11 +9,11 @@
 //    quartile of one pair is the pair itself; of sixty-four, near its true quartile), on the
 //    re-tests (their pairs join the ends' quartiles) and on the other slowed hosts (their pairs
 //    widen the shortfalls), so it is read off the rule's own statistics (core/statistics.h) over
-//    seeded modelled fleets of the plan's shape: up to 1,024 hosts and 64 peers each, every pair on
-//    every rail with its transient bad samples, enough fleets for 131,072 measurements (1 to 256
-//    fleets). Twice in each fleet: the first pass's limit, whose bad pairs make that fleet's
-//    suspects (as a run's own reference moves, so does how many it re-tests), and the final one,
-//    after the re-test pass the planner itself (health/localise.h plan_retests) lays out for those
+//    seeded modelled fleets of the plan's shape: up to 1,024 hosts and 64 peers each, laid out as
+//    the planner lays out peers:K (PlanShape::pairs), every pair on every rail with its transient
+//    bad samples, enough fleets for 131,072 measurements (1 to 256 fleets). Twice in each fleet: the first pass's
+//    limit, whose bad pairs make that fleet's suspects (as a run's own reference moves, so does how many it re-tests),
+//    and the final one, after the re-test pass the planner itself (health/localise.h plan_retests) lays out for those
 //    suspects; with it the noise the run would measure and how many partners a suspect meets.
 // 2. One pair. A pair of a unit slowed to `f` reads under a limit with
 //        p = (1 - t) Phi((l - ln f) / sigma) + t Phi((l - ln f - ln tf) / sigma)
@@ -28,7 +28,10 @@
 //    rails' outcomes are joined through that (an exact sum over the branches with and without the
 //    re-test, over how many of its rails are suspects, and over the partners met): each host pair
 //    bad on a suspect rail is measured again on every rail, so the more rails go unconfirmed, the
-//    more pairs the confirmed ones lose with them; later passes are per rail. A cleared host is a partner:
+//    more pairs the confirmed ones lose with them; later passes are per rail. A host its confirmed
+//    rails blame as a node is not re-tested at all: their bad pairs stand. A slowed host's peers
+//    that carry the fault too and are suspects themselves count neither way (localise leaves pairs
+//    with candidates out): it is judged over fewer peers. A cleared host is a partner:
 //    it meets the suspects the pass has for it, a pair more with each (on one quick round, where
 //    about half the fleet is re-tested, that is how about half the healthy nodes get flagged: 2.0
 //    of 4.2 a run at 256 nodes, noise 0.1, in the model and in seeded runs alike).
@@ -39,6 +42,7 @@
 // The simulator checks it: ci/bench/plan_power.sh runs seeded fleets and sets the rate found beside
 // the stated power (docs/burn-in-and-simulate.md has the tables).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "health/profile.h"
@@ -55,7 +59,17 @@ struct PlanShape {
   // The share of the hosts that carry the fault alike, the one whose power is stated among them
   // (simulate: those it injected). 0: the fault alone, as check states it.
   double slowed_share = 0;
+  // The host pairs of the plan's rounds over the first power_model_hosts(hosts) hosts, as its planner
+  // lays them out (app/check_plan.h power_shape: peers:K's spread rounds and leaf round). Empty: a
+  // ring of offsets, `peers` each, which lays out one quick round and every pair alike.
+  std::vector<std::pair<int, int>> pairs = {};
 };
+
+// The modelled fleets have at most this many hosts, and a host at most this many peers: the rule's
+// allowance has settled by then. A plan of more peers is modelled as a ring of this many.
+constexpr int kPowerModelHosts = 1024;
+constexpr int kPowerModelPeers = 64;
+inline int power_model_hosts(int hosts) { return hosts < kPowerModelHosts ? hosts : kPowerModelHosts; }
 
 // The measurement noise the power is stated at.
 struct NoiseModel {

@@ -195,6 +195,33 @@ TEST(CheckPlan, ABudgetPicksTheLargestPeerPlanThatFitsAtFleetSizes) {
   }
 }
 
+TEST(CheckPlan, ThePowerIsModelledOverTheRoundsThePlannerLaysOut) {
+  // peers:16 over 256 hosts in leaves of 32: the spread rounds and the leaf round, pair for pair.
+  LaunchShape shape;
+  shape.hosts = 256;
+  shape.ranks = 256 * 4;
+  CheckSteps steps = standard_steps();
+  steps.net.pairs = PairPlan{PairMode::peers, 16, {}, false};
+  for (int h = 0; h < 256; ++h) steps.net.pairs.leaf_of_host.push_back(h / 32);
+  std::vector<std::pair<int, int>> laid_out;
+  for (const Round& round : host_rounds(steps.net.pairs, 256))
+    for (const NodePair& p : round) laid_out.emplace_back(p.a, p.b);
+  const PlanShape modelled = power_shape(steps, shape);
+  EXPECT_EQ(modelled.pairs, laid_out);
+  EXPECT_EQ(modelled.peers, 17);  // most hosts meet a leaf-mate the spread rounds did not
+  // Past the modelled fleet's size, the same plan over its first 1,024 hosts.
+  shape.hosts = 4096;
+  shape.ranks = 4096 * 4;
+  steps.net.pairs.leaf_of_host.clear();
+  for (int h = 0; h < 4096; ++h) steps.net.pairs.leaf_of_host.push_back(h / 32);
+  const PlanShape large = power_shape(steps, shape);
+  ASSERT_FALSE(large.pairs.empty());
+  for (const auto& [a, b] : large.pairs) EXPECT_LT(std::max(a, b), kPowerModelHosts);
+  // One quick round and every pair are the model's own ring.
+  steps.net.pairs.mode = PairMode::quick;
+  EXPECT_TRUE(power_shape(steps, shape).pairs.empty());
+}
+
 TEST(CheckPlan, DetectPicksTheCheapestPlanThatFindsTheSlowdownOrSaysNoneDoes) {
   // 512 hosts of 8 rails at the generic profile's default noise (5%).
   LaunchShape shape;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace ibgpu {
 namespace {
@@ -114,6 +115,38 @@ TEST(PlanPower, EverySlowedHostOfTheShareTakesPartInTheLimit) {
     last = limit;
   }
   EXPECT_NEAR(last, 0.857, 0.003);
+}
+
+TEST(PlanPower, TheModelledFleetsAreThePlansOwnPairs) {
+  // Given as the ring of offsets the model lays out by itself, the pairs state the same figures;
+  // half of them (each host meeting 8 peers) are another fleet, and another limit.
+  PlanShape ring = fleet(256, 4, 16), half = ring;
+  for (int d = 1; d <= 8; ++d)
+    for (int h = 0; h < 256; ++h) (d <= 4 ? half : ring).pairs.emplace_back(h, (h + d) % 256);
+  ring.pairs.insert(ring.pairs.begin(), half.pairs.begin(), half.pairs.end());
+  const PlanPower by_itself = plan_power(fleet(256, 4, 16), FleetRules{}, NoiseModel{0.1}, {0.75});
+  const PlanPower given = plan_power(ring, FleetRules{}, NoiseModel{0.1}, {0.75});
+  EXPECT_EQ(given.limit, by_itself.limit);
+  EXPECT_EQ(given.faults.front().node_found, by_itself.faults.front().node_found);
+  EXPECT_NE(plan_power(half, FleetRules{}, NoiseModel{0.1}, {0.75}).limit, by_itself.limit);
+  // A pair past the modelled hosts is the caller's mistake, not a fleet.
+  PlanShape beyond = fleet(256, 4, 16);
+  beyond.pairs = {{0, 256}};
+  EXPECT_THROW(plan_power(beyond, FleetRules{}, NoiseModel{0.1}, {0.75}), std::invalid_argument);
+}
+
+TEST(PlanPower, ANodeItsConfirmedRailsBlameIsNotReTested) {
+  // Seventeen peers, 4 rails, noise 0.1, 5 of 256 hosts slowed 25%: a rail is bad with most of its
+  // peers (confirmed by six or more) 0.87 of the time, so most slowed nodes have three rails or four
+  // confirmed, are blamed as nodes, and are not re-tested (health/judge.h retest_candidates); then
+  // nothing measures their pairs again. Re-tested whenever a rail of it was a suspect, as the model
+  // once had it, the node lost pairs of its confirmed rails and was stated 0.86; 40 seeded runs of
+  // the simulator find 177 of 200.
+  PlanShape plan = fleet(256, 4, 17);
+  plan.slowed_share = 5 / 256.0;
+  const PlanPower p = plan_power(plan, FleetRules{}, NoiseModel{0.1, 0.001, 0.5}, {0.75});
+  EXPECT_GT(p.faults.front().node_found, 0.88);
+  EXPECT_GT(p.faults.front().node_blamed, 0.85);
 }
 
 }  // namespace
