@@ -36,7 +36,9 @@
 //    about half the fleet is re-tested, that is how about half the healthy nodes get flagged: 2.0
 //    of 4.2 a run at 256 nodes, noise 0.1, in the model and in seeded runs alike).
 // 4. The node. Found (not admitted as healthy) when a rail of it is a culprit; blamed as a node when
-//    localise's host_is_culprit holds over its rails.
+//    localise's host_is_culprit holds over its rails. The power is the mean over the modelled
+//    fleets, each at its own limits (a run's limits move from run to run, and near certainty a lower
+//    one loses more than a higher one gains); the healthy nodes flagged are stated at their mean.
 // A fault is stated among as many slowed hosts as the plan says (PlanShape::slowed_share): simulate
 // states it among those it injected, check for a node alone.
 // The simulator checks it: ci/bench/plan_power.sh runs seeded fleets and sets the rate found beside
