@@ -379,11 +379,16 @@ UnitCounts retest(const UnitCounts& u, int partners, const RetestChances& c, boo
 // A unit's chances to end a culprit and not to, over the first-pass counts `among` allows, once its
 // host is re-tested: every unit of the host in the first pass (its bad pairs again, and `partners`
 // known-good partners), then each later pass where the unit is still a suspect.
-std::pair<double, double> after_retests(UnitCounts u, const PlanShape& plan, const RetestChances& c,
-                                        const std::vector<bool>& among, int partners) {
+// `u`'s chances of the counts `among` allows, the rest none.
+UnitCounts only(UnitCounts u, const std::vector<bool>& among) {
   for (std::size_t b = 0; b < u.bad.size(); ++b)
     if (!among[b]) u.bad[b] = 0;
-  u = retest(u, partners, c, [](int, int) { return true; });
+  return u;
+}
+
+std::pair<double, double> after_retests(const UnitCounts& first, const PlanShape& plan, const RetestChances& c,
+                                        const std::vector<bool>& among, int partners) {
+  UnitCounts u = retest(only(first, among), partners, c, [](int, int) { return true; });
   for (int pass = 2; pass <= plan.retest_passes; ++pass) u = retest(u, plan.peers_per_suspect, c, suspect);
   return culprit_weights(u);
 }
@@ -453,17 +458,16 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
   // at the final limit. So the units are counted by kind, settled ones confirmed or clear, suspects
   // culprits or not, and the host re-tested or not by how many of each it has.
   const std::size_t counts_size = first.bad.size();
-  std::vector<bool> unsettled(counts_size), confirmed(counts_size), clear(counts_size), suspect_culprit(counts_size),
+  std::vector<bool> confirmed(counts_size), clear(counts_size), suspect_culprit(counts_size),
       suspect_clear(counts_size);
   double suspect_mass = 0, suspect_bad = 0;
   for (std::size_t b = 0; b < counts_size; ++b) {
     const bool is_culprit = culprit(static_cast<int>(b), first.total);
-    unsettled[b] = !settled[b];
     confirmed[b] = settled[b] && is_culprit;
     clear[b] = settled[b] && !is_culprit;
-    suspect_culprit[b] = unsettled[b] && is_culprit;
-    suspect_clear[b] = unsettled[b] && !is_culprit;
-    if (!unsettled[b]) continue;
+    suspect_culprit[b] = !settled[b] && is_culprit;
+    suspect_clear[b] = !settled[b] && !is_culprit;
+    if (settled[b]) continue;
     suspect_mass += first.bad[b];
     suspect_bad += static_cast<double>(b) * first.bad[b];
   }
@@ -473,10 +477,7 @@ std::vector<double> host_culprits(const PlanShape& plan, int units, const Retest
   RetestChances standing = retested;
   standing.kept = standing.culprit_kept = standing.confirmed_kept = retested.stands;
   auto stand = [&](const std::vector<bool>& among) {
-    UnitCounts u = first;
-    for (std::size_t b = 0; b < counts_size; ++b)
-      if (!among[b]) u.bad[b] = 0;
-    return culprit_weights(retest(u, 0, standing, [](int, int) { return true; }));
+    return culprit_weights(retest(only(first, among), 0, standing, [](int, int) { return true; }));
   };
   const auto stand_confirmed = stand(confirmed), stand_clear = stand(clear), stand_suspect = stand(suspect_clear);
   for (std::size_t j = 0; j < retested.partners.size(); ++j) {
